@@ -1,0 +1,20 @@
+import { Command } from 'commander';
+import { registerDemo } from './commands/demo.js';
+import { version } from './version.js';
+
+/** `wick`: one binary for every daemon and command, as Spark's sbin/ and bin/ scripts are. */
+export function buildProgram(): Command {
+  const program = new Command('wick')
+    .description("Wick: Apache Spark's standalone cluster manager, in TypeScript")
+    .version(version, '-V, --version')
+    .showHelpAfterError('(run wick --help for the commands and their options)');
+  registerDemo(program);
+  return program;
+}
+
+buildProgram()
+  .parseAsync(process.argv)
+  .catch((err: Error) => {
+    console.error(`wick: ${err.message}`);
+    process.exit(1);
+  });

@@ -1,0 +1,119 @@
+import { parseBoolean, parseDurationMs, parseInteger, parseSizeBytes } from './parse.js';
+
+/**
+ * A typed configuration key with its default, in the manner of Spark's ConfigEntry. Entries are
+ * declared next to the code that reads them and collected in one registry, so that unknown keys
+ * can be reported and the configuration documented.
+ */
+export interface ConfigEntry<T> {
+  readonly key: string;
+  readonly doc: string;
+  readonly defaultValue: T;
+  /** The default as a user would write it, for docs and messages. */
+  readonly defaultText: string;
+  parse(raw: string): T;
+}
+
+const entries = new Map<string, ConfigEntry<unknown>>();
+
+function define<T>(
+  key: string,
+  defaultText: string,
+  doc: string,
+  parse: (raw: string) => T,
+): ConfigEntry<T> {
+  const entry: ConfigEntry<T> = {
+    key,
+    doc,
+    defaultText,
+    defaultValue: parse(defaultText),
+    parse,
+  };
+  entries.set(key, entry as ConfigEntry<unknown>);
+  return entry;
+}
+
+export const conf = {
+  int: (key: string, dflt: number, doc: string, min?: number, max?: number) =>
+    define(key, String(dflt), doc, (raw) => parseInteger(raw, min, max)),
+  bool: (key: string, dflt: boolean, doc: string) => define(key, String(dflt), doc, parseBoolean),
+  durationMs: (key: string, dflt: string, doc: string) =>
+    define(key, dflt, doc, (raw) => parseDurationMs(raw)),
+  sizeBytes: (key: string, dflt: string, doc: string) =>
+    define(key, dflt, doc, (raw) => parseSizeBytes(raw)),
+  string: (key: string, dflt: string, doc: string) => define(key, dflt, doc, (raw) => raw),
+};
+
+export function knownConfigEntries(): ConfigEntry<unknown>[] {
+  return [...entries.values()].sort((a, b) => a.key.localeCompare(b.key));
+}
+
+export function isKnownKey(key: string): boolean {
+  return entries.has(key);
+}
+
+/** Thrown for a value that does not parse; names the key, the value and what was expected. */
+export class ConfigError extends Error {
+  constructor(
+    readonly key: string,
+    readonly value: string,
+    reason: string,
+  ) {
+    super(`Invalid value for ${key}: ${reason}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Wick's SparkConf: string settings read through typed entries. */
+export class WickConf {
+  private readonly settings = new Map<string, string>();
+
+  constructor(initial?: Iterable<[string, string]> | Record<string, string>) {
+    if (!initial) return;
+    const pairs = Symbol.iterator in initial ? initial : Object.entries(initial);
+    for (const [k, v] of pairs as Iterable<[string, string]>) this.set(k, v);
+  }
+
+  set(key: string, value: string): this {
+    this.settings.set(key, value);
+    return this;
+  }
+
+  getRaw(key: string): string | undefined {
+    return this.settings.get(key);
+  }
+
+  contains(key: string): boolean {
+    return this.settings.has(key);
+  }
+
+  get<T>(entry: ConfigEntry<T>): T {
+    const raw = this.settings.get(entry.key);
+    if (raw === undefined) return entry.defaultValue;
+    try {
+      return entry.parse(raw);
+    } catch (err) {
+      throw new ConfigError(entry.key, raw, (err as Error).message);
+    }
+  }
+
+  /** Parses every known key that is set, so that a daemon fails at start-up, not mid-run. */
+  validate(): void {
+    for (const key of this.settings.keys()) {
+      const entry = entries.get(key);
+      if (entry) this.get(entry);
+    }
+  }
+
+  unknownKeys(): string[] {
+    return [...this.settings.keys()].filter((k) => !entries.has(k));
+  }
+
+  entries(): [string, string][] {
+    return [...this.settings.entries()];
+  }
+
+  clone(): WickConf {
+    return new WickConf(this.settings);
+  }
+}

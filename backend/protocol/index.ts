@@ -1,0 +1,2 @@
+/** Loads every message definition, so the registry is complete wherever this is imported. */
+import './rpc.js';

@@ -1,0 +1,89 @@
+import { type Static, type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
+import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler';
+
+/**
+ * Every message that crosses a process boundary is declared here through `defineMessage`: its
+ * name (Spark's, where Spark has one), a one-line doc, its fields as a TypeBox schema, and the
+ * boundary it belongs to. The schema is the runtime validator on receipt, the TypeScript type,
+ * and (through scripts/gen-schemas.ts) the JSON Schema in docs/protocol/ — one source for all
+ * three, so they cannot drift apart.
+ */
+
+export interface MessageDef<N extends string = string, T extends { type: N } = { type: N }> {
+  readonly type: N;
+  readonly doc: string;
+  /** The group in docs/protocol.md, e.g. "Worker → Master". */
+  readonly boundary: string;
+  readonly schema: TSchema;
+  readonly check: TypeCheck<TSchema>;
+  /** Builds a message, filling in `type`. */
+  (fields: Omit<T, 'type'>): T;
+}
+
+/** Any message definition, whatever its fields (for APIs that take one to check a reply). */
+// biome-ignore lint/suspicious/noExplicitAny: the fields' type is erased here by design
+export type AnyMessageDef = MessageDef<string, any>;
+
+export type MessageOf<D> = D extends MessageDef<string, infer T> ? T : never;
+
+/** Any message: what an endpoint receives before it narrows on `type`. */
+export interface WireMessage {
+  readonly type: string;
+  readonly [field: string]: unknown;
+}
+
+const registry = new Map<string, MessageDef>();
+
+export function defineMessage<N extends string, P extends TProperties>(
+  boundary: string,
+  type: N,
+  doc: string,
+  fields: P,
+): MessageDef<N, { type: N } & Static<TObject<P>>> {
+  if (registry.has(type)) throw new Error(`Message type ${type} is defined twice`);
+  const schema: TSchema = Type.Object(
+    { type: Type.Literal(type), ...fields },
+    { $id: type, title: type, description: doc, additionalProperties: false },
+  );
+  const build = (f: object) => ({ type, ...f });
+  const def = Object.assign(build, {
+    type,
+    doc,
+    boundary,
+    schema,
+    check: TypeCompiler.Compile(schema),
+  }) as unknown as MessageDef<N, { type: N } & Static<TObject<P>>>;
+  registry.set(type, def as unknown as MessageDef);
+  return def;
+}
+
+export function messageDef(type: string): MessageDef | undefined {
+  return registry.get(type);
+}
+
+export function allMessageDefs(): MessageDef[] {
+  return [...registry.values()];
+}
+
+/**
+ * Checks a received message against its schema. Returns undefined when it is valid, else a
+ * sentence naming the first offending field, its value and what was expected.
+ */
+export function validateMessage(def: MessageDef, value: unknown): string | undefined {
+  if (def.check.Check(value)) return undefined;
+  const first = def.check.Errors(value).First();
+  if (!first) return `${def.type} does not match its schema`;
+  const where = first.path === '' ? 'the message' : `field ${first.path}`;
+  const got = JSON.stringify(first.value);
+  return `${def.type}: ${where} ${lowerFirst(first.message)}, got ${got === undefined ? 'nothing' : truncate(got, 120)}`;
+}
+
+function lowerFirst(s: string): string {
+  return s.charAt(0).toLowerCase() + s.slice(1);
+}
+
+function truncate(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, max)}…`;
+}
+
+export { Type };

@@ -1,0 +1,481 @@
+import type net from 'node:net';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import {
+  createJSONRPCErrorResponse,
+  JSONRPCClient,
+  type JSONRPCID,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+  type JSONRPCServer,
+  JSONRPCServerAndClient,
+} from 'json-rpc-2.0';
+import { AuthParams, HelloParams, HelloResult } from '../protocol/rpc.js';
+import type { Clock, TimerHandle } from '../util/clock.js';
+import { getLogger } from '../util/log.js';
+import { clientProof, newNonce, proofsEqual, serverProof } from './auth.js';
+import { RpcError, RpcErrorCode } from './errors.js';
+import { LineDecoder } from './LineDecoder.js';
+
+const log = getLogger('Connection');
+const checkHelloParams = TypeCompiler.Compile(HelloParams);
+const checkHelloResult = TypeCompiler.Compile(HelloResult);
+const checkAuthParams = TypeCompiler.Compile(AuthParams);
+
+/** What a connection needs from its RpcEnv. */
+export interface ConnectionHost {
+  /** This env's identity, sent in the handshake. */
+  readonly address: string;
+  readonly maxMessageSize: number;
+  /** The shared secret when wick.authenticate is on. */
+  readonly secret: string | undefined;
+  readonly clock: Clock;
+  readonly handshakeTimeoutMs: number;
+  /** Serves requests and notifications from every connection of the env. */
+  readonly server: JSONRPCServer<Connection>;
+  onConnectionOpen(conn: Connection): void;
+  onConnectionClosed(conn: Connection, err: Error | undefined): void;
+}
+
+type State = 'handshaking' | 'authenticating' | 'open' | 'closed';
+
+/** Past this much unsent output, error replies to a misbehaving peer are dropped, not queued. */
+const ERROR_REPLY_BACKLOG = 16 * 1024 * 1024;
+const BAD_FRAME_LOG_LIMIT = 10;
+
+/**
+ * One TCP connection between two RpcEnvs, used in both directions: JSON-RPC 2.0, one message per
+ * line. It starts with the handshake (`wick.hello`, then `wick.auth` when authenticating) and
+ * accepts nothing else until that is done. It never throws at its peer's input: whatever arrives
+ * gets a JSON-RPC error or a log line, and the connection carries on.
+ */
+export class Connection {
+  /** The peer's env identity, known once the handshake is done. */
+  peer: string | undefined;
+  private state: State = 'handshaking';
+  private readonly rpc: JSONRPCServerAndClient<Connection, void>;
+  private readonly decoder: LineDecoder;
+  private readonly inflight = new Set<JSONRPCID>();
+  private nextId = 1;
+  private handshakeTimer: TimerHandle | undefined;
+  private clientNonce: string | undefined;
+  private challenge: string | undefined;
+  private claimedPeer: string | undefined;
+  private badFrames = 0;
+  private closeError: Error | undefined;
+  /** Where the socket goes, for logs: the peer's socket address. */
+  readonly remote: string;
+
+  constructor(
+    private readonly host: ConnectionHost,
+    readonly socket: net.Socket,
+    readonly direction: 'inbound' | 'outbound',
+  ) {
+    this.remote = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
+    socket.setNoDelay(true);
+    this.rpc = new JSONRPCServerAndClient(
+      host.server,
+      new JSONRPCClient(
+        (payload) => this.write(payload),
+        () => this.nextId++,
+      ),
+      { errorListener: () => {} },
+    );
+    this.decoder = new LineDecoder(
+      host.maxMessageSize,
+      (frame) => this.onFrame(frame),
+      (bytes) => this.onOversize(bytes),
+    );
+    socket.on('data', (chunk: Buffer) => this.decoder.push(chunk));
+    socket.on('error', (err) => {
+      this.closeError ??= err;
+    });
+    socket.on('close', () => this.onSocketClosed());
+    this.handshakeTimer = host.clock.setTimeout(() => {
+      this.close(new RpcError(RpcErrorCode.ConnectFailed, this.handshakeTimeoutMessage()));
+    }, host.handshakeTimeoutMs);
+  }
+
+  private handshakeTimeoutMessage(): string {
+    return `Handshake with ${this.remote} did not finish within ${this.host.handshakeTimeoutMs} ms (wick.rpc.connectTimeout)`;
+  }
+
+  get isOpen(): boolean {
+    return this.state === 'open';
+  }
+
+  get isClosed(): boolean {
+    return this.state === 'closed';
+  }
+
+  /** The outbound side of the handshake; resolves once the connection is open. */
+  async handshake(): Promise<void> {
+    const secret = this.host.secret;
+    this.clientNonce = secret === undefined ? undefined : newNonce();
+    const params: Record<string, unknown> = { version: 1, from: this.host.address };
+    if (this.clientNonce) params.nonce = this.clientNonce;
+    const res = await this.request(
+      'wick.hello',
+      params,
+      this.host.handshakeTimeoutMs,
+      this.handshakeTimeoutMessage(),
+    );
+    if (!checkHelloResult.Check(res)) {
+      throw new RpcError(
+        RpcErrorCode.InvalidRequest,
+        `Peer ${this.remote} answered wick.hello with ${JSON.stringify(res)}, which is not a valid HelloResult`,
+      );
+    }
+    if (secret !== undefined && this.clientNonce) {
+      if (!res.challenge || !res.proof) {
+        throw this.authFailure(
+          `Peer ${res.from} does not authenticate, but wick.authenticate is on here; turn it on there too`,
+        );
+      }
+      if (!proofsEqual(res.proof, serverProof(secret, this.clientNonce, res.challenge))) {
+        throw this.authFailure(
+          `Peer ${res.from} failed authentication: its proof does not match our secret; check that both sides use the same wick.authenticate.secret`,
+        );
+      }
+      await this.request(
+        'wick.auth',
+        { proof: clientProof(secret, this.clientNonce, res.challenge) },
+        this.host.handshakeTimeoutMs,
+        this.handshakeTimeoutMessage(),
+      );
+    } else if (res.challenge) {
+      throw this.authFailure(
+        `Peer ${res.from} requires authentication: set wick.authenticate=true and the shared secret (wick.authenticate.secret or WICK_AUTH_SECRET)`,
+      );
+    }
+    this.open(res.from);
+  }
+
+  /** Server side of `wick.hello`. */
+  handleHello(request: JSONRPCRequest): JSONRPCResponse | null {
+    const id = request.id ?? null;
+    if (this.state !== 'handshaking') {
+      return errorResponse(
+        id,
+        RpcErrorCode.InvalidRequest,
+        'wick.hello was already received on this connection',
+      );
+    }
+    if (!checkHelloParams.Check(request.params)) {
+      const first = checkHelloParams.Errors(request.params).First();
+      return errorResponse(
+        id,
+        RpcErrorCode.InvalidParams,
+        `Invalid wick.hello params: ${first ? `${first.path || '/'} ${first.message}` : 'not a HelloParams object'}`,
+      );
+    }
+    const params = request.params;
+    const secret = this.host.secret;
+    if (secret === undefined) {
+      if (params.nonce) {
+        return this.refuse(
+          id,
+          `Refused ${params.from} (${this.remote}): it asked to authenticate, but wick.authenticate is off here`,
+          'This RpcEnv does not have wick.authenticate on; turn it on here or off at the peer',
+        );
+      }
+      this.open(params.from);
+      return success(id, { version: 1, from: this.host.address });
+    }
+    if (!params.nonce) {
+      return this.refuse(
+        id,
+        `Refused ${params.from} (${this.remote}): it did not authenticate, and wick.authenticate is on here`,
+        'Authentication required: set wick.authenticate=true and the shared secret (wick.authenticate.secret or WICK_AUTH_SECRET)',
+      );
+    }
+    this.claimedPeer = params.from;
+    this.clientNonce = params.nonce;
+    this.challenge = newNonce();
+    this.state = 'authenticating';
+    return success(id, {
+      version: 1,
+      from: this.host.address,
+      challenge: this.challenge,
+      proof: serverProof(secret, params.nonce, this.challenge),
+    });
+  }
+
+  /** Server side of `wick.auth`. */
+  handleAuth(request: JSONRPCRequest): JSONRPCResponse | null {
+    const id = request.id ?? null;
+    const secret = this.host.secret;
+    if (
+      this.state !== 'authenticating' ||
+      secret === undefined ||
+      !this.clientNonce ||
+      !this.challenge
+    ) {
+      return errorResponse(
+        id,
+        RpcErrorCode.InvalidRequest,
+        'wick.auth is only accepted right after wick.hello with a nonce',
+      );
+    }
+    if (
+      !checkAuthParams.Check(request.params) ||
+      !proofsEqual(request.params.proof, clientProof(secret, this.clientNonce, this.challenge))
+    ) {
+      return this.refuse(
+        id,
+        `Refused ${this.claimedPeer} (${this.remote}): authentication failed, its proof does not match our secret`,
+        'Authentication failed: check that both sides use the same wick.authenticate.secret',
+      );
+    }
+    this.open(this.claimedPeer as string);
+    return success(id, { ok: true });
+  }
+
+  /** Sends a request and resolves to its result; rejects with an RpcError. */
+  request(
+    method: string,
+    params: object,
+    timeoutMs: number,
+    timeoutMessage: string,
+  ): Promise<unknown> {
+    if (this.state === 'closed') {
+      return Promise.reject(this.closedError());
+    }
+    const id = this.nextId++;
+    this.inflight.add(id);
+    const timer = this.host.clock.setTimeout(() => {
+      this.rpc.client.receive(errorResponse(id, RpcErrorCode.AskTimeout, timeoutMessage));
+    }, timeoutMs);
+    return Promise.resolve(
+      this.rpc.client.requestAdvanced({ jsonrpc: '2.0', id, method, params }, undefined),
+    ).then((res) => {
+      timer.cancel();
+      this.inflight.delete(id);
+      if (res.error) {
+        const e = res.error;
+        throw new RpcError(
+          typeof e.code === 'number' ? e.code : RpcErrorCode.InternalError,
+          typeof e.message === 'string' ? e.message : JSON.stringify(e),
+          e.data,
+        );
+      }
+      return res.result;
+    });
+  }
+
+  /** Sends a notification; throws if it is too large or the connection is closed. */
+  notify(method: string, params: object): void {
+    if (this.state === 'closed') throw this.closedError();
+    this.write({ jsonrpc: '2.0', method, params });
+  }
+
+  close(err?: Error): void {
+    if (this.state === 'closed') return;
+    this.closeError ??= err;
+    this.socket.destroy();
+    this.onSocketClosed();
+  }
+
+  private open(peer: string): void {
+    this.peer = peer;
+    this.state = 'open';
+    this.handshakeTimer?.cancel();
+    this.handshakeTimer = undefined;
+    this.host.onConnectionOpen(this);
+  }
+
+  private refuse(id: JSONRPCID, logLine: string, reply: string): JSONRPCResponse | null {
+    log.warn(logLine);
+    // Let the error reply go out first, then hang up.
+    setImmediate(() => this.socket.end());
+    setTimeout(() => this.close(), 1000).unref();
+    return errorResponse(id, RpcErrorCode.AuthenticationFailed, reply);
+  }
+
+  private authFailure(message: string): RpcError {
+    log.warn(message);
+    return new RpcError(RpcErrorCode.AuthenticationFailed, message);
+  }
+
+  private closedError(): RpcError {
+    if (
+      this.closeError instanceof RpcError &&
+      this.closeError.code === RpcErrorCode.RpcEnvStopped
+    ) {
+      return this.closeError;
+    }
+    const peer = this.peer ?? this.remote;
+    const why = this.closeError ? `: ${this.closeError.message}` : '';
+    return new RpcError(
+      RpcErrorCode.ConnectionClosed,
+      `Connection to ${peer} closed${why}`,
+      undefined,
+      {
+        cause: this.closeError,
+      },
+    );
+  }
+
+  private onSocketClosed(): void {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    this.handshakeTimer?.cancel();
+    // Asks still waiting on this connection fail now rather than at their timeout.
+    const closed = this.closedError();
+    for (const id of this.inflight) {
+      this.rpc.client.receive(errorResponse(id, closed.code, closed.message));
+    }
+    this.inflight.clear();
+    if (this.badFrames > BAD_FRAME_LOG_LIMIT) {
+      log.warn(`${this.badFrames} bad frames in all from ${this.peer ?? this.remote}`);
+    }
+    this.host.onConnectionClosed(this, this.closeError);
+  }
+
+  /** Serialises and writes one message; refuses one larger than wick.rpc.message.maxSize. */
+  private write(payload: unknown): void {
+    if (this.state === 'closed') throw this.closedError();
+    const text = JSON.stringify(payload);
+    const max = this.host.maxMessageSize;
+    // A UTF-8 byte is at most 3 per UTF-16 unit; only measure bytes when it could be too big.
+    if (text.length * 3 > max) {
+      const bytes = Buffer.byteLength(text);
+      if (bytes > max) {
+        const res = payload as Partial<JSONRPCResponse> & { method?: string };
+        const what = res.method ?? (res.result?.type ? `Reply ${res.result.type}` : 'Message');
+        const err = new RpcError(
+          RpcErrorCode.FrameTooLarge,
+          `${what} of ${bytes} bytes exceeds wick.rpc.message.maxSize (${max} bytes)`,
+        );
+        if (res.id !== undefined && res.id !== null && res.method !== undefined) {
+          // Our own ask: fail it here with the size error rather than send it.
+          this.rpc.client.receive(errorResponse(res.id, err.code, err.message));
+          return;
+        }
+        if (res.id !== undefined && res.method === undefined) {
+          // A reply that is too large: the asker gets the error instead of waiting in vain.
+          this.socket.write(`${JSON.stringify(errorResponse(res.id, err.code, err.message))}\n`);
+          log.warn(err.message);
+          return;
+        }
+        throw err;
+      }
+    }
+    this.socket.write(`${text}\n`);
+  }
+
+  private onFrame(text: string): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      this.badFrame(null, RpcErrorCode.ParseError, `Parse error: ${(err as Error).message}`);
+      return;
+    }
+    if (typeof value !== 'object' || value === null) {
+      this.badFrame(
+        null,
+        RpcErrorCode.InvalidRequest,
+        `Invalid Request: expected a JSON-RPC 2.0 object, got ${text.slice(0, 80)}`,
+      );
+      return;
+    }
+    if (Array.isArray(value)) {
+      this.badFrame(
+        null,
+        RpcErrorCode.InvalidRequest,
+        'Invalid Request: batches are not supported; send one JSON-RPC message per line',
+      );
+      return;
+    }
+    const msg = value as Record<string, unknown>;
+    const id = msg.id;
+    const idOk =
+      id === undefined ||
+      id === null ||
+      typeof id === 'string' ||
+      (typeof id === 'number' && Number.isFinite(id));
+    const replyId = idOk && id !== undefined ? (id as JSONRPCID) : null;
+    if (msg.jsonrpc !== '2.0') {
+      this.badFrame(
+        replyId,
+        RpcErrorCode.InvalidRequest,
+        'Invalid Request: "jsonrpc" must be "2.0"',
+      );
+      return;
+    }
+    if ('method' in msg) {
+      const params = msg.params;
+      if (
+        typeof msg.method !== 'string' ||
+        !idOk ||
+        (params !== undefined && (typeof params !== 'object' || params === null))
+      ) {
+        this.badFrame(
+          replyId,
+          RpcErrorCode.InvalidRequest,
+          'Invalid Request: needs a string "method", an optional string or number "id", and "params" as an object or array',
+        );
+        return;
+      }
+      this.rpc.receiveAndSend(msg, this, undefined).catch((err) => {
+        log.warn(`Could not answer ${msg.method} from ${this.peer ?? this.remote}`, err);
+      });
+      return;
+    }
+    if (('result' in msg || 'error' in msg) && id !== undefined && idOk) {
+      const e = msg.error as Record<string, unknown> | undefined;
+      if (
+        e !== undefined &&
+        (typeof e !== 'object' ||
+          e === null ||
+          typeof e.code !== 'number' ||
+          typeof e.message !== 'string')
+      ) {
+        msg.error = {
+          code: RpcErrorCode.InvalidRequest,
+          message: `Malformed error reply from ${this.peer ?? this.remote}: ${JSON.stringify(e)}`,
+        };
+      } else if (e === undefined && msg.result === undefined) {
+        msg.result = null;
+      }
+      this.rpc.client.receive(msg as unknown as JSONRPCResponse);
+      return;
+    }
+    this.badFrame(
+      replyId,
+      RpcErrorCode.InvalidRequest,
+      'Invalid Request: neither a request ("method") nor a response ("result" or "error" with "id")',
+    );
+  }
+
+  private onOversize(bytes: number): void {
+    this.badFrame(
+      null,
+      RpcErrorCode.FrameTooLarge,
+      `Frame of ${bytes} bytes exceeds wick.rpc.message.maxSize (${this.host.maxMessageSize} bytes)`,
+    );
+  }
+
+  /** Answers a frame that cannot be processed, and logs it (up to a limit per connection). */
+  private badFrame(id: JSONRPCID, code: number, message: string): void {
+    this.badFrames++;
+    if (this.badFrames <= BAD_FRAME_LOG_LIMIT) {
+      log.warn(`Bad frame from ${this.peer ?? this.remote}: ${message}`);
+    }
+    if (this.state === 'closed' || this.socket.writableLength > ERROR_REPLY_BACKLOG) return;
+    this.socket.write(`${JSON.stringify(errorResponse(id, code, message))}\n`);
+  }
+}
+
+export function errorResponse(
+  id: JSONRPCID,
+  code: number,
+  message: string,
+  data?: unknown,
+): JSONRPCResponse {
+  return createJSONRPCErrorResponse(id, code, message, data);
+}
+
+function success(id: JSONRPCID, result: unknown): JSONRPCResponse {
+  return { jsonrpc: '2.0', id, result } as JSONRPCResponse;
+}

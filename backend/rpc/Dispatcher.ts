@@ -1,0 +1,75 @@
+import type { WireMessage } from '../protocol/registry.js';
+import { getLogger } from '../util/log.js';
+import { RpcError, RpcErrorCode } from './errors.js';
+import { Inbox, type InboxMessage } from './Inbox.js';
+import { endpointURI } from './RpcAddress.js';
+import type { RpcCallContext, RpcEndpoint, RpcSenderContext } from './RpcEndpoint.js';
+
+const log = getLogger('Dispatcher');
+
+/** Routes messages to endpoints' inboxes by name (Spark's Dispatcher). */
+export class Dispatcher {
+  private readonly inboxes = new Map<string, Inbox>();
+  private stopped = false;
+
+  constructor(private readonly envAddress: () => string) {}
+
+  register(name: string, endpoint: RpcEndpoint): void {
+    if (this.stopped) throw new RpcError(RpcErrorCode.RpcEnvStopped, 'RpcEnv stopped');
+    if (this.inboxes.has(name)) {
+      throw new Error(`There is already an RpcEndpoint called ${name}`);
+    }
+    this.inboxes.set(name, new Inbox(name, endpoint));
+  }
+
+  has(name: string): boolean {
+    const inbox = this.inboxes.get(name);
+    return inbox !== undefined && !inbox.isStopped;
+  }
+
+  /** Stops one endpoint: onStop runs after the messages already queued for it. */
+  async unregister(name: string): Promise<void> {
+    const inbox = this.inboxes.get(name);
+    if (!inbox) return;
+    this.inboxes.delete(name);
+    await inbox.stop();
+  }
+
+  postOneWay(to: string, message: WireMessage, sender: RpcSenderContext): void {
+    const inbox = this.inboxes.get(to);
+    if (!inbox) {
+      log.warn(
+        `Dropped ${message.type} from ${sender.senderAddress}: no endpoint ${endpointURI(this.envAddress(), to)}`,
+      );
+      return;
+    }
+    inbox.post({ kind: 'OneWay', message, sender });
+  }
+
+  postRpc(to: string, message: WireMessage, ctx: RpcCallContext): void {
+    const inbox = this.inboxes.get(to);
+    if (!inbox) {
+      ctx.sendFailure(
+        new RpcError(
+          this.stopped ? RpcErrorCode.RpcEnvStopped : RpcErrorCode.EndpointNotFound,
+          this.stopped
+            ? 'RpcEnv stopped'
+            : `Cannot find endpoint: ${endpointURI(this.envAddress(), to)}`,
+        ),
+      );
+      return;
+    }
+    inbox.post({ kind: 'Rpc', message, ctx });
+  }
+
+  postToAll(msg: InboxMessage): void {
+    for (const inbox of this.inboxes.values()) inbox.post(msg);
+  }
+
+  /** Stops every endpoint; resolves once all their onStop handlers have run. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const names = [...this.inboxes.keys()];
+    await Promise.all(names.map((n) => this.unregister(n)));
+  }
+}

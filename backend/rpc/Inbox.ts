@@ -1,0 +1,197 @@
+import type { WireMessage } from '../protocol/registry.js';
+import { getLogger } from '../util/log.js';
+import { RpcError, RpcErrorCode } from './errors.js';
+import type { RpcCallContext, RpcEndpoint, RpcSenderContext } from './RpcEndpoint.js';
+
+export type InboxMessage =
+  | { kind: 'OnStart' }
+  | { kind: 'OnStop' }
+  | { kind: 'OneWay'; message: WireMessage; sender: RpcSenderContext }
+  | { kind: 'Rpc'; message: WireMessage; ctx: RpcCallContext }
+  | { kind: 'Connected'; address: string }
+  | { kind: 'Disconnected'; address: string }
+  | { kind: 'NetworkError'; error: Error; address: string };
+
+const log = getLogger('Inbox');
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return typeof (v as PromiseLike<unknown> | null)?.then === 'function';
+}
+
+/**
+ * One endpoint's queue (Spark's Inbox). OnStart is queued at construction, so it is always
+ * handled first; OnStop is queued by stop() and is the last thing handled. A serial endpoint's
+ * handlers are awaited one by one; a concurrent endpoint's are started in order without waiting.
+ * Sync handlers are not awaited at all, which keeps the hot path free of extra microtasks.
+ */
+export class Inbox {
+  private queue: InboxMessage[] = [{ kind: 'OnStart' }];
+  private head = 0;
+  private draining = false;
+  private started = false;
+  private stopping = false;
+  private readonly stoppedPromise: Promise<void>;
+  private resolveStopped!: () => void;
+  private inFlight = 0;
+
+  constructor(
+    readonly name: string,
+    private readonly endpoint: RpcEndpoint,
+  ) {
+    this.stoppedPromise = new Promise((r) => {
+      this.resolveStopped = r;
+    });
+    this.schedule();
+  }
+
+  get isStopped(): boolean {
+    return this.stopping;
+  }
+
+  /** Queues a message; after stop() an ask is failed with "RpcEnv stopped" instead. */
+  post(msg: InboxMessage): void {
+    if (this.stopping) {
+      if (msg.kind === 'Rpc') {
+        msg.ctx.sendFailure(
+          new RpcError(
+            RpcErrorCode.RpcEnvStopped,
+            `RpcEnv stopped: endpoint ${this.name} is stopped`,
+          ),
+        );
+      }
+      return;
+    }
+    this.queue.push(msg);
+    this.schedule();
+  }
+
+  /** Queues OnStop after whatever is queued; resolves once onStop has run. */
+  stop(): Promise<void> {
+    if (!this.stopping) {
+      this.queue.push({ kind: 'OnStop' });
+      this.stopping = true;
+      this.schedule();
+    }
+    return this.stoppedPromise;
+  }
+
+  private schedule(): void {
+    if (this.draining) return;
+    this.draining = true;
+    queueMicrotask(() => void this.drain());
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.head < this.queue.length) {
+        const msg = this.queue[this.head] as InboxMessage;
+        this.queue[this.head++] = undefined as unknown as InboxMessage;
+        if (this.head > 1024 && this.head * 2 > this.queue.length) {
+          this.queue = this.queue.slice(this.head);
+          this.head = 0;
+        }
+        if (msg.kind === 'OnStop') await this.concurrentHandlersDone();
+        const pending = this.handle(msg);
+        if (pending) {
+          if (this.endpoint.concurrent && this.started && msg.kind !== 'OnStop') {
+            this.inFlight++;
+            void pending.finally(() => this.inFlight--);
+          } else {
+            await pending;
+          }
+        }
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  /** Runs one message; returns a promise only when the handler was async. */
+  private handle(msg: InboxMessage): Promise<void> | undefined {
+    const ep = this.endpoint;
+    switch (msg.kind) {
+      case 'OnStart':
+        return this.guard(
+          () => ep.onStart(),
+          () => {
+            this.started = true;
+          },
+        );
+      case 'OnStop':
+        return this.guard(
+          () => ep.onStop(),
+          () => this.resolveStopped(),
+        );
+      case 'OneWay':
+        return this.guard(() => ep.receive(msg.message, msg.sender));
+      case 'Rpc':
+        return this.handleRpc(msg.message, msg.ctx);
+      case 'Connected':
+        return this.guard(() => ep.onConnected(msg.address));
+      case 'Disconnected':
+        return this.guard(() => ep.onDisconnected(msg.address));
+      case 'NetworkError':
+        return this.guard(() => ep.onNetworkError(msg.error, msg.address));
+    }
+  }
+
+  private handleRpc(message: WireMessage, ctx: RpcCallContext): Promise<void> | undefined {
+    const fail = (err: unknown) => {
+      ctx.sendFailure(err);
+      this.reportError(err);
+    };
+    const answer = (v: unknown) => {
+      if (v !== undefined) ctx.reply(v as WireMessage);
+    };
+    let result: unknown;
+    try {
+      result = this.endpoint.receiveAndReply(message, ctx);
+    } catch (err) {
+      fail(err);
+      return undefined;
+    }
+    if (isThenable(result)) return Promise.resolve(result).then(answer, fail);
+    answer(result);
+    return undefined;
+  }
+
+  /**
+   * Runs a handler, reporting what it throws to onError. `after` runs whether or not it threw:
+   * an endpoint whose onStart failed still receives messages, as in Spark.
+   */
+  private guard(fn: () => unknown, after?: () => void): Promise<void> | undefined {
+    let result: unknown;
+    try {
+      result = fn();
+    } catch (err) {
+      this.reportError(err);
+      after?.();
+      return undefined;
+    }
+    if (isThenable(result)) {
+      return Promise.resolve(result).then(
+        () => after?.(),
+        (err) => {
+          this.reportError(err);
+          after?.();
+        },
+      );
+    }
+    after?.();
+    return undefined;
+  }
+
+  /** OnStop of a concurrent endpoint waits for the handlers still running. */
+  private async concurrentHandlersDone(): Promise<void> {
+    while (this.inFlight > 0) await new Promise((r) => setImmediate(r));
+  }
+
+  private reportError(err: unknown): void {
+    const error = err instanceof Error ? err : new Error(String(err));
+    try {
+      this.endpoint.onError(error);
+    } catch (inner) {
+      log.error(`onError of endpoint ${this.name} threw`, inner);
+    }
+  }
+}

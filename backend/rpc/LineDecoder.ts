@@ -1,0 +1,87 @@
+/**
+ * Splits a byte stream into newline-delimited frames. JSON.stringify never emits a raw newline,
+ * so a newline always ends a frame; a `\r` before it is dropped and blank lines are skipped.
+ *
+ * A frame longer than `maxBytes` is never buffered whole: its bytes are counted and dropped up to
+ * the next newline, then `onOversize` reports the size, and the stream carries on with the next
+ * frame. That way one huge frame costs no memory and loses nothing else.
+ */
+export class LineDecoder {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private discarding = false;
+  private discardedBytes = 0;
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly onFrame: (frame: string) => void,
+    private readonly onOversize: (bytes: number) => void,
+  ) {}
+
+  /** Bytes held for an unfinished frame (0 while discarding one that is too large). */
+  get bufferedBytes(): number {
+    return this.pendingBytes;
+  }
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(0x0a, start);
+      if (nl === -1) {
+        this.keep(chunk, start, chunk.length);
+        return;
+      }
+      this.finish(chunk, start, nl);
+      start = nl + 1;
+    }
+  }
+
+  private keep(chunk: Buffer, from: number, to: number): void {
+    const len = to - from;
+    if (len === 0) return;
+    if (this.discarding) {
+      this.discardedBytes += len;
+      return;
+    }
+    if (this.pendingBytes + len > this.maxBytes) {
+      this.discarding = true;
+      this.discardedBytes = this.pendingBytes + len;
+      this.pending = [];
+      this.pendingBytes = 0;
+      return;
+    }
+    // Copy: the socket may reuse the chunk's memory once this returns.
+    this.pending.push(Buffer.from(chunk.subarray(from, to)));
+    this.pendingBytes += len;
+  }
+
+  private finish(chunk: Buffer, from: number, to: number): void {
+    const len = to - from;
+    if (this.discarding) {
+      const total = this.discardedBytes + len;
+      this.discarding = false;
+      this.discardedBytes = 0;
+      this.onOversize(total);
+      return;
+    }
+    const total = this.pendingBytes + len;
+    if (total > this.maxBytes) {
+      this.pending = [];
+      this.pendingBytes = 0;
+      this.onOversize(total);
+      return;
+    }
+    let text: string;
+    if (this.pendingBytes === 0) {
+      text = chunk.toString('utf8', from, to);
+    } else {
+      this.pending.push(chunk.subarray(from, to));
+      text = Buffer.concat(this.pending, total).toString('utf8');
+      this.pending = [];
+      this.pendingBytes = 0;
+    }
+    if (text.length > 0 && text.charCodeAt(text.length - 1) === 0x0d) text = text.slice(0, -1);
+    if (text.trim().length === 0) return;
+    this.onFrame(text);
+  }
+}

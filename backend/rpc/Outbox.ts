@@ -1,0 +1,98 @@
+import type { Connection } from './Connection.js';
+
+/** Something waiting to go out to a peer. */
+export interface OutboxItem {
+  /** Writes the item; may throw (a frame too large), which the caller sees. */
+  run(conn: Connection): void;
+  fail(err: Error): void;
+}
+
+/**
+ * Everything sent to one remote address (Spark's Outbox). It connects lazily on the first send,
+ * queues what is sent meanwhile and writes it in order once connected, or fails all of it if the
+ * connection cannot be made. After a failure or a disconnect the env drops the outbox, so the next
+ * send tries to connect again.
+ */
+export class Outbox {
+  private conn: Connection | undefined;
+  private queue: OutboxItem[] = [];
+  private connecting = false;
+  private stopped: Error | undefined;
+
+  constructor(
+    readonly address: string,
+    private readonly connect: () => Promise<Connection>,
+    private readonly onConnectFailed: (outbox: Outbox, err: Error) => void,
+  ) {}
+
+  get connection(): Connection | undefined {
+    return this.conn?.isOpen ? this.conn : undefined;
+  }
+
+  get isConnecting(): boolean {
+    return this.connecting;
+  }
+
+  /** Uses a connection the peer opened to us, so one TCP connection serves both directions. */
+  attach(conn: Connection): void {
+    if (this.conn?.isOpen) return;
+    this.conn = conn;
+    this.flush();
+  }
+
+  send(item: OutboxItem): void {
+    if (this.stopped) {
+      item.fail(this.stopped);
+      return;
+    }
+    const open = this.connection;
+    if (open && this.queue.length === 0) {
+      item.run(open);
+      return;
+    }
+    this.queue.push(item);
+    if (!open && !this.connecting) this.start();
+  }
+
+  /** Fails whatever is still queued; later sends fail at once with `err`. */
+  stop(err: Error): void {
+    this.stopped = err;
+    this.failAll(err);
+  }
+
+  private start(): void {
+    this.connecting = true;
+    this.connect().then(
+      (conn) => {
+        this.connecting = false;
+        if (!this.conn?.isOpen) this.conn = conn;
+        this.flush();
+      },
+      (err: Error) => {
+        this.connecting = false;
+        this.failAll(err);
+        this.onConnectFailed(this, err);
+      },
+    );
+  }
+
+  private flush(): void {
+    const conn = this.connection;
+    if (!conn) return;
+    const items = this.queue;
+    this.queue = [];
+    for (const item of items) {
+      try {
+        item.run(conn);
+      } catch (err) {
+        item.fail(err as Error);
+      }
+    }
+  }
+
+  private failAll(err: Error): void {
+    const items = this.queue;
+    this.queue = [];
+    for (const item of items) item.fail(err);
+  }
+}

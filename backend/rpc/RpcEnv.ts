@@ -1,0 +1,553 @@
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import os from 'node:os';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { type JSONRPCRequest, type JSONRPCResponse, JSONRPCServer } from 'json-rpc-2.0';
+import { WickConf } from '../conf/WickConf.js';
+import {
+  allMessageDefs,
+  messageDef,
+  validateMessage,
+  type WireMessage,
+} from '../protocol/registry.js';
+import { Envelope } from '../protocol/rpc.js';
+import { type Clock, systemClock, type TimerHandle } from '../util/clock.js';
+import { getLogger } from '../util/log.js';
+import { Connection, type ConnectionHost, errorResponse } from './Connection.js';
+import { RpcConf } from './config.js';
+import { Dispatcher } from './Dispatcher.js';
+import { RpcError, RpcErrorCode } from './errors.js';
+import { Outbox } from './Outbox.js';
+import {
+  CLIENT_PREFIX,
+  endpointURI,
+  isClientAddress,
+  parseEndpointURI,
+  RpcAddress,
+} from './RpcAddress.js';
+import type { RpcCallContext, RpcEndpoint } from './RpcEndpoint.js';
+import { RpcEndpointRef } from './RpcEndpointRef.js';
+import { RpcEndpointVerifier } from './RpcEndpointVerifier.js';
+
+import '../protocol/index.js';
+
+const log = getLogger('RpcEnv');
+const checkEnvelope = TypeCompiler.Compile(Envelope);
+
+export interface RpcEnvOptions {
+  /** Names the env in logs and errors, e.g. "wickMaster". */
+  name: string;
+  /** The address to bind; default 127.0.0.1. */
+  host?: string;
+  /** The address peers are told to use; default `host` (or this machine's name for 0.0.0.0). */
+  advertiseHost?: string;
+  /** 0 picks a free port; a busy one is retried upwards (wick.port.maxRetries). */
+  port?: number;
+  /** A client-mode env binds nothing and is reached only over connections it opens. */
+  clientMode?: boolean;
+  conf?: WickConf;
+  clock?: Clock;
+}
+
+/**
+ * Wick's RpcEnv (Spark's NettyRpcEnv): one TCP server, many named endpoints, and one connection
+ * per peer used in both directions. docs/protocol.md describes what goes over the wire.
+ */
+export class RpcEnv implements ConnectionHost {
+  readonly name: string;
+  readonly address: string;
+  readonly conf: WickConf;
+  readonly clock: Clock;
+  readonly maxMessageSize: number;
+  readonly handshakeTimeoutMs: number;
+  readonly secret: string | undefined;
+  readonly server = new JSONRPCServer<Connection>({ errorListener: () => {} });
+  private readonly askTimeoutMs: number;
+  private readonly dispatcher: Dispatcher;
+  private readonly outboxes = new Map<string, Outbox>();
+  private readonly connections = new Set<Connection>();
+  private readonly pendingLocalAsks = new Set<(err: Error) => void>();
+  private tcpServer: net.Server | undefined;
+  private stopping = false;
+  private readonly terminated: Promise<void>;
+  private resolveTerminated!: () => void;
+
+  private constructor(options: RpcEnvOptions, address: string, conf: WickConf) {
+    this.name = options.name;
+    this.address = address;
+    this.conf = conf;
+    this.clock = options.clock ?? systemClock;
+    this.askTimeoutMs = conf.get(RpcConf.askTimeout);
+    this.maxMessageSize = conf.get(RpcConf.maxMessageSize);
+    this.handshakeTimeoutMs = conf.get(RpcConf.connectTimeout);
+    this.secret = authSecret(conf);
+    this.dispatcher = new Dispatcher(() => this.address);
+    this.terminated = new Promise((r) => {
+      this.resolveTerminated = r;
+    });
+    this.installMethods();
+  }
+
+  /** Creates an env and, unless in client mode, binds its port. */
+  static async create(options: RpcEnvOptions): Promise<RpcEnv> {
+    const conf = options.conf ?? new WickConf();
+    conf.validate();
+    if (options.clientMode) {
+      const label = options.name.replace(/[^A-Za-z0-9_.-]/g, '').slice(0, 40) || 'env';
+      const env = new RpcEnv(
+        options,
+        `${CLIENT_PREFIX}${label}-${randomBytes(6).toString('hex')}`,
+        conf,
+      );
+      env.setupEndpoint(RpcEndpointVerifier.NAME, new RpcEndpointVerifier());
+      return env;
+    }
+    const host = options.host ?? '127.0.0.1';
+    const server = net.createServer();
+    const port = await bindWithRetries(
+      server,
+      options.name,
+      host,
+      options.port ?? 0,
+      conf.get(RpcConf.portMaxRetries),
+    );
+    const advertise =
+      options.advertiseHost ?? (host === '0.0.0.0' || host === '::' ? os.hostname() : host);
+    const env = new RpcEnv(options, new RpcAddress(advertise, port).hostPort, conf);
+    env.tcpServer = server;
+    server.on('connection', (socket) => env.accept(socket));
+    server.on('error', (err) => log.error(`Server of ${env.name} failed`, err));
+    env.setupEndpoint(RpcEndpointVerifier.NAME, new RpcEndpointVerifier());
+    log.info(`Successfully started service '${options.name}' on ${env.address}`);
+    return env;
+  }
+
+  get isClientMode(): boolean {
+    return isClientAddress(this.address);
+  }
+
+  /** The bound address; undefined for a client-mode env. */
+  get rpcAddress(): RpcAddress | undefined {
+    return this.isClientMode ? undefined : RpcAddress.parse(this.address);
+  }
+
+  get isStopped(): boolean {
+    return this.stopping;
+  }
+
+  setupEndpoint(name: string, endpoint: RpcEndpoint): RpcEndpointRef {
+    if (this.stopping) throw new RpcError(RpcErrorCode.RpcEnvStopped, 'RpcEnv stopped');
+    const ref = new RpcEndpointRef(this.address, name, this);
+    endpoint.rpcEnv = this;
+    endpoint.self = ref;
+    this.dispatcher.register(name, endpoint);
+    return ref;
+  }
+
+  hasEndpoint(name: string): boolean {
+    return this.dispatcher.has(name);
+  }
+
+  /** Stops one endpoint of this env; resolves once its onStop has run. */
+  stopEndpoint(ref: RpcEndpointRef): Promise<void> {
+    if (ref.address !== this.address)
+      throw new Error(`${ref} is not an endpoint of ${this.address}`);
+    return this.dispatcher.unregister(ref.name);
+  }
+
+  /** A ref from data carried in a message, without checking that the endpoint exists. */
+  endpointRef(data: { address: string; name: string }): RpcEndpointRef {
+    return new RpcEndpointRef(data.address, data.name, this);
+  }
+
+  /** A ref to a remote endpoint, after checking that it exists (Spark's RpcEndpointVerifier). */
+  async setupEndpointRef(address: RpcAddress | string, name: string): Promise<RpcEndpointRef> {
+    const addr = typeof address === 'string' ? address : address.hostPort;
+    const verifier = new RpcEndpointRef(addr, RpcEndpointVerifier.NAME, this);
+    const reply = await verifier.ask({ type: 'CheckExistence', name });
+    if (reply.type !== 'CheckExistenceResponse' || reply.exists !== true) {
+      throw new RpcError(
+        RpcErrorCode.EndpointNotFound,
+        `Cannot find endpoint: ${endpointURI(addr, name)}`,
+      );
+    }
+    return new RpcEndpointRef(addr, name, this);
+  }
+
+  /** The same, from `wick://host:port/Name`. */
+  setupEndpointRefByURI(uri: string): Promise<RpcEndpointRef> {
+    const { address, name } = parseEndpointURI(uri);
+    return this.setupEndpointRef(address, name);
+  }
+
+  send(ref: RpcEndpointRef, message: WireMessage): void {
+    if (this.stopping) throw new RpcError(RpcErrorCode.RpcEnvStopped, 'RpcEnv stopped');
+    if (ref.address === this.address) {
+      this.dispatcher.postOneWay(ref.name, message, { senderAddress: this.address });
+      return;
+    }
+    const params = { to: ref.name, from: this.address, message };
+    this.outbox(ref.address).send({
+      run: (conn) => conn.notify(message.type, params),
+      fail: (err) => log.warn(`Failed to send ${message.type} to ${ref}`, err),
+    });
+  }
+
+  ask(
+    ref: RpcEndpointRef,
+    message: WireMessage,
+    timeoutMs = this.askTimeoutMs,
+  ): Promise<WireMessage> {
+    if (this.stopping) {
+      return Promise.reject(new RpcError(RpcErrorCode.RpcEnvStopped, 'RpcEnv stopped'));
+    }
+    const timeoutMessage = `Ask ${message.type} to ${ref} timed out after ${timeoutMs} ms; this timeout is set by wick.rpc.askTimeout`;
+    if (ref.address === this.address) return this.askLocal(ref, message, timeoutMs, timeoutMessage);
+    return new Promise<WireMessage>((resolve, reject) => {
+      const params = { to: ref.name, from: this.address, message };
+      const deadline = this.clock.now() + timeoutMs;
+      let queued: TimerHandle | undefined;
+      let settled = false;
+      const fail = (err: Error) => {
+        if (settled) return;
+        settled = true;
+        queued?.cancel();
+        reject(err);
+      };
+      const outbox = this.outbox(ref.address);
+      if (!outbox.connection) {
+        queued = this.clock.setTimeout(
+          () => fail(new RpcError(RpcErrorCode.AskTimeout, timeoutMessage)),
+          timeoutMs,
+        );
+      }
+      outbox.send({
+        run: (conn) => {
+          if (settled) return;
+          queued?.cancel();
+          const left = Math.max(1, deadline - this.clock.now());
+          conn.request(message.type, params, left, timeoutMessage).then((result) => {
+            if (settled) return;
+            settled = true;
+            const problem = replyProblem(result);
+            if (problem) {
+              reject(
+                new RpcError(
+                  RpcErrorCode.InvalidReply,
+                  `Invalid reply to ${message.type} from ${ref}: ${problem}`,
+                ),
+              );
+            } else {
+              resolve(result as WireMessage);
+            }
+          }, fail);
+        },
+        fail,
+      });
+    });
+  }
+
+  /** Stops every endpoint (onStop), fails pending asks, closes every connection. */
+  async stop(): Promise<void> {
+    if (this.stopping) return this.terminated;
+    this.stopping = true;
+    const serverClosed = new Promise<void>((r) => {
+      if (!this.tcpServer) return r();
+      this.tcpServer.close(() => r());
+    });
+    await this.dispatcher.stop();
+    const stopped = new RpcError(RpcErrorCode.RpcEnvStopped, 'RpcEnv stopped');
+    for (const fail of this.pendingLocalAsks) fail(stopped);
+    this.pendingLocalAsks.clear();
+    for (const outbox of this.outboxes.values()) outbox.stop(stopped);
+    this.outboxes.clear();
+    for (const conn of this.connections) conn.close(stopped);
+    await serverClosed;
+    this.resolveTerminated();
+  }
+
+  /** Resolves once stop() has finished. */
+  awaitTermination(): Promise<void> {
+    return this.terminated;
+  }
+
+  onConnectionOpen(conn: Connection): void {
+    const peer = conn.peer as string;
+    if (conn.direction === 'inbound') {
+      let outbox = this.outboxes.get(peer);
+      if (!outbox) {
+        outbox = this.newOutbox(peer);
+        this.outboxes.set(peer, outbox);
+      }
+      outbox.attach(conn);
+    }
+    log.debug(`Connected to ${peer} (${conn.direction}, ${conn.remote})`);
+    this.dispatcher.postToAll({ kind: 'Connected', address: peer });
+  }
+
+  onConnectionClosed(conn: Connection, err: Error | undefined): void {
+    this.connections.delete(conn);
+    const peer = conn.peer;
+    if (peer === undefined) return;
+    const outbox = this.outboxes.get(peer);
+    if (
+      outbox &&
+      (outbox.connection === conn || outbox.connection === undefined) &&
+      !outbox.isConnecting
+    ) {
+      this.outboxes.delete(peer);
+    }
+    if (this.stopping) return;
+    if (err && !(err instanceof RpcError)) {
+      this.dispatcher.postToAll({ kind: 'NetworkError', error: err, address: peer });
+    }
+    log.debug(`Disconnected from ${peer}${err ? `: ${err.message}` : ''}`);
+    this.dispatcher.postToAll({ kind: 'Disconnected', address: peer });
+  }
+
+  private askLocal(
+    ref: RpcEndpointRef,
+    message: WireMessage,
+    timeoutMs: number,
+    timeoutMessage: string,
+  ): Promise<WireMessage> {
+    return new Promise<WireMessage>((resolve, reject) => {
+      let done = false;
+      const settle = (fn: () => void) => {
+        if (done) return;
+        done = true;
+        timer.cancel();
+        this.pendingLocalAsks.delete(fail);
+        fn();
+      };
+      const fail = (err: Error) => settle(() => reject(err));
+      const timer = this.clock.setTimeout(
+        () => fail(new RpcError(RpcErrorCode.AskTimeout, timeoutMessage)),
+        timeoutMs,
+      );
+      this.pendingLocalAsks.add(fail);
+      const ctx: RpcCallContext = {
+        senderAddress: this.address,
+        reply: (response) => settle(() => resolve(response)),
+        sendFailure: (err) => fail(RpcError.from(err)),
+      };
+      this.dispatcher.postRpc(ref.name, message, ctx);
+    });
+  }
+
+  private outbox(address: string): Outbox {
+    let outbox = this.outboxes.get(address);
+    if (!outbox) {
+      outbox = this.newOutbox(address);
+      this.outboxes.set(address, outbox);
+    }
+    return outbox;
+  }
+
+  private newOutbox(address: string): Outbox {
+    return new Outbox(
+      address,
+      () => this.connect(address),
+      (box, err) => {
+        if (this.outboxes.get(address) === box) this.outboxes.delete(address);
+        if (!this.stopping)
+          this.dispatcher.postToAll({ kind: 'NetworkError', error: err, address });
+      },
+    );
+  }
+
+  private async connect(address: string): Promise<Connection> {
+    if (isClientAddress(address)) {
+      throw new RpcError(
+        RpcErrorCode.ConnectFailed,
+        `No connection to client-mode RpcEnv ${address}: it can only be reached over a connection it opened, and it has none open now`,
+      );
+    }
+    const target = RpcAddress.parse(address);
+    const socket = net.connect({ host: target.host, port: target.port });
+    const conn = new Connection(this, socket, 'outbound');
+    this.connections.add(conn);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        socket.once('connect', resolve);
+        socket.once('close', () => reject(new Error('connection closed while connecting')));
+        socket.once('error', reject);
+      });
+      await conn.handshake();
+      return conn;
+    } catch (err) {
+      conn.close(err as Error);
+      const e = err as Error & { code?: string };
+      const reason = e.code === 'ECONNREFUSED' ? 'connection refused' : e.message;
+      throw new RpcError(
+        e instanceof RpcError && e.code === RpcErrorCode.AuthenticationFailed
+          ? e.code
+          : RpcErrorCode.ConnectFailed,
+        `Failed to connect to wick://${address}: ${reason}`,
+        undefined,
+        { cause: err },
+      );
+    }
+  }
+
+  private accept(socket: net.Socket): void {
+    if (this.stopping) {
+      socket.destroy();
+      return;
+    }
+    const conn = new Connection(this, socket, 'inbound');
+    this.connections.add(conn);
+  }
+
+  private installMethods(): void {
+    const server = this.server;
+    server.addMethodAdvanced('wick.hello', (req, conn) => Promise.resolve(conn.handleHello(req)));
+    server.addMethodAdvanced('wick.auth', (req, conn) => Promise.resolve(conn.handleAuth(req)));
+    for (const def of allMessageDefs()) {
+      server.addMethodAdvanced(def.type, (req, conn) => this.receive(req, conn));
+    }
+    server.applyMiddleware((next, req, conn) => {
+      if (conn.isOpen || req.method === 'wick.hello' || req.method === 'wick.auth')
+        return next(req, conn);
+      if (req.id === undefined) return Promise.resolve(null);
+      return Promise.resolve(
+        errorResponse(
+          req.id,
+          RpcErrorCode.HandshakeRequired,
+          `Send wick.hello before ${req.method}`,
+        ),
+      );
+    });
+    server.handleMethodNotFound = async (req: JSONRPCRequest) => {
+      log.warn(`Unknown message type ${JSON.stringify(req.method)}`);
+      return req.id === undefined
+        ? null
+        : errorResponse(
+            req.id,
+            RpcErrorCode.MethodNotFound,
+            `Method not found: ${req.method} is not a Wick message type`,
+          );
+    };
+  }
+
+  /** An endpoint message from a peer: check the envelope and the message, then dispatch. */
+  private receive(req: JSONRPCRequest, conn: Connection): Promise<JSONRPCResponse | null> {
+    const id = req.id;
+    const problem = this.envelopeProblem(req, conn);
+    if (problem) {
+      if (id === undefined) {
+        log.warn(`Dropped ${req.method} from ${conn.peer}: ${problem}`);
+        return Promise.resolve(null);
+      }
+      return Promise.resolve(
+        errorResponse(id, RpcErrorCode.InvalidParams, `Invalid params: ${problem}`),
+      );
+    }
+    const params = req.params as { to: string; message: WireMessage };
+    const sender = conn.peer as string;
+    if (id === undefined) {
+      this.dispatcher.postOneWay(params.to, params.message, { senderAddress: sender });
+      return Promise.resolve(null);
+    }
+    return new Promise((resolve) => {
+      let replied = false;
+      this.dispatcher.postRpc(params.to, params.message, {
+        senderAddress: sender,
+        reply: (response) => {
+          if (replied) return;
+          replied = true;
+          resolve({ jsonrpc: '2.0', id, result: response });
+        },
+        sendFailure: (err) => {
+          if (replied) return;
+          replied = true;
+          const e = RpcError.from(err);
+          resolve(errorResponse(id, e.code, e.message, e.data));
+        },
+      });
+    });
+  }
+
+  private envelopeProblem(req: JSONRPCRequest, conn: Connection): string | undefined {
+    const params = req.params;
+    if (!checkEnvelope.Check(params)) {
+      const first = checkEnvelope.Errors(params).First();
+      return `expected an envelope {to, from, message}${first ? `; ${first.path || '/'} ${first.message}` : ''}`;
+    }
+    if (params.message.type !== req.method) {
+      return `message.type ${JSON.stringify(params.message.type)} differs from method ${JSON.stringify(req.method)}`;
+    }
+    if (params.from !== conn.peer) {
+      return `"from" is ${JSON.stringify(params.from)} but this connection belongs to ${conn.peer}`;
+    }
+    const def = messageDef(req.method);
+    return def ? validateMessage(def, params.message) : `unknown message type ${req.method}`;
+  }
+}
+
+function replyProblem(result: unknown): string | undefined {
+  if (
+    typeof result !== 'object' ||
+    result === null ||
+    typeof (result as WireMessage).type !== 'string'
+  ) {
+    return `expected a message object with a "type", got ${JSON.stringify(result)?.slice(0, 120)}`;
+  }
+  const def = messageDef((result as WireMessage).type);
+  if (!def) return `unknown message type ${(result as WireMessage).type}`;
+  return validateMessage(def, result);
+}
+
+function authSecret(conf: WickConf): string | undefined {
+  if (!conf.get(RpcConf.authenticate)) return undefined;
+  const secret = conf.get(RpcConf.authenticateSecret) || process.env.WICK_AUTH_SECRET || '';
+  if (secret === '') {
+    throw new Error(
+      'wick.authenticate is true but no secret is set: set wick.authenticate.secret or the WICK_AUTH_SECRET environment variable',
+    );
+  }
+  return secret;
+}
+
+async function bindWithRetries(
+  server: net.Server,
+  name: string,
+  host: string,
+  port: number,
+  maxRetries: number,
+): Promise<number> {
+  const listen = (p: number) =>
+    new Promise<number>((resolve, reject) => {
+      const onError = (err: Error) => {
+        server.off('listening', onListening);
+        reject(err);
+      };
+      const onListening = () => {
+        server.off('error', onError);
+        resolve((server.address() as net.AddressInfo).port);
+      };
+      server.once('error', onError);
+      server.once('listening', onListening);
+      server.listen(p, host);
+    });
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`Invalid port ${port} for ${name}: expected 0 (any free port) or 1 to 65535`);
+  }
+  if (port === 0) return listen(0);
+  const last = Math.min(65535, port + maxRetries);
+  for (let p = port; p <= last; p++) {
+    try {
+      return await listen(p);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'EADDRINUSE') {
+        throw new Error(`Could not bind ${name} to ${host}:${p}: ${(err as Error).message}`);
+      }
+      if (p < last)
+        log.warn(`Service '${name}' could not bind on port ${p}. Attempting port ${p + 1}.`);
+    }
+  }
+  throw new Error(
+    `Could not bind ${name} on ${host}: ports ${port} to ${last} are all in use (wick.port.maxRetries=${maxRetries}); free one or choose another port`,
+  );
+}

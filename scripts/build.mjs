@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+// Bundles the backend CLI, the VS Code extension and (when present) the webview with esbuild.
+// Usage: node scripts/build.mjs [--watch] [--production]
+import { existsSync } from 'node:fs';
+import * as esbuild from 'esbuild';
+
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+
+const common = {
+  bundle: true,
+  sourcemap: production ? false : 'linked',
+  minify: production,
+  logLevel: 'info',
+  legalComments: 'none',
+};
+
+const builds = [
+  {
+    ...common,
+    entryPoints: ['backend/cli/main.ts'],
+    outfile: 'dist/wick.cjs',
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+  },
+  {
+    ...common,
+    entryPoints: ['extension/extension.ts'],
+    outfile: 'dist/extension.cjs',
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    external: ['vscode'],
+  },
+];
+
+if (existsSync('webview/main.ts')) {
+  builds.push({
+    ...common,
+    entryPoints: ['webview/main.ts'],
+    outfile: 'dist/webview.js',
+    platform: 'browser',
+    target: 'es2022',
+    format: 'iife',
+  });
+}
+
+if (watch) {
+  const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));
+  await Promise.all(contexts.map((c) => c.watch()));
+  console.log('[watch] build finished, watching for changes…');
+} else {
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+}
