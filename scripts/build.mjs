@@ -7,6 +7,20 @@ import * as esbuild from 'esbuild';
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
 
+// VS Code's watch task reads these two lines to know when a rebuild starts and ends.
+const watchMarkers = {
+  name: 'watch-markers',
+  setup(build) {
+    build.onStart(() => console.log('[watch] build started'));
+    build.onEnd((result) => {
+      for (const e of result.errors) {
+        console.error(`✘ [ERROR] ${e.text} (${e.location?.file}:${e.location?.line})`);
+      }
+      console.log('[watch] build finished');
+    });
+  },
+};
+
 const common = {
   bundle: true,
   sourcemap: production ? false : 'linked',
@@ -47,9 +61,10 @@ if (existsSync('webview/main.ts')) {
 }
 
 if (watch) {
-  const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));
+  const contexts = await Promise.all(
+    builds.map((b) => esbuild.context({ ...b, logLevel: 'silent', plugins: [watchMarkers] })),
+  );
   await Promise.all(contexts.map((c) => c.watch()));
-  console.log('[watch] build finished, watching for changes…');
 } else {
   await Promise.all(builds.map((b) => esbuild.build(b)));
 }

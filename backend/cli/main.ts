@@ -1,5 +1,9 @@
 import { Command } from 'commander';
+import { registerDaemons } from './commands/daemons.js';
 import { registerDemo } from './commands/demo.js';
+import { registerLocalCluster } from './commands/localCluster.js';
+import { registerLogs } from './commands/logs.js';
+import { registerStatus } from './commands/status.js';
 import { version } from './version.js';
 
 /** `wick`: one binary for every daemon and command, as Spark's sbin/ and bin/ scripts are. */
@@ -8,6 +12,10 @@ export function buildProgram(): Command {
     .description("Wick: Apache Spark's standalone cluster manager, in TypeScript")
     .version(version, '-V, --version')
     .showHelpAfterError('(run wick --help for the commands and their options)');
+  registerDaemons(program);
+  registerLocalCluster(program);
+  registerStatus(program);
+  registerLogs(program);
   registerDemo(program);
   return program;
 }

@@ -16,7 +16,7 @@ export interface ConfigEntry<T> {
 
 const entries = new Map<string, ConfigEntry<unknown>>();
 
-function define<T>(
+export function define<T>(
   key: string,
   defaultText: string,
   doc: string,
@@ -57,9 +57,10 @@ export class ConfigError extends Error {
   constructor(
     readonly key: string,
     readonly value: string,
-    reason: string,
+    readonly reason: string,
+    options?: { cause?: unknown },
   ) {
-    super(`Invalid value for ${key}: ${reason}`);
+    super(`Invalid value for ${key}: ${reason}`, options);
     this.name = 'ConfigError';
   }
 }
@@ -93,7 +94,7 @@ export class WickConf {
     try {
       return entry.parse(raw);
     } catch (err) {
-      throw new ConfigError(entry.key, raw, (err as Error).message);
+      throw new ConfigError(entry.key, raw, (err as Error).message, { cause: err });
     }
   }
 

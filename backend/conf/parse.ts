@@ -53,9 +53,19 @@ export function parseInteger(
   max = Number.MAX_SAFE_INTEGER,
 ): number {
   const trimmed = raw.trim();
-  const n = Number(trimmed);
-  if (trimmed === '' || !Number.isInteger(n) || n < min || n > max) {
-    const range = min === Number.MIN_SAFE_INTEGER ? '' : ` from ${min} to ${max}`;
+  // Decimal digits only: Number() alone would also take "0x10", "1e3" and "1.0".
+  const n = /^[+-]?\d+$/.test(trimmed) ? Number(trimmed) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    const hasMin = min !== Number.MIN_SAFE_INTEGER;
+    const hasMax = max !== Number.MAX_SAFE_INTEGER;
+    const range =
+      hasMin && hasMax
+        ? ` from ${min} to ${max}`
+        : hasMin
+          ? ` of at least ${min}`
+          : hasMax
+            ? ` of at most ${max}`
+            : '';
     throw new Error(`expected a whole number${range}, got "${raw}"`);
   }
   return n;

@@ -45,7 +45,8 @@ export function defineMessage<N extends string, P extends TProperties>(
     { type: Type.Literal(type), ...fields },
     { $id: type, title: type, description: doc, additionalProperties: false },
   );
-  const build = (f: object) => ({ type, ...f });
+  // `type` first on the wire, and not overwritten by fields spread from another message.
+  const build = (f: object) => Object.assign({ type }, f, { type });
   const def = Object.assign(build, {
     type,
     doc,
@@ -69,13 +70,27 @@ export function allMessageDefs(): MessageDef[] {
  * Checks a received message against its schema. Returns undefined when it is valid, else a
  * sentence naming the first offending field, its value and what was expected.
  */
-export function validateMessage(def: MessageDef, value: unknown): string | undefined {
+export function validateMessage(def: AnyMessageDef, value: unknown): string | undefined {
   if (def.check.Check(value)) return undefined;
   const first = def.check.Errors(value).First();
   if (!first) return `${def.type} does not match its schema`;
   const where = first.path === '' ? 'the message' : `field ${first.path}`;
-  const got = JSON.stringify(first.value);
-  return `${def.type}: ${where} ${lowerFirst(first.message)}, got ${got === undefined ? 'nothing' : truncate(got, 120)}`;
+  return `${def.type}: ${where} ${lowerFirst(first.message)}, got ${previewJSON(first.value)}`;
+}
+
+/**
+ * A received value as JSON for an error message or a log line, cut to `max` characters. Never
+ * throws: JSON.parse accepts nesting deeper than JSON.stringify can recurse, so a peer could
+ * otherwise turn the description of its own bad input into a RangeError.
+ */
+export function previewJSON(value: unknown, max = 120): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    return `${Array.isArray(value) ? 'an array' : `a ${typeof value}`} too deeply nested to show`;
+  }
+  return text === undefined ? 'nothing' : truncate(text, max);
 }
 
 function lowerFirst(s: string): string {

@@ -9,6 +9,7 @@ import {
   type JSONRPCServer,
   JSONRPCServerAndClient,
 } from 'json-rpc-2.0';
+import { previewJSON } from '../protocol/registry.js';
 import { AuthParams, HelloParams, HelloResult } from '../protocol/rpc.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
@@ -41,6 +42,11 @@ type State = 'handshaking' | 'authenticating' | 'open' | 'closed';
 /** Past this much unsent output, error replies to a misbehaving peer are dropped, not queued. */
 const ERROR_REPLY_BACKLOG = 16 * 1024 * 1024;
 const BAD_FRAME_LOG_LIMIT = 10;
+/** The id at the head of a frame as Wick writes it: {"jsonrpc":"2.0","id":…,"method"… */
+const OVERSIZE_ID =
+  /^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(\d{1,15}|"[^"\\]{0,200}")\s*,\s*"(method|result|error)"/;
+/** Requests held while an outbound handshake finishes; past this they are refused as before. */
+const HELD_REQUESTS_LIMIT = 1024;
 
 /**
  * One TCP connection between two RpcEnvs, used in both directions: JSON-RPC 2.0, one message per
@@ -60,7 +66,14 @@ export class Connection {
   private clientNonce: string | undefined;
   private challenge: string | undefined;
   private claimedPeer: string | undefined;
+  /** While set, the id of our handshake reply not yet written: what else we write waits. */
+  private handshakeReplyId: JSONRPCID | undefined;
+  private writesAfterReply: string[] = [];
+  /** Requests that came before our outbound handshake finished, served once it has. */
+  private held: Record<string, unknown>[] = [];
   private badFrames = 0;
+  /** True while writes of this tick are held for one writev (see writeCoalesced). */
+  private corked = false;
   private closeError: Error | undefined;
   /** Where the socket goes, for logs: the peer's socket address. */
   readonly remote: string;
@@ -83,7 +96,7 @@ export class Connection {
     this.decoder = new LineDecoder(
       host.maxMessageSize,
       (frame) => this.onFrame(frame),
-      (bytes) => this.onOversize(bytes),
+      (bytes, head) => this.onOversize(bytes, head),
     );
     socket.on('data', (chunk: Buffer) => this.decoder.push(chunk));
     socket.on('error', (err) => {
@@ -97,6 +110,25 @@ export class Connection {
 
   private handshakeTimeoutMessage(): string {
     return `Handshake with ${this.remote} did not finish within ${this.host.handshakeTimeoutMs} ms (wick.rpc.connectTimeout)`;
+  }
+
+  /** Bytes written but not yet handed to the OS: how far behind the peer is. */
+  get writableLength(): number {
+    return this.socket.writableLength;
+  }
+
+  /** Resolves once the socket's buffer has drained (or the connection closed). */
+  drained(): Promise<void> {
+    if (this.state === 'closed' || !this.socket.writableNeedDrain) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        this.socket.off('drain', done);
+        this.socket.off('close', done);
+        resolve();
+      };
+      this.socket.once('drain', done);
+      this.socket.once('close', done);
+    });
   }
 
   get isOpen(): boolean {
@@ -122,7 +154,7 @@ export class Connection {
     if (!checkHelloResult.Check(res)) {
       throw new RpcError(
         RpcErrorCode.InvalidRequest,
-        `Peer ${this.remote} answered wick.hello with ${JSON.stringify(res)}, which is not a valid HelloResult`,
+        `Peer ${this.remote} answered wick.hello with ${previewJSON(res, 200)}, which is not a valid HelloResult`,
       );
     }
     if (secret !== undefined && this.clientNonce) {
@@ -178,7 +210,7 @@ export class Connection {
           'This RpcEnv does not have wick.authenticate on; turn it on here or off at the peer',
         );
       }
-      this.open(params.from);
+      this.open(params.from, id);
       return success(id, { version: 1, from: this.host.address });
     }
     if (!params.nonce) {
@@ -226,7 +258,7 @@ export class Connection {
         'Authentication failed: check that both sides use the same wick.authenticate.secret',
       );
     }
-    this.open(this.claimedPeer as string);
+    this.open(this.claimedPeer as string, id);
     return success(id, { ok: true });
   }
 
@@ -271,16 +303,40 @@ export class Connection {
   close(err?: Error): void {
     if (this.state === 'closed') return;
     this.closeError ??= err;
+    // What was written this tick goes out before the socket is destroyed, as unbuffered writes did.
+    this.flushWrites();
     this.socket.destroy();
     this.onSocketClosed();
   }
 
-  private open(peer: string): void {
+  /**
+   * Fails the asks still waiting on a reply here, and leaves the connection open: RpcEnv.stop()
+   * does this before waiting for the endpoints' onStop, so that a handler awaiting a remote ask
+   * ends instead of holding the stop until that ask times out.
+   */
+  failPending(err: RpcError): void {
+    for (const id of this.inflight) {
+      this.rpc.client.receive(errorResponse(id, err.code, err.message));
+    }
+    this.inflight.clear();
+  }
+
+  /**
+   * Opens the connection. On the accepting side (`replyId` given) the handshake reply must be the
+   * first thing the peer reads: what the host writes at once (queued asks, onConnected handlers)
+   * would otherwise overtake it, and the peer, still handshaking, would refuse it with
+   * HandshakeRequired. So those writes wait in `writesAfterReply` until the reply is out.
+   */
+  private open(peer: string, replyId?: JSONRPCID): void {
     this.peer = peer;
     this.state = 'open';
     this.handshakeTimer?.cancel();
     this.handshakeTimer = undefined;
+    this.handshakeReplyId = replyId;
     this.host.onConnectionOpen(this);
+    const held = this.held;
+    this.held = [];
+    for (const msg of held) this.serve(msg);
   }
 
   private refuse(id: JSONRPCID, logLine: string, reply: string): JSONRPCResponse | null {
@@ -317,7 +373,15 @@ export class Connection {
 
   private onSocketClosed(): void {
     if (this.state === 'closed') return;
+    if (this.state === 'authenticating') {
+      // A client that rejects our proof hangs up without wick.auth; say why on this side too.
+      log.warn(
+        `Refused ${this.claimedPeer} (${this.remote}): it hung up during authentication; its wick.authenticate.secret probably differs from ours`,
+      );
+    }
     this.state = 'closed';
+    this.held = [];
+    this.writesAfterReply = [];
     this.handshakeTimer?.cancel();
     // Asks still waiting on this connection fail now rather than at their timeout.
     const closed = this.closedError();
@@ -360,7 +424,41 @@ export class Connection {
         throw err;
       }
     }
-    this.socket.write(`${text}\n`);
+    if (this.handshakeReplyId !== undefined) {
+      const p = payload as { id?: unknown; method?: unknown };
+      if (p.method !== undefined || p.id !== this.handshakeReplyId) {
+        this.writesAfterReply.push(text);
+        return;
+      }
+      this.handshakeReplyId = undefined;
+      const after = this.writesAfterReply;
+      this.writesAfterReply = [];
+      this.writeCoalesced(`${[text, ...after].join('\n')}\n`);
+      return;
+    }
+    this.writeCoalesced(`${text}\n`);
+  }
+
+  /**
+   * Writes through a socket corked until the end of this tick, so that the replies and asks made
+   * in one turn of the event loop (64 asks in flight answer in a handful of chunks) leave in one
+   * writev instead of one syscall each. Bytes and their order are unchanged; every other write
+   * goes through the same socket, so it queues behind these in order.
+   */
+  private writeCoalesced(data: string): void {
+    if (!this.corked) {
+      this.corked = true;
+      this.socket.cork();
+      process.nextTick(uncork, this);
+    }
+    this.socket.write(data);
+  }
+
+  /** Sends what is corked now. */
+  flushWrites(): void {
+    if (!this.corked) return;
+    this.corked = false;
+    this.socket.uncork();
   }
 
   private onFrame(text: string): void {
@@ -417,9 +515,17 @@ export class Connection {
         );
         return;
       }
-      this.rpc.receiveAndSend(msg, this, undefined).catch((err) => {
-        log.warn(`Could not answer ${msg.method} from ${this.peer ?? this.remote}`, err);
-      });
+      if (
+        this.direction === 'outbound' &&
+        this.state !== 'open' &&
+        this.held.length < HELD_REQUESTS_LIMIT
+      ) {
+        // The peer may write right after its handshake reply, in the same chunk; we only open
+        // once that reply's promise has settled, so hold its requests until then.
+        this.held.push(msg);
+        return;
+      }
+      this.serve(msg);
       return;
     }
     if (('result' in msg || 'error' in msg) && id !== undefined && idOk) {
@@ -433,7 +539,7 @@ export class Connection {
       ) {
         msg.error = {
           code: RpcErrorCode.InvalidRequest,
-          message: `Malformed error reply from ${this.peer ?? this.remote}: ${JSON.stringify(e)}`,
+          message: `Malformed error reply from ${this.peer ?? this.remote}: ${previewJSON(e, 200)}`,
         };
       } else if (e === undefined && msg.result === undefined) {
         msg.result = null;
@@ -448,12 +554,42 @@ export class Connection {
     );
   }
 
-  private onOversize(bytes: number): void {
-    this.badFrame(
-      null,
-      RpcErrorCode.FrameTooLarge,
-      `Frame of ${bytes} bytes exceeds wick.rpc.message.maxSize (${this.host.maxMessageSize} bytes)`,
-    );
+  private serve(msg: Record<string, unknown>): void {
+    // What receiveAndSend does for a request, without its extra async generator per message.
+    this.host.server
+      .receive(msg as unknown as JSONRPCRequest, this)
+      .then((response) => {
+        if (response) this.write(response);
+      })
+      .then(undefined, (err: unknown) => {
+        log.warn(`Could not answer ${msg.method} from ${this.peer ?? this.remote}`, err);
+      });
+  }
+
+  /**
+   * A frame over wick.rpc.message.maxSize, dropped unread but for its first bytes. Wick writes
+   * "jsonrpc" and "id" first, so the id is usually there: a request then gets its error under its
+   * own id, and a reply to one of our asks fails that ask, instead of either side waiting in vain.
+   */
+  private onOversize(bytes: number, head: string): void {
+    const message = `Frame of ${bytes} bytes exceeds wick.rpc.message.maxSize (${this.host.maxMessageSize} bytes)`;
+    const m = OVERSIZE_ID.exec(head);
+    const id = m ? (JSON.parse(m[1] as string) as JSONRPCID) : null;
+    if (id !== null && m?.[2] !== 'method') {
+      this.badFrames++;
+      log.warn(`Bad frame from ${this.peer ?? this.remote}: reply ${message}`);
+      if (this.inflight.has(id)) {
+        this.rpc.client.receive(
+          errorResponse(
+            id,
+            RpcErrorCode.FrameTooLarge,
+            `Reply of ${bytes} bytes exceeds wick.rpc.message.maxSize (${this.host.maxMessageSize} bytes) here`,
+          ),
+        );
+      }
+      return;
+    }
+    this.badFrame(id, RpcErrorCode.FrameTooLarge, message);
   }
 
   /** Answers a frame that cannot be processed, and logs it (up to a limit per connection). */
@@ -465,6 +601,10 @@ export class Connection {
     if (this.state === 'closed' || this.socket.writableLength > ERROR_REPLY_BACKLOG) return;
     this.socket.write(`${JSON.stringify(errorResponse(id, code, message))}\n`);
   }
+}
+
+function uncork(conn: Connection): void {
+  conn.flushWrites();
 }
 
 export function errorResponse(

@@ -4,18 +4,23 @@
  *
  * A frame longer than `maxBytes` is never buffered whole: its bytes are counted and dropped up to
  * the next newline, then `onOversize` reports the size, and the stream carries on with the next
- * frame. That way one huge frame costs no memory and loses nothing else.
+ * frame. That way one huge frame costs no memory and loses nothing else. Its first bytes
+ * (`OVERSIZE_HEAD_BYTES`) are kept and passed along too, so that the id at its start can be
+ * answered.
  */
+export const OVERSIZE_HEAD_BYTES = 256;
+
 export class LineDecoder {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private discarding = false;
   private discardedBytes = 0;
+  private discardedHead = '';
 
   constructor(
     private readonly maxBytes: number,
     private readonly onFrame: (frame: string) => void,
-    private readonly onOversize: (bytes: number) => void,
+    private readonly onOversize: (bytes: number, head: string) => void,
   ) {}
 
   /** Bytes held for an unfinished frame (0 while discarding one that is too large). */
@@ -46,6 +51,7 @@ export class LineDecoder {
     if (this.pendingBytes + len > this.maxBytes) {
       this.discarding = true;
       this.discardedBytes = this.pendingBytes + len;
+      this.discardedHead = this.head(chunk, from, to);
       this.pending = [];
       this.pendingBytes = 0;
       return;
@@ -59,16 +65,19 @@ export class LineDecoder {
     const len = to - from;
     if (this.discarding) {
       const total = this.discardedBytes + len;
+      const head = this.discardedHead;
       this.discarding = false;
       this.discardedBytes = 0;
-      this.onOversize(total);
+      this.discardedHead = '';
+      this.onOversize(total, head);
       return;
     }
     const total = this.pendingBytes + len;
     if (total > this.maxBytes) {
+      const head = this.head(chunk, from, to);
       this.pending = [];
       this.pendingBytes = 0;
-      this.onOversize(total);
+      this.onOversize(total, head);
       return;
     }
     let text: string;
@@ -83,5 +92,18 @@ export class LineDecoder {
     if (text.length > 0 && text.charCodeAt(text.length - 1) === 0x0d) text = text.slice(0, -1);
     if (text.trim().length === 0) return;
     this.onFrame(text);
+  }
+
+  /** The first OVERSIZE_HEAD_BYTES of the held bytes followed by chunk[from, to). */
+  private head(chunk: Buffer, from: number, to: number): string {
+    const parts: Buffer[] = [];
+    let n = 0;
+    for (const b of [...this.pending, chunk.subarray(from, to)]) {
+      if (n >= OVERSIZE_HEAD_BYTES) break;
+      const part = b.subarray(0, OVERSIZE_HEAD_BYTES - n);
+      parts.push(part);
+      n += part.length;
+    }
+    return Buffer.concat(parts, n).toString('utf8');
   }
 }

@@ -36,17 +36,24 @@ export class RpcAddress {
 
 export const CLIENT_PREFIX = 'client-';
 
+/** A client id never holds a ':', so a host that happens to be named `client-…` still dials. */
 export function isClientAddress(address: string): boolean {
-  return address.startsWith(CLIENT_PREFIX);
+  return address.startsWith(CLIENT_PREFIX) && !address.includes(':');
 }
 
 /** `wick://host:port/Name` → its address and name. */
 export function parseEndpointURI(uri: string): { address: RpcAddress; name: string } {
   const m = /^wick:\/\/([^/]+)\/([^/\s]+)$/.exec(uri);
-  if (!m) {
+  let name: string | undefined;
+  try {
+    name = m ? decodeURIComponent(m[2] as string) : undefined;
+  } catch {
+    // A malformed %-escape: fall through to the error that names the URI.
+  }
+  if (!m || name === undefined) {
     throw new Error(`Invalid endpoint URI "${uri}": expected wick://host:port/Name`);
   }
-  return { address: RpcAddress.parse(m[1] as string), name: decodeURIComponent(m[2] as string) };
+  return { address: RpcAddress.parse(m[1] as string), name };
 }
 
 export function endpointURI(address: string, name: string): string {

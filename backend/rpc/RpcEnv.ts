@@ -7,10 +7,12 @@ import { WickConf } from '../conf/WickConf.js';
 import {
   allMessageDefs,
   messageDef,
+  previewJSON,
   validateMessage,
   type WireMessage,
 } from '../protocol/registry.js';
 import { Envelope } from '../protocol/rpc.js';
+import { bindWithRetries } from '../util/bind.js';
 import { type Clock, systemClock, type TimerHandle } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
 import { Connection, type ConnectionHost, errorResponse } from './Connection.js';
@@ -113,7 +115,14 @@ export class RpcEnv implements ConnectionHost {
     );
     const advertise =
       options.advertiseHost ?? (host === '0.0.0.0' || host === '::' ? os.hostname() : host);
-    const env = new RpcEnv(options, new RpcAddress(advertise, port).hostPort, conf);
+    let env: RpcEnv;
+    try {
+      env = new RpcEnv(options, new RpcAddress(advertise, port).hostPort, conf);
+    } catch (err) {
+      // E.g. wick.authenticate without a secret: do not leave the port bound.
+      server.close();
+      throw err;
+    }
     env.tcpServer = server;
     server.on('connection', (socket) => env.accept(socket));
     server.on('error', (err) => log.error(`Server of ${env.name} failed`, err));
@@ -146,6 +155,16 @@ export class RpcEnv implements ConnectionHost {
 
   hasEndpoint(name: string): boolean {
     return this.dispatcher.has(name);
+  }
+
+  /**
+   * Bytes queued for `address` but not yet sent, and a promise for when they are: lets a producer
+   * (a log follower) keep pace with a slow peer instead of buffering without bound.
+   */
+  backlog(address: string): { bytes: number; drained: () => Promise<void> } {
+    const conn = this.outboxes.get(address)?.connection;
+    if (!conn) return { bytes: 0, drained: () => Promise.resolve() };
+    return { bytes: conn.writableLength, drained: () => conn.drained() };
   }
 
   /** Stops one endpoint of this env; resolves once its onStop has run. */
@@ -255,12 +274,16 @@ export class RpcEnv implements ConnectionHost {
       if (!this.tcpServer) return r();
       this.tcpServer.close(() => r());
     });
-    await this.dispatcher.stop();
     const stopped = new RpcError(RpcErrorCode.RpcEnvStopped, 'RpcEnv stopped');
-    for (const fail of this.pendingLocalAsks) fail(stopped);
-    this.pendingLocalAsks.clear();
+    // Asks to remote endpoints fail first: a handler awaiting one would otherwise keep its
+    // endpoint from reaching onStop until the ask timed out. Connections stay open meanwhile, so
+    // asks from peers still queued in an inbox get their replies.
     for (const outbox of this.outboxes.values()) outbox.stop(stopped);
     this.outboxes.clear();
+    for (const conn of this.connections) conn.failPending(stopped);
+    await this.dispatcher.stop();
+    for (const fail of this.pendingLocalAsks) fail(stopped);
+    this.pendingLocalAsks.clear();
     for (const conn of this.connections) conn.close(stopped);
     await serverClosed;
     this.resolveTerminated();
@@ -491,7 +514,7 @@ function replyProblem(result: unknown): string | undefined {
     result === null ||
     typeof (result as WireMessage).type !== 'string'
   ) {
-    return `expected a message object with a "type", got ${JSON.stringify(result)?.slice(0, 120)}`;
+    return `expected a message object with a "type", got ${previewJSON(result)}`;
   }
   const def = messageDef((result as WireMessage).type);
   if (!def) return `unknown message type ${(result as WireMessage).type}`;
@@ -507,47 +530,4 @@ function authSecret(conf: WickConf): string | undefined {
     );
   }
   return secret;
-}
-
-async function bindWithRetries(
-  server: net.Server,
-  name: string,
-  host: string,
-  port: number,
-  maxRetries: number,
-): Promise<number> {
-  const listen = (p: number) =>
-    new Promise<number>((resolve, reject) => {
-      const onError = (err: Error) => {
-        server.off('listening', onListening);
-        reject(err);
-      };
-      const onListening = () => {
-        server.off('error', onError);
-        resolve((server.address() as net.AddressInfo).port);
-      };
-      server.once('error', onError);
-      server.once('listening', onListening);
-      server.listen(p, host);
-    });
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new Error(`Invalid port ${port} for ${name}: expected 0 (any free port) or 1 to 65535`);
-  }
-  if (port === 0) return listen(0);
-  const last = Math.min(65535, port + maxRetries);
-  for (let p = port; p <= last; p++) {
-    try {
-      return await listen(p);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'EADDRINUSE') {
-        throw new Error(`Could not bind ${name} to ${host}:${p}: ${(err as Error).message}`);
-      }
-      if (p < last)
-        log.warn(`Service '${name}' could not bind on port ${p}. Attempting port ${p + 1}.`);
-    }
-  }
-  throw new Error(
-    `Could not bind ${name} on ${host}: ports ${port} to ${last} are all in use (wick.port.maxRetries=${maxRetries}); free one or choose another port`,
-  );
 }

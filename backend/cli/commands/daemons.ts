@@ -1,0 +1,111 @@
+import { type Command, Option } from 'commander';
+import { loadConf } from '../../conf/load.js';
+import { startMaster } from '../../master/startMaster.js';
+import { getLogger } from '../../util/log.js';
+import { parseMasterUrls, startWorker } from '../../worker/startWorker.js';
+import { addConfOptions, exitWithParent, onSignals } from '../options.js';
+
+const log = getLogger('wick');
+
+interface DaemonFlags {
+  host?: string;
+  port?: string;
+  webuiPort?: string;
+  conf: string[];
+  propertiesFile?: string;
+  printReady?: boolean;
+  exitWithParent?: boolean;
+}
+
+/** `wick master` and `wick worker`: the two daemons, as Spark's start-master.sh / start-worker.sh. */
+export function registerDaemons(program: Command): void {
+  addConfOptions(
+    program
+      .command('master')
+      .description('Run a master daemon')
+      .option('--host <host>', 'address to bind and advertise (default: this machine’s name)')
+      .option('--port <port>', 'RPC port (default 7077; 0 picks a free one)')
+      .option('--webui-port <port>', 'web UI port (default 8080; 0 picks a free one)'),
+  )
+    .addOption(hidden('--print-ready', 'print a JSON line with the URLs once started'))
+    .addOption(hidden('--exit-with-parent', 'stop when stdin closes'))
+    .action(async (flags: DaemonFlags) => {
+      const conf = loadConf({
+        confPairs: flags.conf,
+        propertiesFile: flags.propertiesFile,
+        flags: [
+          { flag: '--host', key: 'wick.master.host', value: flags.host },
+          { flag: '--port', key: 'wick.master.port', value: flags.port },
+          { flag: '--webui-port', key: 'wick.master.ui.port', value: flags.webuiPort },
+        ],
+      });
+      const running = await startMaster(conf);
+      const stop = () => running.stop();
+      onSignals(stop);
+      if (flags.exitWithParent) exitWithParent(() => stop().then(() => process.exit(0)));
+      if (flags.printReady) {
+        process.stdout.write(
+          `${JSON.stringify({ url: running.url, webUiUrl: running.master.webUiUrl })}\n`,
+        );
+      }
+      await running.env.awaitTermination();
+    });
+
+  addConfOptions(
+    program
+      .command('worker')
+      .description('Run a worker daemon that offers its cores and memory to the master(s)')
+      .argument('<master-url>', 'wick://host:port, or several: wick://h1:7077,h2:7077')
+      .option('--host <host>', 'address to bind and advertise (default: this machine’s name)')
+      .option('--port <port>', 'RPC port (default 0: a free one)')
+      .option('--webui-port <port>', 'web UI port (default 8081)')
+      .option('-c, --cores <n>', 'cores to offer (default: all)')
+      .option('-m, --memory <size>', 'memory to offer, e.g. 2g (default: total RAM − 1 GiB)')
+      .option('-d, --work-dir <dir>', 'where executors and drivers run (default ./work)'),
+  )
+    .addOption(hidden('--print-ready', 'print a JSON line once started'))
+    .addOption(hidden('--exit-with-parent', 'stop when stdin closes'))
+    .action(
+      async (
+        masterUrl: string,
+        flags: DaemonFlags & { cores?: string; memory?: string; workDir?: string },
+      ) => {
+        const masters = parseMasterUrls(masterUrl);
+        const conf = loadConf({
+          confPairs: flags.conf,
+          propertiesFile: flags.propertiesFile,
+          flags: [
+            { flag: '--host', key: 'wick.worker.host', value: flags.host },
+            { flag: '--port', key: 'wick.worker.port', value: flags.port },
+            { flag: '--webui-port', key: 'wick.worker.ui.port', value: flags.webuiPort },
+            { flag: '--cores', key: 'wick.worker.cores', value: flags.cores },
+            { flag: '--memory', key: 'wick.worker.memory', value: flags.memory },
+            { flag: '--work-dir', key: 'wick.worker.dir', value: flags.workDir },
+          ],
+        });
+        let running: Awaited<ReturnType<typeof startWorker>> | undefined;
+        const stop = async () => {
+          await running?.stop();
+        };
+        running = await startWorker(conf, masters, {
+          exit: (code, reason) => {
+            log.error(`Worker exiting: ${reason}`);
+            void stop().then(() => process.exit(code));
+          },
+        });
+        onSignals(stop);
+        if (flags.exitWithParent) exitWithParent(() => stop().then(() => process.exit(0)));
+        if (flags.printReady) {
+          process.stdout.write(
+            `${JSON.stringify({ address: running.env.address, workerId: running.worker.workerId })}\n`,
+          );
+        }
+        await running.env.awaitTermination();
+      },
+    );
+}
+
+function hidden(flags: string, description: string) {
+  // Hidden from --help: for wick's own launchers and tests.
+  return new Option(flags, description).hideHelp();
+}

@@ -1,0 +1,50 @@
+import type { Command } from 'commander';
+import { sparkMasterJson } from '../../master/sparkJson.js';
+import type { MessageOf } from '../../protocol/registry.js';
+import type { MasterStateResponse } from '../../protocol/state.js';
+import { masterState, withMaster } from '../masterClient.js';
+import { defaultMasterUrl } from '../options.js';
+
+/** `wick status`: the master's state, for people or (--json) in the shape of Spark's /json. */
+export function registerStatus(program: Command): void {
+  program
+    .command('status')
+    .description("Print the cluster's state: master, workers, applications, drivers")
+    .option('--master <url>', 'master URL (default $WICK_MASTER or wick://127.0.0.1:7077)')
+    .option('--json', "print JSON in the shape of Spark's master /json")
+    .action(async (flags: { master?: string; json?: boolean }) => {
+      const state = await withMaster(flags.master ?? defaultMasterUrl(), masterState);
+      process.stdout.write(
+        flags.json ? `${JSON.stringify(sparkMasterJson(state), null, 2)}\n` : formatState(state),
+      );
+    });
+}
+
+export function formatState(s: MessageOf<typeof MasterStateResponse>, now = Date.now()): string {
+  const alive = s.workers.filter((w) => w.state === 'ALIVE');
+  const sum = (f: (w: (typeof alive)[number]) => number) => alive.reduce((n, w) => n + f(w), 0);
+  const lines = [
+    `Master ${s.url} (${s.status}), web UI ${s.webUiUrl}`,
+    `Workers: ${alive.length} alive of ${s.workers.length}; cores ${sum((w) => w.coresUsed)}/${sum((w) => w.cores)} used; memory ${sum((w) => w.memoryUsed)}/${sum((w) => w.memory)} MiB used`,
+  ];
+  for (const w of s.workers) {
+    lines.push(
+      `  ${w.id}  ${w.host}:${w.port}  ${w.state}  cores ${w.coresUsed}/${w.cores}  memory ${w.memoryUsed}/${w.memory} MiB`,
+    );
+  }
+  const apps = [...s.activeApps, ...s.completedApps];
+  lines.push(`Applications: ${s.activeApps.length} active, ${s.completedApps.length} completed`);
+  for (const a of apps) {
+    const secs = Math.round(((a.endTime ?? now) - a.startTime) / 1000);
+    const why = a.waitingReason ? ` — waiting: ${a.waitingReason}` : '';
+    lines.push(`  ${a.id}  ${a.name}  ${a.state}  cores ${a.coresGranted}  ${secs}s${why}`);
+  }
+  const drivers = [...s.activeDrivers, ...s.completedDrivers];
+  lines.push(`Drivers: ${s.activeDrivers.length} active, ${s.completedDrivers.length} completed`);
+  for (const d of drivers) {
+    lines.push(
+      `  ${d.id}  ${d.state}  ${d.workerHostPort ?? '(not placed)'}${d.exception ? `  ${d.exception}` : ''}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}

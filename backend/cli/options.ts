@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+
+/** Collects a repeatable option (`--conf a=b --conf c=d`). */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+export function addConfOptions(cmd: Command): Command {
+  return cmd
+    .option('--conf <key=value>', 'set a configuration value (repeatable)', collect, [])
+    .option(
+      '--properties-file <file>',
+      'read configuration from this file (default conf/wick-defaults.conf)',
+    );
+}
+
+/**
+ * Ends the process when its parent goes away: a daemon started by `wick local-cluster` (or a test)
+ * gets a pipe on stdin and shuts down when it closes, so no daemon outlives whoever started it.
+ */
+export function exitWithParent(shutdown: () => Promise<void>): void {
+  process.stdin.on('data', () => {});
+  process.stdin.on('end', () => void shutdown());
+  process.stdin.on('error', () => void shutdown());
+}
+
+/** Runs `shutdown` once on SIGINT or SIGTERM, then exits. */
+export function onSignals(shutdown: () => Promise<void>): void {
+  let stopping = false;
+  const handler = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`Received ${signal}, shutting down\n`);
+    shutdown().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+}
+
+export function defaultMasterUrl(): string {
+  return process.env.WICK_MASTER ?? 'wick://127.0.0.1:7077';
+}

@@ -1,0 +1,112 @@
+import type { MessageOf, WireMessage } from '../protocol/registry.js';
+import {
+  type MasterStateEvent,
+  MasterStateResponse,
+  SubscribeMasterState,
+  UnsubscribeMasterState,
+} from '../protocol/state.js';
+import {
+  RpcEndpoint,
+  type RpcEndpointRef,
+  type RpcSenderContext,
+  unsupported,
+} from '../rpc/index.js';
+
+type State = MessageOf<typeof MasterStateResponse>;
+
+/**
+ * A live copy of a master's state: one snapshot, then every pushed MasterStateEvent applied to it,
+ * in order. The CLI waits on it, and the agent feeds VS Code from it; neither polls.
+ */
+export class MasterStateMirror extends RpcEndpoint {
+  state: State | undefined;
+  private listeners = new Set<(state: State) => void>();
+
+  /** Subscribes to `master`; resolves with the snapshot. */
+  async subscribe(master: RpcEndpointRef): Promise<State> {
+    const snapshot = await master.ask(
+      SubscribeMasterState({ subscriber: this.self.toData() }),
+      MasterStateResponse,
+    );
+    // Events with seq ≤ the snapshot's are already in it.
+    if (!this.state || this.state.seq < snapshot.seq) this.state = snapshot;
+    this.emit();
+    return this.state;
+  }
+
+  unsubscribe(master: RpcEndpointRef): void {
+    master.send(UnsubscribeMasterState({ subscriber: this.self.toData() }));
+  }
+
+  /** Calls `fn` with the state after each change; returns a function that stops it. */
+  onChange(fn: (state: State) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  /** Resolves with the first state for which `predicate` holds (now or after a change). */
+  waitFor(predicate: (state: State) => boolean): Promise<State> {
+    return new Promise((resolve) => {
+      if (this.state && predicate(this.state)) return resolve(this.state);
+      const off = this.onChange((s) => {
+        if (predicate(s)) {
+          off();
+          resolve(s);
+        }
+      });
+    });
+  }
+
+  override receive(message: WireMessage, sender: RpcSenderContext): void {
+    if (message.type !== 'MasterStateEvent') throw unsupported(message, sender);
+    const event = message as MessageOf<typeof MasterStateEvent>;
+    const s = this.state;
+    if (!s || event.seq <= s.seq) return;
+    applyEvent(s, event);
+    this.emit();
+  }
+
+  private emit(): void {
+    const s = this.state;
+    if (!s) return;
+    for (const fn of [...this.listeners]) fn(s);
+  }
+}
+
+/** Replaces entries by id, moves applications and drivers between active and completed. */
+export function applyEvent(s: State, e: MessageOf<typeof MasterStateEvent>): void {
+  s.seq = e.seq;
+  if (e.status) s.status = e.status;
+  for (const w of e.workers ?? []) upsert(s.workers, w);
+  for (const id of e.removedWorkers ?? []) remove(s.workers, id);
+  for (const a of e.apps ?? []) {
+    const finished = a.state !== 'WAITING' && a.state !== 'RUNNING';
+    remove(finished ? s.activeApps : s.completedApps, a.id);
+    upsert(finished ? s.completedApps : s.activeApps, a);
+  }
+  for (const id of e.removedApps ?? []) {
+    remove(s.activeApps, id);
+    remove(s.completedApps, id);
+  }
+  for (const d of e.drivers ?? []) {
+    const finished =
+      d.state === 'FINISHED' || d.state === 'KILLED' || d.state === 'FAILED' || d.state === 'ERROR';
+    remove(finished ? s.activeDrivers : s.completedDrivers, d.id);
+    upsert(finished ? s.completedDrivers : s.activeDrivers, d);
+  }
+  for (const id of e.removedDrivers ?? []) {
+    remove(s.activeDrivers, id);
+    remove(s.completedDrivers, id);
+  }
+}
+
+function upsert<T extends { id: string }>(list: T[], item: T): void {
+  const i = list.findIndex((x) => x.id === item.id);
+  if (i >= 0) list[i] = item;
+  else list.push(item);
+}
+
+function remove<T extends { id: string }>(list: T[], id: string): void {
+  const i = list.findIndex((x) => x.id === id);
+  if (i >= 0) list.splice(i, 1);
+}

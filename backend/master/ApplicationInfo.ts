@@ -1,0 +1,76 @@
+import type { ApplicationDescription, ApplicationState } from '../protocol/common.js';
+import type { AppSummary } from '../protocol/state.js';
+import type { RpcEndpointRef } from '../rpc/index.js';
+import { ExecutorDesc } from './ExecutorDesc.js';
+import type { WorkerInfo } from './WorkerInfo.js';
+
+/** What the Master knows of one application (Spark's ApplicationInfo). */
+export class ApplicationInfo {
+  state: ApplicationState = 'WAITING';
+  readonly executors = new Map<number, ExecutorDesc>();
+  readonly removedExecutors: ExecutorDesc[] = [];
+  coresGranted = 0;
+  endTime: number | undefined;
+  /** Failures in a row with no executor running (wick.deploy.maxExecutorRetries). */
+  retryCount = 0;
+  waitingReason: string | undefined;
+  private nextExecutorId = 0;
+
+  constructor(
+    readonly id: string,
+    readonly desc: ApplicationDescription,
+    public driver: RpcEndpointRef,
+    readonly startTime: number,
+    readonly defaultCores: number,
+  ) {}
+
+  /** max cores, or wick.deploy.defaultCores when the app set none. */
+  get requestedCores(): number {
+    return this.desc.maxCores ?? this.defaultCores;
+  }
+
+  get coresLeft(): number {
+    return this.requestedCores - this.coresGranted;
+  }
+
+  get isFinished(): boolean {
+    return this.state !== 'WAITING' && this.state !== 'RUNNING';
+  }
+
+  addExecutor(worker: WorkerInfo, cores: number, now: number, useId?: number): ExecutorDesc {
+    const id = useId ?? this.nextExecutorId++;
+    if (useId !== undefined) this.nextExecutorId = Math.max(this.nextExecutorId, useId + 1);
+    const exec = new ExecutorDesc(id, this.id, worker, cores, this.desc.memoryPerExecutorMB, now);
+    this.executors.set(id, exec);
+    this.coresGranted += cores;
+    return exec;
+  }
+
+  removeExecutor(exec: ExecutorDesc): void {
+    if (this.executors.delete(exec.id)) {
+      this.removedExecutors.push(exec);
+      this.coresGranted -= exec.cores;
+    }
+  }
+
+  summary(): AppSummary {
+    const s: AppSummary = {
+      id: this.id,
+      name: this.desc.name,
+      user: this.desc.user,
+      coresGranted: this.coresGranted,
+      memoryPerExecutorMB: this.desc.memoryPerExecutorMB,
+      state: this.state,
+      startTime: this.startTime,
+      driver: this.driver.toData(),
+      executors: [...this.executors.values()].map((e) => e.summary()),
+      removedExecutors: this.removedExecutors.map((e) => e.summary()),
+    };
+    if (this.desc.maxCores !== undefined) s.maxCores = this.desc.maxCores;
+    if (this.desc.coresPerExecutor !== undefined) s.coresPerExecutor = this.desc.coresPerExecutor;
+    if (this.endTime !== undefined) s.endTime = this.endTime;
+    if (this.waitingReason !== undefined && this.state === 'WAITING')
+      s.waitingReason = this.waitingReason;
+    return s;
+  }
+}

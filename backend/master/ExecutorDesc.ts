@@ -1,0 +1,52 @@
+import type { ExecutorState } from '../protocol/common.js';
+import type { ExecutorSummary } from '../protocol/state.js';
+import type { WorkerInfo } from './WorkerInfo.js';
+
+/** One executor of an application on a worker, as the Master tracks it (Spark's ExecutorDesc). */
+export class ExecutorDesc {
+  state: ExecutorState = 'LAUNCHING';
+  exitStatus: number | undefined;
+  message: string | undefined;
+  readonly history: { state: ExecutorState; time: number; message?: string; exitStatus?: number }[];
+
+  constructor(
+    readonly id: number,
+    readonly appId: string,
+    readonly worker: WorkerInfo,
+    readonly cores: number,
+    readonly memory: number,
+    now: number,
+  ) {
+    this.history = [{ state: 'LAUNCHING', time: now }];
+  }
+
+  get fullId(): string {
+    return `${this.appId}/${this.id}`;
+  }
+
+  setState(state: ExecutorState, now: number, message?: string, exitStatus?: number): void {
+    this.state = state;
+    this.message = message ?? this.message;
+    this.exitStatus = exitStatus ?? this.exitStatus;
+    const entry: (typeof this.history)[number] = { state, time: now };
+    if (message !== undefined) entry.message = message;
+    if (exitStatus !== undefined) entry.exitStatus = exitStatus;
+    this.history.push(entry);
+  }
+
+  summary(): ExecutorSummary {
+    const s: ExecutorSummary = {
+      appId: this.appId,
+      id: this.id,
+      workerId: this.worker.id,
+      workerHostPort: this.worker.hostPort,
+      cores: this.cores,
+      memory: this.memory,
+      state: this.state,
+      history: this.history.map((h) => ({ ...h })),
+    };
+    if (this.exitStatus !== undefined) s.exitStatus = this.exitStatus;
+    if (this.message !== undefined) s.message = this.message;
+    return s;
+  }
+}

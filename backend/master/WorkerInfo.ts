@@ -1,0 +1,101 @@
+import type { ExecutorDescription, WorkerState } from '../protocol/common.js';
+import type { WorkerSummary } from '../protocol/state.js';
+import type { RpcEndpointRef } from '../rpc/index.js';
+import type { DriverInfo } from './DriverInfo.js';
+import type { ExecutorDesc } from './ExecutorDesc.js';
+
+/** What the Master knows of one worker (Spark's WorkerInfo). */
+export class WorkerInfo {
+  state: WorkerState = 'ALIVE';
+  lastHeartbeat: number;
+  readonly executors = new Map<string, ExecutorDesc>();
+  readonly drivers = new Map<string, DriverInfo>();
+  coresUsed = 0;
+  memoryUsed = 0;
+
+  constructor(
+    readonly id: string,
+    readonly host: string,
+    readonly port: number,
+    readonly cores: number,
+    readonly memory: number,
+    public endpoint: RpcEndpointRef,
+    readonly webUiAddress: string,
+    now: number,
+  ) {
+    this.lastHeartbeat = now;
+  }
+
+  get hostPort(): string {
+    return `${this.host}:${this.port}`;
+  }
+
+  get coresFree(): number {
+    return this.cores - this.coresUsed;
+  }
+
+  get memoryFree(): number {
+    return this.memory - this.memoryUsed;
+  }
+
+  get isAlive(): boolean {
+    return this.state === 'ALIVE';
+  }
+
+  addExecutor(exec: ExecutorDesc): void {
+    this.executors.set(exec.fullId, exec);
+    this.coresUsed += exec.cores;
+    this.memoryUsed += exec.memory;
+  }
+
+  removeExecutor(exec: ExecutorDesc): void {
+    if (this.executors.delete(exec.fullId)) {
+      this.coresUsed -= exec.cores;
+      this.memoryUsed -= exec.memory;
+    }
+  }
+
+  hasExecutor(appId: string): boolean {
+    for (const e of this.executors.values()) if (e.appId === appId) return true;
+    return false;
+  }
+
+  addDriver(driver: DriverInfo): void {
+    this.drivers.set(driver.id, driver);
+    this.coresUsed += driver.desc.cores;
+    this.memoryUsed += driver.desc.mem;
+  }
+
+  removeDriver(driver: DriverInfo): void {
+    if (this.drivers.delete(driver.id)) {
+      this.coresUsed -= driver.desc.cores;
+      this.memoryUsed -= driver.desc.mem;
+    }
+  }
+
+  executorDescriptions(): ExecutorDescription[] {
+    return [...this.executors.values()].map((e) => ({
+      appId: e.appId,
+      execId: e.id,
+      cores: e.cores,
+      state: e.state,
+    }));
+  }
+
+  summary(): WorkerSummary {
+    return {
+      id: this.id,
+      host: this.host,
+      port: this.port,
+      webUiAddress: this.webUiAddress,
+      cores: this.cores,
+      coresUsed: this.coresUsed,
+      memory: this.memory,
+      memoryUsed: this.memoryUsed,
+      state: this.state,
+      lastHeartbeat: this.lastHeartbeat,
+      executors: [...this.executors.values()].map((e) => ({ appId: e.appId, execId: e.id })),
+      driverIds: [...this.drivers.keys()],
+    };
+  }
+}

@@ -1,0 +1,64 @@
+import { parseDurationMs } from '../conf/parse.js';
+import { conf, define as defineEntry } from '../conf/WickConf.js';
+
+/** The Master's settings (Spark's spark.deploy.* and spark.worker.timeout, as wick.*). */
+export const MasterConf = {
+  workerTimeout: defineEntry(
+    'wick.worker.timeout',
+    '60s',
+    'A worker that sends no heartbeat for this long is DEAD (a bare number is seconds, as in Spark).',
+    (raw) => parseDurationMs(raw, 's'),
+  ),
+  deadWorkerPersistence: conf.int(
+    'wick.dead.worker.persistence',
+    15,
+    'DEAD workers stay listed for this many worker timeouts.',
+    0,
+  ),
+  maxExecutorRetries: conf.int(
+    'wick.deploy.maxExecutorRetries',
+    10,
+    'Executor failures in a row, with none running, after which the application FAILS (-1: never).',
+    -1,
+  ),
+  retainedApplications: conf.int(
+    'wick.deploy.retainedApplications',
+    200,
+    'Completed applications kept.',
+    1,
+  ),
+  retainedDrivers: conf.int('wick.deploy.retainedDrivers', 200, 'Completed drivers kept.', 1),
+  spreadOut: conf.bool(
+    'wick.deploy.spreadOut',
+    true,
+    "Spread an application's executors over many workers (true) or fill one worker first (false).",
+  ),
+  defaultCores: conf.int(
+    'wick.deploy.defaultCores',
+    2147483647,
+    'Cores for an application that does not set wick.cores.max.',
+    1,
+  ),
+  recoveryMode: defineEntry(
+    'wick.deploy.recoveryMode',
+    'NONE',
+    'NONE, or FILESYSTEM to survive a master restart (ZOOKEEPER later).',
+    (raw) => {
+      const v = raw.trim().toUpperCase();
+      if (v !== 'NONE' && v !== 'FILESYSTEM' && v !== 'ZOOKEEPER') {
+        throw new Error(`expected NONE, FILESYSTEM or ZOOKEEPER, got "${raw}"`);
+      }
+      return v as 'NONE' | 'FILESYSTEM' | 'ZOOKEEPER';
+    },
+  ),
+  recoveryDirectory: conf.string(
+    'wick.deploy.recoveryDirectory',
+    '',
+    'Where FILESYSTEM recovery keeps the master state.',
+  ),
+  uiKillEnabled: conf.bool(
+    'wick.ui.killEnabled',
+    true,
+    'Whether the web UI may kill applications and drivers.',
+  ),
+};

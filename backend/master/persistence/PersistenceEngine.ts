@@ -1,0 +1,77 @@
+import { type Static, Type } from '@sinclair/typebox';
+import {
+  ApplicationDescription,
+  DriverDescription,
+  EndpointRefData,
+} from '../../protocol/common.js';
+
+/**
+ * Where the Master keeps what it must not forget across a restart (Spark's PersistenceEngine).
+ * Every change to workers, applications and drivers goes through it before it is acknowledged.
+ * Records are plain JSON with schemas, so a corrupt or foreign file is recognised and skipped.
+ */
+export const PersistedWorker = Type.Object(
+  {
+    id: Type.String({ minLength: 1 }),
+    host: Type.String(),
+    port: Type.Integer(),
+    cores: Type.Integer({ minimum: 0 }),
+    memory: Type.Integer({ minimum: 0 }),
+    endpoint: EndpointRefData,
+    webUiAddress: Type.String(),
+  },
+  { additionalProperties: false },
+);
+export type PersistedWorker = Static<typeof PersistedWorker>;
+
+export const PersistedApp = Type.Object(
+  {
+    id: Type.String({ minLength: 1 }),
+    desc: ApplicationDescription,
+    driver: EndpointRefData,
+    startTime: Type.Integer(),
+  },
+  { additionalProperties: false },
+);
+export type PersistedApp = Static<typeof PersistedApp>;
+
+export const PersistedDriver = Type.Object(
+  {
+    id: Type.String({ minLength: 1 }),
+    desc: DriverDescription,
+    submitDate: Type.Integer(),
+  },
+  { additionalProperties: false },
+);
+export type PersistedDriver = Static<typeof PersistedDriver>;
+
+export interface PersistedState {
+  apps: PersistedApp[];
+  drivers: PersistedDriver[];
+  workers: PersistedWorker[];
+}
+
+export interface PersistenceEngine {
+  addWorker(worker: PersistedWorker): Promise<void>;
+  removeWorker(id: string): Promise<void>;
+  addApplication(app: PersistedApp): Promise<void>;
+  removeApplication(id: string): Promise<void>;
+  addDriver(driver: PersistedDriver): Promise<void>;
+  removeDriver(id: string): Promise<void>;
+  readPersistedData(): Promise<PersistedState>;
+  close(): Promise<void>;
+}
+
+/** The default: remembers nothing (Spark's BlackHolePersistenceEngine). */
+export class BlackHolePersistenceEngine implements PersistenceEngine {
+  async addWorker(): Promise<void> {}
+  async removeWorker(): Promise<void> {}
+  async addApplication(): Promise<void> {}
+  async removeApplication(): Promise<void> {}
+  async addDriver(): Promise<void> {}
+  async removeDriver(): Promise<void> {}
+  async readPersistedData(): Promise<PersistedState> {
+    return { apps: [], drivers: [], workers: [] };
+  }
+  async close(): Promise<void> {}
+}

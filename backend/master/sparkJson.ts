@@ -1,0 +1,62 @@
+import type { MessageOf } from '../protocol/registry.js';
+import type { AppSummary, MasterStateResponse, WorkerSummary } from '../protocol/state.js';
+
+/**
+ * The Master's state in the shape of Spark's master `/json`, so that tools written for Spark's
+ * master page read Wick's too. Sizes are MiB and times ms since the epoch, as in Spark.
+ */
+export function sparkMasterJson(
+  state: MessageOf<typeof MasterStateResponse>,
+  now = Date.now(),
+): Record<string, unknown> {
+  const alive = state.workers.filter((w) => w.state === 'ALIVE');
+  const sum = (f: (w: WorkerSummary) => number) => alive.reduce((s, w) => s + f(w), 0);
+  return {
+    url: state.url,
+    workers: state.workers.map(sparkWorkerJson),
+    aliveworkers: alive.length,
+    cores: sum((w) => w.cores),
+    coresused: sum((w) => w.coresUsed),
+    memory: sum((w) => w.memory),
+    memoryused: sum((w) => w.memoryUsed),
+    resources: [],
+    resourcesused: [],
+    activeapps: state.activeApps.map((a) => sparkAppJson(a, now)),
+    completedapps: state.completedApps.map((a) => sparkAppJson(a, now)),
+    activedrivers: state.activeDrivers.map((d) => ({ ...d })),
+    completeddrivers: state.completedDrivers.map((d) => ({ ...d })),
+    status: state.status,
+  };
+}
+
+export function sparkWorkerJson(w: WorkerSummary): Record<string, unknown> {
+  return {
+    id: w.id,
+    host: w.host,
+    port: w.port,
+    webuiaddress: w.webUiAddress,
+    cores: w.cores,
+    coresused: w.coresUsed,
+    coresfree: w.cores - w.coresUsed,
+    memory: w.memory,
+    memoryused: w.memoryUsed,
+    memoryfree: w.memory - w.memoryUsed,
+    state: w.state,
+    lastheartbeat: w.lastHeartbeat,
+  };
+}
+
+export function sparkAppJson(a: AppSummary, now: number): Record<string, unknown> {
+  return {
+    id: a.id,
+    starttime: a.startTime,
+    name: a.name,
+    cores: a.maxCores ?? a.coresGranted,
+    user: a.user,
+    memoryperexecutor: a.memoryPerExecutorMB,
+    memoryperslave: a.memoryPerExecutorMB,
+    submitdate: new Date(a.startTime).toString(),
+    state: a.state,
+    duration: (a.endTime ?? now) - a.startTime,
+  };
+}

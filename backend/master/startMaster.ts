@@ -1,0 +1,74 @@
+import { DaemonConf } from '../conf/daemon.js';
+import type { WickConf } from '../conf/WickConf.js';
+import { MasterWebUI } from '../http/MasterWebUI.js';
+import { RpcConf, RpcEnv } from '../rpc/index.js';
+import type { Clock } from '../util/clock.js';
+import { MasterConf } from './config.js';
+import { Master } from './Master.js';
+import { FileSystemPersistenceEngine } from './persistence/FileSystemPersistenceEngine.js';
+import type { PersistenceEngine } from './persistence/PersistenceEngine.js';
+
+export interface RunningMaster {
+  env: RpcEnv;
+  master: Master;
+  webUi: MasterWebUI;
+  /** wick://host:port */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts a master: its RpcEnv, its web UI port, its persistence, and the Master endpoint. */
+export async function startMaster(conf: WickConf, clock?: Clock): Promise<RunningMaster> {
+  const host = conf.get(DaemonConf.masterHost);
+  const persistence = await persistenceFor(conf);
+  const env = await RpcEnv.create({
+    name: Master.SYSTEM_NAME,
+    host,
+    port: conf.get(DaemonConf.masterPort),
+    conf,
+    clock,
+  });
+  let webUi: MasterWebUI;
+  try {
+    const ref = env.endpointRef({ address: env.address, name: Master.ENDPOINT_NAME });
+    webUi = await MasterWebUI.start(
+      ref,
+      host,
+      conf.get(DaemonConf.masterUiPort),
+      conf.get(RpcConf.portMaxRetries),
+    );
+  } catch (err) {
+    await env.stop();
+    throw err;
+  }
+  const master = new Master({
+    conf,
+    webUiPort: webUi.port,
+    webUiUrl: `http://${env.rpcAddress?.host}:${webUi.port}`,
+    persistence,
+    clock,
+  });
+  env.setupEndpoint(Master.ENDPOINT_NAME, master);
+  return {
+    env,
+    master,
+    webUi,
+    url: `wick://${env.address}`,
+    async stop() {
+      await webUi.stop();
+      await env.stop();
+    },
+  };
+}
+
+async function persistenceFor(conf: WickConf): Promise<PersistenceEngine | undefined> {
+  const mode = conf.get(MasterConf.recoveryMode);
+  if (mode === 'FILESYSTEM')
+    return FileSystemPersistenceEngine.open(conf.get(MasterConf.recoveryDirectory));
+  if (mode === 'ZOOKEEPER') {
+    throw new Error(
+      'wick.deploy.recoveryMode=ZOOKEEPER is not available yet; use NONE or FILESYSTEM',
+    );
+  }
+  return undefined;
+}

@@ -1,0 +1,89 @@
+import { Type } from '@sinclair/typebox';
+import {
+  AppId,
+  ApplicationDescription,
+  Cores,
+  EndpointRefData,
+  ExecId,
+  ExecutorStateSchema,
+  MemoryMB,
+  WorkerId,
+} from './common.js';
+import { defineMessage } from './registry.js';
+
+/** An application's client (in its driver) and the Master (Spark's StandaloneAppClient). */
+
+// Application → Master
+
+const a2m = 'Application → Master';
+
+export const RegisterApplication = defineMessage(
+  a2m,
+  'RegisterApplication',
+  'A driver registers its application and the endpoint that receives its executors.',
+  { appDescription: ApplicationDescription, driver: EndpointRefData },
+);
+
+export const UnregisterApplication = defineMessage(
+  a2m,
+  'UnregisterApplication',
+  'The application is done: free its executors.',
+  { appId: AppId },
+);
+
+export const MasterChangeAcknowledged = defineMessage(
+  a2m,
+  'MasterChangeAcknowledged',
+  'The answer to MasterChanged from an application.',
+  { appId: AppId },
+);
+
+// Master → Application
+
+const m2a = 'Master → Application';
+
+export const RegisteredApplication = defineMessage(
+  m2a,
+  'RegisteredApplication',
+  'The application is registered under this id.',
+  { appId: AppId, master: EndpointRefData },
+);
+
+export const ExecutorAdded = defineMessage(
+  m2a,
+  'ExecutorAdded',
+  'An executor was granted on a worker.',
+  {
+    id: ExecId,
+    workerId: WorkerId,
+    hostPort: Type.String(),
+    cores: Cores,
+    memory: MemoryMB,
+  },
+);
+
+export const ExecutorUpdated = defineMessage(m2a, 'ExecutorUpdated', 'An executor changed state.', {
+  id: ExecId,
+  state: ExecutorStateSchema,
+  message: Type.Optional(Type.String()),
+  exitStatus: Type.Optional(Type.Integer()),
+  workerLost: Type.Boolean(),
+});
+
+export const ApplicationRemoved = defineMessage(
+  m2a,
+  'ApplicationRemoved',
+  'The master ended the application (killed, failed, or its executors kept failing).',
+  { message: Type.String() },
+);
+
+export const WorkerRemoved = defineMessage(
+  m2a,
+  'WorkerRemoved',
+  'A worker the application used was lost.',
+  {
+    id: WorkerId,
+    host: Type.String(),
+    message: Type.String(),
+  },
+);

@@ -1,0 +1,86 @@
+import { Type } from '@sinclair/typebox';
+import {
+  AppId,
+  DriverDescription,
+  DriverId,
+  DriverStateSchema,
+  EndpointRefData,
+} from './common.js';
+import { defineMessage } from './registry.js';
+
+/** `wick submit / kill / status` and other clients ↔ the Master (Spark's ClientEndpoint). */
+
+const c2m = 'Client ↔ Master';
+
+export const RequestSubmitDriver = defineMessage(
+  c2m,
+  'RequestSubmitDriver',
+  'Submit a driver in cluster mode.',
+  {
+    driverDescription: DriverDescription,
+  },
+);
+
+export const SubmitDriverResponse = defineMessage(
+  c2m,
+  'SubmitDriverResponse',
+  'The answer to RequestSubmitDriver.',
+  {
+    master: EndpointRefData,
+    success: Type.Boolean(),
+    driverId: Type.Optional(DriverId),
+    message: Type.String(),
+  },
+);
+
+export const RequestKillDriver = defineMessage(c2m, 'RequestKillDriver', 'Kill a driver.', {
+  driverId: DriverId,
+});
+
+export const KillDriverResponse = defineMessage(
+  c2m,
+  'KillDriverResponse',
+  'The answer to RequestKillDriver.',
+  {
+    master: EndpointRefData,
+    driverId: DriverId,
+    success: Type.Boolean(),
+    message: Type.String(),
+  },
+);
+
+export const RequestDriverStatus = defineMessage(
+  c2m,
+  'RequestDriverStatus',
+  "Ask a driver's state.",
+  {
+    driverId: DriverId,
+  },
+);
+
+export const DriverStatusResponse = defineMessage(
+  c2m,
+  'DriverStatusResponse',
+  'The answer to RequestDriverStatus.',
+  {
+    found: Type.Boolean(),
+    state: Type.Optional(DriverStateSchema),
+    workerId: Type.Optional(Type.String()),
+    workerHostPort: Type.Optional(Type.String()),
+    exception: Type.Optional(Type.String()),
+  },
+);
+
+export const RequestKillApplication = defineMessage(
+  c2m,
+  'RequestKillApplication',
+  "Kill an application (Spark's KillApplication from the UI).",
+  { appId: AppId },
+);
+
+export const KillApplicationResponse = defineMessage(
+  c2m,
+  'KillApplicationResponse',
+  'The answer to RequestKillApplication.',
+  { appId: AppId, success: Type.Boolean(), message: Type.String() },
+);

@@ -1,0 +1,125 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { EndpointRefData as EndpointRefDataSchema } from './rpc.js';
+
+/**
+ * Values shared by the deploy messages. Enums keep Spark's names and values, so anyone who knows
+ * Spark's standalone mode reads them at sight.
+ */
+
+const enumOf = <T extends string>(values: readonly T[], description: string) =>
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    { description },
+  );
+
+export const WorkerStates = ['ALIVE', 'DEAD', 'DECOMMISSIONED', 'UNKNOWN'] as const;
+export type WorkerState = (typeof WorkerStates)[number];
+export const WorkerStateSchema = enumOf(WorkerStates, 'WorkerState');
+
+export const ExecutorStates = [
+  'LAUNCHING',
+  'RUNNING',
+  'KILLED',
+  'FAILED',
+  'LOST',
+  'EXITED',
+] as const;
+export type ExecutorState = (typeof ExecutorStates)[number];
+export const ExecutorStateSchema = enumOf(ExecutorStates, 'ExecutorState');
+export const isExecutorFinished = (s: ExecutorState): boolean =>
+  s === 'KILLED' || s === 'FAILED' || s === 'LOST' || s === 'EXITED';
+
+export const ApplicationStates = [
+  'WAITING',
+  'RUNNING',
+  'FINISHED',
+  'FAILED',
+  'KILLED',
+  'UNKNOWN',
+] as const;
+export type ApplicationState = (typeof ApplicationStates)[number];
+export const ApplicationStateSchema = enumOf(ApplicationStates, 'ApplicationState');
+
+export const DriverStates = [
+  'SUBMITTED',
+  'RUNNING',
+  'FINISHED',
+  'RELAUNCHING',
+  'UNKNOWN',
+  'KILLED',
+  'FAILED',
+  'ERROR',
+] as const;
+export type DriverState = (typeof DriverStates)[number];
+export const DriverStateSchema = enumOf(DriverStates, 'DriverState');
+export const isDriverFinished = (s: DriverState): boolean =>
+  s === 'FINISHED' || s === 'KILLED' || s === 'FAILED' || s === 'ERROR';
+
+export const RecoveryStates = ['STANDBY', 'ALIVE', 'RECOVERING', 'COMPLETING_RECOVERY'] as const;
+export type RecoveryState = (typeof RecoveryStates)[number];
+export const RecoveryStateSchema = enumOf(RecoveryStates, 'RecoveryState');
+
+const Id = (description: string) => Type.String({ minLength: 1, maxLength: 200, description });
+export const AppId = Id('Application id, app-yyyyMMddHHmmss-NNNN');
+export const DriverId = Id('Driver id, driver-yyyyMMddHHmmss-NNNN');
+export const WorkerId = Id('Worker id, worker-yyyyMMddHHmmss-host-port');
+export const ExecId = Type.Integer({
+  minimum: 0,
+  description: 'Executor id, unique within its application',
+});
+export const Cores = Type.Integer({ minimum: 0, description: 'CPU cores' });
+export const MemoryMB = Type.Integer({ minimum: 0, description: 'Memory in MiB' });
+
+/** What to run: argv with {{VARIABLES}} the worker substitutes, and extra environment. */
+export const Command = Type.Object(
+  {
+    argv: Type.Array(Type.String(), { minItems: 1, description: 'Program and arguments' }),
+    env: Type.Record(Type.String(), Type.String(), { description: 'Extra environment variables' }),
+  },
+  { additionalProperties: false },
+);
+export type Command = Static<typeof Command>;
+
+export const ApplicationDescription = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 500 }),
+    user: Type.String({ maxLength: 200 }),
+    maxCores: Type.Optional(Type.Integer({ minimum: 1, description: 'wick.cores.max' })),
+    memoryPerExecutorMB: MemoryMB,
+    coresPerExecutor: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'wick.executor.cores' }),
+    ),
+    command: Command,
+    driverUrl: Type.Optional(
+      Type.String({
+        description: "The driver endpoint's wick:// URI, substituted for {{DRIVER_URL}}",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ApplicationDescription = Static<typeof ApplicationDescription>;
+
+export const DriverDescription = Type.Object(
+  {
+    appPath: Type.String({
+      minLength: 1,
+      description: 'The application file, copied into the driver dir',
+    }),
+    mem: MemoryMB,
+    cores: Type.Integer({ minimum: 1 }),
+    supervise: Type.Boolean(),
+    command: Command,
+  },
+  { additionalProperties: false },
+);
+export type DriverDescription = Static<typeof DriverDescription>;
+
+export const ExecutorDescription = Type.Object(
+  { appId: AppId, execId: ExecId, cores: Cores, state: ExecutorStateSchema },
+  { additionalProperties: false },
+);
+export type ExecutorDescription = Static<typeof ExecutorDescription>;
+
+export const EndpointRefData = EndpointRefDataSchema;
+export type EndpointRefData = Static<typeof EndpointRefDataSchema>;

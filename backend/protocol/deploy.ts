@@ -1,0 +1,197 @@
+import { Type } from '@sinclair/typebox';
+import {
+  AppId,
+  ApplicationDescription,
+  Cores,
+  DriverDescription,
+  DriverId,
+  DriverStateSchema,
+  EndpointRefData,
+  ExecId,
+  ExecutorDescription,
+  ExecutorStateSchema,
+  MemoryMB,
+  WorkerId,
+} from './common.js';
+import { defineMessage } from './registry.js';
+
+/**
+ * The standalone deploy protocol between Workers and the Master (Spark's DeployMessages). Each
+ * group is one direction of one boundary.
+ */
+
+// Worker → Master
+
+const w2m = 'Worker → Master';
+
+export const RegisterWorker = defineMessage(
+  w2m,
+  'RegisterWorker',
+  'A worker offers its cores and memory.',
+  {
+    id: WorkerId,
+    host: Type.String({ minLength: 1 }),
+    port: Type.Integer({ minimum: 1, maximum: 65535 }),
+    worker: EndpointRefData,
+    cores: Cores,
+    memory: MemoryMB,
+    workerWebUiUrl: Type.String(),
+    masterAddress: Type.String({
+      description: 'The master address the worker dialled (host:port)',
+    }),
+  },
+);
+
+export const Heartbeat = defineMessage(w2m, 'Heartbeat', 'A registered worker is alive.', {
+  workerId: WorkerId,
+  worker: EndpointRefData,
+});
+
+export const ExecutorStateChanged = defineMessage(
+  w2m,
+  'ExecutorStateChanged',
+  'An executor on the worker changed state; a finished one frees its resources.',
+  {
+    appId: AppId,
+    execId: ExecId,
+    state: ExecutorStateSchema,
+    message: Type.Optional(Type.String()),
+    exitStatus: Type.Optional(Type.Integer()),
+  },
+);
+
+export const DriverStateChanged = defineMessage(
+  w2m,
+  'DriverStateChanged',
+  'A driver on the worker changed state.',
+  {
+    driverId: DriverId,
+    state: DriverStateSchema,
+    exception: Type.Optional(Type.String()),
+  },
+);
+
+export const WorkerLatestState = defineMessage(
+  w2m,
+  'WorkerLatestState',
+  'What the worker runs, after registering; the master kills what it does not know.',
+  {
+    id: WorkerId,
+    executors: Type.Array(ExecutorDescription),
+    driverIds: Type.Array(DriverId),
+  },
+);
+
+export const WorkerSchedulerStateResponse = defineMessage(
+  w2m,
+  'WorkerSchedulerStateResponse',
+  'The answer to MasterChanged: what the worker runs, so a recovering master can take it back.',
+  {
+    id: WorkerId,
+    executors: Type.Array(ExecutorDescription),
+    driverIds: Type.Array(DriverId),
+  },
+);
+
+// Master → Worker
+
+const m2w = 'Master → Worker';
+
+export const RegisteredWorker = defineMessage(m2w, 'RegisteredWorker', 'Registration succeeded.', {
+  master: EndpointRefData,
+  masterWebUiUrl: Type.String(),
+  masterAddress: Type.String(),
+});
+
+export const RegisterWorkerFailed = defineMessage(
+  m2w,
+  'RegisterWorkerFailed',
+  'Registration was refused.',
+  {
+    message: Type.String(),
+  },
+);
+
+export const MasterInStandby = defineMessage(
+  m2w,
+  'MasterInStandby',
+  'The master is a standby and does not take registrations.',
+  {},
+);
+
+export const ReconnectWorker = defineMessage(
+  m2w,
+  'ReconnectWorker',
+  'The master had dropped this worker: register again.',
+  { masterUrl: Type.String() },
+);
+
+export const LaunchExecutor = defineMessage(
+  m2w,
+  'LaunchExecutor',
+  'Start an executor for an application.',
+  {
+    masterUrl: Type.String(),
+    appId: AppId,
+    execId: ExecId,
+    appDesc: ApplicationDescription,
+    cores: Cores,
+    memory: MemoryMB,
+  },
+);
+
+export const KillExecutor = defineMessage(
+  m2w,
+  'KillExecutor',
+  "Kill an executor's whole process tree.",
+  {
+    masterUrl: Type.String(),
+    appId: AppId,
+    execId: ExecId,
+  },
+);
+
+export const LaunchDriver = defineMessage(
+  m2w,
+  'LaunchDriver',
+  'Start a driver (cluster deploy mode).',
+  {
+    driverId: DriverId,
+    driverDesc: DriverDescription,
+  },
+);
+
+export const KillDriver = defineMessage(m2w, 'KillDriver', "Kill a driver's whole process tree.", {
+  driverId: DriverId,
+});
+
+export const ApplicationFinished = defineMessage(
+  m2w,
+  'ApplicationFinished',
+  'An application ended: delete its local directories.',
+  { id: AppId },
+);
+
+export const MasterChanged = defineMessage(
+  'Master → Worker and application',
+  'MasterChanged',
+  'A new master leads: switch to it and report state (WorkerSchedulerStateResponse or MasterChangeAcknowledged).',
+  { master: EndpointRefData, masterWebUiUrl: Type.String() },
+);
+
+export const BoundPortsRequest = defineMessage(
+  'Any client → Master',
+  'BoundPortsRequest',
+  "Asks the master's ports.",
+  {},
+);
+
+export const BoundPortsResponse = defineMessage(
+  'Any client → Master',
+  'BoundPortsResponse',
+  'The answer to BoundPortsRequest.',
+  {
+    rpcEndpointPort: Type.Integer({ minimum: 0 }),
+    webUIPort: Type.Integer({ minimum: 0 }),
+  },
+);

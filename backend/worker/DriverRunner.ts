@@ -1,0 +1,140 @@
+import { copyFile, mkdir } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import type { DriverDescription, DriverState } from '../protocol/common.js';
+import type { Clock } from '../util/clock.js';
+import { getLogger } from '../util/log.js';
+import type { RunnerHost } from './ExecutorRunner.js';
+import { describeExit, exitStatusOf } from './exitStatus.js';
+import { killProcessTree } from './process/kill.js';
+import { type Launched, launch } from './process/launch.js';
+import { formatCommand, substituteVariables } from './process/substitute.js';
+
+const log = getLogger('DriverRunner');
+
+/** A run this long resets the supervisor's back-off (Spark's successfulRunDuration). */
+const SUCCESSFUL_RUN_MS = 5000;
+
+/**
+ * Runs one driver in cluster deploy mode (Spark's DriverRunner): `work/<driverId>/` with the
+ * application copied in, the command with {{WORKER_URL}} and {{USER_APP}} filled in, stdout and
+ * stderr appended to files there (so a supervised driver's runs follow each other in one log).
+ * Supervised, it is relaunched after a non-zero exit: 1 s, then doubling, reset after a run of
+ * more than 5 s. The final state is FINISHED, KILLED, FAILED or ERROR.
+ */
+export class DriverRunner {
+  state: DriverState = 'SUBMITTED';
+  exitCode: number | undefined;
+  exception: string | undefined;
+  readonly dir: string;
+  /** How many times the process was started. */
+  runs = 0;
+  private process: Launched | undefined;
+  private killed = false;
+  private wakeUp: (() => void) | undefined;
+  readonly finished: Promise<void>;
+  private resolveFinished!: () => void;
+
+  constructor(
+    readonly driverId: string,
+    readonly desc: DriverDescription,
+    private readonly host: RunnerHost,
+    workDir: string,
+    private readonly clock: Clock,
+    private readonly onFinished: (runner: DriverRunner) => void,
+  ) {
+    this.dir = join(workDir, driverId);
+    this.finished = new Promise((r) => {
+      this.resolveFinished = r;
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.process?.pid;
+  }
+
+  get isFinished(): boolean {
+    return (
+      this.state === 'FINISHED' ||
+      this.state === 'KILLED' ||
+      this.state === 'FAILED' ||
+      this.state === 'ERROR'
+    );
+  }
+
+  /** Runs the driver, supervised if asked, until its final state; never throws. */
+  async run(): Promise<void> {
+    this.state = 'RUNNING';
+    try {
+      await mkdir(this.dir, { recursive: true });
+      const localApp = join(this.dir, basename(this.desc.appPath));
+      await copyFile(resolve(this.desc.appPath), localApp);
+      const argv = substituteVariables(this.desc.command.argv, {
+        WORKER_URL: this.host.workerUrl,
+        USER_APP: localApp,
+      });
+      const exitCode = await this.runWithRetry(argv);
+      this.exitCode = exitCode;
+      this.finish(this.killed ? 'KILLED' : exitCode === 0 ? 'FINISHED' : 'FAILED');
+    } catch (err) {
+      this.exception = (err as Error).message;
+      log.warn(`Driver ${this.driverId} failed with an error`, err);
+      await this.kill();
+      this.finish('ERROR');
+    }
+  }
+
+  async kill(): Promise<void> {
+    if (this.killed) return;
+    this.killed = true;
+    this.wakeUp?.();
+    if (this.process && this.process.pid > 0) {
+      log.info(`Killing process tree of driver ${this.driverId} (pid ${this.process.pid})`);
+      await killProcessTree(this.process.pid, this.process.marker, this.host.killTimeoutMs);
+    }
+  }
+
+  private async runWithRetry(argv: string[]): Promise<number> {
+    let exitCode = -1;
+    let waitSeconds = 1;
+    for (;;) {
+      if (this.killed) return exitCode;
+      log.info(`Launch Command: ${formatCommand(argv)}`);
+      this.runs++;
+      this.process = launch({
+        argv,
+        cwd: this.dir,
+        env: this.desc.command.env,
+        header: `Launch Command: ${formatCommand(argv)}`,
+        append: true,
+      });
+      const started = this.clock.now();
+      const exit = await this.process.exited;
+      exitCode = exitStatusOf(exit);
+      if (!this.desc.supervise || exitCode === 0 || this.killed) return exitCode;
+      if (this.clock.now() - started > SUCCESSFUL_RUN_MS) waitSeconds = 1;
+      log.info(`${describeExit(exit)}, re-launching after ${waitSeconds} s.`);
+      this.state = 'RELAUNCHING';
+      await this.sleep(waitSeconds * 1000);
+      this.state = 'RUNNING';
+      waitSeconds *= 2;
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((r) => {
+      const timer = this.clock.setTimeout(() => r(), ms);
+      this.wakeUp = () => {
+        timer.cancel();
+        r();
+      };
+    });
+  }
+
+  private finish(state: DriverState): void {
+    if (this.isFinished) return;
+    this.state = state;
+    log.info(`Driver ${this.driverId} finished with state ${state}`);
+    this.onFinished(this);
+    this.resolveFinished();
+  }
+}

@@ -1,0 +1,299 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { WickConf } from '../conf/WickConf.js';
+import { MasterConf } from '../master/config.js';
+import type { ExecutorDescription } from '../protocol/common.js';
+import {
+  DriverStateChanged,
+  ExecutorStateChanged,
+  Heartbeat,
+  RegisterWorker,
+  WorkerLatestState,
+  WorkerSchedulerStateResponse,
+} from '../protocol/deploy.js';
+import type { WireMessage } from '../protocol/registry.js';
+import {
+  type RpcCallContext,
+  RpcEndpoint,
+  type RpcEndpointRef,
+  type RpcSenderContext,
+  unsupported,
+} from '../rpc/index.js';
+import { type Clock, systemClock, type TimerHandle } from '../util/clock.js';
+import { WorkerConf } from './config.js';
+import type { DriverRunner } from './DriverRunner.js';
+import type { ExecutorRunner, RunnerHost } from './ExecutorRunner.js';
+import * as launchHandlers from './handlers/launch.js';
+import * as logHandlers from './handlers/logs.js';
+import * as masterHandlers from './handlers/master.js';
+import { cleanupWorkDir } from './workDirCleanup.js';
+
+export interface WorkerOptions {
+  conf: WickConf;
+  /** Master addresses (host:port), one or several. */
+  masterAddresses: string[];
+  cores: number;
+  memoryMB: number;
+  workDir: string;
+  webUiPort: number;
+  webUiUrl: string;
+  workerId: string;
+  /** Roots for applications' local dirs (wick.local.dir). */
+  localDirs: string[];
+  clock?: Clock;
+  random?: () => number;
+  /** Called when the worker must end the process (Spark's System.exit). */
+  exit?: (code: number, reason: string) => void;
+}
+
+/**
+ * The Worker endpoint (Spark's Worker): registers with the masters, heartbeats, launches executors
+ * and drivers, kills their whole process trees, and serves their logs. Handlers live in handlers/
+ * by concern; shared state and the operations on it are here.
+ */
+export class Worker extends RpcEndpoint implements RunnerHost {
+  static readonly ENDPOINT_NAME = 'Worker';
+  static readonly SYSTEM_NAME = 'wickWorker';
+
+  readonly conf: WickConf;
+  readonly clock: Clock;
+  readonly random: () => number;
+  readonly masterAddresses: string[];
+  readonly cores: number;
+  readonly memory: number;
+  readonly workDir: string;
+  readonly workerId: string;
+  readonly webUiPort: number;
+  readonly webUiUrl: string;
+  readonly localDirs: string[];
+  readonly killTimeoutMs: number;
+  readonly heartbeatMs: number;
+  readonly exit: (code: number, reason: string) => void;
+
+  registered = false;
+  connected = false;
+  master: RpcEndpointRef | undefined;
+  /** host:port of the master this worker follows. */
+  masterAddress: string | undefined;
+  activeMasterUrl: string | undefined;
+  activeMasterWebUiUrl: string | undefined;
+  connectionAttemptCount = 0;
+  registrationTimer: TimerHandle | undefined;
+  heartbeatTimer: TimerHandle | undefined;
+  cleanupTimer: TimerHandle | undefined;
+
+  readonly executors = new Map<string, ExecutorRunner>();
+  readonly finishedExecutors = new Map<string, ExecutorRunner>();
+  readonly drivers = new Map<string, DriverRunner>();
+  readonly finishedDrivers = new Map<string, DriverRunner>();
+  readonly appDirectories = new Map<string, string[]>();
+  readonly finishedApps = new Set<string>();
+  coresUsed = 0;
+  memoryUsed = 0;
+
+  constructor(options: WorkerOptions) {
+    super();
+    this.conf = options.conf;
+    this.clock = options.clock ?? systemClock;
+    this.random = options.random ?? Math.random;
+    this.masterAddresses = options.masterAddresses;
+    this.cores = options.cores;
+    this.memory = options.memoryMB;
+    this.workDir = options.workDir;
+    this.workerId = options.workerId;
+    this.webUiPort = options.webUiPort;
+    this.webUiUrl = options.webUiUrl;
+    this.localDirs = options.localDirs;
+    this.killTimeoutMs = this.conf.get(WorkerConf.killTimeout);
+    this.heartbeatMs = Math.max(1, Math.floor(this.conf.get(MasterConf.workerTimeout) / 4));
+    this.exit = options.exit ?? ((code) => process.exit(code));
+  }
+
+  get host(): string {
+    return (this.rpcEnv.rpcAddress?.host ?? '127.0.0.1') as string;
+  }
+
+  get workerUrl(): string {
+    return this.self.toString();
+  }
+
+  override async onStart(): Promise<void> {
+    await mkdir(this.workDir, { recursive: true });
+    this.log.info(
+      `Starting Wick worker ${this.rpcEnv.address} with ${this.cores} cores, ${this.memory} MiB RAM; work dir ${this.workDir}`,
+    );
+    masterHandlers.registerWithMaster(this);
+  }
+
+  override async onStop(): Promise<void> {
+    this.registrationTimer?.cancel();
+    this.heartbeatTimer?.cancel();
+    this.cleanupTimer?.cancel();
+    logHandlers.stopAll(this);
+    await this.killAll();
+  }
+
+  /** Kills every executor and driver tree (worker shutdown). */
+  async killAll(): Promise<void> {
+    await Promise.all([
+      ...[...this.executors.values()].map((r) => r.kill()),
+      ...[...this.drivers.values()].map((r) => r.kill()),
+    ]);
+  }
+
+  override async receive(message: WireMessage, sender: RpcSenderContext): Promise<void> {
+    if (await masterHandlers.receive(this, message)) return;
+    if (await launchHandlers.receive(this, message)) return;
+    if (logHandlers.receive(this, message)) return;
+    if (message.type === 'WorkDirCleanup') {
+      void cleanupWorkDir(this);
+      return;
+    }
+    throw unsupported(message, sender);
+  }
+
+  override async receiveAndReply(message: WireMessage, ctx: RpcCallContext): Promise<unknown> {
+    const reply =
+      (await logHandlers.reply(this, message, ctx)) ?? launchHandlers.reply(this, message);
+    if (reply === undefined) throw unsupported(message, ctx);
+    return reply;
+  }
+
+  override onDisconnected(address: string): void {
+    logHandlers.dropAddress(this, address);
+    if (this.master && this.master.address === address) {
+      this.log.error(`Connection to master ${address} failed! Waiting for master to reconnect...`);
+      this.connected = false;
+      masterHandlers.registerWithMaster(this);
+    }
+  }
+
+  sendToMaster(message: WireMessage): void {
+    if (!this.master) {
+      this.log.warn(
+        `Dropping ${message.type} because the connection to master has not yet been established`,
+      );
+      return;
+    }
+    this.master.send(message);
+  }
+
+  registerWorkerMessage(masterAddress: string): WireMessage {
+    const addr = this.rpcEnv.rpcAddress;
+    return RegisterWorker({
+      id: this.workerId,
+      host: addr?.host ?? '127.0.0.1',
+      port: addr?.port ?? 0,
+      worker: this.self.toData(),
+      cores: this.cores,
+      memory: this.memory,
+      workerWebUiUrl: this.webUiUrl,
+      masterAddress,
+    });
+  }
+
+  heartbeat(): WireMessage {
+    return Heartbeat({ workerId: this.workerId, worker: this.self.toData() });
+  }
+
+  executorDescriptions(): ExecutorDescription[] {
+    return [...this.executors.values()].map((r) => ({
+      appId: r.appId,
+      execId: r.execId,
+      cores: r.cores,
+      state: r.state,
+    }));
+  }
+
+  latestState(kind: 'latest' | 'scheduler'): WireMessage {
+    const fields = {
+      id: this.workerId,
+      executors: this.executorDescriptions(),
+      driverIds: [...this.drivers.keys()],
+    };
+    return kind === 'latest' ? WorkerLatestState(fields) : WorkerSchedulerStateResponse(fields);
+  }
+
+  /** A runner changed state: tell the master, and free the resources of a finished one. */
+  executorStateChanged(runner: ExecutorRunner): void {
+    this.sendToMaster(
+      ExecutorStateChanged({
+        appId: runner.appId,
+        execId: runner.execId,
+        state: runner.state,
+        message: runner.message,
+        exitStatus: runner.exitCode,
+      }),
+    );
+    logHandlers.sourceChanged(this);
+    if (!runner.isFinished) return;
+    if (this.executors.delete(runner.fullId)) {
+      this.coresUsed -= runner.cores;
+      this.memoryUsed -= runner.memory;
+      retain(
+        this.finishedExecutors,
+        runner.fullId,
+        runner,
+        this.conf.get(WorkerConf.retainedExecutors),
+      );
+    }
+    void this.maybeCleanupApplication(runner.appId);
+  }
+
+  driverFinished(runner: DriverRunner): void {
+    this.sendToMaster(
+      DriverStateChanged({
+        driverId: runner.driverId,
+        state: runner.state,
+        exception: runner.exception,
+      }),
+    );
+    logHandlers.sourceChanged(this);
+    if (this.drivers.delete(runner.driverId)) {
+      this.coresUsed -= runner.desc.cores;
+      this.memoryUsed -= runner.desc.mem;
+      retain(
+        this.finishedDrivers,
+        runner.driverId,
+        runner,
+        this.conf.get(WorkerConf.retainedDrivers),
+      );
+    }
+  }
+
+  /** The local dirs of an application, created on its first executor here. */
+  async appLocalDirs(appId: string): Promise<string[]> {
+    let dirs = this.appDirectories.get(appId);
+    if (!dirs) {
+      dirs = await Promise.all(
+        this.localDirs.map(async (root) => {
+          await mkdir(root, { recursive: true });
+          return mkdtemp(join(root, `wick-executor-${appId}-`));
+        }),
+      );
+      this.appDirectories.set(appId, dirs);
+    }
+    return dirs;
+  }
+
+  /** Deletes a finished application's local dirs once none of its executors runs here. */
+  async maybeCleanupApplication(appId: string): Promise<void> {
+    if (!this.finishedApps.has(appId)) return;
+    for (const r of this.executors.values()) if (r.appId === appId) return;
+    const dirs = this.appDirectories.get(appId) ?? [];
+    this.appDirectories.delete(appId);
+    this.finishedApps.delete(appId);
+    for (const dir of dirs) {
+      this.log.info(`Cleaning up local directories for application ${appId}: ${dir}`);
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+}
+
+function retain<T>(map: Map<string, T>, key: string, value: T, max: number): void {
+  map.set(key, value);
+  while (map.size > max) {
+    const first = map.keys().next().value as string;
+    map.delete(first);
+  }
+}

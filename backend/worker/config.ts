@@ -1,0 +1,58 @@
+import { parseDurationMs } from '../conf/parse.js';
+import { conf, define } from '../conf/WickConf.js';
+
+const seconds = (key: string, dflt: string, doc: string) =>
+  define(key, dflt, doc, (raw) => parseDurationMs(raw, 's'));
+
+/** The Worker's settings (Spark's spark.worker.*, as wick.*). */
+export const WorkerConf = {
+  initialRegistrationRetries: conf.int(
+    'wick.worker.initialRegistrationRetries',
+    6,
+    'Registration attempts at the initial (short, randomised) interval before backing off.',
+    0,
+  ),
+  maxRegistrationRetries: conf.int(
+    'wick.worker.maxRegistrationRetries',
+    16,
+    'Registration attempts in all before the worker gives up and exits.',
+    1,
+  ),
+  initialRegistrationInterval: seconds(
+    'wick.worker.initialRegistrationInterval',
+    '10s',
+    'Base of the initial retry interval; each wait is this ×0.5 to ×1.5.',
+  ),
+  prolongedRegistrationInterval: seconds(
+    'wick.worker.prolongedRegistrationInterval',
+    '60s',
+    'Base of the retry interval after the initial attempts; each wait is this ×0.5 to ×1.5.',
+  ),
+  killTimeout: seconds(
+    'wick.worker.killTimeout',
+    '10s',
+    'SIGKILL a process tree this long after SIGTERM.',
+  ),
+  cleanupEnabled: conf.bool(
+    'wick.worker.cleanup.enabled',
+    false,
+    "Delete finished applications' directories.",
+  ),
+  cleanupInterval: seconds(
+    'wick.worker.cleanup.interval',
+    '1800s',
+    'How often to look for old directories.',
+  ),
+  appDataTtl: seconds(
+    'wick.worker.cleanup.appDataTtl',
+    '604800s',
+    "Keep a finished application's directory until nothing in it changed for this long.",
+  ),
+  retainedExecutors: conf.int(
+    'wick.worker.ui.retainedExecutors',
+    1000,
+    'Finished executors kept.',
+    0,
+  ),
+  retainedDrivers: conf.int('wick.worker.ui.retainedDrivers', 1000, 'Finished drivers kept.', 0),
+};

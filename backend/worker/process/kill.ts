@@ -1,0 +1,116 @@
+import { readdir, readFile } from 'node:fs/promises';
+import treeKill from 'tree-kill';
+import { getLogger } from '../../util/log.js';
+import { MARKER_VAR } from './launch.js';
+
+const log = getLogger('ProcessKiller');
+
+/**
+ * Kills everything a launched child started, whatever it did to get away:
+ * - its process group (the child leads one): catches descendants orphaned when their parent died;
+ * - its process tree (tree-kill walks `ps`): catches descendants that called setsid;
+ * - every process whose environment carries the child's marker (Linux /proc): catches descendants
+ *   that did both, i.e. daemonised.
+ * SIGTERM first; whatever is left after the grace period gets SIGKILL. Zombies count as gone.
+ */
+export async function killProcessTree(pid: number, marker: string, graceMs: number): Promise<void> {
+  if (pid <= 0) return;
+  await signalEverything(pid, marker, 'SIGTERM');
+  if (await allGone(pid, marker, graceMs)) return;
+  log.info(`Process tree of ${pid} still running ${graceMs} ms after SIGTERM; sending SIGKILL`);
+  await signalEverything(pid, marker, 'SIGKILL');
+  if (!(await allGone(pid, marker, 5000))) {
+    log.warn(
+      `Some processes of ${pid}'s tree survived SIGKILL: ${[...(await survivors(pid, marker))].join(', ')}`,
+    );
+  }
+}
+
+async function signalEverything(
+  pid: number,
+  marker: string,
+  signal: NodeJS.Signals,
+): Promise<void> {
+  const marked = await markedPids(marker);
+  await new Promise<void>((resolve) => {
+    // tree-kill reports ESRCH-like failures through the callback; they only mean "already gone".
+    treeKill(pid, signal, () => resolve());
+  });
+  signal1(-pid, signal);
+  for (const p of marked) signal1(p, signal);
+}
+
+function signal1(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ESRCH' && code !== 'EPERM') log.warn(`kill(${pid}, ${signal}) failed`, err);
+  }
+}
+
+async function allGone(pid: number, marker: string, waitMs: number): Promise<boolean> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    if ((await survivors(pid, marker)).size === 0) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function survivors(pid: number, marker: string): Promise<Set<number>> {
+  const alive = new Set<number>();
+  if (await isAlive(pid)) alive.add(pid);
+  if (groupAlive(pid)) alive.add(-pid);
+  for (const p of await markedPids(marker)) if (await isAlive(p)) alive.add(p);
+  return alive;
+}
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Alive and not a zombie waiting to be reaped. */
+async function isAlive(pid: number): Promise<boolean> {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
+
+/** Pids whose environment carries WICK_PROCESS_MARKER=marker (Linux only; empty elsewhere). */
+export async function markedPids(marker: string): Promise<number[]> {
+  if (process.platform !== 'linux') return [];
+  const needle = `${MARKER_VAR}=${marker}\0`;
+  let entries: string[];
+  try {
+    entries = await readdir('/proc');
+  } catch {
+    return [];
+  }
+  const found: number[] = [];
+  await Promise.all(
+    entries.map(async (name) => {
+      if (!/^\d+$/.test(name) || Number(name) === process.pid) return;
+      try {
+        const env = await readFile(`/proc/${name}/environ`, 'latin1');
+        if (env.includes(needle)) found.push(Number(name));
+      } catch {
+        // Gone already, or not ours to read.
+      }
+    }),
+  );
+  return found;
+}

@@ -1,0 +1,91 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+
+/**
+ * Starts one child for a worker: its stdout and stderr go straight to files in its directory (the
+ * child writes them itself, so nothing is buffered in the worker and nothing is lost if the worker
+ * dies), stderr after a header naming the command. The child leads a new process group, and
+ * carries a marker in its environment that its descendants inherit, so that kill.ts can find
+ * every process it ever started.
+ */
+export interface LaunchSpec {
+  argv: readonly string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** The first line of the stderr header, e.g. `Wick Executor Command: "node" "x.js"`. */
+  header: string;
+  /** Append to stdout/stderr instead of truncating (a supervised driver's relaunch). */
+  append?: boolean;
+}
+
+export interface Launched {
+  pid: number;
+  /** The marker value its descendants carry in WICK_PROCESS_MARKER. */
+  marker: string;
+  /** Resolves when the child exits: its exit code, or the signal that ended it. */
+  exited: Promise<{ exitCode: number | undefined; signal: string | undefined }>;
+}
+
+export const MARKER_VAR = 'WICK_PROCESS_MARKER';
+
+let counter = 0;
+
+export function launch(spec: LaunchSpec): Launched {
+  const flags = spec.append ? 'a' : 'w';
+  const out = openSync(join(spec.cwd, 'stdout'), flags);
+  const err = openSync(join(spec.cwd, 'stderr'), flags);
+  const marker = `${process.pid}-${Date.now().toString(36)}-${++counter}`;
+  try {
+    writeSync(err, `${spec.header}\n${'='.repeat(40)}\n\n`);
+    const [file, ...args] = spec.argv as [string, ...string[]];
+    // execa takes a file descriptor at run time, but its types only accept number literals.
+    type Fd = 3;
+    const child = execa(file, args, {
+      cwd: spec.cwd,
+      env: { ...spec.env, [MARKER_VAR]: marker },
+      extendEnv: true,
+      stdin: 'ignore',
+      stdout: out as Fd,
+      stderr: err as Fd,
+      buffer: false,
+      reject: false,
+      detached: true,
+      // The worker kills its children itself (whole trees, with a grace period) on shutdown.
+      cleanup: false,
+      windowsHide: true,
+    });
+    const exited = child.then((r) => ({
+      exitCode: r.exitCode,
+      signal: r.signal,
+      failure: r.failed && r.exitCode === undefined && r.signal === undefined ? r : undefined,
+    }));
+    if (child.pid === undefined) {
+      // execa reports a spawn failure (no such file, not executable) through the promise.
+      return {
+        pid: -1,
+        marker,
+        exited: exited.then((r) => {
+          throw new Error(spawnFailure(spec.argv, r.failure));
+        }),
+      };
+    }
+    return {
+      pid: child.pid,
+      marker,
+      exited: exited.then(({ exitCode, signal }) => ({ exitCode, signal })),
+    };
+  } finally {
+    // The child has its own copies of the descriptors.
+    closeSync(out);
+    closeSync(err);
+  }
+}
+
+function spawnFailure(
+  argv: readonly string[],
+  failure: { originalMessage?: string; message?: string } | undefined,
+): string {
+  const why = failure?.originalMessage || failure?.message || 'unknown error';
+  return `Failed to start ${argv[0]}: ${why}`;
+}

@@ -1,0 +1,83 @@
+import { access, constants, mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { DaemonConf } from '../conf/daemon.js';
+import type { WickConf } from '../conf/WickConf.js';
+import { workerId } from '../master/ids.js';
+import { RpcAddress, RpcEnv } from '../rpc/index.js';
+import type { Clock } from '../util/clock.js';
+import { Worker } from './Worker.js';
+
+export interface RunningWorker {
+  env: RpcEnv;
+  worker: Worker;
+  stop(): Promise<void>;
+}
+
+/** Parses `wick://h1:7077,h2:7077` (or `h1:7077,h2:7077`) into host:port addresses. */
+export function parseMasterUrls(spec: string): string[] {
+  const body = spec.trim().replace(/^wick:\/\//, '');
+  const parts = body.split(',').map((p) =>
+    p
+      .trim()
+      .replace(/^wick:\/\//, '')
+      .replace(/\/+$/, ''),
+  );
+  if (parts.length === 0 || parts.some((p) => p === '')) {
+    throw new Error(`Invalid master URL "${spec}": expected wick://host:port[,host:port…]`);
+  }
+  return parts.map((p) => {
+    try {
+      return RpcAddress.parse(p).hostPort;
+    } catch {
+      throw new Error(
+        `Invalid master URL "${spec}": "${p}" is not host:port (expected wick://host:port[,host:port…])`,
+      );
+    }
+  });
+}
+
+/** Starts a worker: checks its work dir, binds its RpcEnv, and registers the Worker endpoint. */
+export async function startWorker(
+  conf: WickConf,
+  masters: string[],
+  options: { clock?: Clock; exit?: (code: number, reason: string) => void } = {},
+): Promise<RunningWorker> {
+  const workDir = resolve(conf.get(DaemonConf.workerDir));
+  try {
+    await mkdir(workDir, { recursive: true });
+    await access(workDir, constants.W_OK);
+  } catch (err) {
+    throw new Error(
+      `Work dir ${workDir} is not writable (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); choose another with --work-dir`,
+    );
+  }
+  const host = conf.get(DaemonConf.workerHost);
+  const env = await RpcEnv.create({
+    name: Worker.SYSTEM_NAME,
+    host,
+    port: conf.get(DaemonConf.workerPort),
+    conf,
+    clock: options.clock,
+  });
+  const addr = env.rpcAddress as RpcAddress;
+  const uiPort = conf.get(DaemonConf.workerUiPort);
+  const worker = new Worker({
+    conf,
+    masterAddresses: masters,
+    cores: conf.get(DaemonConf.workerCores),
+    memoryMB: conf.get(DaemonConf.workerMemory),
+    workDir,
+    webUiPort: uiPort,
+    webUiUrl: `http://${addr.host}:${uiPort}`,
+    workerId: workerId(Date.now(), addr.host, addr.port),
+    localDirs: conf
+      .get(DaemonConf.localDirs)
+      .split(',')
+      .map((d) => d.trim())
+      .filter(Boolean),
+    clock: options.clock,
+    exit: options.exit,
+  });
+  env.setupEndpoint(Worker.ENDPOINT_NAME, worker);
+  return { env, worker, stop: () => env.stop() };
+}

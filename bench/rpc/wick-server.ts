@@ -1,0 +1,22 @@
+/**
+ * The server process of the rpc benchmark: an RpcEnv on loopback with an Echo endpoint that
+ * answers Ping with Pong. Prints {"address"} when ready; exits on SIGTERM or when stdin closes.
+ */
+import type { WireMessage } from '../../backend/protocol/registry.js';
+import { Ping, Pong } from '../../backend/protocol/rpc.js';
+import { type RpcCallContext, RpcEndpoint, RpcEnv, unsupported } from '../../backend/rpc/index.js';
+import { exitWithParent } from '../lib/process.js';
+
+export const ECHO = 'Echo';
+
+class Echo extends RpcEndpoint {
+  override receiveAndReply(message: WireMessage, ctx: RpcCallContext): unknown {
+    if (message.type === Ping.type) return Pong({ seq: message.seq as number });
+    throw unsupported(message, ctx);
+  }
+}
+
+const env = await RpcEnv.create({ name: 'benchServer', host: '127.0.0.1', port: 0 });
+env.setupEndpoint(ECHO, new Echo());
+exitWithParent(() => env.stop());
+process.stdout.write(`${JSON.stringify({ address: env.address })}\n`);

@@ -1,0 +1,151 @@
+/**
+ * docs/protocol.md claims that a peer can be written from it alone, in any language. This holds
+ * it to that: examples/python/rpc_ping.py (standard library only) talks to an RpcEnv in another
+ * process, as a client (handshake, CheckExistence, Ping) and as a peer that Wick asks in turn, by
+ * its client-mode address, over the connection the script opened.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { type TestContext, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { Peer } from '../helpers/peer.js';
+
+const script = fileURLToPath(new URL('../../examples/python/rpc_ping.py', import.meta.url));
+const SECRET = 'correct horse battery staple';
+const authConf = { 'wick.authenticate': 'true', 'wick.authenticate.secret': SECRET };
+
+/** The Python script in its own process; its stdout lines are kept and can be awaited. */
+class PythonPeer {
+  readonly lines: string[] = [];
+  stderr = '';
+  readonly exited: Promise<number | null>;
+  private readonly waiters: { prefix: string; resolve: (line: string) => void }[] = [];
+
+  constructor(readonly child: ChildProcess) {
+    this.exited = new Promise((resolve) => child.once('close', (code) => resolve(code)));
+    child.stderr?.on('data', (d: Buffer) => {
+      this.stderr += d.toString();
+    });
+    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
+      this.lines.push(line);
+      for (const w of this.waiters.filter((w) => line.startsWith(w.prefix))) {
+        this.waiters.splice(this.waiters.indexOf(w), 1);
+        w.resolve(line);
+      }
+    });
+  }
+
+  /** The first line starting with `prefix`, whether printed already or later. */
+  waitFor(prefix: string): Promise<string> {
+    const seen = this.lines.find((l) => l.startsWith(prefix));
+    if (seen !== undefined) return Promise.resolve(seen);
+    const line = new Promise<string>((resolve) => this.waiters.push({ prefix, resolve }));
+    const ended = this.exited.then((code) => {
+      throw new Error(
+        `rpc_ping.py exited (${code}) before printing "${prefix}…"\nstdout:\n${this.lines.join('\n')}\nstderr:\n${this.stderr}`,
+      );
+    });
+    return Promise.race([line, ended]);
+  }
+
+  linesStarting(prefix: string): string[] {
+    return this.lines.filter((l) => l.startsWith(prefix));
+  }
+
+  /** End of stdin ends --serve. */
+  closeStdin(): void {
+    this.child.stdin?.end();
+  }
+}
+
+function startPython(t: TestContext, args: string[], secret?: string): PythonPeer {
+  const env = { ...process.env };
+  delete env.WICK_AUTH_SECRET;
+  if (secret !== undefined) env.WICK_AUTH_SECRET = secret;
+  const child = spawn('python3', [script, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env });
+  const py = new PythonPeer(child);
+  t.after(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await py.exited;
+  });
+  return py;
+}
+
+/** Runs the script's whole session against `wick`, including being asked by it. */
+async function pingAndBeAsked(t: TestContext, wick: Peer, secret?: string): Promise<void> {
+  const py = startPython(t, [wick.address, '--count', '3', '--serve'], secret);
+  const connected = await py.waitFor('connected ');
+  const m = /^connected (\S+) as (client-python-[0-9a-f]{12}) auth=(on|off)$/.exec(connected);
+  assert.ok(m, `unexpected line: ${connected}`);
+  const [, wickAddress, pyAddress, auth] = m as unknown as [string, string, string, string];
+  assert.equal(wickAddress, wick.address);
+  assert.equal(auth, secret === undefined ? 'off' : 'on');
+
+  assert.equal(await py.waitFor('serving '), `serving ${pyAddress} python`);
+  assert.deepEqual(py.linesStarting('exists '), ['exists Echo']);
+  assert.deepEqual(py.linesStarting('pong '), [
+    'pong 0 "hello from python #0"',
+    'pong 1 "hello from python #1"',
+    'pong 2 "hello from python #2"',
+  ]);
+  assert.ok((await wick.log()).includes(`onConnected:${pyAddress}`));
+
+  // Now Wick is the asker, over the connection Python opened: its verifier, then its endpoint.
+  assert.equal((await wick.request({ cmd: 'verify', address: pyAddress, name: 'python' })).ok, true);
+  const missing = await wick.request({ cmd: 'verify', address: pyAddress, name: 'nobody' });
+  assert.equal(missing.ok, false);
+  assert.equal(missing.code, -32001);
+
+  const asked = await wick.ask(pyAddress, 'python', { type: 'Ping', seq: 42, payload: 'from node' });
+  assert.deepEqual(asked, { id: asked.id, ok: true, reply: { type: 'Pong', seq: 42, payload: 'from node' } });
+  assert.equal(await py.waitFor('answered '), `answered Ping 42 from ${wick.address}`);
+
+  const unsupported = await wick.ask(pyAddress, 'python', { type: 'CheckExistence', name: 'x' });
+  assert.equal(unsupported.code, -32002);
+  assert.equal(unsupported.error, `Unsupported message CheckExistence from ${wick.address}`);
+  const nowhere = await wick.ask(pyAddress, 'nobody', { type: 'Ping', seq: 1 });
+  assert.equal(nowhere.code, -32001);
+  assert.equal(nowhere.error, `Cannot find endpoint: wick://${pyAddress}/nobody`);
+
+  py.closeStdin();
+  assert.equal(await py.exited, 0, py.stderr);
+}
+
+test('a Python peer pings a Wick env and answers its asks, without authentication', async (t) => {
+  const wick = await Peer.start(t, { name: 'wick' });
+  await pingAndBeAsked(t, wick);
+});
+
+test('a Python peer pings a Wick env and answers its asks, with authentication', async (t) => {
+  const wick = await Peer.start(t, { name: 'wick', conf: authConf });
+  await pingAndBeAsked(t, wick, SECRET);
+});
+
+test('a Python peer with the wrong secret is refused, and both sides say why', async (t) => {
+  const wick = await Peer.start(t, { name: 'wick', conf: authConf });
+  const py = startPython(t, [wick.address], 'not the secret');
+  assert.equal(await py.exited, 1);
+  assert.match(py.stderr, /^error -32005 Peer \S+ failed authentication: its proof does not match/m);
+  assert.deepEqual(py.lines, []);
+  // Stopping the env closes whatever it still holds, so its log is complete once it has exited.
+  const closed = once(wick.child, 'close');
+  await wick.stop();
+  await closed;
+  assert.match(wick.stderr, /Refused client-python-\S+ \(.*\): it hung up during authentication/);
+});
+
+test('a Python peer without the secret is refused by an env that authenticates', async (t) => {
+  const wick = await Peer.start(t, { name: 'wick', conf: authConf });
+  const py = startPython(t, [wick.address]);
+  assert.equal(await py.exited, 1);
+  assert.match(py.stderr, /^error -32005 Authentication required/m);
+});
+
+test('a Python peer with a secret is refused by an env that does not authenticate', async (t) => {
+  const wick = await Peer.start(t, { name: 'wick' });
+  const py = startPython(t, [wick.address], SECRET);
+  assert.equal(await py.exited, 1);
+  assert.match(py.stderr, /^error -32005 This RpcEnv does not have wick.authenticate on/m);
+});

@@ -1,0 +1,115 @@
+/**
+ * Connections and outboxes across processes: one TCP connection per pair of envs, used in both
+ * directions (counted from /proc), messages queued while connecting and delivered in order, and a
+ * connect that fails failing what was queued, with the next send connecting afresh.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Ping, Pong } from '../../backend/protocol/rpc.js';
+import { RpcEnv, RpcError, RpcErrorCode } from '../../backend/rpc/index.js';
+import { TestGetLog, TestRecord } from '../fixtures/testMessages.js';
+import { checkNothingLeftRunning } from '../helpers/leaks.js';
+import { connectionsBetween, unusedPort } from '../helpers/net.js';
+import { Peer } from '../helpers/peer.js';
+
+checkNothingLeftRunning();
+
+test('two listening envs use one connection in both directions', async (t) => {
+  const [a, b] = await Promise.all([Peer.start(t, { name: 'a' }), Peer.start(t, { name: 'b' })]);
+
+  // A opens the connection by asking B ...
+  assert.deepEqual((await a.ask(b.address, 'Echo', Ping({ seq: 1 }))).reply, Pong({ seq: 1 }));
+  assert.equal(connectionsBetween(a.pid, b.pid).length, 1);
+
+  // ... then B asks and sends to A, by A's listening address, and must reuse it.
+  assert.deepEqual((await b.ask(a.address, 'Echo', Ping({ seq: 2 }))).reply, Pong({ seq: 2 }));
+  await b.send(a.address, 'Echo', TestRecord({ value: 'from-b' }));
+  assert.equal((await b.verify(a.address, 'Echo')).ok, true);
+  const aLog = (await b.ask(a.address, 'Echo', TestGetLog({}))).reply?.entries as string[];
+  assert.ok(aLog.includes(`record:from-b from ${b.address}`), JSON.stringify(aLog));
+  assert.deepEqual((await a.ask(b.address, 'Echo', Ping({ seq: 3 }))).reply, Pong({ seq: 3 }));
+
+  const between = connectionsBetween(a.pid, b.pid);
+  assert.equal(between.length, 1, JSON.stringify(between));
+  // A dialled B: A's end is the one whose remote port is B's listening port.
+  assert.equal(between[0]?.remote.split(':')[1], b.address.split(':')[1]);
+  // Each side saw exactly one connection come up.
+  assert.deepEqual(
+    (await a.log('Echo')).filter((e) => e.startsWith('onConnected:')),
+    [`onConnected:${b.address}`],
+  );
+  assert.deepEqual(
+    (await b.log('Echo')).filter((e) => e.startsWith('onConnected:')),
+    [`onConnected:${a.address}`],
+  );
+});
+
+test('sends and asks made before the connection is up are queued and delivered in order', async (t) => {
+  const peer = await Peer.start(t, { name: 'late' });
+  const env = await RpcEnv.create({ name: 'eager', clientMode: true });
+  t.after(() => env.stop());
+  // No setupEndpointRef first: every message below is queued in the outbox while it connects.
+  const ref = env.endpointRef({ address: peer.address, name: 'Echo' });
+  const asks: Promise<unknown>[] = [];
+  const values: string[] = [];
+  for (let i = 0; i < 100; i++) {
+    values.push(String(i));
+    ref.send(TestRecord({ value: String(i) }));
+    if (i % 10 === 0) asks.push(ref.ask(Ping({ seq: i })));
+  }
+  const log = await ref.ask(TestGetLog({}));
+  assert.deepEqual(
+    await Promise.all(asks),
+    Array.from({ length: 10 }, (_, i) => Pong({ seq: i * 10 })),
+  );
+  assert.deepEqual(log.entries, [
+    'onStart',
+    `onConnected:${env.address}`,
+    ...values.map((v) => `record:${v} from ${env.address}`),
+  ]);
+});
+
+test('a failed connect fails every queued ask naming the address; a later send connects again', async (t) => {
+  const port = await unusedPort();
+  const address = `127.0.0.1:${port}`;
+  const env = await RpcEnv.create({ name: 'hopeful', clientMode: true });
+  t.after(() => env.stop());
+  const ref = env.endpointRef({ address, name: 'Echo' });
+  ref.send(TestRecord({ value: 'lost' }));
+  const asks = [1, 2, 3].map((seq) => ref.ask(Ping({ seq }), { timeout: 60_000 }));
+  const failures = await Promise.allSettled(asks);
+  for (const f of failures) {
+    assert.equal(f.status, 'rejected');
+    const err = (f as PromiseRejectedResult).reason;
+    assert.ok(err instanceof RpcError, String(err));
+    assert.equal(err.code, RpcErrorCode.ConnectFailed);
+    assert.equal(err.message, `Failed to connect to wick://${address}: connection refused`);
+  }
+
+  // Now someone listens there; the next send connects afresh and the queue starts over.
+  const peer = await Peer.start(t, { name: 'arrived', port });
+  assert.equal(peer.address, address, 'the port was taken by someone else meanwhile');
+  ref.send(TestRecord({ value: 'found' }));
+  const log = await ref.ask(TestGetLog({}));
+  assert.deepEqual(log.entries, [
+    'onStart',
+    `onConnected:${env.address}`,
+    `record:found from ${env.address}`,
+  ]);
+});
+
+test('two envs that dial each other at the same moment end up with one connection', {
+  todo: 'known gap: each side keeps its own outbound connection (two TCP connections, and every endpoint sees onConnected twice); needs a tie-break between crossing dials',
+}, async (t) => {
+  const [a, b] = await Promise.all([Peer.start(t, { name: 'a' }), Peer.start(t, { name: 'b' })]);
+  const [ab, ba] = await Promise.all([
+    a.ask(b.address, 'Echo', Ping({ seq: 1 })),
+    b.ask(a.address, 'Echo', Ping({ seq: 2 })),
+  ]);
+  assert.deepEqual([ab.ok, ba.ok], [true, true]);
+  assert.equal(connectionsBetween(a.pid, b.pid).length, 1);
+  assert.deepEqual(
+    (await a.log('Echo')).filter((e) => e.startsWith('onConnected:')),
+    [`onConnected:${b.address}`],
+  );
+});
