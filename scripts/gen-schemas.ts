@@ -157,7 +157,8 @@ function describeType(s: S, depth = 0): string {
     const list = consts.map((c) => `\`${JSON.stringify(c)}\``);
     return list.length === 1 ? (list[0] as string) : `one of ${list.join(', ')}`;
   }
-  if (Array.isArray(s.anyOf)) return (s.anyOf as S[]).map((o) => describeType(o, depth)).join(' or ');
+  if (Array.isArray(s.anyOf))
+    return (s.anyOf as S[]).map((o) => describeType(o, depth)).join(' or ');
   switch (s.type) {
     case 'string': {
       const parts = ['string'];
@@ -181,7 +182,8 @@ function describeType(s: S, depth = 0): string {
       return `array of ${items}${n ? ` (${n})` : ''}`;
     }
     case 'object': {
-      if (JSON.stringify(canonical(s)) === endpointRefShape) return '[EndpointRefData](#endpoint-refs)';
+      if (JSON.stringify(canonical(s)) === endpointRefShape)
+        return '[EndpointRefData](#endpoint-refs)';
       if (s.patternProperties) {
         const values = Object.values(s.patternProperties as Record<string, S>);
         return `object of string → ${values.map((v) => describeType(v, depth + 1)).join(' or ')}`;
@@ -229,9 +231,7 @@ export function renderCatalogue(): string {
   ];
   for (const [boundary, defs] of byBoundary(protocolMessages())) {
     parts.push(`### ${boundary}`);
-    parts.push(
-      defs.map((d) => `[${d.type}](protocol/messages/${d.type}.schema.json)`).join(' · '),
-    );
+    parts.push(defs.map((d) => `[${d.type}](protocol/messages/${d.type}.schema.json)`).join(' · '));
     for (const def of defs) parts.push(messageSection(def));
   }
   return parts.join('\n\n');

@@ -1,3 +1,4 @@
+import '../conf/all.js';
 import { Command } from 'commander';
 import { registerDaemons } from './commands/daemons.js';
 import { registerDemo } from './commands/demo.js';

@@ -68,7 +68,9 @@ export function loadConf(sources: ConfSources): WickConf {
     conf.validate();
   } catch (err) {
     if (err instanceof ConfigError) {
-      throw new ConfigError(err.key, err.value, `${err.reason} (set by ${origin.get(err.key)})`);
+      throw new ConfigError(err.key, err.value, `${err.reason} (set by ${origin.get(err.key)})`, {
+        cause: err.cause,
+      });
     }
     throw err;
   }

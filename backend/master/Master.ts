@@ -33,6 +33,12 @@ import * as workerHandlers from './handlers/workers.js';
 import { appId as newAppId } from './ids.js';
 import type { PersistenceEngine } from './persistence/PersistenceEngine.js';
 import { BlackHolePersistenceEngine } from './persistence/PersistenceEngine.js';
+import {
+  type LeaderElectable,
+  type LeaderElectionAgent,
+  type LeaderElectionAgentFactory,
+  monarchyLeaderAgent,
+} from './leader/LeaderElectionAgent.js';
 import { completeRecovery, electedLeader } from './recovery.js';
 import { StateBroadcaster } from './StateBroadcaster.js';
 import { schedule, waitingReason } from './scheduling.js';
@@ -44,19 +50,25 @@ export interface MasterOptions {
   /** The web UI's URL as workers and users should open it. */
   webUiUrl: string;
   persistence?: PersistenceEngine;
+  /** Default: this master leads at once (no standby masters). */
+  leaderElection?: LeaderElectionAgentFactory;
   clock?: Clock;
   random?: () => number;
 }
 
 /** A message the Master sends itself from a timer; never on the wire. */
-export type MasterTimerMessage = { type: 'CheckForWorkerTimeOut' } | { type: 'CompleteRecovery' };
+export type MasterSelfMessage =
+  | { type: 'CheckForWorkerTimeOut' }
+  | { type: 'CompleteRecovery' }
+  | { type: 'ElectedLeader' }
+  | { type: 'RevokedLeadership' };
 
 /**
  * The Master endpoint (Spark's Master). It keeps the cluster's state, schedules drivers and
  * executors on workers, and pushes every change to subscribers. Handlers live in handlers/ by
  * concern; the operations they share (register, remove, launch, schedule) are here.
  */
-export class Master extends RpcEndpoint {
+export class Master extends RpcEndpoint implements LeaderElectable {
   static readonly ENDPOINT_NAME = 'Master';
   static readonly SYSTEM_NAME = 'wickMaster';
 
@@ -86,6 +98,8 @@ export class Master extends RpcEndpoint {
   nextDriverNumber = 0;
   recoveryTimer: TimerHandle | undefined;
   private timeoutTimer: TimerHandle | undefined;
+  private readonly leaderElection: LeaderElectionAgentFactory;
+  private leaderAgent: LeaderElectionAgent | undefined;
 
   constructor(options: MasterOptions) {
     super();
@@ -96,6 +110,7 @@ export class Master extends RpcEndpoint {
     this.webUiPort = options.webUiPort;
     this.webUiUrl = options.webUiUrl;
     this.workerTimeoutMs = this.conf.get(MasterConf.workerTimeout);
+    this.leaderElection = options.leaderElection ?? monarchyLeaderAgent;
   }
 
   get masterUrl(): string {
@@ -110,18 +125,36 @@ export class Master extends RpcEndpoint {
     this.log.info(`Starting Wick master at ${this.masterUrl}`);
     this.log.info(`Master web UI at ${this.webUiUrl}`);
     this.scheduleTimeoutCheck();
-    // One master and no election: it leads at once. A ZooKeeper agent will call this instead.
-    await electedLeader(this);
+    this.leaderAgent = this.leaderElection(this);
+  }
+
+  electedLeader(): void {
+    this.self.send({ type: 'ElectedLeader' });
+  }
+
+  revokedLeadership(): void {
+    this.self.send({ type: 'RevokedLeadership' });
   }
 
   override async onStop(): Promise<void> {
     this.timeoutTimer?.cancel();
     this.recoveryTimer?.cancel();
+    await this.leaderAgent?.stop();
     this.broadcaster.flush();
     await this.persistence.close();
   }
 
   override async receive(message: WireMessage, sender: RpcSenderContext): Promise<void> {
+    if (message.type === 'ElectedLeader' && sender.senderAddress === this.address) {
+      await electedLeader(this);
+      return;
+    }
+    if (message.type === 'RevokedLeadership' && sender.senderAddress === this.address) {
+      this.log.error('Leadership has been revoked -- master shutting down.');
+      this.setState('STANDBY');
+      this.onLeadershipRevoked();
+      return;
+    }
     if (await workerHandlers.receive(this, message)) return;
     if (await appHandlers.receive(this, message)) return;
     if (await driverHandlers.receive(this, message)) return;
@@ -147,6 +180,9 @@ export class Master extends RpcEndpoint {
     this.broadcaster.dropAddress(address);
     if (this.state === 'RECOVERING' && this.canCompleteRecovery()) await completeRecovery(this);
   }
+
+  /** What to do when leadership is lost: Spark's master exits; the daemon sets this. */
+  onLeadershipRevoked: () => void = () => {};
 
   setState(state: RecoveryState): void {
     this.state = state;

@@ -110,6 +110,7 @@ function placeExecutors(
   const out: ExecutorAssignment[] = [];
   // Most free cores first; ties keep the workers' given order (a stable sort).
   const sorted = workers.filter((w) => w.coresFree > 0).sort((a, b) => b.coresFree - a.coresFree);
+  const rank = new Map(workers.map((w, i) => [w, i]));
   let totalFree = sorted.reduce((s, w) => s + w.coresFree, 0);
   for (const app of apps) {
     if (totalFree === 0) break;
@@ -130,7 +131,7 @@ function placeExecutors(
       w.coresFree -= cores;
       w.memoryFree -= count * app.memoryPerExecutorMB;
       totalFree -= cores;
-      resort(sorted, w);
+      resort(sorted, w, rank);
     }
   }
   return out;
@@ -190,18 +191,25 @@ function assignCores(
   return cores;
 }
 
-/** Moves a worker whose free cores dropped to its place, keeping `sorted` in descending order. */
-function resort(sorted: SchedWorker[], w: SchedWorker): void {
+/**
+ * Moves a worker whose free cores dropped to its place, keeping `sorted` in descending order of
+ * free cores and, among equals, in the given order (`rank`), as a stable sort of the given workers
+ * would: Spark sorts afresh for every app, so a worker that drops into a tie goes by its rank.
+ */
+function resort(sorted: SchedWorker[], w: SchedWorker, rank: Map<SchedWorker, number>): void {
   const from = sorted.indexOf(w);
   if (from < 0) return;
   sorted.splice(from, 1);
   if (w.coresFree <= 0) return;
-  // After the last worker with at least as many free cores: ties stay in their old order.
+  // After every worker with more free cores, or as many and an earlier rank.
+  const r = rank.get(w) as number;
   let lo = from;
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((sorted[mid] as SchedWorker).coresFree >= w.coresFree) lo = mid + 1;
+    const x = sorted[mid] as SchedWorker;
+    if (x.coresFree > w.coresFree || (x.coresFree === w.coresFree && (rank.get(x) as number) < r))
+      lo = mid + 1;
     else hi = mid;
   }
   sorted.splice(lo, 0, w);

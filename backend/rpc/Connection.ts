@@ -61,6 +61,9 @@ export class Connection {
   private readonly rpc: JSONRPCServerAndClient<Connection, void>;
   private readonly decoder: LineDecoder;
   private readonly inflight = new Set<JSONRPCID>();
+  /** Requests from the peer not answered yet. */
+  private serving = 0;
+  private retiring = false;
   private nextId = 1;
   private handshakeTimer: TimerHandle | undefined;
   private clientNonce: string | undefined;
@@ -282,6 +285,7 @@ export class Connection {
     ).then((res) => {
       timer.cancel();
       this.inflight.delete(id);
+      this.closeIfRetired();
       if (res.error) {
         const e = res.error;
         throw new RpcError(
@@ -292,6 +296,21 @@ export class Connection {
       }
       return res.result;
     });
+  }
+
+  /**
+   * Closes this connection once nothing is in flight on it either way: for a duplicate connection
+   * to a peer that also dialled us at the same moment (RpcEnv keeps one of the two).
+   */
+  retire(): void {
+    this.retiring = true;
+    this.closeIfRetired();
+  }
+
+  private closeIfRetired(): void {
+    if (this.retiring && this.inflight.size === 0 && this.serving === 0 && this.state === 'open') {
+      this.socket.end();
+    }
   }
 
   /** Sends a notification; throws if it is too large or the connection is closed. */
@@ -556,6 +575,7 @@ export class Connection {
 
   private serve(msg: Record<string, unknown>): void {
     // What receiveAndSend does for a request, without its extra async generator per message.
+    this.serving++;
     this.host.server
       .receive(msg as unknown as JSONRPCRequest, this)
       .then((response) => {
@@ -563,6 +583,10 @@ export class Connection {
       })
       .then(undefined, (err: unknown) => {
         log.warn(`Could not answer ${msg.method} from ${this.peer ?? this.remote}`, err);
+      })
+      .then(() => {
+        this.serving--;
+        this.closeIfRetired();
       });
   }
 
@@ -592,12 +616,20 @@ export class Connection {
     this.badFrame(id, RpcErrorCode.FrameTooLarge, message);
   }
 
-  /** Answers a frame that cannot be processed, and logs it (up to a limit per connection). */
-  private badFrame(id: JSONRPCID, code: number, message: string): void {
+  /**
+   * Logs what a peer did wrong, up to a limit per connection (the total is logged on close), so
+   * that a peer sending garbage cannot flood the log.
+   */
+  warnAboutPeer(message: string): void {
     this.badFrames++;
     if (this.badFrames <= BAD_FRAME_LOG_LIMIT) {
       log.warn(`Bad frame from ${this.peer ?? this.remote}: ${message}`);
     }
+  }
+
+  /** Answers a frame that cannot be processed, and logs it. */
+  private badFrame(id: JSONRPCID, code: number, message: string): void {
+    this.warnAboutPeer(message);
     if (this.state === 'closed' || this.socket.writableLength > ERROR_REPLY_BACKLOG) return;
     this.socket.write(`${JSON.stringify(errorResponse(id, code, message))}\n`);
   }

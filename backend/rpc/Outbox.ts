@@ -23,6 +23,9 @@ export class Outbox {
     readonly address: string,
     private readonly connect: () => Promise<Connection>,
     private readonly onConnectFailed: (outbox: Outbox, err: Error) => void,
+    /** Decides which connection to use when the peer dialled us meanwhile (see RpcEnv). */
+    private readonly onConnected: (outbox: Outbox, conn: Connection) => void = (o, c) =>
+      o.attach(c),
   ) {}
 
   get connection(): Connection | undefined {
@@ -33,11 +36,16 @@ export class Outbox {
     return this.connecting;
   }
 
-  /** Uses a connection the peer opened to us, so one TCP connection serves both directions. */
-  attach(conn: Connection): void {
-    if (this.conn?.isOpen) return;
+  /**
+   * Uses a connection the peer opened to us, so one TCP connection serves both directions. Unless
+   * `replace`, a connection already open stays in use; returns the one it replaced, if any.
+   */
+  attach(conn: Connection, replace = false): Connection | undefined {
+    const old = this.conn?.isOpen ? this.conn : undefined;
+    if (old && (!replace || old === conn)) return undefined;
     this.conn = conn;
     this.flush();
+    return old;
   }
 
   send(item: OutboxItem): void {
@@ -65,7 +73,7 @@ export class Outbox {
     this.connect().then(
       (conn) => {
         this.connecting = false;
-        if (!this.conn?.isOpen) this.conn = conn;
+        this.onConnected(this, conn);
         this.flush();
       },
       (err: Error) => {

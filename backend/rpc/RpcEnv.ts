@@ -68,6 +68,8 @@ export class RpcEnv implements ConnectionHost {
   private readonly dispatcher: Dispatcher;
   private readonly outboxes = new Map<string, Outbox>();
   private readonly connections = new Set<Connection>();
+  /** Open connections by peer: a peer is connected while it has at least one. */
+  private readonly peerConnections = new Map<string, Set<Connection>>();
   private readonly pendingLocalAsks = new Set<(err: Error) => void>();
   private tcpServer: net.Server | undefined;
   private stopping = false;
@@ -296,36 +298,56 @@ export class RpcEnv implements ConnectionHost {
 
   onConnectionOpen(conn: Connection): void {
     const peer = conn.peer as string;
-    if (conn.direction === 'inbound') {
-      let outbox = this.outboxes.get(peer);
-      if (!outbox) {
-        outbox = this.newOutbox(peer);
-        this.outboxes.set(peer, outbox);
-      }
-      outbox.attach(conn);
+    let open = this.peerConnections.get(peer);
+    if (!open) {
+      open = new Set();
+      this.peerConnections.set(peer, open);
     }
+    open.add(conn);
+    // An outbound connection reaches its outbox when the connect resolves (see newOutbox).
+    if (conn.direction === 'inbound') this.useConnection(this.outbox(peer), conn);
     log.debug(`Connected to ${peer} (${conn.direction}, ${conn.remote})`);
-    this.dispatcher.postToAll({ kind: 'Connected', address: peer });
+    if (open.size === 1) this.dispatcher.postToAll({ kind: 'Connected', address: peer });
   }
 
   onConnectionClosed(conn: Connection, err: Error | undefined): void {
     this.connections.delete(conn);
     const peer = conn.peer;
     if (peer === undefined) return;
+    const open = this.peerConnections.get(peer);
+    open?.delete(conn);
     const outbox = this.outboxes.get(peer);
-    if (
-      outbox &&
-      (outbox.connection === conn || outbox.connection === undefined) &&
-      !outbox.isConnecting
-    ) {
-      this.outboxes.delete(peer);
+    if (outbox && outbox.connection === undefined && !outbox.isConnecting) {
+      const other = open && [...open].find((c) => c.isOpen);
+      if (other) outbox.attach(other);
+      else this.outboxes.delete(peer);
     }
+    if (open && open.size > 0) return;
+    this.peerConnections.delete(peer);
     if (this.stopping) return;
     if (err && !(err instanceof RpcError)) {
       this.dispatcher.postToAll({ kind: 'NetworkError', error: err, address: peer });
     }
     log.debug(`Disconnected from ${peer}${err ? `: ${err.message}` : ''}`);
     this.dispatcher.postToAll({ kind: 'Disconnected', address: peer });
+  }
+
+  /**
+   * Two listening envs that dial each other at the same moment end up with two connections. Both
+   * sides keep the one dialled by the env with the smaller address; the dialler of the other closes
+   * it once nothing is in flight on it. Until the preferred one is up, either serves.
+   */
+  private useConnection(outbox: Outbox, conn: Connection): void {
+    const peer = conn.peer as string;
+    const ours = conn.direction === 'outbound';
+    const preferred = this.isClientMode || isClientAddress(peer) || this.address < peer === ours;
+    if (preferred) {
+      const old = outbox.attach(conn, true);
+      if (old && old.direction === 'outbound') old.retire();
+      return;
+    }
+    outbox.attach(conn);
+    if (ours && outbox.connection !== conn) conn.retire();
   }
 
   private askLocal(
@@ -376,6 +398,7 @@ export class RpcEnv implements ConnectionHost {
         if (!this.stopping)
           this.dispatcher.postToAll({ kind: 'NetworkError', error: err, address });
       },
+      (box, conn) => this.useConnection(box, conn),
     );
   }
 
@@ -437,20 +460,21 @@ export class RpcEnv implements ConnectionHost {
         errorResponse(
           req.id,
           RpcErrorCode.HandshakeRequired,
-          `Send wick.hello before ${req.method}`,
+          `Finish the handshake (wick.hello, then wick.auth when authenticating) before ${clip(req.method)}`,
         ),
       );
     });
-    server.handleMethodNotFound = async (req: JSONRPCRequest) => {
-      log.warn(`Unknown message type ${JSON.stringify(req.method)}`);
+    // json-rpc-2.0 types this hook generically; the server params here are always the Connection.
+    server.handleMethodNotFound = (async (req: JSONRPCRequest, conn: Connection) => {
+      conn.warnAboutPeer(`unknown message type ${JSON.stringify(clip(req.method))}`);
       return req.id === undefined
         ? null
         : errorResponse(
             req.id,
             RpcErrorCode.MethodNotFound,
-            `Method not found: ${req.method} is not a Wick message type`,
+            `Method not found: ${clip(req.method)} is not a Wick message type`,
           );
-    };
+    }) as JSONRPCServer<Connection>['handleMethodNotFound'];
   }
 
   /** An endpoint message from a peer: check the envelope and the message, then dispatch. */
@@ -459,7 +483,7 @@ export class RpcEnv implements ConnectionHost {
     const problem = this.envelopeProblem(req, conn);
     if (problem) {
       if (id === undefined) {
-        log.warn(`Dropped ${req.method} from ${conn.peer}: ${problem}`);
+        conn.warnAboutPeer(`dropped ${clip(req.method)}: ${problem}`);
         return Promise.resolve(null);
       }
       return Promise.resolve(
@@ -530,4 +554,11 @@ function authSecret(conf: WickConf): string | undefined {
     );
   }
   return secret;
+}
+
+/** Peer-chosen text, cut short and stripped of control characters before it reaches a log. */
+function clip(text: string, max = 100): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
+  const clean = text.replace(/[\u0000-\u001f\u007f]/g, '?');
+  return clean.length <= max ? clean : `${clean.slice(0, max)}…`;
 }

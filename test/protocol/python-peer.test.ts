@@ -93,13 +93,24 @@ async function pingAndBeAsked(t: TestContext, wick: Peer, secret?: string): Prom
   assert.ok((await wick.log()).includes(`onConnected:${pyAddress}`));
 
   // Now Wick is the asker, over the connection Python opened: its verifier, then its endpoint.
-  assert.equal((await wick.request({ cmd: 'verify', address: pyAddress, name: 'python' })).ok, true);
+  assert.equal(
+    (await wick.request({ cmd: 'verify', address: pyAddress, name: 'python' })).ok,
+    true,
+  );
   const missing = await wick.request({ cmd: 'verify', address: pyAddress, name: 'nobody' });
   assert.equal(missing.ok, false);
   assert.equal(missing.code, -32001);
 
-  const asked = await wick.ask(pyAddress, 'python', { type: 'Ping', seq: 42, payload: 'from node' });
-  assert.deepEqual(asked, { id: asked.id, ok: true, reply: { type: 'Pong', seq: 42, payload: 'from node' } });
+  const asked = await wick.ask(pyAddress, 'python', {
+    type: 'Ping',
+    seq: 42,
+    payload: 'from node',
+  });
+  assert.deepEqual(asked, {
+    id: asked.id,
+    ok: true,
+    reply: { type: 'Pong', seq: 42, payload: 'from node' },
+  });
   assert.equal(await py.waitFor('answered '), `answered Ping 42 from ${wick.address}`);
 
   const unsupported = await wick.ask(pyAddress, 'python', { type: 'CheckExistence', name: 'x' });
@@ -127,7 +138,10 @@ test('a Python peer with the wrong secret is refused, and both sides say why', a
   const wick = await Peer.start(t, { name: 'wick', conf: authConf });
   const py = startPython(t, [wick.address], 'not the secret');
   assert.equal(await py.exited, 1);
-  assert.match(py.stderr, /^error -32005 Peer \S+ failed authentication: its proof does not match/m);
+  assert.match(
+    py.stderr,
+    /^error -32005 Peer \S+ failed authentication: its proof does not match/m,
+  );
   assert.deepEqual(py.lines, []);
   // Stopping the env closes whatever it still holds, so its log is complete once it has exited.
   const closed = once(wick.child, 'close');

@@ -61,18 +61,42 @@ async function allGone(pid: number, marker: string, waitMs: number): Promise<boo
 async function survivors(pid: number, marker: string): Promise<Set<number>> {
   const alive = new Set<number>();
   if (await isAlive(pid)) alive.add(pid);
-  if (groupAlive(pid)) alive.add(-pid);
+  if (await groupAlive(pid)) alive.add(-pid);
   for (const p of await markedPids(marker)) if (await isAlive(p)) alive.add(p);
   return alive;
 }
 
-function groupAlive(pgid: number): boolean {
+/**
+ * A live member in the group. kill(-pgid, 0) also succeeds while the group holds only zombies,
+ * and orphans killed here are reaped by init, which in many containers does it lazily (seconds
+ * later) or never: so on Linux, look for a member that is not a zombie.
+ */
+async function groupAlive(pgid: number): Promise<boolean> {
   try {
     process.kill(-pgid, 0);
-    return true;
   } catch {
     return false;
   }
+  if (process.platform !== 'linux') return true;
+  let entries: string[];
+  try {
+    entries = await readdir('/proc');
+  } catch {
+    return true;
+  }
+  const live = await Promise.all(
+    entries.map(async (name) => {
+      if (!/^\d+$/.test(name)) return false;
+      try {
+        const stat = await readFile(`/proc/${name}/stat`, 'utf8');
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return Number(f[2]) === pgid && f[0] !== 'Z';
+      } catch {
+        return false;
+      }
+    }),
+  );
+  return live.includes(true);
 }
 
 /** Alive and not a zombie waiting to be reaped. */

@@ -1,0 +1,408 @@
+/**
+ * Mock workers, applications and state subscribers for tests of a real master process (the way
+ * Spark's MasterSuite uses its MockWorker): each is a real RpcEnv on loopback in the test process
+ * with an endpoint that records every message the master sends and answers as the real peer would,
+ * so a test drives the protocol by hand and waits for the master's messages rather than sleeping.
+ * A worker or an application is identified by its RpcEnv's address, so each mock has its own env.
+ */
+import type { TestContext } from 'node:test';
+import { MasterStateMirror } from '../../backend/client/MasterStateMirror.js';
+import {
+  MasterChangeAcknowledged,
+  RegisterApplication,
+  RegisteredApplication,
+  UnregisterApplication,
+} from '../../backend/protocol/app.js';
+import type { ApplicationDescription, ExecutorState } from '../../backend/protocol/common.js';
+import {
+  DriverStateChanged,
+  ExecutorStateChanged,
+  Heartbeat,
+  RegisterWorker,
+  WorkerLatestState,
+  WorkerSchedulerStateResponse,
+} from '../../backend/protocol/deploy.js';
+import type { MessageOf, WireMessage } from '../../backend/protocol/registry.js';
+import { MasterStateResponse, RequestMasterState } from '../../backend/protocol/state.js';
+import {
+  RpcEndpoint,
+  type RpcEndpointRef,
+  RpcEnv,
+  type RpcSenderContext,
+} from '../../backend/rpc/index.js';
+import { idTimestamp } from '../../backend/master/ids.js';
+import { setLogLevel } from '../../backend/util/log.js';
+
+// The mocks' RpcEnvs log connection churn at INFO; the master's own log is what tests read.
+setLogLevel('WARN');
+
+type Msg = WireMessage & Record<string, unknown>;
+
+/** An endpoint that records every one-way message and lets a test wait for one. */
+export class Recorder extends RpcEndpoint {
+  readonly received: Msg[] = [];
+  /** Called on every message after it is recorded: the mock's answers. */
+  onMessage: ((m: Msg) => void) | undefined;
+  private waiters = new Set<() => void>();
+
+  override receive(message: WireMessage, _sender: RpcSenderContext): void {
+    this.received.push(message as Msg);
+    this.onMessage?.(message as Msg);
+    for (const w of [...this.waiters]) w();
+  }
+
+  /** Messages of `type` received so far (from index `from` on). */
+  all(type: string, from = 0): Msg[] {
+    return this.received.slice(from).filter((m) => m.type === type);
+  }
+
+  /**
+   * The first message of `type` at index ≥ `from` for which `match` holds, waiting for it. No
+   * deadline of its own: the test's timeout ends a wait that never succeeds.
+   */
+  next(type: string, match: (m: Msg) => boolean = () => true, from = 0): Promise<Msg> {
+    return new Promise((resolve) => {
+      const check = (): boolean => {
+        const m = this.received.slice(from).find((x) => x.type === type && match(x));
+        if (!m) return false;
+        this.waiters.delete(check);
+        resolve(m);
+        return true;
+      };
+      if (!check()) this.waiters.add(check);
+    });
+  }
+
+  /** Resolves once `count` messages of `type` (matching) have arrived since `from`. */
+  async count(type: string, count: number, from = 0, match: (m: Msg) => boolean = () => true) {
+    await new Promise<void>((resolve) => {
+      const check = (): boolean => {
+        if (this.all(type, from).filter(match).length < count) return false;
+        this.waiters.delete(check);
+        resolve();
+        return true;
+      };
+      if (!check()) this.waiters.add(check);
+    });
+    return this.all(type, from).filter(match);
+  }
+
+  /** The index the next message will get: pass it as `from` to wait for later messages only. */
+  get mark(): number {
+    return this.received.length;
+  }
+}
+
+/** host:port from wick://host:port. */
+export function addressOf(masterUrl: string): string {
+  return masterUrl.replace(/^wick:\/\//, '').replace(/\/.*$/, '');
+}
+
+async function serverEnv(t: TestContext, name: string, port = 0): Promise<RpcEnv> {
+  const env = await RpcEnv.create({ name, host: '127.0.0.1', port });
+  t.after(() => env.stop());
+  return env;
+}
+
+export interface MockWorkerOptions {
+  cores?: number;
+  memory?: number;
+  /** Default: worker-<now>-127.0.0.1-<port>, as a real worker names itself. */
+  id?: string;
+  /** RPC port (default 0: a free one); a worker restarted on the same port reuses it. */
+  port?: number;
+  /** Heartbeat every this many ms (default: none). */
+  heartbeatMs?: number;
+  /** Answer MasterChanged with WorkerSchedulerStateResponse (default true). */
+  answerMasterChanged?: boolean;
+  /** Register again on ReconnectWorker (default true). */
+  reconnect?: boolean;
+}
+
+/**
+ * A worker as the master sees one: it registers, heartbeats, and keeps track of the executors and
+ * drivers the master launches on it, so that it can report them (WorkerLatestState,
+ * WorkerSchedulerStateResponse) as a real worker does. It never starts a process.
+ */
+export class MockWorker {
+  readonly executors = new Map<string, { appId: string; execId: number; cores: number }>();
+  readonly drivers = new Set<string>();
+  answerMasterChanged: boolean;
+  reconnect: boolean;
+  private timer: NodeJS.Timeout | undefined;
+
+  private constructor(
+    readonly env: RpcEnv,
+    readonly endpoint: Recorder,
+    public master: RpcEndpointRef,
+    readonly id: string,
+    readonly cores: number,
+    readonly memory: number,
+    opts: MockWorkerOptions,
+  ) {
+    this.answerMasterChanged = opts.answerMasterChanged ?? true;
+    this.reconnect = opts.reconnect ?? true;
+    endpoint.onMessage = (m) => this.onMessage(m);
+  }
+
+  static async start(
+    t: TestContext,
+    masterUrl: string,
+    opts: MockWorkerOptions = {},
+  ): Promise<MockWorker> {
+    const env = await serverEnv(t, 'mockWorker', opts.port);
+    const endpoint = new Recorder();
+    env.setupEndpoint('Worker', endpoint);
+    const master = await env.setupEndpointRef(addressOf(masterUrl), 'Master');
+    const port = env.rpcAddress?.port as number;
+    const id = opts.id ?? `worker-${idTimestamp(Date.now())}-127.0.0.1-${port}`;
+    const w = new MockWorker(env, endpoint, master, id, opts.cores ?? 4, opts.memory ?? 4096, opts);
+    t.after(() => w.stopHeartbeats());
+    if (opts.heartbeatMs) w.startHeartbeats(opts.heartbeatMs);
+    return w;
+  }
+
+  get address(): string {
+    return this.env.address;
+  }
+
+  get port(): number {
+    return this.env.rpcAddress?.port as number;
+  }
+
+  /** Sends RegisterWorker (with another id if given). */
+  register(id = this.id): void {
+    this.master.send(
+      RegisterWorker({
+        id,
+        host: '127.0.0.1',
+        port: this.port,
+        worker: this.endpoint.self.toData(),
+        cores: this.cores,
+        memory: this.memory,
+        workerWebUiUrl: `http://127.0.0.1:${this.port + 1}`,
+        masterAddress: this.master.address,
+      }),
+    );
+  }
+
+  /** Registers and resolves with the master's answer (RegisteredWorker or RegisterWorkerFailed). */
+  async registerAndWait(id = this.id): Promise<Msg> {
+    const from = this.endpoint.mark;
+    this.register(id);
+    return Promise.race([
+      this.endpoint.next('RegisteredWorker', undefined, from),
+      this.endpoint.next('RegisterWorkerFailed', undefined, from),
+    ]);
+  }
+
+  heartbeat(id = this.id): void {
+    this.master.send(Heartbeat({ workerId: id, worker: this.endpoint.self.toData() }));
+  }
+
+  startHeartbeats(ms: number): void {
+    this.stopHeartbeats();
+    this.timer = setInterval(() => {
+      if (!this.env.isStopped) this.heartbeat();
+    }, ms);
+  }
+
+  stopHeartbeats(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  executorStateChanged(
+    appId: string,
+    execId: number,
+    state: ExecutorState,
+    exitStatus?: number,
+    message?: string,
+  ): void {
+    if (state !== 'LAUNCHING' && state !== 'RUNNING') this.executors.delete(`${appId}/${execId}`);
+    this.master.send(ExecutorStateChanged({ appId, execId, state, exitStatus, message }));
+  }
+
+  driverStateChanged(
+    driverId: string,
+    state: MessageOf<typeof DriverStateChanged>['state'],
+    exception?: string,
+  ): void {
+    if (state !== 'SUBMITTED' && state !== 'RUNNING' && state !== 'RELAUNCHING') {
+      this.drivers.delete(driverId);
+    }
+    this.master.send(DriverStateChanged({ driverId, state, exception }));
+  }
+
+  /** WorkerLatestState with what this mock runs plus `extra`. */
+  sendLatestState(
+    extra: { executors?: { appId: string; execId: number }[]; driverIds?: string[] } = {},
+  ): void {
+    this.master.send(
+      WorkerLatestState({
+        id: this.id,
+        executors: [
+          ...this.executorDescriptions(),
+          ...(extra.executors ?? []).map((e) => ({ ...e, cores: 1, state: 'RUNNING' as const })),
+        ],
+        driverIds: [...this.drivers, ...(extra.driverIds ?? [])],
+      }),
+    );
+  }
+
+  /**
+   * Resolves once the master has handled everything this mock sent before: an ask travels the
+   * same connection and the master handles its messages in order, and whatever the master sent
+   * this env before its reply arrives before the reply.
+   */
+  async barrier(): Promise<void> {
+    await this.master.ask(RequestMasterState({}), MasterStateResponse);
+  }
+
+  /** Stops the env: the master sees the worker disconnect. */
+  async stop(): Promise<void> {
+    this.stopHeartbeats();
+    await this.env.stop();
+  }
+
+  private executorDescriptions() {
+    return [...this.executors.values()].map((e) => ({ ...e, state: 'RUNNING' as const }));
+  }
+
+  private onMessage(m: Msg): void {
+    switch (m.type) {
+      case 'LaunchExecutor':
+        this.executors.set(`${m.appId}/${m.execId}`, {
+          appId: m.appId as string,
+          execId: m.execId as number,
+          cores: m.cores as number,
+        });
+        break;
+      case 'KillExecutor':
+        this.executors.delete(`${m.appId}/${m.execId}`);
+        break;
+      case 'LaunchDriver':
+        this.drivers.add(m.driverId as string);
+        break;
+      case 'MasterChanged':
+        if (!this.answerMasterChanged) break;
+        this.master = this.env.endpointRef(m.master as { address: string; name: string });
+        this.master.send(
+          WorkerSchedulerStateResponse({
+            id: this.id,
+            executors: this.executorDescriptions(),
+            driverIds: [...this.drivers],
+          }),
+        );
+        break;
+      case 'ReconnectWorker':
+        if (this.reconnect) this.register();
+        break;
+    }
+  }
+}
+
+/** An application description that asks little, with overrides. */
+export function appDescription(
+  fields: Partial<ApplicationDescription> = {},
+): ApplicationDescription {
+  return {
+    name: 'mock-app',
+    user: 'tester',
+    memoryPerExecutorMB: 256,
+    command: { argv: ['node', '-e', 'setTimeout(() => {}, 60000)'], env: {} },
+    ...fields,
+  };
+}
+
+/** An application's client (Spark's StandaloneAppClient) with an endpoint that records. */
+export class MockApp {
+  appId = '';
+  answerMasterChanged = true;
+
+  private constructor(
+    readonly env: RpcEnv,
+    readonly endpoint: Recorder,
+    public master: RpcEndpointRef,
+  ) {
+    endpoint.onMessage = (m) => {
+      if (m.type === 'MasterChanged' && this.answerMasterChanged) {
+        this.master = this.env.endpointRef(m.master as { address: string; name: string });
+        this.master.send(MasterChangeAcknowledged({ appId: this.appId }));
+      }
+    };
+  }
+
+  /** A listening env, so that a restarted master can reach it. */
+  static async start(t: TestContext, masterUrl: string): Promise<MockApp> {
+    const env = await serverEnv(t, 'mockApp');
+    const endpoint = new Recorder();
+    env.setupEndpoint('AppClient', endpoint);
+    const master = await env.setupEndpointRef(addressOf(masterUrl), 'Master');
+    return new MockApp(env, endpoint, master);
+  }
+
+  /** Registers and resolves with the id the master gave. */
+  async register(desc: ApplicationDescription = appDescription()): Promise<string> {
+    const from = this.endpoint.mark;
+    this.master.send(
+      RegisterApplication({ appDescription: desc, driver: this.endpoint.self.toData() }),
+    );
+    const reply = await this.endpoint.next('RegisteredApplication', undefined, from);
+    this.appId = (reply as MessageOf<typeof RegisteredApplication>).appId;
+    return this.appId;
+  }
+
+  unregister(): void {
+    this.master.send(UnregisterApplication({ appId: this.appId }));
+  }
+
+  /** Stops the env: the master sees the application disconnect. */
+  stop(): Promise<void> {
+    return this.env.stop();
+  }
+}
+
+export type MasterState = MessageOf<typeof MasterStateResponse>;
+
+/** A client of the master: a MasterStateMirror subscribed to it, and a ref to ask it things. */
+export interface MasterClient {
+  env: RpcEnv;
+  master: RpcEndpointRef;
+  mirror: MasterStateMirror;
+  /** Resolves with the first mirrored state for which `predicate` holds. */
+  waitFor(predicate: (s: MasterState) => boolean): Promise<MasterState>;
+  /** A fresh snapshot (RequestMasterState). */
+  state(): Promise<MasterState>;
+}
+
+export async function connectClient(t: TestContext, masterUrl: string): Promise<MasterClient> {
+  const env = await RpcEnv.create({ name: 'testClient', clientMode: true });
+  t.after(() => env.stop());
+  const master = await env.setupEndpointRef(addressOf(masterUrl), 'Master');
+  const mirror = new MasterStateMirror();
+  env.setupEndpoint('StateMirror', mirror);
+  await mirror.subscribe(master);
+  return {
+    env,
+    master,
+    mirror,
+    waitFor: (p) => mirror.waitFor(p),
+    state: () => master.ask(RequestMasterState({}), MasterStateResponse),
+  };
+}
+
+/** The worker with this id in a state, if listed. */
+export function workerIn(s: MasterState, id: string) {
+  return s.workers.find((w) => w.id === id);
+}
+
+/** The application with this id, active or completed. */
+export function appIn(s: MasterState, id: string) {
+  return [...s.activeApps, ...s.completedApps].find((a) => a.id === id);
+}
+
+/** The driver with this id, active or completed. */
+export function driverIn(s: MasterState, id: string) {
+  return [...s.activeDrivers, ...s.completedDrivers].find((d) => d.id === id);
+}

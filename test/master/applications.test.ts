@@ -1,0 +1,253 @@
+/**
+ * Applications against a real master: registration, executors placed on mock workers as
+ * scheduling says, executor state forwarded to the application, retries, and the ways an
+ * application ends (unregister, kill, disconnect, too many failures).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { KillApplicationResponse, RequestKillApplication } from '../../backend/protocol/client.js';
+import { startMaster } from '../helpers/cluster.js';
+import { checkNothingLeftRunning } from '../helpers/leaks.js';
+import {
+  appDescription,
+  appIn,
+  connectClient,
+  MockApp,
+  MockWorker,
+  workerIn,
+} from '../helpers/masterMocks.js';
+
+checkNothingLeftRunning();
+
+const APP_ID = /^app-\d{14}-(\d{4})$/;
+
+async function workers(t: Parameters<typeof MockWorker.start>[0], url: string, n: number) {
+  const list: MockWorker[] = [];
+  for (let i = 0; i < n; i++) {
+    const w = await MockWorker.start(t, url, { cores: 4, memory: 2048 });
+    assert.equal((await w.registerAndWait()).type, 'RegisteredWorker');
+    list.push(w);
+  }
+  return list;
+}
+
+test('RegisterApplication → RegisteredApplication with ids app-yyyyMMddHHmmss-NNNN, numbered in order', async (t) => {
+  const master = await startMaster(t);
+  const client = await connectClient(t, master.url);
+  const a = await MockApp.start(t, master.url);
+  const b = await MockApp.start(t, master.url);
+  const idA = await a.register(appDescription({ name: 'first' }));
+  const idB = await b.register(appDescription({ name: 'second' }));
+  assert.equal(APP_ID.exec(idA)?.[1], '0000');
+  assert.equal(APP_ID.exec(idB)?.[1], '0001');
+  const reply = a.endpoint.all('RegisteredApplication')[0];
+  assert.deepEqual(reply?.master, { address: master.address, name: 'Master' });
+  const s = await client.waitFor((s) => s.activeApps.length === 2);
+  assert.deepEqual(
+    s.activeApps.map((x) => [x.id, x.name, x.state, x.waitingReason]),
+    [
+      [idA, 'first', 'WAITING', 'no worker is alive'],
+      [idB, 'second', 'WAITING', 'no worker is alive'],
+    ],
+  );
+});
+
+test('executors spread over workers: LaunchExecutor to each, ExecutorAdded to the app, state forwarded', async (t) => {
+  const master = await startMaster(t);
+  const client = await connectClient(t, master.url);
+  const [w1, w2] = (await workers(t, master.url, 2)) as [MockWorker, MockWorker];
+  const app = await MockApp.start(t, master.url);
+  const desc = appDescription({ maxCores: 4, coresPerExecutor: 2, memoryPerExecutorMB: 512 });
+  const appId = await app.register(desc);
+  const l1 = await w1.endpoint.next('LaunchExecutor');
+  const l2 = await w2.endpoint.next('LaunchExecutor');
+  for (const l of [l1, l2]) {
+    assert.equal(l.appId, appId);
+    assert.equal(l.cores, 2);
+    assert.equal(l.memory, 512);
+    assert.equal(l.masterUrl, master.url);
+    assert.deepEqual(l.appDesc, desc);
+  }
+  assert.deepEqual([l1.execId, l2.execId].sort(), [0, 1]);
+  const added = await app.endpoint.count('ExecutorAdded', 2);
+  const byWorker = new Map(added.map((m) => [m.workerId, m]));
+  assert.equal(byWorker.get(w1.id)?.id, l1.execId);
+  assert.equal(byWorker.get(w2.id)?.hostPort, `127.0.0.1:${w2.port}`);
+  assert.equal(byWorker.get(w1.id)?.cores, 2);
+  let s = await client.waitFor((s) => appIn(s, appId)?.coresGranted === 4);
+  assert.equal(appIn(s, appId)?.state, 'RUNNING');
+  assert.equal(workerIn(s, w1.id)?.coresUsed, 2);
+  assert.equal(workerIn(s, w1.id)?.memoryUsed, 512);
+
+  w1.executorStateChanged(appId, l1.execId as number, 'RUNNING');
+  const up = await app.endpoint.next('ExecutorUpdated');
+  assert.deepEqual(
+    { id: up.id, state: up.state, workerLost: up.workerLost },
+    { id: l1.execId, state: 'RUNNING', workerLost: false },
+  );
+
+  // A finished executor frees its cores and memory: the worker gets a new one at once.
+  const mark = w1.endpoint.mark;
+  w1.executorStateChanged(appId, l1.execId as number, 'EXITED', 0, 'Command exited with code 0');
+  const exited = await app.endpoint.next('ExecutorUpdated', (m) => m.state === 'EXITED');
+  assert.equal(exited.exitStatus, 0);
+  assert.equal(exited.message, 'Command exited with code 0');
+  const relaunch = await w1.endpoint.next('LaunchExecutor', undefined, mark);
+  assert.equal(relaunch.execId, 2);
+  s = await client.waitFor((s) => appIn(s, appId)?.executors.some((e) => e.id === 2) === true);
+  assert.deepEqual(
+    appIn(s, appId)?.removedExecutors.map((e) => [e.id, e.state, e.exitStatus]),
+    [[l1.execId, 'EXITED', 0]],
+  );
+  assert.equal(workerIn(s, w1.id)?.coresUsed, 2);
+});
+
+test('with spreadOut=false one worker is filled first; without cores per executor one executor takes all it can', async (t) => {
+  const master = await startMaster(t, { conf: { 'wick.deploy.spreadOut': false } });
+  const client = await connectClient(t, master.url);
+  await workers(t, master.url, 2);
+  const packed = await MockApp.start(t, master.url);
+  const packedId = await packed.register(
+    appDescription({ maxCores: 4, coresPerExecutor: 2, memoryPerExecutorMB: 256 }),
+  );
+  const two = await packed.endpoint.count('ExecutorAdded', 2);
+  assert.equal(two[0]?.workerId, two[1]?.workerId, 'both executors on one worker');
+  const whole = await MockApp.start(t, master.url);
+  const wholeId = await whole.register(appDescription({ memoryPerExecutorMB: 256 }));
+  const one = await whole.endpoint.next('ExecutorAdded');
+  assert.equal(one.cores, 4, 'the other worker, all of its cores');
+  assert.notEqual(one.workerId, two[0]?.workerId);
+  const s = await client.waitFor((s) => appIn(s, wholeId)?.coresGranted === 4);
+  assert.equal(appIn(s, packedId)?.coresGranted, 4);
+  assert.ok(s.workers.every((w) => w.coresUsed === 4));
+});
+
+test('maxExecutorRetries failures in a row with none running → FAILED; never while one runs', {
+  timeout: 20_000,
+}, async (t) => {
+  const master = await startMaster(t, { conf: { 'wick.deploy.maxExecutorRetries': 3 } });
+  const client = await connectClient(t, master.url);
+  const good = await MockWorker.start(t, master.url, { cores: 1, memory: 1024 });
+  assert.equal((await good.registerAndWait()).type, 'RegisteredWorker');
+  const app = await MockApp.start(t, master.url);
+  const appId = await app.register(appDescription({ maxCores: 2, memoryPerExecutorMB: 256 }));
+  const first = await good.endpoint.next('LaunchExecutor');
+  good.executorStateChanged(appId, first.execId as number, 'RUNNING');
+  await client.waitFor((s) => appIn(s, appId)?.executors[0]?.state === 'RUNNING');
+
+  // A worker where every executor fails at once, five times (more than the three allowed).
+  const bad = await MockWorker.start(t, master.url, { cores: 1, memory: 1024 });
+  let failures = 0;
+  bad.endpoint.onMessage = (m) => {
+    if (m.type !== 'LaunchExecutor' || failures >= 5) return;
+    failures++;
+    bad.executorStateChanged(m.appId as string, m.execId as number, 'FAILED', 1, 'boom');
+  };
+  assert.equal((await bad.registerAndWait()).type, 'RegisteredWorker');
+  await bad.endpoint.count('LaunchExecutor', 6);
+  await bad.barrier();
+  let s = await client.state();
+  assert.equal(appIn(s, appId)?.state, 'RUNNING', 'one executor runs: the app goes on');
+  assert.equal(app.endpoint.all('ApplicationRemoved').length, 0);
+
+  // Now the running one fails too: none runs and the failures are past the limit.
+  good.executorStateChanged(appId, first.execId as number, 'FAILED', 1);
+  const removed = await app.endpoint.next('ApplicationRemoved');
+  assert.equal(removed.message, 'FAILED');
+  s = await client.waitFor((s) => s.completedApps.some((a) => a.id === appId));
+  assert.equal(appIn(s, appId)?.state, 'FAILED');
+  assert.deepEqual(s.activeApps, []);
+  await master.waitForStderr(new RegExp(`Application mock-app with ID ${appId} failed \\d+ times`));
+  // Its executor on the bad worker (left launching) is killed, and the workers told it ended.
+  await bad.endpoint.next('KillExecutor', (m) => m.appId === appId);
+  await good.endpoint.next('ApplicationFinished', (m) => m.id === appId);
+});
+
+test('UnregisterApplication → FINISHED; its executors killed and resources freed', async (t) => {
+  const master = await startMaster(t);
+  const client = await connectClient(t, master.url);
+  const [w] = (await workers(t, master.url, 1)) as [MockWorker];
+  const app = await MockApp.start(t, master.url);
+  const appId = await app.register(appDescription({ memoryPerExecutorMB: 256 }));
+  const launch = await w.endpoint.next('LaunchExecutor');
+  app.unregister();
+  const kill = await w.endpoint.next('KillExecutor');
+  assert.deepEqual([kill.appId, kill.execId], [appId, launch.execId]);
+  await w.endpoint.next('ApplicationFinished', (m) => m.id === appId);
+  const s = await client.waitFor((s) => appIn(s, appId)?.state === 'FINISHED');
+  assert.deepEqual(
+    s.completedApps.map((a) => a.id),
+    [appId],
+  );
+  assert.equal(workerIn(s, w.id)?.coresUsed, 0);
+  assert.equal(workerIn(s, w.id)?.memoryUsed, 0);
+  assert.ok(appIn(s, appId)?.endTime !== undefined);
+  assert.equal(app.endpoint.all('ApplicationRemoved').length, 0, 'a finished app is not told');
+});
+
+test('RequestKillApplication kills an application and says so; an unknown one is refused', async (t) => {
+  const master = await startMaster(t);
+  const client = await connectClient(t, master.url);
+  await workers(t, master.url, 1);
+  const app = await MockApp.start(t, master.url);
+  const appId = await app.register();
+  await app.endpoint.next('ExecutorAdded');
+  const ok = await client.master.ask(RequestKillApplication({ appId }), KillApplicationResponse);
+  assert.equal(ok.success, true);
+  assert.equal(ok.appId, appId);
+  assert.equal((await app.endpoint.next('ApplicationRemoved')).message, 'KILLED');
+  const s = await client.waitFor((s) => appIn(s, appId)?.state === 'KILLED');
+  assert.ok(s.workers.every((w) => w.coresUsed === 0));
+  const again = await client.master.ask(RequestKillApplication({ appId }), KillApplicationResponse);
+  assert.equal(again.success, false);
+  assert.match(again.message, /already finished or does not exist/);
+});
+
+test('an application whose client disconnects is FINISHED', async (t) => {
+  const master = await startMaster(t);
+  const client = await connectClient(t, master.url);
+  const [w] = (await workers(t, master.url, 1)) as [MockWorker];
+  const app = await MockApp.start(t, master.url);
+  const appId = await app.register();
+  await w.endpoint.next('LaunchExecutor');
+  await app.stop();
+  await w.endpoint.next('KillExecutor', (m) => m.appId === appId);
+  const s = await client.waitFor((s) => appIn(s, appId)?.state === 'FINISHED');
+  assert.deepEqual(s.activeApps, []);
+  assert.equal(workerIn(s, w.id)?.coresUsed, 0);
+});
+
+test('completed applications are retained up to wick.deploy.retainedApplications', async (t) => {
+  const master = await startMaster(t, { conf: { 'wick.deploy.retainedApplications': 2 } });
+  const client = await connectClient(t, master.url);
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const app = await MockApp.start(t, master.url);
+    const id = await app.register(appDescription({ name: `app${i}` }));
+    ids.push(id);
+    app.unregister();
+    await client.waitFor((s) => appIn(s, id)?.state === 'FINISHED');
+  }
+  const s = await client.waitFor((s) => appIn(s, ids[0] as string) === undefined);
+  assert.deepEqual(
+    s.completedApps.map((a) => a.id),
+    ids.slice(1),
+  );
+  assert.deepEqual(await client.state(), s);
+});
+
+test('an application asking more memory than any worker has stays WAITING and says why', async (t) => {
+  const master = await startMaster(t);
+  const client = await connectClient(t, master.url);
+  const [w] = (await workers(t, master.url, 1)) as [MockWorker];
+  const app = await MockApp.start(t, master.url);
+  const appId = await app.register(appDescription({ memoryPerExecutorMB: 100_000 }));
+  const s = await client.waitFor((s) => appIn(s, appId)?.waitingReason !== undefined);
+  const a = appIn(s, appId);
+  assert.equal(a?.state, 'WAITING');
+  assert.match(a?.waitingReason ?? '', /100000 MiB/);
+  assert.match(a?.waitingReason ?? '', /largest worker has 2048 MiB/);
+  await w.barrier();
+  assert.equal(w.endpoint.all('LaunchExecutor').length, 0);
+  assert.equal(app.endpoint.all('ExecutorAdded').length, 0);
+});

@@ -1,0 +1,217 @@
+/**
+ * killProcessTree() against real process trees that try to get away: a grandchild that calls
+ * setsid, one orphaned by its parent exiting early, one that ignores SIGTERM, and a double-forked
+ * daemon (setsid, then orphaned). After the kill nothing survives: not by the marker scan, not by
+ * pgrep on a token in each command line, not by kill(pid, 0) on the pids the processes wrote.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { type TestContext, test } from 'node:test';
+import { setLogSink } from '../../../backend/util/log.js';
+import { killProcessTree, markedPids } from '../../../backend/worker/process/kill.js';
+import { type Launched, launch } from '../../../backend/worker/process/launch.js';
+import { isAlive, killByToken, pgrep, procStat, readPids, waitFor } from '../../helpers/processes.js';
+
+interface Tree {
+  launched: Launched;
+  dir: string;
+  token: string;
+  /** pid files written by the processes, by name. */
+  pids: Record<string, number>;
+}
+
+/**
+ * Runs `script` (bash) through launch(), as the worker does; TOKEN in the script is replaced by a
+ * token unique to the test, for pgrep; `pidFiles` are waited for before returning.
+ */
+async function startTree(t: TestContext, script: string, pidFiles: string[]): Promise<Tree> {
+  const dir = mkdtempSync(join(tmpdir(), 'wick-kill-'));
+  const token = `wicktest-${randomBytes(6).toString('hex')}`;
+  t.after(() => {
+    killByToken(token);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const launched = launch({
+    argv: ['bash', '-c', script.replaceAll('TOKEN', token)],
+    cwd: dir,
+    env: {},
+    header: 'kill test',
+  });
+  t.after(() => {
+    if (launched.pid > 0) killByToken(token);
+  });
+  const pids: Record<string, number> = {};
+  for (const name of pidFiles) {
+    pids[name] = (await readPids(join(dir, name), 1, t.signal))[0] as number;
+  }
+  return { launched, dir, token, pids };
+}
+
+/** Everything the test knows of is gone, by each of the three ways of looking. */
+async function assertNoSurvivors(tree: Tree): Promise<void> {
+  assert.deepEqual(await markedPids(tree.launched.marker), [], 'marked processes left');
+  assert.deepEqual(pgrep(tree.token), [], `processes with ${tree.token} left`);
+  for (const [name, pid] of Object.entries(tree.pids)) {
+    assert.equal(isAlive(pid), false, `${name} (pid ${pid}) survived`);
+  }
+  assert.equal(isAlive(tree.launched.pid), false, 'the child survived');
+}
+
+const TOP = 'echo $$ > top.pid; exec -a TOKEN-top sleep 300';
+
+test('the marker is inherited: markedPids finds the child and its descendants', async (t) => {
+  const tree = await startTree(
+    t,
+    `bash -c 'echo $$ > gc.pid; exec -a TOKEN-gc sleep 300' & ${TOP}`,
+    ['top.pid', 'gc.pid'],
+  );
+  const marked = await markedPids(tree.launched.marker);
+  assert.ok(marked.includes(tree.launched.pid), `${marked} lacks the child`);
+  assert.ok(marked.includes(tree.pids['gc.pid'] as number), `${marked} lacks the grandchild`);
+  await killProcessTree(tree.launched.pid, tree.launched.marker, 5000);
+  assert.equal((await tree.launched.exited).signal, 'SIGTERM');
+  await assertNoSurvivors(tree);
+});
+
+test('(a) a grandchild that called setsid is killed', async (t) => {
+  const tree = await startTree(
+    t,
+    `setsid bash -c 'echo $$ > gc.pid; exec -a TOKEN-gc sleep 300' & ${TOP}`,
+    ['top.pid', 'gc.pid'],
+  );
+  const gc = procStat(tree.pids['gc.pid'] as number);
+  // It really escaped the child's process group: a kill by group alone would miss it.
+  assert.ok(gc, 'grandchild not running');
+  assert.equal(gc.sid, tree.pids['gc.pid']);
+  assert.notEqual(gc.pgid, tree.launched.pid);
+  await killProcessTree(tree.launched.pid, tree.launched.marker, 5000);
+  await assertNoSurvivors(tree);
+});
+
+test('(b) a grandchild orphaned by its parent exiting early is killed', async (t) => {
+  const tree = await startTree(
+    t,
+    `bash -c '(exec -a TOKEN-orphan sleep 300) & echo $! > orphan.pid; echo $$ > parent.pid'; ${TOP}`,
+    ['orphan.pid', 'parent.pid', 'top.pid'],
+  );
+  const orphan = tree.pids['orphan.pid'] as number;
+  await readPids(join(tree.dir, 'top.pid'), 1, t.signal);
+  // Its parent is gone and it was re-parented away from the tree: tree-kill alone would miss it.
+  assert.equal(isAlive(tree.pids['parent.pid'] as number), false);
+  assert.notEqual(procStat(orphan)?.ppid, tree.launched.pid);
+  assert.ok(isAlive(orphan));
+  await killProcessTree(tree.launched.pid, tree.launched.marker, 5000);
+  await assertNoSurvivors(tree);
+});
+
+test('(b) the orphan is killed even after the child itself has exited', async (t) => {
+  const tree = await startTree(
+    t,
+    `bash -c '(exec -a TOKEN-orphan sleep 300) & echo $! > orphan.pid'; exit 0`,
+    ['orphan.pid'],
+  );
+  assert.equal((await tree.launched.exited).exitCode, 0);
+  assert.ok(isAlive(tree.pids['orphan.pid'] as number));
+  await killProcessTree(tree.launched.pid, tree.launched.marker, 5000);
+  await assertNoSurvivors(tree);
+});
+
+test('(c) a tree that ignores SIGTERM gets SIGKILL after the grace period', async (t) => {
+  // SIG_IGN survives fork and exec: the child and its grandchild both ignore SIGTERM.
+  const tree = await startTree(
+    t,
+    `trap '' TERM; bash -c 'echo $$ > gc.pid; exec -a TOKEN-gc sleep 300' & ${TOP}`,
+    ['top.pid', 'gc.pid'],
+  );
+  await killProcessTree(tree.launched.pid, tree.launched.marker, 300);
+  assert.deepEqual(await tree.launched.exited, { exitCode: undefined, signal: 'SIGKILL' });
+  await assertNoSurvivors(tree);
+});
+
+test('a child that handles SIGTERM is given the chance to exit by itself', async (t) => {
+  const tree = await startTree(
+    t,
+    `trap 'echo bye > bye.txt; exit 7' TERM; echo $$ > top.pid; while :; do sleep 0.05; done`,
+    ['top.pid'],
+  );
+  await killProcessTree(tree.launched.pid, tree.launched.marker, 10_000);
+  assert.equal((await tree.launched.exited).exitCode, 7);
+  await readPids(join(tree.dir, 'top.pid'), 1);
+  await assertNoSurvivors(tree);
+});
+
+test('(d) a double-forked daemon (setsid, then orphaned) is killed', async (t) => {
+  const tree = await startTree(
+    t,
+    `setsid bash -c '(exec -a TOKEN-daemon sleep 300) & echo $! > daemon.pid; echo $$ > mid.pid' & ${TOP}`,
+    ['daemon.pid', 'mid.pid', 'top.pid'],
+  );
+  const daemon = tree.pids['daemon.pid'] as number;
+  // Wait until the intermediate process is gone: the daemon is then neither in the child's tree
+  // nor in its process group or session — only the marker still finds it.
+  await readPids(join(tree.dir, 'mid.pid'), 1, t.signal);
+  for (;;) {
+    if (!isAlive(tree.pids['mid.pid'] as number)) break;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const st = procStat(daemon);
+  assert.ok(st, 'daemon not running');
+  assert.notEqual(st.pgid, tree.launched.pid);
+  assert.notEqual(st.sid, procStat(tree.launched.pid)?.sid);
+  assert.notEqual(st.ppid, tree.launched.pid);
+  await killProcessTree(tree.launched.pid, tree.launched.marker, 5000);
+  await assertNoSurvivors(tree);
+});
+
+test('all of it at once, with the escapees ignoring SIGTERM: zero survivors', async (t) => {
+  const tree = await startTree(
+    t,
+    [
+      `trap '' TERM`,
+      `setsid bash -c 'echo $$ > a.pid; exec -a TOKEN-a sleep 300' &`,
+      `bash -c '(exec -a TOKEN-b sleep 300) & echo $! > b.pid'`,
+      `setsid bash -c '(exec -a TOKEN-d sleep 300) & echo $! > d.pid' &`,
+      `bash -c 'echo $$ > c.pid; exec -a TOKEN-c sleep 300' &`,
+      TOP,
+    ].join('\n'),
+    ['a.pid', 'b.pid', 'c.pid', 'd.pid', 'top.pid'],
+  );
+  assert.equal(pgrep(tree.token).length, 5, 'five processes with the token before the kill');
+  await killProcessTree(tree.launched.pid, tree.launched.marker, 300);
+  await assertNoSurvivors(tree);
+});
+
+test('killing a pid that is not there (or none) is a no-op', async () => {
+  await killProcessTree(-1, 'nothing', 100);
+  await killProcessTree(0, 'nothing', 100);
+});
+
+test('a group left with only zombies counts as gone (init may reap them late, or never)', async (t) => {
+  // A parent outside the group that never reaps: its child leads a group of its own and exits, so
+  // the group holds one zombie for as long as the parent lives. kill(-pgid, 0) still succeeds.
+  const parent = spawn(
+    'perl',
+    ['-e', 'my $p = fork; if ($p == 0) { setpgrp(0, 0); exit 0 } print "$p\\n"; sleep 300'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  t.after(() => parent.kill('SIGKILL'));
+  const [line] = (await once(createInterface({ input: parent.stdout }), 'line')) as [string];
+  const zombie = Number(line);
+  await waitFor('the zombie', () => procStat(zombie)?.state === 'Z', t.signal);
+  process.kill(-zombie, 0);
+
+  const lines: string[] = [];
+  const previous = setLogSink((l) => lines.push(l));
+  try {
+    await killProcessTree(zombie, 'no-such-marker', 200);
+  } finally {
+    setLogSink(previous);
+  }
+  assert.deepEqual(lines, [], 'no SIGKILL round and no survivors reported');
+});
