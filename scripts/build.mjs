@@ -37,6 +37,26 @@ const builds = [
     platform: 'node',
     target: 'node20',
     format: 'cjs',
+    // piscina starts its threads from its own files, and esbuild (for `wick submit`) runs its own
+    // binary: neither can be bundled.
+    external: ['piscina', 'esbuild'],
+  },
+  {
+    ...common,
+    entryPoints: ['backend/app/task/taskWorker.ts'],
+    outfile: 'dist/task-worker.cjs',
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+  },
+  {
+    ...common,
+    entryPoints: ['backend/app/index.ts'],
+    outfile: 'dist/wick-lib.cjs',
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    external: ['piscina'],
   },
   {
     ...common,

@@ -22,15 +22,27 @@ export class MasterStateMirror extends RpcEndpoint {
   state: State | undefined;
   private listeners = new Set<(state: State) => void>();
 
+  /** Events received while a subscription's snapshot is on its way; see subscribe. */
+  private early: MessageOf<typeof MasterStateEvent>[] | undefined;
+
   /** Subscribes to `master`; resolves with the snapshot. */
   async subscribe(master: RpcEndpointRef): Promise<State> {
-    const snapshot = await master.ask(
-      SubscribeMasterState({ subscriber: this.self.toData() }),
-      MasterStateResponse,
-    );
-    // Events with seq ≤ the snapshot's are already in it.
-    if (!this.state || this.state.seq < snapshot.seq) this.state = snapshot;
-    this.emit();
+    this.early ??= [];
+    try {
+      const snapshot = await master.ask(
+        SubscribeMasterState({ subscriber: this.self.toData() }),
+        MasterStateResponse,
+      );
+      // Events with seq ≤ the snapshot's are already in it.
+      if (!this.state || this.state.seq < snapshot.seq) this.state = snapshot;
+    } finally {
+      // The master pushes events as soon as it has replied, and they can reach this endpoint
+      // before the reply has resolved the ask: they were kept, and apply after the snapshot.
+      const early = this.early ?? [];
+      this.early = undefined;
+      for (const e of early) this.apply(e);
+      this.emit();
+    }
     return this.state;
   }
 
@@ -60,10 +72,15 @@ export class MasterStateMirror extends RpcEndpoint {
   override receive(message: WireMessage, sender: RpcSenderContext): void {
     if (message.type !== 'MasterStateEvent') throw unsupported(message, sender);
     const event = message as MessageOf<typeof MasterStateEvent>;
+    if (this.early) this.early.push(event);
+    else if (this.apply(event)) this.emit();
+  }
+
+  private apply(event: MessageOf<typeof MasterStateEvent>): boolean {
     const s = this.state;
-    if (!s || event.seq <= s.seq) return;
+    if (!s || event.seq <= s.seq) return false;
     applyEvent(s, event);
-    this.emit();
+    return true;
   }
 
   private emit(): void {

@@ -31,14 +31,14 @@ import * as driverHandlers from './handlers/drivers.js';
 import * as stateHandlers from './handlers/state.js';
 import * as workerHandlers from './handlers/workers.js';
 import { appId as newAppId } from './ids.js';
-import type { PersistenceEngine } from './persistence/PersistenceEngine.js';
-import { BlackHolePersistenceEngine } from './persistence/PersistenceEngine.js';
 import {
   type LeaderElectable,
   type LeaderElectionAgent,
   type LeaderElectionAgentFactory,
   monarchyLeaderAgent,
 } from './leader/LeaderElectionAgent.js';
+import type { PersistenceEngine } from './persistence/PersistenceEngine.js';
+import { BlackHolePersistenceEngine } from './persistence/PersistenceEngine.js';
 import { completeRecovery, electedLeader } from './recovery.js';
 import { StateBroadcaster } from './StateBroadcaster.js';
 import { schedule, waitingReason } from './scheduling.js';

@@ -5,3 +5,4 @@ import './app.js';
 import './client.js';
 import './state.js';
 import './worker.js';
+import './executor.js';

@@ -319,12 +319,22 @@ export class Connection {
     this.write({ jsonrpc: '2.0', method, params });
   }
 
-  close(err?: Error): void {
+  /**
+   * Closes now. `graceful` lets what was written drain to the peer first (a FIN after the data,
+   * then a hard close if the peer does not finish within a second): RpcEnv.stop() uses it so that
+   * its last messages (an UnregisterApplication, say) are not lost.
+   */
+  close(err?: Error, graceful = false): void {
     if (this.state === 'closed') return;
     this.closeError ??= err;
     // What was written this tick goes out before the socket is destroyed, as unbuffered writes did.
     this.flushWrites();
-    this.socket.destroy();
+    if (graceful) {
+      this.socket.end();
+      setTimeout(() => this.socket.destroy(), 1000).unref();
+    } else {
+      this.socket.destroy();
+    }
     this.onSocketClosed();
   }
 

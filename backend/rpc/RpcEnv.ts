@@ -47,6 +47,11 @@ export interface RpcEnvOptions {
   port?: number;
   /** A client-mode env binds nothing and is reached only over connections it opens. */
   clientMode?: boolean;
+  /**
+   * Let the process exit while this env is open (its server and sockets do not keep Node's event
+   * loop alive). A driver uses it, so that an application that forgets stop() still ends.
+   */
+  unref?: boolean;
   conf?: WickConf;
   clock?: Clock;
 }
@@ -57,6 +62,7 @@ export interface RpcEnvOptions {
  */
 export class RpcEnv implements ConnectionHost {
   readonly name: string;
+  private readonly unref: boolean;
   readonly address: string;
   readonly conf: WickConf;
   readonly clock: Clock;
@@ -78,6 +84,7 @@ export class RpcEnv implements ConnectionHost {
 
   private constructor(options: RpcEnvOptions, address: string, conf: WickConf) {
     this.name = options.name;
+    this.unref = options.unref ?? false;
     this.address = address;
     this.conf = conf;
     this.clock = options.clock ?? systemClock;
@@ -126,6 +133,7 @@ export class RpcEnv implements ConnectionHost {
       throw err;
     }
     env.tcpServer = server;
+    if (env.unref) server.unref();
     server.on('connection', (socket) => env.accept(socket));
     server.on('error', (err) => log.error(`Server of ${env.name} failed`, err));
     env.setupEndpoint(RpcEndpointVerifier.NAME, new RpcEndpointVerifier());
@@ -286,7 +294,7 @@ export class RpcEnv implements ConnectionHost {
     await this.dispatcher.stop();
     for (const fail of this.pendingLocalAsks) fail(stopped);
     this.pendingLocalAsks.clear();
-    for (const conn of this.connections) conn.close(stopped);
+    for (const conn of this.connections) conn.close(stopped, true);
     await serverClosed;
     this.resolveTerminated();
   }
@@ -411,6 +419,7 @@ export class RpcEnv implements ConnectionHost {
     }
     const target = RpcAddress.parse(address);
     const socket = net.connect({ host: target.host, port: target.port });
+    if (this.unref) socket.unref();
     const conn = new Connection(this, socket, 'outbound');
     this.connections.add(conn);
     try {
@@ -441,6 +450,7 @@ export class RpcEnv implements ConnectionHost {
       socket.destroy();
       return;
     }
+    if (this.unref) socket.unref();
     const conn = new Connection(this, socket, 'inbound');
     this.connections.add(conn);
   }

@@ -169,6 +169,9 @@ export class Worker extends RpcEndpoint implements RunnerHost {
   }
 
   sendToMaster(message: WireMessage): void {
+    // During shutdown, runners killed by onStop still report how they ended; the env is stopping
+    // and would throw, and there is no master connection left to tell anyway.
+    if (this.rpcEnv.isStopped) return;
     if (!this.master) {
       this.log.warn(
         `Dropping ${message.type} because the connection to master has not yet been established`,

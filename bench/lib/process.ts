@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { createInterface, type Interface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -27,6 +27,10 @@ export interface ServerProcess<T> {
   /** The server's ready line, parsed. */
   readonly ready: T;
   readonly exited: Promise<number | string | null>;
+  /** The child itself (its stdin is a pipe the server may read commands from). */
+  readonly child: ChildProcess;
+  /** The server's stdout as lines, for any it prints after the ready line. */
+  readonly lines: Interface;
   stop(): Promise<void>;
 }
 
@@ -106,12 +110,17 @@ export async function startServer<T>(
   );
   const handle = new Handle(child);
   live.add(handle);
+  // A closed stdin (the server exited) must not crash the benchmark with EPIPE.
+  child.stdin?.on('error', () => {});
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   try {
-    const ready = await firstLine<T>(child, handle.exited, options.readyTimeoutMs ?? 20_000);
+    const ready = await firstLine<T>(lines, handle.exited, options.readyTimeoutMs ?? 20_000);
     return {
       pid: child.pid as number,
       ready,
       exited: handle.exited,
+      child,
+      lines,
       stop: () => handle.stop(),
     };
   } catch (err) {
@@ -120,12 +129,7 @@ export async function startServer<T>(
   }
 }
 
-function firstLine<T>(
-  child: ChildProcess,
-  exited: Promise<unknown>,
-  timeoutMs: number,
-): Promise<T> {
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+function firstLine<T>(lines: Interface, exited: Promise<unknown>, timeoutMs: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`no ready line within ${timeoutMs} ms`)),
@@ -133,8 +137,7 @@ function firstLine<T>(
     );
     lines.once('line', (line) => {
       clearTimeout(timer);
-      // Keep draining stdout so a chatty server never blocks on a full pipe.
-      child.stdout?.resume();
+      // The interface keeps reading stdout, so a chatty server never blocks on a full pipe.
       try {
         resolve(JSON.parse(line) as T);
       } catch {

@@ -11,9 +11,9 @@ import {
   type ExecutorAssignment,
   type SchedApp,
   type SchedDriver,
-  type SchedWorker,
   type ScheduleInput,
   type ScheduleResult,
+  type SchedWorker,
   schedule,
   waitingReason,
 } from '../../backend/master/scheduling.js';
@@ -382,7 +382,9 @@ test('packing fills one worker before the next, in order of free cores', () => {
         // Of those, only the last may still have room for more of this app.
         const roomy = touched.filter((id) => {
           const f = free.get(id) as Free;
-          return f.coresFree >= minCores && (app.coresPerExecutor === undefined || f.memoryFree >= mem);
+          return (
+            f.coresFree >= minCores && (app.coresPerExecutor === undefined || f.memoryFree >= mem)
+          );
         });
         assert.ok(roomy.length <= 1, `${app.id} left ${roomy.join(', ')} partly used`);
         if (roomy.length === 1) assert.equal(roomy[0], touched[touched.length - 1]);

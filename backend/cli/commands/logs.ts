@@ -37,13 +37,20 @@ export function registerLogs(program: Command): void {
         const range = await worker.ask(RequestLogRange({ ...source, stream }), LogRangeResponse);
         const data = Buffer.from(range.data, 'base64');
         process.stdout.write(data);
-        if (flags.follow)
-          await follow(worker, env, { ...source, stream }, range.offset + data.length);
+        if (flags.follow) {
+          const reason = await followLog(
+            worker,
+            env,
+            { ...source, stream },
+            range.offset + data.length,
+          );
+          process.stderr.write(`[wick logs] ${reason}\n`);
+        }
       });
     });
 }
 
-type Source = { appId: string; execId: number } | { driverId: string };
+export type Source = { appId: string; execId: number } | { driverId: string };
 
 export function parseLogId(id: string): Source {
   const exec = /^([^/\s]+)\/(\d+)$/.exec(id);
@@ -74,12 +81,22 @@ async function findWorker(
     if (!e) throw new Error(`Application ${source.appId} has no executor ${source.execId}`);
     workerId = e.workerId;
   }
-  const w = state.workers.find((x) => x.id === workerId);
-  if (!w)
+  const ref = workerOf(state, workerId, env);
+  if (!ref)
     throw new Error(
       `The worker that ran it (${workerId ?? 'none'}) is no longer known to the master`,
     );
-  return env.endpointRef({ address: `${w.host}:${w.port}`, name: 'Worker' });
+  return ref;
+}
+
+/** The Worker endpoint of a worker the master knows, by id. */
+export function workerOf(
+  state: { workers: { id: string; host: string; port: number }[] },
+  workerId: string | undefined,
+  env: RpcEnv,
+): RpcEndpointRef | undefined {
+  const w = state.workers.find((x) => x.id === workerId);
+  return w ? env.endpointRef({ address: `${w.host}:${w.port}`, name: 'Worker' }) : undefined;
 }
 
 class LogPrinter extends RpcEndpoint {
@@ -118,24 +135,30 @@ class LogPrinter extends RpcEndpoint {
   }
 }
 
-async function follow(
+/** Prints a log from `offset` as it is written; resolves with why the follow ended. */
+export async function followLog(
   worker: RpcEndpointRef,
   env: RpcEnv,
   source: Source & { stream: 'stdout' | 'stderr' },
   offset: number,
-): Promise<void> {
+): Promise<string> {
   const followId = randomBytes(8).toString('hex');
   const printer = new LogPrinter(followId, offset);
-  const ref = env.setupEndpoint('LogPrinter', printer);
+  const ref = env.setupEndpoint(`LogPrinter-${followId}`, printer);
   const stop = () => worker.send(StopFollowLog({ followId }));
-  process.once('SIGINT', () => {
+  const onSigint = () => {
     stop();
     setTimeout(() => process.exit(130), 200).unref();
-  });
-  await worker.ask(
-    FollowLog({ ...source, followId, offset, follower: ref.toData() }),
-    LogFollowStarted,
-  );
-  const reason = await printer.ended;
-  process.stderr.write(`[wick logs] ${reason}\n`);
+  };
+  process.once('SIGINT', onSigint);
+  try {
+    await worker.ask(
+      FollowLog({ ...source, followId, offset, follower: ref.toData() }),
+      LogFollowStarted,
+    );
+    return await printer.ended;
+  } finally {
+    process.off('SIGINT', onSigint);
+    await env.stopEndpoint(ref);
+  }
 }

@@ -48,3 +48,34 @@ export function formatState(s: MessageOf<typeof MasterStateResponse>, now = Date
   }
   return `${lines.join('\n')}\n`;
 }
+
+/** One application or driver; an unknown id is an error that says what ids look like. */
+export function formatOne(
+  s: MessageOf<typeof MasterStateResponse>,
+  id: string,
+  json: boolean,
+): string {
+  const app = [...s.activeApps, ...s.completedApps].find((a) => a.id === id);
+  const driver = [...s.activeDrivers, ...s.completedDrivers].find((d) => d.id === id);
+  const found = app ?? driver;
+  if (!found) {
+    throw new Error(
+      `The master at ${s.url} knows no application or driver "${id}" (ids look like app-20261130120000-0000 or driver-20261130120000-0000)`,
+    );
+  }
+  if (json) return `${JSON.stringify(found, null, 2)}\n`;
+  if (app) {
+    const lines = [
+      `${app.id}  ${app.name}  ${app.state}  cores ${app.coresGranted}  user ${app.user}`,
+    ];
+    if (app.waitingReason) lines.push(`  waiting: ${app.waitingReason}`);
+    for (const e of [...app.executors, ...app.removedExecutors]) {
+      lines.push(
+        `  executor ${e.id} on ${e.workerHostPort}: ${e.state}${e.exitStatus !== undefined ? ` (exit ${e.exitStatus})` : ''}${e.message ? ` ${e.message}` : ''}`,
+      );
+    }
+    return `${lines.join('\n')}\n`;
+  }
+  const d = driver as NonNullable<typeof driver>;
+  return `${d.id}  ${d.state}  ${d.workerHostPort ?? '(not placed)'}${d.exception ? `  ${d.exception}` : ''}\n`;
+}

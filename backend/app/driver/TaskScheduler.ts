@@ -1,0 +1,220 @@
+import type {
+  PartitionAction,
+  PartitionSource,
+  TaskDescription,
+  TaskError,
+  Transformation,
+} from '../../protocol/executor.js';
+
+/**
+ * Which task runs where, and what a job's tasks came to (Spark's TaskSchedulerImpl and
+ * TaskSetManager, for one-stage jobs). Pure bookkeeping: no I/O and no timers, so that retries,
+ * lost executors and aborts can be tested directly; the DriverEndpoint feeds it offers and status
+ * updates and sends what it returns.
+ */
+
+export interface JobSpec {
+  sources: PartitionSource[];
+  transformations: Transformation[];
+  action: PartitionAction;
+}
+
+interface TaskRecord {
+  taskId: number;
+  partition: number;
+  attempt: number;
+  executorId: string;
+}
+
+interface JobState {
+  jobId: number;
+  spec: JobSpec;
+  results: unknown[];
+  done: boolean[];
+  remaining: number;
+  failures: number[];
+  /** Executors each partition failed on, so a retry prefers another. */
+  failedOn: Set<string>[];
+  pending: number[];
+  resolve: (results: unknown[]) => void;
+  reject: (err: Error) => void;
+}
+
+export interface Offer {
+  executorId: string;
+  freeCores: number;
+}
+
+export class TaskScheduler {
+  private nextJobId = 0;
+  private nextTaskId = 0;
+  private readonly jobs = new Map<number, JobState>();
+  private readonly running = new Map<number, TaskRecord & { jobId: number }>();
+
+  constructor(private readonly maxFailures: number) {}
+
+  get hasPending(): boolean {
+    for (const j of this.jobs.values()) if (j.pending.length > 0) return true;
+    return false;
+  }
+
+  get runningCount(): number {
+    return this.running.size;
+  }
+
+  /** Adds a job; the promise settles with every partition's result, in partition order. */
+  submit(spec: JobSpec): { jobId: number; done: Promise<unknown[]> } {
+    const jobId = this.nextJobId++;
+    const n = spec.sources.length;
+    let resolve!: (r: unknown[]) => void;
+    let reject!: (e: Error) => void;
+    const done = new Promise<unknown[]>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    if (n === 0) {
+      resolve([]);
+      return { jobId, done };
+    }
+    this.jobs.set(jobId, {
+      jobId,
+      spec,
+      results: new Array(n),
+      done: new Array(n).fill(false),
+      remaining: n,
+      failures: new Array(n).fill(0),
+      failedOn: Array.from({ length: n }, () => new Set<string>()),
+      pending: Array.from({ length: n }, (_, i) => i),
+      resolve,
+      reject,
+    });
+    return { jobId, done };
+  }
+
+  /**
+   * Fills the offered cores with pending tasks, jobs in order. A task that failed on an executor
+   * goes elsewhere when another offer can take it.
+   */
+  resourceOffers(offers: Offer[]): { executorId: string; task: TaskDescription }[] {
+    const out: { executorId: string; task: TaskDescription }[] = [];
+    const free = new Map(offers.map((o) => [o.executorId, o.freeCores]));
+    for (const job of this.jobs.values()) {
+      const i = 0;
+      while (i < job.pending.length) {
+        const partition = job.pending[i] as number;
+        const failedOn = job.failedOn[partition] as Set<string>;
+        const candidates = [...free].filter(([, c]) => c > 0);
+        if (candidates.length === 0) return out;
+        const pick = candidates.find(([id]) => !failedOn.has(id)) ?? candidates[0];
+        const [executorId, cores] = pick as [string, number];
+        free.set(executorId, cores - 1);
+        job.pending.splice(i, 1);
+        const task = this.describe(job, partition);
+        this.running.set(task.taskId, {
+          taskId: task.taskId,
+          partition,
+          attempt: task.attempt,
+          executorId,
+          jobId: job.jobId,
+        });
+        out.push({ executorId, task });
+      }
+    }
+    return out;
+  }
+
+  /** A task finished: store its result, and settle the job when it was the last. */
+  taskFinished(taskId: number, result: unknown): { executorId: string } | undefined {
+    const t = this.running.get(taskId);
+    if (!t) return undefined;
+    this.running.delete(taskId);
+    const job = this.jobs.get(t.jobId);
+    if (!job || job.done[t.partition]) return { executorId: t.executorId };
+    job.done[t.partition] = true;
+    job.results[t.partition] = result;
+    if (--job.remaining === 0) {
+      this.jobs.delete(job.jobId);
+      job.resolve(job.results);
+    }
+    return { executorId: t.executorId };
+  }
+
+  /** A task failed: retry it, or abort its job after wick.task.maxFailures attempts. */
+  taskFailed(taskId: number, error: TaskError): { executorId: string } | undefined {
+    const t = this.running.get(taskId);
+    if (!t) return undefined;
+    this.running.delete(taskId);
+    const job = this.jobs.get(t.jobId);
+    if (!job || job.done[t.partition]) return { executorId: t.executorId };
+    job.failures[t.partition] = (job.failures[t.partition] as number) + 1;
+    (job.failedOn[t.partition] as Set<string>).add(t.executorId);
+    if ((job.failures[t.partition] as number) >= this.maxFailures) {
+      this.abort(
+        job.jobId,
+        `Job aborted due to stage failure: Task ${t.partition} in stage ${job.jobId}.0 failed ${job.failures[t.partition]} times, most recent failure: Lost task ${t.partition}.${t.attempt} in stage ${job.jobId}.0 (TID ${taskId}, executor ${t.executorId}): ${error.stack ?? `${error.name}: ${error.message}`}`,
+      );
+    } else {
+      job.pending.unshift(t.partition);
+    }
+    return { executorId: t.executorId };
+  }
+
+  /** An executor is gone: its running tasks go back to pending (not counted as failures). */
+  executorLost(executorId: string): number {
+    let n = 0;
+    for (const [taskId, t] of this.running) {
+      if (t.executorId !== executorId) continue;
+      this.running.delete(taskId);
+      const job = this.jobs.get(t.jobId);
+      if (job && !job.done[t.partition]) {
+        job.pending.unshift(t.partition);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Fails a job with a message; its running tasks are returned so they can be killed. */
+  abort(jobId: number, message: string): { taskId: number; executorId: string }[] {
+    const job = this.jobs.get(jobId);
+    if (!job) return [];
+    this.jobs.delete(jobId);
+    const toKill: { taskId: number; executorId: string }[] = [];
+    for (const [taskId, t] of this.running) {
+      if (t.jobId === jobId) {
+        this.running.delete(taskId);
+        toKill.push({ taskId, executorId: t.executorId });
+      }
+    }
+    job.reject(new JobFailedError(message));
+    return toKill;
+  }
+
+  abortAll(message: string): void {
+    for (const jobId of [...this.jobs.keys()]) this.abort(jobId, message);
+  }
+
+  jobOf(taskId: number): number | undefined {
+    return this.running.get(taskId)?.jobId;
+  }
+
+  private describe(job: JobState, partition: number): TaskDescription {
+    return {
+      taskId: this.nextTaskId++,
+      jobId: job.jobId,
+      stageId: job.jobId,
+      partition,
+      attempt: job.failures[partition] as number,
+      source: job.spec.sources[partition] as PartitionSource,
+      transformations: job.spec.transformations,
+      action: job.spec.action,
+    };
+  }
+}
+
+export class JobFailedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JobFailedError';
+  }
+}

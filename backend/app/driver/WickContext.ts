@@ -1,0 +1,262 @@
+import { stat } from 'node:fs/promises';
+import os from 'node:os';
+import { dirname, resolve } from 'node:path';
+import { WickConf } from '../../conf/WickConf.js';
+import type { PartitionAction, PartitionSource, Transformation } from '../../protocol/executor.js';
+import { RpcEnv } from '../../rpc/index.js';
+import { getLogger } from '../../util/log.js';
+import { distFile } from '../../util/paths.js';
+import { parseMasterUrls } from '../../worker/startWorker.js';
+import { AppClient } from './AppClient.js';
+import { AppConf } from './config.js';
+import { DriverEndpoint } from './DriverEndpoint.js';
+import { type JobRunner, RDD } from './RDD.js';
+
+import '../../conf/all.js';
+import '../../protocol/index.js';
+
+const log = getLogger('WickContext');
+
+export interface WickContextOptions {
+  /** wick://host:port (or several, comma-separated); else wick.master, else WICK_MASTER. */
+  master?: string;
+  /** Else wick.app.name, else WICK_APP_NAME. */
+  appName?: string;
+  /** wick.* settings; they override what `wick submit` passed. */
+  conf?: Record<string, string>;
+}
+
+/** How long a job may wait for its first executor before a warning says so (as Spark's). */
+const NO_RESOURCES_WARNING_MS = 15_000;
+
+/**
+ * The entry point of a Wick application (Spark's SparkContext): connects to the cluster, gets
+ * executors, and runs the jobs of the RDDs made from it.
+ *
+ *   const wc = await WickContext.create({ appName: 'Pi' });
+ *   const n = await wc.range(0, 1000, 1, 4).map((x) => x * x).reduce((a, b) => a + b);
+ *   await wc.stop();
+ */
+export class WickContext implements JobRunner {
+  private stopped = false;
+  private activeJobs = 0;
+  private keepAlive: NodeJS.Timeout | undefined;
+  private readonly onBeforeExit = () => void this.stop();
+
+  private constructor(
+    readonly conf: WickConf,
+    readonly appName: string,
+    readonly master: string,
+    private readonly env: RpcEnv,
+    private readonly driver: DriverEndpoint,
+    private readonly client: AppClient,
+  ) {
+    // An application that never calls stop() still unregisters when it has nothing left to do.
+    process.once('beforeExit', this.onBeforeExit);
+  }
+
+  get appId(): string {
+    return this.client.appId ?? '';
+  }
+
+  static async create(options: WickContextOptions = {}): Promise<WickContext> {
+    const conf = new WickConf();
+    const submitted = process.env.WICK_SUBMIT_CONF;
+    if (submitted) {
+      for (const [k, v] of Object.entries(JSON.parse(submitted) as Record<string, string>))
+        conf.set(k, v);
+    }
+    for (const [k, v] of Object.entries(options.conf ?? {})) conf.set(k, v);
+    const master = options.master ?? (conf.get(AppConf.master) || process.env.WICK_MASTER || '');
+    if (!master) {
+      throw new Error(
+        'A master URL must be set in your configuration: pass { master }, set wick.master, or run it with wick submit --master URL (or WICK_MASTER)',
+      );
+    }
+    const appName =
+      options.appName ?? (conf.get(AppConf.appName) || process.env.WICK_APP_NAME || '');
+    if (!appName) {
+      throw new Error(
+        'An application name must be set in your configuration: pass { appName } or set wick.app.name',
+      );
+    }
+    conf.set('wick.master', master).set('wick.app.name', appName);
+    conf.validate();
+    const masters = parseMasterUrls(master);
+
+    const env = await RpcEnv.create({
+      name: 'wickDriver',
+      host: conf.get(AppConf.driverHost),
+      port: conf.get(AppConf.driverPort),
+      conf,
+      unref: true,
+    });
+    try {
+      const appDir = await applicationDir();
+      const driver = new DriverEndpoint(conf, appDir, conf.get(AppConf.maxFailures));
+      const driverRef = env.setupEndpoint(DriverEndpoint.ENDPOINT_NAME, driver);
+      const cores = conf.get(AppConf.executorCores);
+      const maxCores = conf.get(AppConf.coresMax);
+      const client = new AppClient(
+        masters,
+        {
+          name: appName,
+          user: os.userInfo().username,
+          memoryPerExecutorMB: conf.get(AppConf.executorMemory),
+          ...(cores > 0 ? { coresPerExecutor: cores } : {}),
+          ...(maxCores > 0 ? { maxCores } : {}),
+          command: {
+            argv: [
+              process.execPath,
+              process.env.WICK_CLI ?? distFile('wick.cjs'),
+              'executor',
+              '--driver-url',
+              '{{DRIVER_URL}}',
+              '--executor-id',
+              '{{EXECUTOR_ID}}',
+              '--hostname',
+              '{{HOSTNAME}}',
+              '--cores',
+              '{{CORES}}',
+              '--app-id',
+              '{{APP_ID}}',
+              '--worker-url',
+              '{{WORKER_URL}}',
+            ],
+            env: {},
+          },
+          driverUrl: driverRef.toString(),
+        },
+        {
+          connected: (appId) => {
+            driver.appId = appId;
+          },
+          executorAdded: () => {},
+          executorRemoved: (id, message) => driver.removeExecutor(String(id), message),
+          dead: (reason) => driver.scheduler.abortAll(reason),
+        },
+      );
+      env.setupEndpoint(AppClient.ENDPOINT_NAME, client);
+      const keep = setInterval(() => {}, 1 << 30);
+      try {
+        await client.register(conf.get(AppConf.registrationTimeout));
+      } finally {
+        clearInterval(keep);
+      }
+      return new WickContext(conf, appName, master, env, driver, client);
+    } catch (err) {
+      await env.stop();
+      throw err;
+    }
+  }
+
+  /** Spark's defaultParallelism: wick.default.parallelism, else the executors' cores (≥ 2). */
+  get defaultParallelism(): number {
+    return this.conf.get(AppConf.defaultParallelism) || Math.max(2, this.driver.totalCores);
+  }
+
+  /** Distributes an array over `numSlices` partitions. */
+  parallelize<T>(data: readonly T[], numSlices = this.defaultParallelism): RDD<T> {
+    checkSlices(numSlices);
+    const sources: PartitionSource[] = [];
+    for (let i = 0; i < numSlices; i++) {
+      const from = Math.floor((i * data.length) / numSlices);
+      const to = Math.floor(((i + 1) * data.length) / numSlices);
+      sources.push({ kind: 'array', data: data.slice(from, to) as unknown[] });
+    }
+    return new RDD<T>(this, sources);
+  }
+
+  /** The numbers start, start + step, … before end, in `numSlices` partitions; nothing is shipped. */
+  range(start: number, end: number, step = 1, numSlices = this.defaultParallelism): RDD<number> {
+    checkSlices(numSlices);
+    if (step === 0 || !Number.isFinite(step))
+      throw new Error(`range step must be a non-zero number, got ${step}`);
+    const count = Math.max(0, Math.ceil((end - start) / step));
+    const sources: PartitionSource[] = [];
+    for (let i = 0; i < numSlices; i++) {
+      const from = Math.floor((i * count) / numSlices);
+      const to = Math.floor(((i + 1) * count) / numSlices);
+      sources.push({ kind: 'range', start: start + from * step, end: start + to * step, step });
+    }
+    return new RDD<number>(this, sources);
+  }
+
+  /** The lines of a text file every executor can read, in at least `minPartitions` partitions. */
+  async textFile(
+    path: string,
+    minPartitions = Math.min(this.defaultParallelism, 2),
+  ): Promise<RDD<string>> {
+    checkSlices(minPartitions);
+    const abs = resolve(path);
+    let size: number;
+    try {
+      size = (await stat(abs)).size;
+    } catch (err) {
+      throw new Error(
+        `textFile: cannot read ${abs}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
+    }
+    const n = Math.max(1, Math.min(minPartitions, size));
+    const sources: PartitionSource[] = [];
+    for (let i = 0; i < n; i++) {
+      sources.push({
+        kind: 'textFile',
+        path: abs,
+        start: Math.floor((i * size) / n),
+        end: Math.floor(((i + 1) * size) / n),
+      });
+    }
+    return new RDD<string>(this, sources);
+  }
+
+  async runJob(
+    sources: PartitionSource[],
+    transformations: Transformation[],
+    action: PartitionAction,
+  ): Promise<unknown[]> {
+    if (this.stopped) throw new Error('Cannot run a job: this WickContext was stopped');
+    this.activeJobs++;
+    // The driver's sockets do not keep the process alive (see create); a running job does.
+    this.keepAlive ??= setInterval(() => {}, 1 << 30);
+    const warn = setInterval(() => {
+      if (this.driver.executors.size === 0) {
+        log.warn(
+          'Initial job has not accepted any resources; check your cluster UI to ensure that workers are registered and have sufficient resources',
+        );
+      }
+    }, NO_RESOURCES_WARNING_MS);
+    try {
+      return await this.driver.runJob({ sources, transformations, action });
+    } finally {
+      clearInterval(warn);
+      if (--this.activeJobs === 0) {
+        clearInterval(this.keepAlive);
+        this.keepAlive = undefined;
+      }
+    }
+  }
+
+  /** Unregisters the application, stops its executors, and closes the driver's connections. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    process.off('beforeExit', this.onBeforeExit);
+    this.driver.stopExecutors();
+    this.client.unregister();
+    await this.env.stop();
+    log.info(`Stopped application ${this.appId}`);
+  }
+}
+
+function checkSlices(n: number): void {
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`The number of partitions must be a whole number ≥ 1, got ${n}`);
+}
+
+/** Where the application's modules resolve from on executors: its main file's folder. */
+async function applicationDir(): Promise<string> {
+  if (process.env.WICK_APP_DIR) return process.env.WICK_APP_DIR;
+  const main = process.argv[1];
+  return main ? dirname(resolve(main)) : process.cwd();
+}

@@ -1,0 +1,107 @@
+import {
+  AppConfig,
+  type KillTask,
+  type LaunchTask,
+  RegisterExecutor,
+  RetrieveAppConfig,
+  StatusUpdate,
+} from '../../protocol/executor.js';
+import type { MessageOf, WireMessage } from '../../protocol/registry.js';
+import {
+  RpcEndpoint,
+  type RpcEndpointRef,
+  type RpcSenderContext,
+  unsupported,
+} from '../../rpc/index.js';
+import { Executor } from './Executor.js';
+
+export interface BackendOptions {
+  driverUrl: string;
+  executorId: string;
+  hostname: string;
+  cores: number;
+  appId: string;
+  /** Called to end the process (Spark's exitExecutor). */
+  exit: (code: number, reason: string) => void;
+}
+
+/**
+ * The executor process's endpoint (Spark's CoarseGrainedExecutorBackend): fetches the app's
+ * configuration from the driver, registers, then runs the tasks the driver launches and reports
+ * their status. It exits when the driver says so or its connection to the driver is lost.
+ */
+export class CoarseGrainedExecutorBackend extends RpcEndpoint {
+  static readonly ENDPOINT_NAME = 'Executor';
+
+  private driver: RpcEndpointRef | undefined;
+  private executor: Executor | undefined;
+
+  constructor(private readonly opts: BackendOptions) {
+    super();
+  }
+
+  override async onStart(): Promise<void> {
+    const o = this.opts;
+    this.log.info(`Connecting to driver: ${o.driverUrl}`);
+    try {
+      const driver = await this.rpcEnv.setupEndpointRefByURI(o.driverUrl);
+      this.driver = driver;
+      const config = await driver.ask(RetrieveAppConfig({}), AppConfig);
+      const reply = await driver.ask(
+        RegisterExecutor({
+          executorId: o.executorId,
+          executor: this.self.toData(),
+          hostname: o.hostname,
+          cores: o.cores,
+          logUrls: {
+            ...(process.env.WICK_LOG_URL_STDOUT ? { stdout: process.env.WICK_LOG_URL_STDOUT } : {}),
+            ...(process.env.WICK_LOG_URL_STDERR ? { stderr: process.env.WICK_LOG_URL_STDERR } : {}),
+          },
+        }),
+      );
+      if (reply.type !== 'RegisteredExecutor') {
+        o.exit(1, `Slave registration failed: ${String(reply.message ?? reply.type)}`);
+        return;
+      }
+      this.log.info('Successfully registered with driver');
+      this.executor = new Executor(o.executorId, o.cores, config.appDir, (r) =>
+        driver.send(StatusUpdate({ executorId: o.executorId, ...r })),
+      );
+    } catch (err) {
+      o.exit(1, `Cannot register with driver: ${o.driverUrl}: ${(err as Error).message}`);
+    }
+  }
+
+  override receive(message: WireMessage, sender: RpcSenderContext): void {
+    switch (message.type) {
+      case 'LaunchTask': {
+        if (!this.executor) {
+          this.opts.exit(1, 'Received LaunchTask command but executor was null');
+          return;
+        }
+        this.executor.launchTask((message as MessageOf<typeof LaunchTask>).task);
+        return;
+      }
+      case 'KillTask': {
+        const m = message as MessageOf<typeof KillTask>;
+        this.executor?.killTask(m.taskId, m.reason);
+        return;
+      }
+      case 'StopExecutor':
+        this.opts.exit(0, 'Driver commanded a shutdown');
+        return;
+      default:
+        throw unsupported(message, sender);
+    }
+  }
+
+  override onDisconnected(address: string): void {
+    if (this.driver && address === this.driver.address) {
+      this.opts.exit(1, `Driver ${address} disassociated! Shutting down.`);
+    }
+  }
+
+  override async onStop(): Promise<void> {
+    await this.executor?.stop();
+  }
+}

@@ -1,0 +1,6 @@
+/** What an application imports: `import { WickContext } from 'wick'`. */
+
+export { ClosureError } from './closure.js';
+export { RDD } from './driver/RDD.js';
+export { JobFailedError } from './driver/TaskScheduler.js';
+export { WickContext, type WickContextOptions } from './driver/WickContext.js';

@@ -1,0 +1,48 @@
+import { dirname } from 'node:path';
+import type { Command } from 'commander';
+import { WorkerWatcher } from '../../app/WorkerWatcher.js';
+import { RpcEnv } from '../../rpc/index.js';
+import { getLogger } from '../../util/log.js';
+import { runAppHere } from '../submit/runApp.js';
+
+const log = getLogger('DriverWrapper');
+
+/**
+ * `wick driver-wrapper`: how a worker runs a driver in cluster deploy mode (Spark's DriverWrapper):
+ * watch the worker, so the driver ends if the worker does, and run the application here.
+ */
+export function registerDriverWrapper(program: Command): void {
+  program
+    .command('driver-wrapper', { hidden: true })
+    .description('Run a submitted application as a cluster-mode driver (workers launch this)')
+    .argument('<worker-url>', "the worker's wick:// endpoint URI")
+    .argument('<user-app>', 'the bundled application')
+    .argument('[args...]', "the application's arguments")
+    .passThroughOptions()
+    .action(async (workerUrl: string, userApp: string, args: string[]) => {
+      const master = process.env.WICK_MASTER;
+      if (!master)
+        throw new Error(
+          'driver-wrapper needs WICK_MASTER in its environment (wick submit sets it)',
+        );
+      const env = await RpcEnv.create({ name: 'Driver', clientMode: true, unref: true });
+      env.setupEndpoint(
+        WorkerWatcher.ENDPOINT_NAME,
+        new WorkerWatcher(workerUrl, (code, reason) => {
+          log.error(reason);
+          process.exit(code);
+        }),
+      );
+      const conf = JSON.parse(process.env.WICK_SUBMIT_CONF ?? '{}') as Record<string, string>;
+      await runAppHere({
+        bundle: userApp,
+        source: process.env.WICK_APP_DIR ? `${process.env.WICK_APP_DIR}/app` : userApp,
+        args,
+        master,
+        appName: process.env.WICK_APP_NAME,
+        conf,
+      });
+      process.env.WICK_APP_DIR ??= dirname(userApp);
+      process.once('beforeExit', () => void env.stop());
+    });
+}

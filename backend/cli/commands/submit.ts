@@ -1,0 +1,234 @@
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { Command } from 'commander';
+import { MasterStateMirror } from '../../client/MasterStateMirror.js';
+import { parseMemoryMB } from '../../conf/daemon.js';
+import { parseInteger } from '../../conf/parse.js';
+import { RequestSubmitDriver, SubmitDriverResponse } from '../../protocol/client.js';
+import { distFile } from '../../util/paths.js';
+import { type LocalCluster, startLocalCluster } from '../localClusterProcess.js';
+import { withMaster } from '../masterClient.js';
+import { collect } from '../options.js';
+import { bundleApp } from '../submit/bundle.js';
+import { runAppHere } from '../submit/runApp.js';
+import { followLog, workerOf } from './logs.js';
+
+interface Flags {
+  master?: string;
+  deployMode: string;
+  name?: string;
+  executorMemory?: string;
+  executorCores?: string;
+  totalExecutorCores?: string;
+  driverMemory: string;
+  driverCores: string;
+  supervise?: boolean;
+  wait?: boolean;
+  conf: string[];
+}
+
+/** `wick submit`: spark-submit for Wick applications. */
+export function registerSubmit(program: Command): void {
+  program
+    .command('submit')
+    .description('Run an application (.js, .mjs or .ts) on a cluster')
+    .argument('<app>', 'the application file')
+    .argument('[args...]', 'arguments for the application')
+    .option(
+      '--master <url>',
+      'wick://host:port[,host:port…], or "local" for an embedded local cluster (default $WICK_MASTER)',
+    )
+    .option(
+      '--deploy-mode <mode>',
+      'client (the driver runs here) or cluster (on a worker)',
+      'client',
+    )
+    .option('--name <name>', 'application name (default: the file name)')
+    .option('--executor-memory <size>', 'memory per executor, e.g. 512m (default 1g)')
+    .option('--executor-cores <n>', 'cores per executor (default: all a worker offers)')
+    .option('--total-executor-cores <n>', 'cores for the application in all')
+    .option('--driver-memory <size>', 'memory for the driver (cluster mode)', '1g')
+    .option('--driver-cores <n>', 'cores for the driver (cluster mode)', '1')
+    .option('--supervise', 'restart the driver when it fails (cluster mode)')
+    .option('--wait', 'cluster mode: follow the driver’s output and exit with its status')
+    .option('--conf <key=value>', 'a wick.* setting for the application (repeatable)', collect, [])
+    .passThroughOptions()
+    .action(async (app: string, args: string[], flags: Flags) => {
+      const conf = appConf(flags);
+      const master = flags.master ?? process.env.WICK_MASTER;
+      if (!master)
+        throw new Error(
+          'A master URL must be set: pass --master wick://host:port (or "local"), or set WICK_MASTER',
+        );
+      if (flags.deployMode !== 'client' && flags.deployMode !== 'cluster') {
+        throw new Error(`--deploy-mode must be "client" or "cluster", got "${flags.deployMode}"`);
+      }
+      const bundled = await bundleApp(app);
+      const name = flags.name ?? undefined;
+      let cluster: LocalCluster | undefined;
+      let masterUrl = master;
+      if (master === 'local') {
+        process.stderr.write('Starting an embedded local cluster (a master and 2 workers)…\n');
+        cluster = await startLocalCluster({
+          workers: 2,
+          cores: '1',
+          memory: '1g',
+          host: '127.0.0.1',
+          port: '0',
+          webuiPort: '0',
+          workDir: join(tmpdir(), `wick-local-${process.pid}`),
+          conf: [],
+        });
+        masterUrl = cluster.url;
+        process.stderr.write(`Local cluster ready at ${cluster.url} (logs in ${cluster.logDir})\n`);
+        stopClusterWhenDone(cluster);
+      }
+      if (flags.deployMode === 'client') {
+        await runAppHere({
+          bundle: bundled.bundle,
+          source: bundled.source,
+          args,
+          master: masterUrl,
+          appName: name,
+          conf,
+        });
+        return;
+      }
+      const status = await submitToCluster(
+        masterUrl,
+        bundled,
+        args,
+        flags,
+        conf,
+        name,
+        flags.wait || cluster !== undefined,
+      );
+      await cluster?.stop();
+      process.exitCode = status;
+    });
+}
+
+/** The flags as wick.* settings, checked here so that a bad value fails before anything starts. */
+function appConf(flags: Flags): Record<string, string> {
+  const conf: Record<string, string> = {};
+  for (const pair of flags.conf) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0)
+      throw new Error(
+        `Invalid --conf "${pair}": expected key=value, e.g. --conf wick.task.maxFailures=8`,
+      );
+    conf[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  const check = (flag: string, value: string | undefined, parse: (raw: string) => unknown) => {
+    if (value === undefined) return;
+    try {
+      parse(value);
+    } catch (err) {
+      throw new Error(`Invalid ${flag} "${value}": ${(err as Error).message}`);
+    }
+  };
+  check('--executor-memory', flags.executorMemory, parseMemoryMB);
+  check('--executor-cores', flags.executorCores, (r) => parseInteger(r, 1, 100_000));
+  check('--total-executor-cores', flags.totalExecutorCores, (r) => parseInteger(r, 1, 10_000_000));
+  check('--driver-memory', flags.driverMemory, parseMemoryMB);
+  check('--driver-cores', flags.driverCores, (r) => parseInteger(r, 1, 100_000));
+  if (flags.executorMemory) conf['wick.executor.memory'] = flags.executorMemory;
+  if (flags.executorCores) conf['wick.executor.cores'] = flags.executorCores;
+  if (flags.totalExecutorCores) conf['wick.cores.max'] = flags.totalExecutorCores;
+  if (flags.name) conf['wick.app.name'] = flags.name;
+  return conf;
+}
+
+/**
+ * Once the application has nothing left to do, stop the embedded cluster. Its daemons' pipes must
+ * not keep this process alive meanwhile, so they are unref'd; should this process die first, the
+ * daemons see their pipes close and stop themselves.
+ */
+function stopClusterWhenDone(cluster: LocalCluster): void {
+  for (const d of cluster.daemons) {
+    d.child.unref();
+    (d.child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+    (d.child.stdout as unknown as { unref?: () => void } | null)?.unref?.();
+  }
+  process.once('beforeExit', () => {
+    const keep = setInterval(() => {}, 1 << 30);
+    void cluster
+      .stop()
+      .then(async () => {
+        // Keep the cluster's work dir (executor logs) only when something went wrong.
+        if (!process.exitCode) await rm(dirname(cluster.logDir), { recursive: true, force: true });
+        else process.stderr.write(`The local cluster's logs are in ${cluster.logDir}\n`);
+      })
+      .finally(() => clearInterval(keep));
+  });
+}
+
+async function submitToCluster(
+  masterUrl: string,
+  bundled: { bundle: string; source: string },
+  args: string[],
+  flags: Flags,
+  conf: Record<string, string>,
+  name: string | undefined,
+  wait: boolean,
+): Promise<number> {
+  return withMaster(masterUrl, async (master, env) => {
+    const reply = await master.ask(
+      RequestSubmitDriver({
+        driverDescription: {
+          appPath: bundled.bundle,
+          mem: parseMemoryMB(flags.driverMemory),
+          cores: Number(flags.driverCores),
+          supervise: flags.supervise === true,
+          command: {
+            argv: [
+              process.execPath,
+              distFile('wick.cjs'),
+              'driver-wrapper',
+              '{{WORKER_URL}}',
+              '{{USER_APP}}',
+              ...args,
+            ],
+            env: {
+              WICK_MASTER: masterUrl,
+              WICK_SUBMIT_CONF: JSON.stringify(conf),
+              WICK_APP_DIR: bundled.source.slice(0, bundled.source.lastIndexOf('/')) || '/',
+              ...(name ? { WICK_APP_NAME: name } : {}),
+            },
+          },
+        },
+      }),
+      SubmitDriverResponse,
+    );
+    if (!reply.success || !reply.driverId)
+      throw new Error(`The master refused the driver: ${reply.message}`);
+    process.stderr.write(`${reply.message}\n`);
+    process.stdout.write(`${reply.driverId}\n`);
+    if (!wait) return 0;
+    const driverId = reply.driverId;
+    const mirror = new MasterStateMirror();
+    env.setupEndpoint('SubmitStateMirror', mirror);
+    await mirror.subscribe(master);
+    const find = (s: NonNullable<MasterStateMirror['state']>) =>
+      [...s.activeDrivers, ...s.completedDrivers].find((d) => d.id === driverId);
+    const placed = await mirror.waitFor((s) => {
+      const d = find(s);
+      return (
+        d !== undefined &&
+        (d.workerId !== undefined || ['FINISHED', 'FAILED', 'KILLED', 'ERROR'].includes(d.state))
+      );
+    });
+    const worker = workerOf(placed, find(placed)?.workerId, env);
+    if (worker) await followLog(worker, env, { driverId, stream: 'stdout' }, 0);
+    const final = await mirror.waitFor((s) =>
+      ['FINISHED', 'FAILED', 'KILLED', 'ERROR'].includes(find(s)?.state ?? ''),
+    );
+    const d = find(final);
+    process.stderr.write(
+      `Driver ${driverId} ended ${d?.state}${d?.exception ? `: ${d.exception}` : ''}\n`,
+    );
+    mirror.unsubscribe(master);
+    return d?.state === 'FINISHED' ? 0 : 1;
+  });
+}

@@ -1,0 +1,154 @@
+import { mkdirSync, openSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { execa, type ResultPromise } from 'execa';
+import { waitForWorkers } from './masterClient.js';
+
+export interface LocalClusterOptions {
+  workers: number;
+  cores: string;
+  memory: string;
+  host: string;
+  port: string;
+  webuiPort: string;
+  workDir: string;
+  conf: string[];
+}
+
+export interface Daemon {
+  name: string;
+  log: string;
+  child: ResultPromise;
+}
+
+export interface LocalCluster {
+  url: string;
+  webUiUrl: string;
+  logDir: string;
+  daemons: Daemon[];
+  /** Resolves with the first daemon that exits. */
+  firstExit: Promise<Daemon>;
+  /** Stops every daemon (workers kill their executors first); idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A master and N workers as child processes of this one, ready once every worker is registered.
+ * Each daemon gets a pipe on stdin and exits when it closes, so none outlives this process even if
+ * it is killed outright.
+ */
+export async function startLocalCluster(
+  o: LocalClusterOptions,
+  progress: (line: string) => void = () => {},
+): Promise<LocalCluster> {
+  const workDir = resolve(o.workDir);
+  const logDir = join(workDir, 'logs');
+  mkdirSync(logDir, { recursive: true });
+  const confArgs = o.conf.flatMap((c) => ['--conf', c]);
+  const daemons: Daemon[] = [];
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= Promise.all(daemons.map((d) => stopDaemon(d))).then(() => undefined);
+    return stopping;
+  };
+  try {
+    const master = spawnDaemon('master', logDir, [
+      'master',
+      '--host',
+      o.host,
+      '--port',
+      o.port,
+      '--webui-port',
+      o.webuiPort,
+      ...confArgs,
+    ]);
+    daemons.push(master);
+    const ready = (await readyLine(master)) as { url: string; webUiUrl: string };
+    progress(
+      `Master ${ready.url} is up (web UI ${ready.webUiUrl}); starting ${o.workers} worker(s)…`,
+    );
+    for (let i = 1; i <= o.workers; i++) {
+      daemons.push(
+        spawnDaemon(`worker-${i}`, logDir, [
+          'worker',
+          ready.url,
+          '--host',
+          o.host,
+          '--port',
+          '0',
+          '--cores',
+          o.cores,
+          '--memory',
+          o.memory,
+          '--work-dir',
+          workDir,
+          ...confArgs,
+        ]),
+      );
+    }
+    await Promise.all(daemons.slice(1).map((d) => readyLine(d)));
+    await waitForWorkers(ready.url, o.workers, (alive) =>
+      progress(`  ${alive}/${o.workers} workers registered`),
+    );
+    return {
+      url: ready.url,
+      webUiUrl: ready.webUiUrl,
+      logDir,
+      daemons,
+      firstExit: Promise.race(daemons.map((d) => d.child.then(() => d))),
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+function spawnDaemon(name: string, logDir: string, args: string[]): Daemon {
+  const log = join(logDir, `${name}.out`);
+  const fd = openSync(log, 'w');
+  const child = execa(
+    process.execPath,
+    [process.argv[1] as string, ...args, '--print-ready', '--exit-with-parent'],
+    {
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: fd as 3,
+      buffer: false,
+      reject: false,
+      cleanup: false,
+    },
+  );
+  return { name, log, child };
+}
+
+/** The JSON line a daemon prints once started; an early exit shows the end of its log. */
+async function readyLine(d: Daemon): Promise<unknown> {
+  const stdout = d.child.stdout;
+  if (!stdout) throw new Error(`${d.name} has no stdout`);
+  let buf = '';
+  const line = await new Promise<string | undefined>((resolve) => {
+    const onData = (chunk: Buffer) => {
+      buf += chunk.toString();
+      const nl = buf.indexOf('\n');
+      if (nl >= 0) {
+        stdout.off('data', onData);
+        resolve(buf.slice(0, nl));
+      }
+    };
+    stdout.on('data', onData);
+    void d.child.then(() => resolve(undefined));
+  });
+  if (line === undefined) {
+    const tail = readFileSync(d.log, 'utf8').trim().split('\n').slice(-8).join('\n');
+    throw new Error(`${d.name} exited during start-up. The end of ${d.log}:\n${tail}`);
+  }
+  return JSON.parse(line);
+}
+
+async function stopDaemon(d: Daemon): Promise<void> {
+  if (d.child.exitCode !== null || d.child.signalCode !== null) return;
+  d.child.kill('SIGTERM');
+  const timer = setTimeout(() => d.child.kill('SIGKILL'), 20_000);
+  await d.child;
+  clearTimeout(timer);
+}

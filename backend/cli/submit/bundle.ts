@@ -1,0 +1,71 @@
+import { access, constants, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, extname, join, resolve } from 'node:path';
+import * as esbuild from 'esbuild';
+import { distFile } from '../../util/paths.js';
+
+export interface BundledApp {
+  /** The original file. */
+  source: string;
+  /** An ES module bundle of it that resolves `wick` to the running Wick's library. */
+  bundle: string;
+}
+
+/**
+ * Bundles a submitted application (.js, .mjs, .ts) into one ES module with esbuild, so that
+ * TypeScript runs without a compile step and `import { WickContext } from 'wick'` reaches the
+ * library of the Wick that runs it. A syntax error is reported with file:line:column.
+ */
+export async function bundleApp(appPath: string): Promise<BundledApp> {
+  const source = resolve(appPath);
+  const ext = extname(source);
+  if (!['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts'].includes(ext)) {
+    throw new Error(
+      `Application ${appPath} must be a .js, .mjs or .ts file, got "${ext || 'no extension'}"`,
+    );
+  }
+  try {
+    await access(source, constants.R_OK);
+  } catch (err) {
+    throw new Error(
+      `Cannot read application ${appPath}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'wick-submit-'));
+  const bundle = join(dir, `${basename(source, ext)}.mjs`);
+  const lib = distFile('wick-lib.cjs');
+  try {
+    await esbuild.build({
+      entryPoints: [source],
+      outfile: bundle,
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      // ESM, so that applications may await at top level; CommonJS dependencies inside the
+      // bundle still need `require`.
+      format: 'esm',
+      banner: {
+        js: "import { createRequire as __wickCreateRequire } from 'node:module'; const require = __wickCreateRequire(import.meta.url);",
+      },
+      sourcemap: 'inline',
+      logLevel: 'silent',
+      plugins: [
+        {
+          name: 'wick-library',
+          setup(build) {
+            build.onResolve({ filter: /^wick$/ }, () => ({ path: lib, external: true }));
+          },
+        },
+      ],
+    });
+  } catch (err) {
+    const first = (err as esbuild.BuildFailure).errors?.[0];
+    if (first) {
+      const loc = first.location;
+      const where = loc ? `${loc.file}:${loc.line}:${loc.column + 1}` : appPath;
+      throw new Error(`Syntax error in ${where}: ${first.text}`);
+    }
+    throw err;
+  }
+  return { source, bundle };
+}

@@ -1,0 +1,195 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { AppId, EndpointRefData } from './common.js';
+import { defineMessage } from './registry.js';
+
+/**
+ * A driver and its executors (Spark's CoarseGrainedClusterMessages). The task model is Wick's own:
+ * a task names one partition of a source, the narrow transformations to apply to it, and what to
+ * compute from the result; functions travel as source text with the values they use.
+ */
+
+export const TaskStates = ['LAUNCHING', 'RUNNING', 'FINISHED', 'FAILED', 'KILLED', 'LOST'] as const;
+export type TaskState = (typeof TaskStates)[number];
+export const TaskStateSchema = Type.Union(
+  TaskStates.map((s) => Type.Literal(s)),
+  { description: 'TaskState' },
+);
+
+/** A function as source text, and the values it reads through its last parameter. */
+export const FunctionSpec = Type.Object(
+  {
+    source: Type.String({
+      minLength: 1,
+      description: 'A function expression, e.g. "(x, env) => x * env.k"',
+    }),
+    env: Type.Optional(Type.Unknown({ description: 'JSON values passed as the last argument' })),
+  },
+  { additionalProperties: false },
+);
+export type FunctionSpec = Static<typeof FunctionSpec>;
+
+/** Where a partition's elements come from. */
+export const PartitionSource = Type.Union([
+  Type.Object(
+    { kind: Type.Literal('array'), data: Type.Array(Type.Unknown()) },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      kind: Type.Literal('range'),
+      start: Type.Number(),
+      end: Type.Number(),
+      step: Type.Number(),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      kind: Type.Literal('textFile'),
+      path: Type.String(),
+      start: Type.Integer({ minimum: 0 }),
+      end: Type.Integer({ minimum: 0 }),
+    },
+    {
+      additionalProperties: false,
+      description: 'The lines that start in [start, end) bytes of a file',
+    },
+  ),
+]);
+export type PartitionSource = Static<typeof PartitionSource>;
+
+/** A narrow transformation. */
+export const Transformation = Type.Object(
+  {
+    kind: Type.Union([
+      Type.Literal('map'),
+      Type.Literal('filter'),
+      Type.Literal('flatMap'),
+      Type.Literal('mapPartitions'),
+    ]),
+    fn: FunctionSpec,
+  },
+  { additionalProperties: false },
+);
+export type Transformation = Static<typeof Transformation>;
+
+/** What a task computes from its partition's elements. */
+export const PartitionAction = Type.Union([
+  Type.Object({ kind: Type.Literal('collect') }, { additionalProperties: false }),
+  Type.Object({ kind: Type.Literal('count') }, { additionalProperties: false }),
+  Type.Object(
+    { kind: Type.Literal('take'), n: Type.Integer({ minimum: 0 }) },
+    { additionalProperties: false },
+  ),
+  Type.Object({ kind: Type.Literal('reduce'), fn: FunctionSpec }, { additionalProperties: false }),
+  Type.Object(
+    { kind: Type.Literal('aggregate'), zero: Type.Unknown(), seqOp: FunctionSpec },
+    { additionalProperties: false, description: 'fold and sum are aggregates too' },
+  ),
+  Type.Object({ kind: Type.Literal('foreach'), fn: FunctionSpec }, { additionalProperties: false }),
+]);
+export type PartitionAction = Static<typeof PartitionAction>;
+
+export const TaskDescription = Type.Object(
+  {
+    taskId: Type.Integer({ minimum: 0 }),
+    jobId: Type.Integer({ minimum: 0 }),
+    stageId: Type.Integer({ minimum: 0 }),
+    partition: Type.Integer({ minimum: 0 }),
+    attempt: Type.Integer({ minimum: 0 }),
+    source: PartitionSource,
+    transformations: Type.Array(Transformation),
+    action: PartitionAction,
+  },
+  { additionalProperties: false },
+);
+export type TaskDescription = Static<typeof TaskDescription>;
+
+export const TaskError = Type.Object(
+  {
+    name: Type.String(),
+    message: Type.String(),
+    stack: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+export type TaskError = Static<typeof TaskError>;
+
+// Executor → Driver
+
+const e2d = 'Executor → Driver';
+
+export const RetrieveAppConfig = defineMessage(
+  e2d,
+  'RetrieveAppConfig',
+  "Asks the application's configuration.",
+  {},
+);
+
+export const RegisterExecutor = defineMessage(
+  e2d,
+  'RegisterExecutor',
+  'An executor offers its cores to the driver.',
+  {
+    executorId: Type.String({ minLength: 1, maxLength: 100 }),
+    executor: EndpointRefData,
+    hostname: Type.String(),
+    cores: Type.Integer({ minimum: 1 }),
+    logUrls: Type.Record(Type.String(), Type.String()),
+  },
+);
+
+export const StatusUpdate = defineMessage(
+  e2d,
+  'StatusUpdate',
+  "A task's state; with its result or error when it ended.",
+  {
+    executorId: Type.String(),
+    taskId: Type.Integer({ minimum: 0 }),
+    state: TaskStateSchema,
+    result: Type.Optional(Type.Unknown()),
+    error: Type.Optional(TaskError),
+    durationMs: Type.Optional(Type.Number({ minimum: 0 })),
+  },
+);
+
+// Driver → Executor
+
+const d2e = 'Driver → Executor';
+
+export const AppConfig = defineMessage(d2e, 'AppConfig', 'The answer to RetrieveAppConfig.', {
+  appId: AppId,
+  props: Type.Record(Type.String(), Type.String()),
+  /** The folder the application's modules resolve from. */
+  appDir: Type.String(),
+});
+
+export const RegisteredExecutor = defineMessage(
+  d2e,
+  'RegisteredExecutor',
+  'The answer to RegisterExecutor: accepted.',
+  {},
+);
+
+export const RegisterExecutorFailed = defineMessage(
+  d2e,
+  'RegisterExecutorFailed',
+  'The answer to RegisterExecutor: refused.',
+  { message: Type.String() },
+);
+
+export const LaunchTask = defineMessage(d2e, 'LaunchTask', 'Run a task.', {
+  task: TaskDescription,
+});
+
+export const KillTask = defineMessage(d2e, 'KillTask', 'Stop a running task.', {
+  taskId: Type.Integer({ minimum: 0 }),
+  reason: Type.String(),
+});
+
+export const StopExecutor = defineMessage(
+  d2e,
+  'StopExecutor',
+  'The application is done: exit.',
+  {},
+);

@@ -1,0 +1,52 @@
+/**
+ * The master process of the `master` benchmark: a real Master (startMaster, as `wick master` runs
+ * it) on loopback, alone in its process so that its CPU time can be read from /proc. Prints
+ * {"address","pid"} when ready; exits on SIGTERM or when stdin closes.
+ *
+ *   node --import tsx bench/lib/masterServer.ts [key=value ...]   (extra configuration)
+ *
+ * Commands on stdin (control.ts): `profile-start {}` and `profile-stop {file}` take a CPU profile
+ * of just the span between them (node:inspector), written to `file` as a .cpuprofile.
+ */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { WickConf } from '../../backend/conf/WickConf.js';
+import { startMaster } from '../../backend/master/startMaster.js';
+import { type Command, serveCommands } from './control.js';
+import { exitWithParent } from './process.js';
+
+const conf = new WickConf({
+  'wick.master.host': '127.0.0.1',
+  'wick.master.port': '0',
+  'wick.master.ui.port': '0',
+  'wick.worker.timeout': '60s',
+});
+for (const pair of process.argv.slice(2)) {
+  const eq = pair.indexOf('=');
+  if (eq > 0) conf.set(pair.slice(0, eq), pair.slice(eq + 1));
+}
+const running = await startMaster(conf);
+
+let session: Session | undefined;
+serveCommands(async (c: Command) => {
+  switch (c.cmd) {
+    case 'profile-start':
+      session = new Session();
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+      return { profiling: true };
+    case 'profile-stop': {
+      if (!session) throw new Error('not profiling');
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      session = undefined;
+      writeFileSync(String(c.file), JSON.stringify(profile));
+      return { file: c.file };
+    }
+    default:
+      throw new Error(`unknown command ${c.cmd}`);
+  }
+});
+exitWithParent(() => running.stop());
+process.stdout.write(`${JSON.stringify({ address: running.env.address, pid: process.pid })}\n`);

@@ -1,0 +1,70 @@
+/**
+ * CPU time and memory of a process from /proc (Linux only): what a benchmark reads before and
+ * after a window to get another process's CPU share without instrumenting it.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+let ticksPerSecond: number | undefined;
+
+function clockTicks(): number {
+  if (ticksPerSecond === undefined) {
+    try {
+      ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+    } catch {
+      ticksPerSecond = 100;
+    }
+    if (!Number.isFinite(ticksPerSecond) || ticksPerSecond <= 0) ticksPerSecond = 100;
+  }
+  return ticksPerSecond;
+}
+
+/** Fields of /proc/PID/stat after the command name (which may contain spaces and parentheses). */
+function statFields(pid: number): string[] {
+  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return text.slice(text.lastIndexOf(')') + 2).split(' ');
+}
+
+/**
+ * User + system CPU seconds the process has used, all its threads together (utime + stime, in
+ * clock ticks: 10 ms resolution at the usual 100 Hz, so measure over seconds).
+ */
+export function cpuSeconds(pid: number): number {
+  const t = cpuTimes(pid);
+  return t.user + t.system;
+}
+
+/** User and system CPU seconds apart (utime, stime). */
+export function cpuTimes(pid: number): { user: number; system: number } {
+  const f = statFields(pid);
+  // Fields 14 and 15 of stat(5); index 0 here is field 3 (state).
+  return { user: Number(f[11]) / clockTicks(), system: Number(f[12]) / clockTicks() };
+}
+
+/** Resident memory in MiB. */
+export function rssMB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const m = /^VmRSS:\s+(\d+) kB/m.exec(status);
+  return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+/** The soft limit on open files of this process (children inherit it). */
+export function openFilesLimit(): number {
+  const limits = readFileSync('/proc/self/limits', 'utf8');
+  const m = /^Max open files\s+(\d+|unlimited)/m.exec(limits);
+  if (!m) return Number.POSITIVE_INFINITY;
+  return m[1] === 'unlimited' ? Number.POSITIVE_INFINITY : Number(m[1]);
+}
+
+/** How many local ports the kernel hands out for port 0 and outgoing connections. */
+export function ephemeralPorts(): number {
+  try {
+    const [lo, hi] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    return (hi as number) - (lo as number) + 1;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * Drivers in cluster deploy mode against a real master: submission, placement on a mock worker,
+ * status, kill (waiting and running), state from the worker, and what happens to a driver whose
+ * worker dies (supervised → relaunched elsewhere, else ERROR).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  DriverStatusResponse,
+  KillDriverResponse,
+  RequestDriverStatus,
+  RequestKillDriver,
+  RequestSubmitDriver,
+  SubmitDriverResponse,
+} from '../../backend/protocol/client.js';
+import type { DriverDescription } from '../../backend/protocol/common.js';
+import { startMaster } from '../helpers/cluster.js';
+import { checkNothingLeftRunning } from '../helpers/leaks.js';
+import {
+  connectClient,
+  driverIn,
+  type MasterClient,
+  MockWorker,
+  workerIn,
+} from '../helpers/masterMocks.js';
+
+checkNothingLeftRunning();
+
+const DRIVER_ID = /^driver-\d{14}-(\d{4})$/;
+
+function driverDesc(fields: Partial<DriverDescription> = {}): DriverDescription {
+  return {
+    appPath: '/tmp/app.js',
+    mem: 512,
+    cores: 1,
+    supervise: false,
+    command: { argv: ['node', '{{USER_APP}}'], env: {} },
+    ...fields,
+  };
+}
+
+async function submit(client: MasterClient, desc = driverDesc()) {
+  return client.master.ask(
+    RequestSubmitDriver({ driverDescription: desc }),
+    SubmitDriverResponse,
+  );
+}
+
+function status(client: MasterClient, driverId: string) {
+  return client.master.ask(RequestDriverStatus({ driverId }), DriverStatusResponse);
+}
+
+function kill(client: MasterClient, driverId: string) {
+  return client.master.ask(RequestKillDriver({ driverId }), KillDriverResponse);
+}
+
+test('RequestSubmitDriver → SubmitDriverResponse with driver-yyyyMMddHHmmss-NNNN; LaunchDriver to a worker; FINISHED frees it', async (t) => {
+  const master = await startMaster(t);
+  const client = await connectClient(t, master.url);
+  const w = await MockWorker.start(t, master.url, { cores: 2, memory: 1024 });
+  assert.equal((await w.registerAndWait()).type, 'RegisteredWorker');
+  const desc = driverDesc();
+  const r = await submit(client, desc);
+  assert.equal(r.success, true);
+  assert.equal(DRIVER_ID.exec(r.driverId ?? '')?.[1], '0000');
+  assert.deepEqual(r.master, { address: master.address, name: 'Master' });
+  assert.match(r.message, new RegExp(`Driver successfully submitted as ${r.driverId}`));
+  const driverId = r.driverId as string;
+
+  const launch = await w.endpoint.next('LaunchDriver');
+  assert.equal(launch.driverId, driverId);
+  assert.deepEqual(launch.driverDesc, desc);
+  const st = await status(client, driverId);
+  assert.deepEqual(
+    [st.found, st.state, st.workerId, st.workerHostPort],
+    [true, 'RUNNING', w.id, `127.0.0.1:${w.port}`],
+  );
+  let s = await client.waitFor((s) => workerIn(s, w.id)?.coresUsed === 1);
+  assert.equal(workerIn(s, w.id)?.memoryUsed, 512);
+  assert.deepEqual(workerIn(s, w.id)?.driverIds, [driverId]);
+
+  w.driverStateChanged(driverId, 'FINISHED');
+  s = await client.waitFor((s) => driverIn(s, driverId)?.state === 'FINISHED');
+  assert.deepEqual(
+    s.completedDrivers.map((d) => d.id),
+    [driverId],
+  );
+  assert.deepEqual(s.activeDrivers, []);
+  assert.equal(workerIn(s, w.id)?.coresUsed, 0);
+  assert.equal((await status(client, driverId)).state, 'FINISHED', 'completed drivers are found');
+  const second = await submit(client);
+  assert.equal(DRIVER_ID.exec(second.driverId ?? '')?.[1], '0001');
+});
+
+test('a driver no worker can take waits SUBMITTED; killing it → KILLED without any worker involved', async (t) => {
+  const master = await startMaster(t);
+  const client = await connectClient(t, master.url);
+  const w = await MockWorker.start(t, master.url, { cores: 1, memory: 256 });
+  assert.equal((await w.registerAndWait()).type, 'RegisteredWorker');
+  const r = await submit(client, driverDesc({ mem: 512 }));
+  const driverId = r.driverId as string;
+  const st = await status(client, driverId);
+  assert.deepEqual([st.found, st.state, st.workerId], [true, 'SUBMITTED', undefined]);
+  const k = await kill(client, driverId);
+  assert.equal(k.success, true);
+  assert.equal(k.driverId, driverId);
+  assert.equal((await status(client, driverId)).state, 'KILLED');
+  await client.waitFor((s) => driverIn(s, driverId)?.state === 'KILLED');
+  await w.barrier();
+  assert.equal(w.endpoint.all('LaunchDriver').length + w.endpoint.all('KillDriver').length, 0);
+});
+
+test('killing a running driver sends KillDriver to its worker; the worker reports KILLED', async (t) => {
+  const master = await startMaster(t);
+  const client = await connectClient(t, master.url);
+  const w = await MockWorker.start(t, master.url);
+  assert.equal((await w.registerAndWait()).type, 'RegisteredWorker');
+  const driverId = (await submit(client)).driverId as string;
+  await w.endpoint.next('LaunchDriver');
+  w.driverStateChanged(driverId, 'RUNNING');
+  const k = await kill(client, driverId);
+  assert.equal(k.success, true);
+  assert.match(k.message, /Kill request for .* submitted/);
+  assert.equal((await w.endpoint.next('KillDriver')).driverId, driverId);
+  assert.equal((await status(client, driverId)).state, 'RUNNING', 'until the worker says so');
+  w.driverStateChanged(driverId, 'KILLED');
+  const s = await client.waitFor((s) => driverIn(s, driverId)?.state === 'KILLED');
+  assert.equal(workerIn(s, w.id)?.coresUsed, 0);
+});
+
+test('an unknown driver: status not found, kill refused', async (t) => {
+  const master = await startMaster(t);
+  const client = await connectClient(t, master.url);
+  const st = await status(client, 'driver-20000101000000-0042');
+  assert.equal(st.found, false);
+  const k = await kill(client, 'driver-20000101000000-0042');
+  assert.equal(k.success, false);
+  assert.match(k.message, /already finished or does not exist/);
+});
+
+test('a driver that fails reports FAILED with its exception', async (t) => {
+  const master = await startMaster(t);
+  const client = await connectClient(t, master.url);
+  const w = await MockWorker.start(t, master.url);
+  assert.equal((await w.registerAndWait()).type, 'RegisteredWorker');
+  const driverId = (await submit(client)).driverId as string;
+  await w.endpoint.next('LaunchDriver');
+  w.driverStateChanged(driverId, 'FAILED', 'exit code 3');
+  const s = await client.waitFor((s) => driverIn(s, driverId)?.state === 'FAILED');
+  assert.equal(driverIn(s, driverId)?.exception, 'exit code 3');
+  assert.equal((await status(client, driverId)).exception, 'exit code 3');
+});
+
+test('a supervised driver is relaunched on another worker when its worker dies; an unsupervised one → ERROR', async (t) => {
+  const master = await startMaster(t);
+  const client = await connectClient(t, master.url);
+  const a = await MockWorker.start(t, master.url, { cores: 1, memory: 1024 });
+  const b = await MockWorker.start(t, master.url, { cores: 1, memory: 1024 });
+  for (const w of [a, b]) assert.equal((await w.registerAndWait()).type, 'RegisteredWorker');
+  const supervised = (await submit(client, driverDesc({ supervise: true }))).driverId as string;
+  const plain = (await submit(client, driverDesc({ supervise: false }))).driverId as string;
+  // One core each: one driver per worker, in an order the master picks at random.
+  const onA = (await a.endpoint.next('LaunchDriver')).driverId as string;
+  const onB = (await b.endpoint.next('LaunchDriver')).driverId as string;
+  assert.deepEqual([onA, onB].sort(), [supervised, plain].sort());
+  const [dies, survives] = onA === supervised ? [a, b] : [b, a];
+
+  await dies.stop();
+  let s = await client.waitFor((s) => workerIn(s, dies.id)?.state === 'DEAD');
+  // The supervised driver waits (RELAUNCHING) until the surviving worker has room again.
+  s = await client.waitFor((s) => driverIn(s, supervised)?.state === 'RELAUNCHING');
+  assert.equal(driverIn(s, supervised)?.workerId, undefined);
+  survives.driverStateChanged(plain, 'FINISHED');
+  const relaunch = await survives.endpoint.next('LaunchDriver', (m) => m.driverId === supervised);
+  assert.equal(relaunch.driverId, supervised);
+  s = await client.waitFor((s) => driverIn(s, supervised)?.workerId === survives.id);
+  assert.equal(driverIn(s, supervised)?.state, 'RUNNING');
+
+  // Now the other way round: the unsupervised driver's worker dies.
+  const c = await MockWorker.start(t, master.url, { cores: 1, memory: 1024 });
+  assert.equal((await c.registerAndWait()).type, 'RegisteredWorker');
+  const lone = (await submit(client, driverDesc())).driverId as string;
+  await c.endpoint.next('LaunchDriver', (m) => m.driverId === lone);
+  await c.stop();
+  s = await client.waitFor((s) => driverIn(s, lone)?.state === 'ERROR');
+  assert.ok(s.completedDrivers.some((d) => d.id === lone));
+  assert.equal((await status(client, lone)).state, 'ERROR');
+  await master.waitForStderr(new RegExp(`Not re-launching ${lone} because it was not supervised`));
+});
