@@ -253,7 +253,12 @@ async function measureCluster(n: number, kind: MasterKind): Promise<ClusterFigur
     const masterState = async () =>
       kind === 'wick'
         ? ref.ask(RequestMasterState({}), MasterStateResponse)
-        : { workers: Array.from({ length: n }, () => ({ state: 'ALIVE', lastHeartbeat: Date.now() })) };
+        : {
+            workers: Array.from({ length: n }, () => ({
+              state: 'ALIVE',
+              lastHeartbeat: Date.now(),
+            })),
+          };
 
     // Register every worker.
     const t0 = performance.now();
@@ -323,9 +328,7 @@ async function measureCluster(n: number, kind: MasterKind): Promise<ClusterFigur
       wallS = (performance.now() - w0) / 1000;
       simCpu1 = sims.reduce((sum, s) => sum + cpuSeconds(s.server.pid), 0);
     });
-    const stats = await Promise.all(
-      sims.map((s) => s.control.request<SimStats>({ cmd: 'stats' })),
-    );
+    const stats = await Promise.all(sims.map((s) => s.control.request<SimStats>({ cmd: 'stats' })));
     probing = false;
     await probeLoop;
     await Promise.all(sims.map((s) => s.control.request({ cmd: 'halt' })));
@@ -460,7 +463,12 @@ async function main(): Promise<void> {
         ratios[`cpuShareVsRawAt${k}`] = round(r.cpuShare / raw.cpuShare, 3);
       }
       if (n === 10_000) {
-        goals.push(['cpuShareAt10k', r.cpuShare, `≤ ${GOAL_CPU_SHARE}`, r.cpuShare <= GOAL_CPU_SHARE]);
+        goals.push([
+          'cpuShareAt10k',
+          r.cpuShare,
+          `≤ ${GOAL_CPU_SHARE}`,
+          r.cpuShare <= GOAL_CPU_SHARE,
+        ]);
         goals.push([
           'lagP99MsAt10k',
           r.lagP99Ms,
@@ -503,7 +511,12 @@ async function main(): Promise<void> {
     printTable(
       'Goals',
       ['figure', 'measured', 'goal', ''],
-      goals.map(([name, v, goal, ok]) => [name, v.toFixed(name === 'cpuShareAt10k' ? 4 : 2), goal, ok ? 'met' : 'MISSED']),
+      goals.map(([name, v, goal, ok]) => [
+        name,
+        v.toFixed(name === 'cpuShareAt10k' ? 4 : 2),
+        goal,
+        ok ? 'met' : 'MISSED',
+      ]),
     );
   }
   console.log(`\nWrote ${file}`);

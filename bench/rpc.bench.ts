@@ -262,9 +262,12 @@ const watchdog = setTimeout(() => {
 }, WATCHDOG_MS);
 watchdog.unref();
 
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+for (const [sig, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const) {
   process.once(sig, () => {
-    void stopAll().finally(() => process.exit(130));
+    void stopAll().finally(() => process.exit(code));
   });
 }
 

@@ -77,6 +77,10 @@ if (existsSync('webview/main.ts')) {
     platform: 'browser',
     target: 'es2022',
     format: 'iife',
+    // Preact's automatic JSX runtime; webview/main.ts imports CSS, which lands in dist/webview.css.
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    tsconfig: 'webview/tsconfig.json',
   });
 }
 

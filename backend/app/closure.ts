@@ -19,6 +19,10 @@ const executorGlobals = new Set<string>([
   'Infinity',
   'arguments',
   '__wickImport',
+  // esbuild's helpers: keepNames' (tsx emits it for inner named functions) and its name for
+  // require in an ES module bundle (wick submit's). Executors define both.
+  '__name',
+  '__require',
 ]);
 
 export class ClosureError extends Error {
@@ -46,7 +50,11 @@ export function prepareFunction(fn: unknown, what: string, env?: unknown): Funct
     );
   }
   const { globals } = analyze(ast as unknown as Parameters<typeof analyze>[0]);
-  const missing = [...globals.keys()].filter((name) => !executorGlobals.has(name));
+  // In the order they appear in the source, so that the first one named is the first one written.
+  const missing = [...globals]
+    .filter(([name]) => !executorGlobals.has(name))
+    .sort(([, a], [, b]) => (a as unknown as Node).start - (b as unknown as Node).start)
+    .map(([name]) => name);
   if (missing.length > 0) {
     const name = missing[0] as string;
     const also = missing.length > 1 ? ` (and also ${missing.slice(1).join(', ')})` : '';
@@ -67,30 +75,33 @@ function checkJson(value: unknown, what: string): void {
   }
 }
 
-function findNonJson(v: unknown, path: string, seen = new Set<unknown>()): string | undefined {
+/**
+ * The first value under `v` that JSON would lose or refuse, described by its path. `ancestors` holds
+ * the objects on the path from the root, so a cycle is refused while an object that is merely
+ * shared (referenced twice, as JSON copies it) is fine.
+ */
+function findNonJson(v: unknown, path: string, ancestors = new Set<unknown>()): string | undefined {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return undefined;
   if (typeof v === 'number') return Number.isFinite(v) ? undefined : `${path} is ${v}`;
-  if (typeof v === 'object') {
-    if (seen.has(v)) return `${path} refers to itself`;
-    seen.add(v);
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) {
-        const bad = findNonJson(v[i], `${path}[${i}]`, seen);
-        if (bad) return bad;
-      }
-      return undefined;
-    }
-    const proto = Object.getPrototypeOf(v);
-    if (proto !== Object.prototype && proto !== null) {
-      return `${path} is a ${(v as object).constructor?.name ?? 'non-plain object'}`;
-    }
-    for (const [k, x] of Object.entries(v)) {
-      const bad = findNonJson(x, `${path}.${k}`, seen);
+  if (typeof v !== 'object') return `${path} is a ${typeof v}`;
+  if (ancestors.has(v)) return `${path} refers to itself`;
+  const proto = Object.getPrototypeOf(v);
+  if (!Array.isArray(v) && proto !== Object.prototype && proto !== null) {
+    return `${path} is a ${(v as object).constructor?.name ?? 'non-plain object'}`;
+  }
+  ancestors.add(v);
+  try {
+    const entries: [string, unknown][] = Array.isArray(v)
+      ? v.map((x, i) => [`${path}[${i}]`, x])
+      : Object.entries(v).map(([k, x]) => [`${path}.${k}`, x]);
+    for (const [p, x] of entries) {
+      const bad = findNonJson(x, p, ancestors);
       if (bad) return bad;
     }
     return undefined;
+  } finally {
+    ancestors.delete(v);
   }
-  return `${path} is a ${typeof v}`;
 }
 
 /** Rewrites each `import(` to `__wickImport(`, which the executor resolves from the app's folder. */

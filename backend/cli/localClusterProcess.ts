@@ -1,6 +1,7 @@
 import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
+import { WickConf } from '../conf/WickConf.js';
 import { waitForWorkers } from './masterClient.js';
 
 export interface LocalClusterOptions {
@@ -75,6 +76,9 @@ export async function startLocalCluster(
           o.host,
           '--port',
           '0',
+          // Workers share the machine: each takes a free web UI port (it is in the master's state).
+          '--webui-port',
+          '0',
           '--cores',
           o.cores,
           '--memory',
@@ -86,8 +90,12 @@ export async function startLocalCluster(
       );
     }
     await Promise.all(daemons.slice(1).map((d) => readyLine(d)));
-    await waitForWorkers(ready.url, o.workers, (alive) =>
-      progress(`  ${alive}/${o.workers} workers registered`),
+    // local-cluster's own client of the master needs the daemons' settings too (wick.authenticate).
+    await waitForWorkers(
+      ready.url,
+      o.workers,
+      (alive) => progress(`  ${alive}/${o.workers} workers registered`),
+      clientConf(o.conf),
     );
     return {
       url: ready.url,
@@ -101,6 +109,16 @@ export async function startLocalCluster(
     await stop();
     throw err;
   }
+}
+
+/** The `--conf key=value` pairs as settings (the master has checked them already). */
+function clientConf(pairs: readonly string[]): WickConf {
+  const conf = new WickConf();
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq > 0) conf.set(pair.slice(0, eq).trim(), pair.slice(eq + 1));
+  }
+  return conf;
 }
 
 function spawnDaemon(name: string, logDir: string, args: string[]): Daemon {

@@ -1,5 +1,10 @@
 import type { MessageOf } from '../protocol/registry.js';
-import type { AppSummary, MasterStateResponse, WorkerSummary } from '../protocol/state.js';
+import type {
+  AppSummary,
+  DriverSummary,
+  MasterStateResponse,
+  WorkerSummary,
+} from '../protocol/state.js';
 
 /**
  * The Master's state in the shape of Spark's master `/json`, so that tools written for Spark's
@@ -23,8 +28,8 @@ export function sparkMasterJson(
     resourcesused: [],
     activeapps: state.activeApps.map((a) => sparkAppJson(a, now)),
     completedapps: state.completedApps.map((a) => sparkAppJson(a, now)),
-    activedrivers: state.activeDrivers.map((d) => ({ ...d })),
-    completeddrivers: state.completedDrivers.map((d) => ({ ...d })),
+    activedrivers: state.activeDrivers.map(sparkDriverJson),
+    completeddrivers: state.completedDrivers.map(sparkDriverJson),
     status: state.status,
   };
 }
@@ -58,5 +63,17 @@ export function sparkAppJson(a: AppSummary, now: number): Record<string, unknown
     submitdate: new Date(a.startTime).toString(),
     state: a.state,
     duration: (a.endTime ?? now) - a.startTime,
+  };
+}
+
+/** A driver with Spark's field names (JsonProtocol.writeDriverInfo), after Wick's own ones. */
+export function sparkDriverJson(d: DriverSummary): Record<string, unknown> {
+  return {
+    ...d,
+    starttime: String(d.submitDate),
+    memory: d.mem,
+    submitdate: new Date(d.submitDate).toString(),
+    worker: d.workerId ?? 'None',
+    mainclass: d.appPath,
   };
 }

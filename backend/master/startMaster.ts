@@ -36,6 +36,7 @@ export async function startMaster(conf: WickConf, clock?: Clock): Promise<Runnin
       host,
       conf.get(DaemonConf.masterUiPort),
       conf.get(RpcConf.portMaxRetries),
+      conf,
     );
   } catch (err) {
     await env.stop();
@@ -49,6 +50,7 @@ export async function startMaster(conf: WickConf, clock?: Clock): Promise<Runnin
     clock,
   });
   env.setupEndpoint(Master.ENDPOINT_NAME, master);
+  webUi.attach(env);
   return {
     env,
     master,

@@ -2,12 +2,10 @@ import type net from 'node:net';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import {
   createJSONRPCErrorResponse,
-  JSONRPCClient,
   type JSONRPCID,
   type JSONRPCRequest,
   type JSONRPCResponse,
   type JSONRPCServer,
-  JSONRPCServerAndClient,
 } from 'json-rpc-2.0';
 import { previewJSON } from '../protocol/registry.js';
 import { AuthParams, HelloParams, HelloResult } from '../protocol/rpc.js';
@@ -45,6 +43,8 @@ const BAD_FRAME_LOG_LIMIT = 10;
 /** The id at the head of a frame as Wick writes it: {"jsonrpc":"2.0","id":…,"method"… */
 const OVERSIZE_ID =
   /^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(\d{1,15}|"[^"\\]{0,200}")\s*,\s*"(method|result|error)"/;
+/** Frames from this many characters on are checked for being pure ASCII before they are written. */
+const ASCII_WRITE_CHARS = 16 * 1024;
 /** Requests held while an outbound handshake finishes; past this they are refused as before. */
 const HELD_REQUESTS_LIMIT = 1024;
 
@@ -58,7 +58,8 @@ export class Connection {
   /** The peer's env identity, known once the handshake is done. */
   peer: string | undefined;
   private state: State = 'handshaking';
-  private readonly rpc: JSONRPCServerAndClient<Connection, void>;
+  /** Our requests waiting for their response, by id (what json-rpc-2.0's client kept). */
+  private readonly waiting = new Map<JSONRPCID, (response: JSONRPCResponse) => void>();
   private readonly decoder: LineDecoder;
   private readonly inflight = new Set<JSONRPCID>();
   /** Requests from the peer not answered yet. */
@@ -88,14 +89,6 @@ export class Connection {
   ) {
     this.remote = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
     socket.setNoDelay(true);
-    this.rpc = new JSONRPCServerAndClient(
-      host.server,
-      new JSONRPCClient(
-        (payload) => this.write(payload),
-        () => this.nextId++,
-      ),
-      { errorListener: () => {} },
-    );
     this.decoder = new LineDecoder(
       host.maxMessageSize,
       (frame) => this.onFrame(frame),
@@ -278,11 +271,20 @@ export class Connection {
     const id = this.nextId++;
     this.inflight.add(id);
     const timer = this.host.clock.setTimeout(() => {
-      this.rpc.client.receive(errorResponse(id, RpcErrorCode.AskTimeout, timeoutMessage));
+      this.receiveReply(errorResponse(id, RpcErrorCode.AskTimeout, timeoutMessage));
     }, timeoutMs);
-    return Promise.resolve(
-      this.rpc.client.requestAdvanced({ jsonrpc: '2.0', id, method, params }, undefined),
-    ).then((res) => {
+    // json-rpc-2.0's JSONRPCClient.requestAdvanced did the same with three more promises and an
+    // async generator per request; this is every ask's path, so it is done by hand.
+    const reply = new Promise<JSONRPCResponse>((resolve) => this.waiting.set(id, resolve));
+    try {
+      this.write({ jsonrpc: '2.0', id, method, params });
+    } catch (err) {
+      // As that client did: a request that cannot be written fails with code 0 and the reason.
+      this.receiveReply(
+        errorResponse(id, 0, (err as Error | undefined)?.message || 'Failed to send a request'),
+      );
+    }
+    return reply.then((res) => {
       timer.cancel();
       this.inflight.delete(id);
       this.closeIfRetired();
@@ -345,7 +347,7 @@ export class Connection {
    */
   failPending(err: RpcError): void {
     for (const id of this.inflight) {
-      this.rpc.client.receive(errorResponse(id, err.code, err.message));
+      this.receiveReply(errorResponse(id, err.code, err.message));
     }
     this.inflight.clear();
   }
@@ -415,13 +417,23 @@ export class Connection {
     // Asks still waiting on this connection fail now rather than at their timeout.
     const closed = this.closedError();
     for (const id of this.inflight) {
-      this.rpc.client.receive(errorResponse(id, closed.code, closed.message));
+      this.receiveReply(errorResponse(id, closed.code, closed.message));
     }
     this.inflight.clear();
     if (this.badFrames > BAD_FRAME_LOG_LIMIT) {
       log.warn(`${this.badFrames} bad frames in all from ${this.peer ?? this.remote}`);
     }
     this.host.onConnectionClosed(this, this.closeError);
+  }
+
+  /** Settles our request with this response's id, if one is waiting (else drops it). */
+  private receiveReply(response: JSONRPCResponse): void {
+    const id = response.id as JSONRPCID;
+    const resolve = this.waiting.get(id);
+    if (resolve) {
+      this.waiting.delete(id);
+      resolve(response);
+    }
   }
 
   /** Serialises and writes one message; refuses one larger than wick.rpc.message.maxSize. */
@@ -441,7 +453,7 @@ export class Connection {
         );
         if (res.id !== undefined && res.id !== null && res.method !== undefined) {
           // Our own ask: fail it here with the size error rather than send it.
-          this.rpc.client.receive(errorResponse(res.id, err.code, err.message));
+          this.receiveReply(errorResponse(res.id, err.code, err.message));
           return;
         }
         if (res.id !== undefined && res.method === undefined) {
@@ -480,7 +492,10 @@ export class Connection {
       this.socket.cork();
       process.nextTick(uncork, this);
     }
-    this.socket.write(data);
+    // A long frame that is all ASCII (base64 log data, say) is written as Latin-1: the same bytes,
+    // without the UTF-8 encoder's cost (counting the UTF-8 bytes is the cheap part).
+    const ascii = data.length >= ASCII_WRITE_CHARS && Buffer.byteLength(data) === data.length;
+    this.socket.write(data, ascii ? 'utf8' : 'utf8');
   }
 
   /** Sends what is corked now. */
@@ -573,7 +588,7 @@ export class Connection {
       } else if (e === undefined && msg.result === undefined) {
         msg.result = null;
       }
-      this.rpc.client.receive(msg as unknown as JSONRPCResponse);
+      this.receiveReply(msg as unknown as JSONRPCResponse);
       return;
     }
     this.badFrame(
@@ -613,7 +628,7 @@ export class Connection {
       this.badFrames++;
       log.warn(`Bad frame from ${this.peer ?? this.remote}: reply ${message}`);
       if (this.inflight.has(id)) {
-        this.rpc.client.receive(
+        this.receiveReply(
           errorResponse(
             id,
             RpcErrorCode.FrameTooLarge,

@@ -14,6 +14,11 @@ export type InboxMessage =
 
 const log = getLogger('Inbox');
 
+/** A handler's return value answers the ask, unless it is undefined (it answers through ctx). */
+function answerRpc(ctx: RpcCallContext, v: unknown): void {
+  if (v !== undefined) ctx.reply(v as WireMessage);
+}
+
 function isThenable(v: unknown): v is PromiseLike<unknown> {
   return typeof (v as PromiseLike<unknown> | null)?.then === 'function';
 }
@@ -135,24 +140,28 @@ export class Inbox {
     }
   }
 
+  // Every ask passes here: a handler that answers at once costs no closure.
   private handleRpc(message: WireMessage, ctx: RpcCallContext): Promise<void> | undefined {
-    const fail = (err: unknown) => {
-      ctx.sendFailure(err);
-      this.reportError(err);
-    };
-    const answer = (v: unknown) => {
-      if (v !== undefined) ctx.reply(v as WireMessage);
-    };
     let result: unknown;
     try {
       result = this.endpoint.receiveAndReply(message, ctx);
     } catch (err) {
-      fail(err);
+      this.failRpc(ctx, err);
       return undefined;
     }
-    if (isThenable(result)) return Promise.resolve(result).then(answer, fail);
-    answer(result);
+    if (isThenable(result)) {
+      return Promise.resolve(result).then(
+        (v) => answerRpc(ctx, v),
+        (err) => this.failRpc(ctx, err),
+      );
+    }
+    answerRpc(ctx, result);
     return undefined;
+  }
+
+  private failRpc(ctx: RpcCallContext, err: unknown): void {
+    ctx.sendFailure(err);
+    this.reportError(err);
   }
 
   /**

@@ -1,3 +1,5 @@
+import { isAscii } from 'node:buffer';
+
 /**
  * Splits a byte stream into newline-delimited frames. JSON.stringify never emits a raw newline,
  * so a newline always ends a frame; a `\r` before it is dropped and blank lines are skipped.
@@ -9,6 +11,20 @@
  * answered.
  */
 export const OVERSIZE_HEAD_BYTES = 256;
+
+/** Frames from this size on are checked for being pure ASCII before they are decoded. */
+const ASCII_CHECK_BYTES = 16 * 1024;
+
+/**
+ * UTF-8 text of buf[from, to). A large frame that is all ASCII (base64 log data, say) is decoded
+ * as Latin-1 instead, which gives the same string several times faster.
+ */
+function decode(buf: Buffer, from: number, to: number): string {
+  if (to - from >= ASCII_CHECK_BYTES && isAscii(buf.subarray(from, to))) {
+    return buf.toString('latin1', from, to);
+  }
+  return buf.toString('utf8', from, to);
+}
 
 export class LineDecoder {
   private pending: Buffer[] = [];
@@ -82,10 +98,10 @@ export class LineDecoder {
     }
     let text: string;
     if (this.pendingBytes === 0) {
-      text = chunk.toString('utf8', from, to);
+      text = decode(chunk, from, to);
     } else {
       this.pending.push(chunk.subarray(from, to));
-      text = Buffer.concat(this.pending, total).toString('utf8');
+      text = decode(Buffer.concat(this.pending, total), 0, total);
       this.pending = [];
       this.pendingBytes = 0;
     }

@@ -2,7 +2,12 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import os from 'node:os';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { type JSONRPCRequest, type JSONRPCResponse, JSONRPCServer } from 'json-rpc-2.0';
+import {
+  type JSONRPCID,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+  JSONRPCServer,
+} from 'json-rpc-2.0';
 import { WickConf } from '../conf/WickConf.js';
 import {
   allMessageDefs,
@@ -19,7 +24,7 @@ import { Connection, type ConnectionHost, errorResponse } from './Connection.js'
 import { RpcConf } from './config.js';
 import { Dispatcher } from './Dispatcher.js';
 import { RpcError, RpcErrorCode } from './errors.js';
-import { Outbox } from './Outbox.js';
+import { Outbox, type OutboxItem } from './Outbox.js';
 import {
   CLIENT_PREFIX,
   endpointURI,
@@ -234,45 +239,23 @@ export class RpcEnv implements ConnectionHost {
     if (ref.address === this.address) return this.askLocal(ref, message, timeoutMs, timeoutMessage);
     return new Promise<WireMessage>((resolve, reject) => {
       const params = { to: ref.name, from: this.address, message };
-      const deadline = this.clock.now() + timeoutMs;
-      let queued: TimerHandle | undefined;
-      let settled = false;
-      const fail = (err: Error) => {
-        if (settled) return;
-        settled = true;
-        queued?.cancel();
-        reject(err);
-      };
+      const ask = new RemoteAsk(
+        this.clock,
+        ref,
+        params,
+        this.clock.now() + timeoutMs,
+        timeoutMessage,
+        resolve,
+        reject,
+      );
       const outbox = this.outbox(ref.address);
       if (!outbox.connection) {
-        queued = this.clock.setTimeout(
-          () => fail(new RpcError(RpcErrorCode.AskTimeout, timeoutMessage)),
+        ask.queued = this.clock.setTimeout(
+          () => ask.fail(new RpcError(RpcErrorCode.AskTimeout, timeoutMessage)),
           timeoutMs,
         );
       }
-      outbox.send({
-        run: (conn) => {
-          if (settled) return;
-          queued?.cancel();
-          const left = Math.max(1, deadline - this.clock.now());
-          conn.request(message.type, params, left, timeoutMessage).then((result) => {
-            if (settled) return;
-            settled = true;
-            const problem = replyProblem(result);
-            if (problem) {
-              reject(
-                new RpcError(
-                  RpcErrorCode.InvalidReply,
-                  `Invalid reply to ${message.type} from ${ref}: ${problem}`,
-                ),
-              );
-            } else {
-              resolve(result as WireMessage);
-            }
-          }, fail);
-        },
-        fail,
-      });
+      outbox.send(ask);
     });
   }
 
@@ -507,21 +490,11 @@ export class RpcEnv implements ConnectionHost {
       return Promise.resolve(null);
     }
     return new Promise((resolve) => {
-      let replied = false;
-      this.dispatcher.postRpc(params.to, params.message, {
-        senderAddress: sender,
-        reply: (response) => {
-          if (replied) return;
-          replied = true;
-          resolve({ jsonrpc: '2.0', id, result: response });
-        },
-        sendFailure: (err) => {
-          if (replied) return;
-          replied = true;
-          const e = RpcError.from(err);
-          resolve(errorResponse(id, e.code, e.message, e.data));
-        },
-      });
+      this.dispatcher.postRpc(
+        params.to,
+        params.message,
+        new RemoteCallContext(sender, id, resolve),
+      );
     });
   }
 
@@ -539,6 +512,83 @@ export class RpcEnv implements ConnectionHost {
     }
     const def = messageDef(req.method);
     return def ? validateMessage(def, params.message) : `unknown message type ${req.method}`;
+  }
+}
+
+/**
+ * One ask to a remote endpoint, from its outbox to its reply. It is a class, not a set of closures,
+ * because every remote ask makes one: methods cost nothing per ask.
+ */
+class RemoteAsk implements OutboxItem {
+  /** The timer that fails the ask while it waits for a connection. */
+  queued: TimerHandle | undefined;
+  private settled = false;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly ref: RpcEndpointRef,
+    private readonly params: { to: string; from: string; message: WireMessage },
+    private readonly deadline: number,
+    private readonly timeoutMessage: string,
+    private readonly resolve: (reply: WireMessage) => void,
+    private readonly reject: (err: Error) => void,
+  ) {}
+
+  run(conn: Connection): void {
+    if (this.settled) return;
+    this.queued?.cancel();
+    const left = Math.max(1, this.deadline - this.clock.now());
+    conn.request(this.params.message.type, this.params, left, this.timeoutMessage).then(
+      (result) => this.settle(result),
+      (err: Error) => this.fail(err),
+    );
+  }
+
+  fail(err: Error): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.queued?.cancel();
+    this.reject(err);
+  }
+
+  private settle(result: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    const problem = replyProblem(result);
+    if (problem) {
+      this.reject(
+        new RpcError(
+          RpcErrorCode.InvalidReply,
+          `Invalid reply to ${this.params.message.type} from ${this.ref}: ${problem}`,
+        ),
+      );
+    } else {
+      this.resolve(result as WireMessage);
+    }
+  }
+}
+
+/** How an endpoint answers an ask that came over a connection: once, under the ask's id. */
+class RemoteCallContext implements RpcCallContext {
+  private replied = false;
+
+  constructor(
+    readonly senderAddress: string,
+    private readonly id: JSONRPCID,
+    private readonly done: (response: JSONRPCResponse) => void,
+  ) {}
+
+  reply(response: WireMessage): void {
+    if (this.replied) return;
+    this.replied = true;
+    this.done({ jsonrpc: '2.0', id: this.id, result: response });
+  }
+
+  sendFailure(err: unknown): void {
+    if (this.replied) return;
+    this.replied = true;
+    const e = RpcError.from(err);
+    this.done(errorResponse(this.id, e.code, e.message, e.data));
   }
 }
 

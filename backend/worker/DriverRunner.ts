@@ -5,7 +5,7 @@ import type { Clock } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
 import type { RunnerHost } from './ExecutorRunner.js';
 import { describeExit, exitStatusOf } from './exitStatus.js';
-import { killProcessTree } from './process/kill.js';
+import { killProcessTree, sweep } from './process/kill.js';
 import { type Launched, launch } from './process/launch.js';
 import { formatCommand, substituteVariables } from './process/substitute.js';
 
@@ -109,6 +109,8 @@ export class DriverRunner {
       });
       const started = this.clock.now();
       const exit = await this.process.exited;
+      // What this run left running (a daemon, an orphan) ends with it.
+      if (!this.killed) await sweep(this.process, this.host.killTimeoutMs);
       exitCode = exitStatusOf(exit);
       if (!this.desc.supervise || exitCode === 0 || this.killed) return exitCode;
       if (this.clock.now() - started > SUCCESSFUL_RUN_MS) waitSeconds = 1;

@@ -3,7 +3,7 @@ import { delimiter, join } from 'node:path';
 import type { ApplicationDescription, ExecutorState } from '../protocol/common.js';
 import { getLogger } from '../util/log.js';
 import { describeExit, exitStatusOf } from './exitStatus.js';
-import { killProcessTree } from './process/kill.js';
+import { killProcessTree, sweep } from './process/kill.js';
 import { type Launched, launch } from './process/launch.js';
 import { formatCommand, substituteVariables } from './process/substitute.js';
 
@@ -95,9 +95,14 @@ export class ExecutorRunner {
       );
       return;
     }
-    this.process.exited.then(
-      (exit) => {
-        if (this.killed) this.finish('KILLED', describeExit(exit), exitStatusOf(exit));
+    const launched = this.process;
+    launched.exited.then(
+      async (exit) => {
+        const killed = this.killed;
+        // What the executor started and left running (a daemon, an orphan) ends with it, before
+        // the exit is reported: the worker leaves no process behind.
+        if (!killed) await sweep(launched, this.host.killTimeoutMs);
+        if (killed) this.finish('KILLED', describeExit(exit), exitStatusOf(exit));
         else this.finish('EXITED', describeExit(exit), exitStatusOf(exit));
       },
       (err: Error) => this.finish('FAILED', err.message, undefined),

@@ -90,6 +90,7 @@ export class Worker extends RpcEndpoint implements RunnerHost {
   readonly finishedApps = new Set<string>();
   coresUsed = 0;
   memoryUsed = 0;
+  private readonly stateListeners = new Set<() => void>();
 
   constructor(options: WorkerOptions) {
     super();
@@ -142,8 +143,14 @@ export class Worker extends RpcEndpoint implements RunnerHost {
   }
 
   override async receive(message: WireMessage, sender: RpcSenderContext): Promise<void> {
-    if (await masterHandlers.receive(this, message)) return;
-    if (await launchHandlers.receive(this, message)) return;
+    if (await masterHandlers.receive(this, message)) {
+      if (message.type !== 'SendHeartbeat') this.stateChanged();
+      return;
+    }
+    if (await launchHandlers.receive(this, message)) {
+      this.stateChanged();
+      return;
+    }
     if (logHandlers.receive(this, message)) return;
     if (message.type === 'WorkDirCleanup') {
       void cleanupWorkDir(this);
@@ -166,6 +173,19 @@ export class Worker extends RpcEndpoint implements RunnerHost {
       this.connected = false;
       masterHandlers.registerWithMaster(this);
     }
+  }
+
+  /**
+   * Calls `fn` after anything the worker's page shows may have changed (a launch, a kill, a runner's
+   * new state, a new master); the web UI pushes it to the pages. Returns a function that stops it.
+   */
+  onStateChange(fn: () => void): () => void {
+    this.stateListeners.add(fn);
+    return () => this.stateListeners.delete(fn);
+  }
+
+  private stateChanged(): void {
+    for (const fn of [...this.stateListeners]) fn();
   }
 
   sendToMaster(message: WireMessage): void {
@@ -229,6 +249,7 @@ export class Worker extends RpcEndpoint implements RunnerHost {
       }),
     );
     logHandlers.sourceChanged(this);
+    this.stateChanged();
     if (!runner.isFinished) return;
     if (this.executors.delete(runner.fullId)) {
       this.coresUsed -= runner.cores;
@@ -262,6 +283,7 @@ export class Worker extends RpcEndpoint implements RunnerHost {
         this.conf.get(WorkerConf.retainedDrivers),
       );
     }
+    this.stateChanged();
   }
 
   /** The local dirs of an application, created on its first executor here. */

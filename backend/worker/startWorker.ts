@@ -2,14 +2,17 @@ import { access, constants, mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { DaemonConf } from '../conf/daemon.js';
 import type { WickConf } from '../conf/WickConf.js';
+import { WorkerWebUI } from '../http/WorkerWebUI.js';
 import { workerId } from '../master/ids.js';
-import { RpcAddress, RpcEnv } from '../rpc/index.js';
+import { RpcAddress, RpcConf, RpcEnv } from '../rpc/index.js';
 import type { Clock } from '../util/clock.js';
 import { Worker } from './Worker.js';
 
 export interface RunningWorker {
   env: RpcEnv;
   worker: Worker;
+  /** The worker's web UI (the dashboard's worker page, /json, /log). */
+  webUi: WorkerWebUI;
   stop(): Promise<void>;
 }
 
@@ -36,7 +39,10 @@ export function parseMasterUrls(spec: string): string[] {
   });
 }
 
-/** Starts a worker: checks its work dir, binds its RpcEnv, and registers the Worker endpoint. */
+/**
+ * Starts a worker: checks its work dir, binds its RpcEnv and its web UI port, and registers the
+ * Worker endpoint.
+ */
 export async function startWorker(
   conf: WickConf,
   masters: string[],
@@ -60,7 +66,18 @@ export async function startWorker(
     clock: options.clock,
   });
   const addr = env.rpcAddress as RpcAddress;
-  const uiPort = conf.get(DaemonConf.workerUiPort);
+  let webUi: WorkerWebUI;
+  try {
+    webUi = await WorkerWebUI.start(
+      host,
+      conf.get(DaemonConf.workerUiPort),
+      conf.get(RpcConf.portMaxRetries),
+    );
+  } catch (err) {
+    await env.stop();
+    throw err;
+  }
+  const uiPort = webUi.port;
   const worker = new Worker({
     conf,
     masterAddresses: masters,
@@ -79,5 +96,14 @@ export async function startWorker(
     exit: options.exit,
   });
   env.setupEndpoint(Worker.ENDPOINT_NAME, worker);
-  return { env, worker, stop: () => env.stop() };
+  webUi.attach(env, worker);
+  return {
+    env,
+    worker,
+    webUi,
+    async stop() {
+      await webUi.stop();
+      await env.stop();
+    },
+  };
 }

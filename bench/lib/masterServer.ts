@@ -8,12 +8,11 @@
  * Commands on stdin (control.ts): `profile-start {}` and `profile-stop {file}` take a CPU profile
  * of just the span between them (node:inspector), written to `file` as a .cpuprofile.
  */
-import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
 import { WickConf } from '../../backend/conf/WickConf.js';
 import { startMaster } from '../../backend/master/startMaster.js';
 import { type Command, serveCommands } from './control.js';
 import { exitWithParent } from './process.js';
+import { profilingCommand } from './profiling.js';
 
 const conf = new WickConf({
   'wick.master.host': '127.0.0.1',
@@ -27,26 +26,10 @@ for (const pair of process.argv.slice(2)) {
 }
 const running = await startMaster(conf);
 
-let session: Session | undefined;
 serveCommands(async (c: Command) => {
-  switch (c.cmd) {
-    case 'profile-start':
-      session = new Session();
-      session.connect();
-      await session.post('Profiler.enable');
-      await session.post('Profiler.start');
-      return { profiling: true };
-    case 'profile-stop': {
-      if (!session) throw new Error('not profiling');
-      const { profile } = await session.post('Profiler.stop');
-      session.disconnect();
-      session = undefined;
-      writeFileSync(String(c.file), JSON.stringify(profile));
-      return { file: c.file };
-    }
-    default:
-      throw new Error(`unknown command ${c.cmd}`);
-  }
+  const result = await profilingCommand(c);
+  if (result === undefined) throw new Error(`unknown command ${c.cmd}`);
+  return result;
 });
 exitWithParent(() => running.stop());
 process.stdout.write(`${JSON.stringify({ address: running.env.address, pid: process.pid })}\n`);

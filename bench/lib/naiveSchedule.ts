@@ -14,8 +14,8 @@
 import type {
   ExecutorAssignment,
   SchedApp,
-  SchedWorker,
   ScheduleInput,
+  SchedWorker,
 } from '../../backend/master/scheduling.js';
 
 /** mulberry32: a small seeded PRNG, so every run schedules the same input. */

@@ -114,7 +114,11 @@ export class Daemon {
         this.child.once('close', () => {
           if (!check()) {
             cleanup();
-            reject(new Error(`${this.label} exited before its stderr matched ${pattern}:\n${this.stderr}`));
+            reject(
+              new Error(
+                `${this.label} exited before its stderr matched ${pattern}:\n${this.stderr}`,
+              ),
+            );
           }
         });
       };

@@ -1,16 +1,16 @@
 /**
- * Mock workers, applications and state subscribers for tests of a real master process (the way
- * Spark's MasterSuite uses its MockWorker): each is a real RpcEnv on loopback in the test process
- * with an endpoint that records every message the master sends and answers as the real peer would,
- * so a test drives the protocol by hand and waits for the master's messages rather than sleeping.
- * A worker or an application is identified by its RpcEnv's address, so each mock has its own env.
+ * Mock workers and applications for tests of a real master process (the way Spark's MasterSuite
+ * uses its MockWorker): each is a real RpcEnv on loopback in the test process with an endpoint
+ * that records every message the master sends and answers as the real peer would, so a test
+ * drives the protocol by hand and waits for the master's messages rather than sleeping. A worker
+ * or an application is identified by its RpcEnv's address, so each mock has its own env.
  */
 import type { TestContext } from 'node:test';
-import { MasterStateMirror } from '../../backend/client/MasterStateMirror.js';
+import { idTimestamp } from '../../backend/master/ids.js';
 import {
   MasterChangeAcknowledged,
   RegisterApplication,
-  RegisteredApplication,
+  type RegisteredApplication,
   UnregisterApplication,
 } from '../../backend/protocol/app.js';
 import type { ApplicationDescription, ExecutorState } from '../../backend/protocol/common.js';
@@ -22,87 +22,21 @@ import {
   WorkerLatestState,
   WorkerSchedulerStateResponse,
 } from '../../backend/protocol/deploy.js';
-import type { MessageOf, WireMessage } from '../../backend/protocol/registry.js';
+import type { MessageOf } from '../../backend/protocol/registry.js';
 import { MasterStateResponse, RequestMasterState } from '../../backend/protocol/state.js';
-import {
-  RpcEndpoint,
-  type RpcEndpointRef,
-  RpcEnv,
-  type RpcSenderContext,
-} from '../../backend/rpc/index.js';
-import { idTimestamp } from '../../backend/master/ids.js';
-import { setLogLevel } from '../../backend/util/log.js';
+import type { RpcEndpointRef, RpcEnv } from '../../backend/rpc/index.js';
+import { addressOf, type Msg, Recorder, serverEnv } from './recorder.js';
 
-// The mocks' RpcEnvs log connection churn at INFO; the master's own log is what tests read.
-setLogLevel('WARN');
-
-type Msg = WireMessage & Record<string, unknown>;
-
-/** An endpoint that records every one-way message and lets a test wait for one. */
-export class Recorder extends RpcEndpoint {
-  readonly received: Msg[] = [];
-  /** Called on every message after it is recorded: the mock's answers. */
-  onMessage: ((m: Msg) => void) | undefined;
-  private waiters = new Set<() => void>();
-
-  override receive(message: WireMessage, _sender: RpcSenderContext): void {
-    this.received.push(message as Msg);
-    this.onMessage?.(message as Msg);
-    for (const w of [...this.waiters]) w();
-  }
-
-  /** Messages of `type` received so far (from index `from` on). */
-  all(type: string, from = 0): Msg[] {
-    return this.received.slice(from).filter((m) => m.type === type);
-  }
-
-  /**
-   * The first message of `type` at index ≥ `from` for which `match` holds, waiting for it. No
-   * deadline of its own: the test's timeout ends a wait that never succeeds.
-   */
-  next(type: string, match: (m: Msg) => boolean = () => true, from = 0): Promise<Msg> {
-    return new Promise((resolve) => {
-      const check = (): boolean => {
-        const m = this.received.slice(from).find((x) => x.type === type && match(x));
-        if (!m) return false;
-        this.waiters.delete(check);
-        resolve(m);
-        return true;
-      };
-      if (!check()) this.waiters.add(check);
-    });
-  }
-
-  /** Resolves once `count` messages of `type` (matching) have arrived since `from`. */
-  async count(type: string, count: number, from = 0, match: (m: Msg) => boolean = () => true) {
-    await new Promise<void>((resolve) => {
-      const check = (): boolean => {
-        if (this.all(type, from).filter(match).length < count) return false;
-        this.waiters.delete(check);
-        resolve();
-        return true;
-      };
-      if (!check()) this.waiters.add(check);
-    });
-    return this.all(type, from).filter(match);
-  }
-
-  /** The index the next message will get: pass it as `from` to wait for later messages only. */
-  get mark(): number {
-    return this.received.length;
-  }
-}
-
-/** host:port from wick://host:port. */
-export function addressOf(masterUrl: string): string {
-  return masterUrl.replace(/^wick:\/\//, '').replace(/\/.*$/, '');
-}
-
-async function serverEnv(t: TestContext, name: string, port = 0): Promise<RpcEnv> {
-  const env = await RpcEnv.create({ name, host: '127.0.0.1', port });
-  t.after(() => env.stop());
-  return env;
-}
+export {
+  addressOf,
+  appIn,
+  connectClient,
+  driverIn,
+  type MasterClient,
+  type MasterState,
+  Recorder,
+  workerIn,
+} from './recorder.js';
 
 export interface MockWorkerOptions {
   cores?: number;
@@ -361,48 +295,4 @@ export class MockApp {
   stop(): Promise<void> {
     return this.env.stop();
   }
-}
-
-export type MasterState = MessageOf<typeof MasterStateResponse>;
-
-/** A client of the master: a MasterStateMirror subscribed to it, and a ref to ask it things. */
-export interface MasterClient {
-  env: RpcEnv;
-  master: RpcEndpointRef;
-  mirror: MasterStateMirror;
-  /** Resolves with the first mirrored state for which `predicate` holds. */
-  waitFor(predicate: (s: MasterState) => boolean): Promise<MasterState>;
-  /** A fresh snapshot (RequestMasterState). */
-  state(): Promise<MasterState>;
-}
-
-export async function connectClient(t: TestContext, masterUrl: string): Promise<MasterClient> {
-  const env = await RpcEnv.create({ name: 'testClient', clientMode: true });
-  t.after(() => env.stop());
-  const master = await env.setupEndpointRef(addressOf(masterUrl), 'Master');
-  const mirror = new MasterStateMirror();
-  env.setupEndpoint('StateMirror', mirror);
-  await mirror.subscribe(master);
-  return {
-    env,
-    master,
-    mirror,
-    waitFor: (p) => mirror.waitFor(p),
-    state: () => master.ask(RequestMasterState({}), MasterStateResponse),
-  };
-}
-
-/** The worker with this id in a state, if listed. */
-export function workerIn(s: MasterState, id: string) {
-  return s.workers.find((w) => w.id === id);
-}
-
-/** The application with this id, active or completed. */
-export function appIn(s: MasterState, id: string) {
-  return [...s.activeApps, ...s.completedApps].find((a) => a.id === id);
-}
-
-/** The driver with this id, active or completed. */
-export function driverIn(s: MasterState, id: string) {
-  return [...s.activeDrivers, ...s.completedDrivers].find((d) => d.id === id);
 }

@@ -31,7 +31,9 @@ async function workers(t: Parameters<typeof MockWorker.start>[0], url: string, n
   return list;
 }
 
-test('RegisterApplication → RegisteredApplication with ids app-yyyyMMddHHmmss-NNNN, numbered in order', async (t) => {
+test('RegisterApplication → RegisteredApplication with ids app-yyyyMMddHHmmss-NNNN, numbered in order', {
+  timeout: 20_000,
+}, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const a = await MockApp.start(t, master.url);
@@ -52,7 +54,9 @@ test('RegisterApplication → RegisteredApplication with ids app-yyyyMMddHHmmss-
   );
 });
 
-test('executors spread over workers: LaunchExecutor to each, ExecutorAdded to the app, state forwarded', async (t) => {
+test('executors spread over workers: LaunchExecutor to each, ExecutorAdded to the app, state forwarded', {
+  timeout: 20_000,
+}, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const [w1, w2] = (await workers(t, master.url, 2)) as [MockWorker, MockWorker];
@@ -102,7 +106,9 @@ test('executors spread over workers: LaunchExecutor to each, ExecutorAdded to th
   assert.equal(workerIn(s, w1.id)?.coresUsed, 2);
 });
 
-test('with spreadOut=false one worker is filled first; without cores per executor one executor takes all it can', async (t) => {
+test('with spreadOut=false one worker is filled first; without cores per executor one executor takes all it can', {
+  timeout: 20_000,
+}, async (t) => {
   const master = await startMaster(t, { conf: { 'wick.deploy.spreadOut': false } });
   const client = await connectClient(t, master.url);
   await workers(t, master.url, 2);
@@ -163,7 +169,9 @@ test('maxExecutorRetries failures in a row with none running → FAILED; never w
   await good.endpoint.next('ApplicationFinished', (m) => m.id === appId);
 });
 
-test('UnregisterApplication → FINISHED; its executors killed and resources freed', async (t) => {
+test('UnregisterApplication → FINISHED; its executors killed and resources freed', {
+  timeout: 20_000,
+}, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const [w] = (await workers(t, master.url, 1)) as [MockWorker];
@@ -185,7 +193,9 @@ test('UnregisterApplication → FINISHED; its executors killed and resources fre
   assert.equal(app.endpoint.all('ApplicationRemoved').length, 0, 'a finished app is not told');
 });
 
-test('RequestKillApplication kills an application and says so; an unknown one is refused', async (t) => {
+test('RequestKillApplication kills an application and says so; an unknown one is refused', {
+  timeout: 20_000,
+}, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   await workers(t, master.url, 1);
@@ -203,7 +213,7 @@ test('RequestKillApplication kills an application and says so; an unknown one is
   assert.match(again.message, /already finished or does not exist/);
 });
 
-test('an application whose client disconnects is FINISHED', async (t) => {
+test('an application whose client disconnects is FINISHED', { timeout: 20_000 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const [w] = (await workers(t, master.url, 1)) as [MockWorker];
@@ -217,7 +227,9 @@ test('an application whose client disconnects is FINISHED', async (t) => {
   assert.equal(workerIn(s, w.id)?.coresUsed, 0);
 });
 
-test('completed applications are retained up to wick.deploy.retainedApplications', async (t) => {
+test('completed applications are retained up to wick.deploy.retainedApplications', {
+  timeout: 20_000,
+}, async (t) => {
   const master = await startMaster(t, { conf: { 'wick.deploy.retainedApplications': 2 } });
   const client = await connectClient(t, master.url);
   const ids: string[] = [];
@@ -236,7 +248,9 @@ test('completed applications are retained up to wick.deploy.retainedApplications
   assert.deepEqual(await client.state(), s);
 });
 
-test('an application asking more memory than any worker has stays WAITING and says why', async (t) => {
+test('an application asking more memory than any worker has stays WAITING and says why', {
+  timeout: 20_000,
+}, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const [w] = (await workers(t, master.url, 1)) as [MockWorker];

@@ -40,10 +40,7 @@ function driverDesc(fields: Partial<DriverDescription> = {}): DriverDescription 
 }
 
 async function submit(client: MasterClient, desc = driverDesc()) {
-  return client.master.ask(
-    RequestSubmitDriver({ driverDescription: desc }),
-    SubmitDriverResponse,
-  );
+  return client.master.ask(RequestSubmitDriver({ driverDescription: desc }), SubmitDriverResponse);
 }
 
 function status(client: MasterClient, driverId: string) {
@@ -54,7 +51,9 @@ function kill(client: MasterClient, driverId: string) {
   return client.master.ask(RequestKillDriver({ driverId }), KillDriverResponse);
 }
 
-test('RequestSubmitDriver → SubmitDriverResponse with driver-yyyyMMddHHmmss-NNNN; LaunchDriver to a worker; FINISHED frees it', async (t) => {
+test('RequestSubmitDriver → SubmitDriverResponse with driver-yyyyMMddHHmmss-NNNN; LaunchDriver to a worker; FINISHED frees it', {
+  timeout: 20_000,
+}, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const w = await MockWorker.start(t, master.url, { cores: 2, memory: 1024 });
@@ -92,7 +91,9 @@ test('RequestSubmitDriver → SubmitDriverResponse with driver-yyyyMMddHHmmss-NN
   assert.equal(DRIVER_ID.exec(second.driverId ?? '')?.[1], '0001');
 });
 
-test('a driver no worker can take waits SUBMITTED; killing it → KILLED without any worker involved', async (t) => {
+test('a driver no worker can take waits SUBMITTED; killing it → KILLED without any worker involved', {
+  timeout: 20_000,
+}, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const w = await MockWorker.start(t, master.url, { cores: 1, memory: 256 });
@@ -110,7 +111,9 @@ test('a driver no worker can take waits SUBMITTED; killing it → KILLED without
   assert.equal(w.endpoint.all('LaunchDriver').length + w.endpoint.all('KillDriver').length, 0);
 });
 
-test('killing a running driver sends KillDriver to its worker; the worker reports KILLED', async (t) => {
+test('killing a running driver sends KillDriver to its worker; the worker reports KILLED', {
+  timeout: 20_000,
+}, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const w = await MockWorker.start(t, master.url);
@@ -128,7 +131,7 @@ test('killing a running driver sends KillDriver to its worker; the worker report
   assert.equal(workerIn(s, w.id)?.coresUsed, 0);
 });
 
-test('an unknown driver: status not found, kill refused', async (t) => {
+test('an unknown driver: status not found, kill refused', { timeout: 20_000 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const st = await status(client, 'driver-20000101000000-0042');
@@ -138,7 +141,7 @@ test('an unknown driver: status not found, kill refused', async (t) => {
   assert.match(k.message, /already finished or does not exist/);
 });
 
-test('a driver that fails reports FAILED with its exception', async (t) => {
+test('a driver that fails reports FAILED with its exception', { timeout: 20_000 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const w = await MockWorker.start(t, master.url);
@@ -151,7 +154,9 @@ test('a driver that fails reports FAILED with its exception', async (t) => {
   assert.equal((await status(client, driverId)).exception, 'exit code 3');
 });
 
-test('a supervised driver is relaunched on another worker when its worker dies; an unsupervised one → ERROR', async (t) => {
+test('a supervised driver is relaunched on another worker when its worker dies; an unsupervised one → ERROR', {
+  timeout: 20_000,
+}, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const a = await MockWorker.start(t, master.url, { cores: 1, memory: 1024 });

@@ -8,6 +8,17 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
+import { MasterChangeAcknowledged } from '../../backend/protocol/app.js';
+import {
+  DriverStatusResponse,
+  KillApplicationResponse,
+  KillDriverResponse,
+  RequestDriverStatus,
+  RequestKillApplication,
+  RequestKillDriver,
+  RequestSubmitDriver,
+  SubmitDriverResponse,
+} from '../../backend/protocol/client.js';
 import { Daemon, startMaster, startWorker } from '../helpers/cluster.js';
 import { checkNothingLeftRunning } from '../helpers/leaks.js';
 import {
@@ -94,7 +105,8 @@ test('after a restart, a worker and an application that do not answer are droppe
   timeout: 20_000,
 }, async (t) => {
   const dir = recoveryDir(t);
-  const conf = recoveryConf(dir, '1s');
+  // Short, but several heartbeats long even on a loaded machine.
+  const conf = recoveryConf(dir, '2s');
   const first = await startMaster(t, { conf });
   const answering = await MockWorker.start(t, first.url, { heartbeatMs: 200 });
   const silent = await MockWorker.start(t, first.url, {
@@ -128,7 +140,9 @@ test('after a restart, a worker and an application that do not answer are droppe
     s.activeApps.map((a) => a.id),
     [goodId],
   );
-  assert.match(second.stderr, new RegExp(`Removing worker ${silent.id} .*Not responding for recovery`));
+  await second.waitForStderr(
+    new RegExp(`Removing worker ${silent.id} .*Not responding for recovery`),
+  );
   // What was dropped is no longer persisted: a third master would not wait for it.
   assert.deepEqual(readdirSync(dir).sort(), [`app_${goodId}`, `worker_${answering.id}`]);
 });
@@ -156,7 +170,9 @@ test('corrupt files in the recovery directory are named in the log and skipped; 
   }
   assert.doesNotMatch(second.stderr, /notes\.txt/);
   const client = await connectClient(t, second.url);
-  const s = await client.waitFor((s) => s.status === 'ALIVE' && appIn(s, appId)?.state === 'WAITING');
+  const s = await client.waitFor(
+    (s) => s.status === 'ALIVE' && appIn(s, appId)?.state === 'WAITING',
+  );
   assert.deepEqual(
     s.activeApps.map((a) => a.id),
     [appId],
@@ -172,4 +188,73 @@ test('corrupt files in the recovery directory are named in the log and skipped; 
   const nextId = await next.register();
   assert.ok(nextId.endsWith('-0001') || nextId.slice(4, 18) !== appId.slice(4, 18), nextId);
   assert.ok(second.isRunning);
+});
+
+test('while RECOVERING, client requests are refused naming the state, and an UNKNOWN worker is replaced', {
+  timeout: 20_000,
+}, async (t) => {
+  const dir = recoveryDir(t);
+  const conf = recoveryConf(dir, '60s');
+  const first = await startMaster(t, { conf });
+  const w = await MockWorker.start(t, first.url, { answerMasterChanged: false });
+  assert.equal((await w.registerAndWait()).type, 'RegisteredWorker');
+  const app = await MockApp.start(t, first.url);
+  app.answerMasterChanged = false;
+  const appId = await app.register(appDescription({ memoryPerExecutorMB: 100_000 }));
+  await first.kill('SIGKILL');
+  const second = await startMaster(t, { port: first.port, conf });
+  await w.endpoint.next('MasterChanged');
+  await app.endpoint.next('MasterChanged');
+  const client = await connectClient(t, second.url);
+  assert.equal((await client.state()).status, 'RECOVERING');
+
+  const notAlive = /Current state is not alive: RECOVERING/;
+  const driverDescription = {
+    appPath: '/tmp/a.js',
+    mem: 64,
+    cores: 1,
+    supervise: false,
+    command: { argv: ['node'], env: {} },
+  };
+  const sub = await client.master.ask(
+    RequestSubmitDriver({ driverDescription }),
+    SubmitDriverResponse,
+  );
+  assert.equal(sub.success, false);
+  assert.match(sub.message, notAlive);
+  const driverId = 'driver-20000101000000-0000';
+  const kill = await client.master.ask(RequestKillDriver({ driverId }), KillDriverResponse);
+  assert.equal(kill.success, false);
+  assert.match(kill.message, notAlive);
+  const st = await client.master.ask(RequestDriverStatus({ driverId }), DriverStatusResponse);
+  assert.equal(st.found, false);
+  assert.match(st.exception ?? '', notAlive);
+  const killApp = await client.master.ask(
+    RequestKillApplication({ appId }),
+    KillApplicationResponse,
+  );
+  assert.equal(killApp.success, false);
+  assert.match(killApp.message, notAlive);
+
+  // The worker, still UNKNOWN, registers again from the same address under a new id: replaced.
+  const newId = `${w.id}-restarted`;
+  assert.equal((await w.registerAndWait(newId)).type, 'RegisteredWorker');
+  let s = await client.waitFor((s) => workerIn(s, newId)?.state === 'ALIVE');
+  assert.equal(workerIn(s, w.id)?.state, 'DEAD');
+  assert.equal(s.status, 'RECOVERING', 'the application has not answered yet');
+
+  // The application answers at last: recovery completes, and requests are taken again.
+  app.master.send(MasterChangeAcknowledged({ appId }));
+  s = await client.waitFor((s) => s.status === 'ALIVE');
+  assert.equal(appIn(s, appId)?.state, 'WAITING');
+  const again = await client.master.ask(
+    RequestSubmitDriver({ driverDescription }),
+    SubmitDriverResponse,
+  );
+  assert.equal(again.success, true);
+  assert.deepEqual(readdirSync(dir).sort(), [
+    `app_${appId}`,
+    `driver_${again.driverId}`,
+    `worker_${newId}`,
+  ]);
 });

@@ -19,7 +19,9 @@ checkNothingLeftRunning();
 
 const WORKER_ID = /^worker-\d{14}-127\.0\.0\.1-(\d+)$/;
 
-test('RegisterWorker → RegisteredWorker with the master URL and web UI URL; listed ALIVE', async (t) => {
+test('RegisterWorker → RegisteredWorker with the master URL and web UI URL; listed ALIVE', {
+  timeout: 20_000,
+}, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const w = await MockWorker.start(t, master.url, { cores: 3, memory: 2048 });
@@ -37,7 +39,9 @@ test('RegisterWorker → RegisteredWorker with the master URL and web UI URL; li
   assert.equal(listed?.coresUsed, 0);
 });
 
-test('a real worker registers under an id worker-yyyyMMddHHmmss-host-port', async (t) => {
+test('a real worker registers under an id worker-yyyyMMddHHmmss-host-port', {
+  timeout: 20_000,
+}, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const worker = await startWorker(t, master.url, { cores: 2, memory: '512m' });
@@ -57,7 +61,9 @@ test('a real worker registers under an id worker-yyyyMMddHHmmss-host-port', asyn
   assert.ok(Math.abs(Date.now() - when) < 10 * 60_000, `timestamp ${ts} is not now`);
 });
 
-test('a second worker with an id already registered gets RegisterWorkerFailed("Duplicate worker ID")', async (t) => {
+test('a second worker with an id already registered gets RegisterWorkerFailed("Duplicate worker ID")', {
+  timeout: 20_000,
+}, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const a = await MockWorker.start(t, master.url);
@@ -73,7 +79,9 @@ test('a second worker with an id already registered gets RegisterWorkerFailed("D
   );
 });
 
-test('a registration from the address of a worker still alive gets RegisterWorkerFailed', async (t) => {
+test('a registration from the address of a worker still alive gets RegisterWorkerFailed', {
+  timeout: 20_000,
+}, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const w = await MockWorker.start(t, master.url);
@@ -89,7 +97,9 @@ test('a registration from the address of a worker still alive gets RegisterWorke
   );
 });
 
-test('a DEAD worker at the same host:port is dropped when a worker registers there again', async (t) => {
+test('a DEAD worker at the same host:port is dropped when a worker registers there again', {
+  timeout: 20_000,
+}, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const first = await MockWorker.start(t, master.url);
@@ -114,7 +124,9 @@ test('a DEAD worker at the same host:port is dropped when a worker registers the
   assert.deepEqual(await client.state(), s);
 });
 
-test('a heartbeat from a worker the master never knew is ignored, with a warning', async (t) => {
+test('a heartbeat from a worker the master never knew is ignored, with a warning', {
+  timeout: 20_000,
+}, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const w = await MockWorker.start(t, master.url);
@@ -129,7 +141,9 @@ test('a heartbeat from a worker the master never knew is ignored, with a warning
   assert.deepEqual((await client.state()).workers, []);
 });
 
-test('WorkerLatestState: the master kills executors and drivers it does not know, and only those', async (t) => {
+test('WorkerLatestState: the master kills executors and drivers it does not know, and only those', {
+  timeout: 20_000,
+}, async (t) => {
   const master = await startMaster(t);
   const w = await MockWorker.start(t, master.url, { cores: 4, memory: 4096 });
   assert.equal((await w.registerAndWait()).type, 'RegisteredWorker');
@@ -159,7 +173,9 @@ test('WorkerLatestState: the master kills executors and drivers it does not know
   );
 });
 
-test('WorkerLatestState from a worker the master does not know is ignored', async (t) => {
+test('WorkerLatestState from a worker the master does not know is ignored', {
+  timeout: 20_000,
+}, async (t) => {
   const master = await startMaster(t);
   const w = await MockWorker.start(t, master.url);
   const from = master.stderr.length;

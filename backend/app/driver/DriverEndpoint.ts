@@ -19,7 +19,7 @@ import {
   type RpcSenderContext,
   unsupported,
 } from '../../rpc/index.js';
-import { type JobSpec, TaskScheduler } from './TaskScheduler.js';
+import { type JobSpec, type Offer, TaskScheduler } from './TaskScheduler.js';
 
 interface ExecutorData {
   id: string;
@@ -27,8 +27,25 @@ interface ExecutorData {
   address: string;
   host: string;
   cores: number;
+  /** Cores with no task of ours. */
   freeCores: number;
+  /** Tasks sent to it beyond its cores, waiting there for one (prefetch, see makeOffers). */
+  queued: number;
 }
+
+/**
+ * Prefetch: once a job's tasks prove short (their running time averages under SHORT_TASK_MS),
+ * each executor whose cores are all busy also gets up to PREFETCH_PER_CORE tasks per core queued,
+ * so that a core that frees up starts its next task at once instead of after a round trip to the
+ * driver. The executor still runs at most `cores` tasks at a time (Executor queues the rest), and
+ * jobs of longer tasks are placed exactly as Spark places them: one task per free core. Queue
+ * slots are refilled PREFETCH_BATCH at a time, so that they travel together in one write.
+ */
+export const PREFETCH_PER_CORE = 4;
+const PREFETCH_BATCH = 2;
+const SHORT_TASK_MS = 10;
+/** Weight of the newest duration in a job's running average. */
+const DURATION_EWMA_WEIGHT = 0.2;
 
 /**
  * The driver's endpoint that executors talk to (Spark's CoarseGrainedSchedulerBackend
@@ -43,6 +60,12 @@ export class DriverEndpoint extends RpcEndpoint {
   appId = '';
   private readonly maxMessageSize: number;
   private readonly firstExecutorWaiters: (() => void)[] = [];
+  /** Running average of the finished tasks' durations (ms), by job. */
+  private readonly taskMs = new Map<number, number>();
+  private readonly isShortJob = (jobId: number): boolean => {
+    const ms = this.taskMs.get(jobId);
+    return ms !== undefined && ms < SHORT_TASK_MS;
+  };
 
   constructor(
     private readonly conf: WickConf,
@@ -62,9 +85,9 @@ export class DriverEndpoint extends RpcEndpoint {
 
   /** Runs a job on the executors; resolves with every partition's result. */
   runJob(spec: JobSpec): Promise<unknown[]> {
-    const { done } = this.scheduler.submit(spec);
+    const { jobId, done } = this.scheduler.submit(spec);
     this.makeOffers();
-    return done;
+    return done.finally(() => this.taskMs.delete(jobId));
   }
 
   /** Resolves once at least one executor has registered. */
@@ -93,7 +116,10 @@ export class DriverEndpoint extends RpcEndpoint {
     const m = message as MessageOf<typeof StatusUpdate>;
     const executor = this.executors.get(m.executorId);
     let ended: { executorId: string } | undefined;
-    if (m.state === 'FINISHED') ended = this.scheduler.taskFinished(m.taskId, m.result);
+    if (m.state === 'FINISHED') {
+      if (m.durationMs !== undefined) this.noteDuration(m.taskId, m.durationMs);
+      ended = this.scheduler.taskFinished(m.taskId, m.result);
+    }
     else if (m.state === 'FAILED' || m.state === 'KILLED' || m.state === 'LOST') {
       ended = this.scheduler.taskFailed(
         m.taskId,
@@ -105,7 +131,7 @@ export class DriverEndpoint extends RpcEndpoint {
         );
       }
     }
-    if (ended && executor) executor.freeCores++;
+    if (ended && executor) release(executor);
     if (ended) this.makeOffers();
   }
 
@@ -154,6 +180,7 @@ export class DriverEndpoint extends RpcEndpoint {
       host: m.hostname,
       cores: m.cores,
       freeCores: m.cores,
+      queued: 0,
     });
     this.log.info(
       `Registered executor ${ref} (${m.hostname}) with ID ${m.executorId}, ${m.cores} core(s)`,
@@ -163,19 +190,44 @@ export class DriverEndpoint extends RpcEndpoint {
     return RegisteredExecutor({});
   }
 
-  /** Offers every executor's free cores to the scheduler and launches what it places. */
+  /**
+   * Offers every executor's free cores to the scheduler and launches what it places; then, for
+   * jobs of short tasks, queue slots on executors whose cores are all busy (see PREFETCH_PER_CORE).
+   */
   private makeOffers(): void {
     if (!this.scheduler.hasPending || this.executors.size === 0) return;
-    const offers = [...this.executors.values()]
-      .filter((e) => e.freeCores > 0)
-      .map((e) => ({ executorId: e.id, freeCores: e.freeCores }));
-    if (offers.length === 0) return;
-    for (const { executorId, task } of this.scheduler.resourceOffers(offers)) {
+    const offers: Offer[] = [];
+    for (const e of this.executors.values()) {
+      if (e.freeCores > 0) offers.push({ executorId: e.id, freeCores: e.freeCores });
+    }
+    if (offers.length > 0) this.launch(this.scheduler.resourceOffers(offers), false);
+    if (this.taskMs.size === 0 || !this.scheduler.hasPending) return;
+    const slots: Offer[] = [];
+    for (const e of this.executors.values()) {
+      const room = e.cores * PREFETCH_PER_CORE - e.queued;
+      if (e.freeCores === 0 && room >= PREFETCH_BATCH) slots.push({ executorId: e.id, freeCores: room });
+    }
+    if (slots.length > 0) this.launch(this.scheduler.resourceOffers(slots, this.isShortJob), true);
+  }
+
+  private launch(placed: { executorId: string; task: TaskDescription }[], queued: boolean): void {
+    for (const { executorId, task } of placed) {
       const e = this.executors.get(executorId) as ExecutorData;
       if (this.tooLarge(task)) continue;
-      e.freeCores--;
+      if (queued) e.queued++;
+      else e.freeCores--;
       e.ref.send(LaunchTask({ task }));
     }
+  }
+
+  private noteDuration(taskId: number, ms: number): void {
+    const jobId = this.scheduler.jobOf(taskId);
+    if (jobId === undefined) return;
+    const avg = this.taskMs.get(jobId);
+    this.taskMs.set(
+      jobId,
+      avg === undefined ? ms : avg + DURATION_EWMA_WEIGHT * (ms - avg),
+    );
   }
 
   /** Spark's check in launchTasks: a task larger than a frame aborts its job with advice. */
@@ -190,8 +242,14 @@ export class DriverEndpoint extends RpcEndpoint {
       if (k.taskId === task.taskId) continue;
       const e = this.executors.get(k.executorId);
       e?.ref.send(KillTask({ taskId: k.taskId, reason: 'job aborted' }));
-      if (e) e.freeCores++;
+      if (e) release(e);
     }
     return true;
   }
+}
+
+/** A task of the executor's ended: a queued one takes its core, else the core is free. */
+function release(e: ExecutorData): void {
+  if (e.queued > 0) e.queued--;
+  else e.freeCores++;
 }

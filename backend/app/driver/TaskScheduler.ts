@@ -93,22 +93,39 @@ export class TaskScheduler {
 
   /**
    * Fills the offered cores with pending tasks, jobs in order. A task that failed on an executor
-   * goes elsewhere when another offer can take it.
+   * goes elsewhere when another offer can take it. `accept`, when given, limits the offer to the
+   * jobs it accepts (the driver's prefetch offers queue slots only to jobs of short tasks).
    */
-  resourceOffers(offers: Offer[]): { executorId: string; task: TaskDescription }[] {
+  resourceOffers(
+    offers: Offer[],
+    accept?: (jobId: number) => boolean,
+  ): { executorId: string; task: TaskDescription }[] {
     const out: { executorId: string; task: TaskDescription }[] = [];
-    const free = new Map(offers.map((o) => [o.executorId, o.freeCores]));
+    // Offers in their given order; each partition takes the first with a free core that it has
+    // not failed on, else the first with a free core. Cores only go down here, so the first
+    // offer with any left only moves forward.
+    const ids = offers.map((o) => o.executorId);
+    const free = offers.map((o) => o.freeCores);
+    let first = 0;
     for (const job of this.jobs.values()) {
-      const i = 0;
-      while (i < job.pending.length) {
-        const partition = job.pending[i] as number;
+      if (accept && !accept(job.jobId)) continue;
+      while (job.pending.length > 0) {
+        while (first < free.length && (free[first] as number) <= 0) first++;
+        if (first === free.length) return out;
+        const partition = job.pending[0] as number;
         const failedOn = job.failedOn[partition] as Set<string>;
-        const candidates = [...free].filter(([, c]) => c > 0);
-        if (candidates.length === 0) return out;
-        const pick = candidates.find(([id]) => !failedOn.has(id)) ?? candidates[0];
-        const [executorId, cores] = pick as [string, number];
-        free.set(executorId, cores - 1);
-        job.pending.splice(i, 1);
+        let pick = first;
+        if (failedOn.size > 0) {
+          for (let k = first; k < free.length; k++) {
+            if ((free[k] as number) > 0 && !failedOn.has(ids[k] as string)) {
+              pick = k;
+              break;
+            }
+          }
+        }
+        const executorId = ids[pick] as string;
+        free[pick] = (free[pick] as number) - 1;
+        job.pending.shift();
         const task = this.describe(job, partition);
         this.running.set(task.taskId, {
           taskId: task.taskId,
@@ -139,24 +156,30 @@ export class TaskScheduler {
     return { executorId: t.executorId };
   }
 
-  /** A task failed: retry it, or abort its job after wick.task.maxFailures attempts. */
-  taskFailed(taskId: number, error: TaskError): { executorId: string } | undefined {
+  /**
+   * A task failed: retry it, or abort its job after wick.task.maxFailures attempts. When the job
+   * is aborted, `toKill` lists its other tasks that still run (Spark cancels them too).
+   */
+  taskFailed(
+    taskId: number,
+    error: TaskError,
+  ): { executorId: string; toKill: { taskId: number; executorId: string }[] } | undefined {
     const t = this.running.get(taskId);
     if (!t) return undefined;
     this.running.delete(taskId);
     const job = this.jobs.get(t.jobId);
-    if (!job || job.done[t.partition]) return { executorId: t.executorId };
+    if (!job || job.done[t.partition]) return { executorId: t.executorId, toKill: [] };
     job.failures[t.partition] = (job.failures[t.partition] as number) + 1;
     (job.failedOn[t.partition] as Set<string>).add(t.executorId);
     if ((job.failures[t.partition] as number) >= this.maxFailures) {
-      this.abort(
+      const toKill = this.abort(
         job.jobId,
         `Job aborted due to stage failure: Task ${t.partition} in stage ${job.jobId}.0 failed ${job.failures[t.partition]} times, most recent failure: Lost task ${t.partition}.${t.attempt} in stage ${job.jobId}.0 (TID ${taskId}, executor ${t.executorId}): ${error.stack ?? `${error.name}: ${error.message}`}`,
       );
-    } else {
-      job.pending.unshift(t.partition);
+      return { executorId: t.executorId, toKill };
     }
-    return { executorId: t.executorId };
+    job.pending.unshift(t.partition);
+    return { executorId: t.executorId, toKill: [] };
   }
 
   /** An executor is gone: its running tasks go back to pending (not counted as failures). */

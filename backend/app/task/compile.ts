@@ -25,13 +25,17 @@ export class FunctionCompiler {
   compile(source: string): (...args: unknown[]) => unknown {
     let fn = this.cache.get(source);
     if (!fn) {
-      const factory = vm.compileFunction(`return (${source});`, ['require', '__wickImport'], {
-        filename: 'wick-task-function.js',
-      }) as (
+      const factory = vm.compileFunction(
+        `return (${source});`,
+        ['require', '__wickImport', '__name', '__require'],
+        { filename: 'wick-task-function.js' },
+      ) as (
         req: NodeRequire,
         imp: (s: string) => Promise<unknown>,
+        name: typeof keepName,
+        esbuildRequire: NodeRequire,
       ) => (...args: unknown[]) => unknown;
-      fn = factory(this.require, this.importer);
+      fn = factory(this.require, this.importer, keepName, this.require);
       this.cache.set(source, fn);
     }
     return fn;
@@ -44,4 +48,14 @@ export class FunctionCompiler {
       return false;
     }
   }
+}
+
+/**
+ * esbuild's keepNames helper: code run through tsx (or bundled with keepNames) wraps each named
+ * inner function in `__name(fn, "name")`, so a shipped function's source may call it. (Its other
+ * helper that shipped code may call, `__require`, is what an ES module bundle such as `wick submit`
+ * makes of `require`: functions get `require` under that name too.)
+ */
+function keepName<F>(fn: F, value: string): F {
+  return Object.defineProperty(fn, 'name', { value, configurable: true });
 }

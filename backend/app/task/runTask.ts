@@ -32,19 +32,19 @@ export async function runTask(task: TaskDescription, compiler: FunctionCompiler)
   let pushAll: (v: unknown) => void = (v) => elements.push(v);
   for (const t of [...stages.before].reverse()) pushAll = compose(t.kind, fn(t.fn), pushAll);
   await emit(task.source, pushAll, { stopped: () => false });
+  const last = stages.mapPartitions.length - 1;
   for (const [i, mp] of stages.mapPartitions.entries()) {
-    const out = await fn(mp.fn)(elements);
-    elements = Array.from(out as Iterable<unknown>);
-    let push: (v: unknown) => void = (v) => next.push(v);
+    const out = (await fn(mp.fn)(elements)) as Iterable<unknown>;
     const next: unknown[] = [];
+    // After the last mapPartitions, elements stream into the action, which may stop early (take).
+    let push: (v: unknown) => void = i === last ? sink : (v) => next.push(v);
     for (const t of [...(stages.between[i] ?? [])].reverse())
       push = compose(t.kind, fn(t.fn), push);
-    for (const v of elements) push(v);
+    for (const v of out) {
+      push(v);
+      if (i === last && finish.stopped()) break;
+    }
     elements = next;
-  }
-  for (const v of elements) {
-    sink(v);
-    if (finish.stopped()) break;
   }
   return finish.result();
 }

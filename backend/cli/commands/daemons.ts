@@ -97,7 +97,7 @@ export function registerDaemons(program: Command): void {
         if (flags.exitWithParent) exitWithParent(() => stop().then(() => process.exit(0)));
         if (flags.printReady) {
           process.stdout.write(
-            `${JSON.stringify({ address: running.env.address, workerId: running.worker.workerId })}\n`,
+            `${JSON.stringify({ address: running.env.address, workerId: running.worker.workerId, webUiUrl: running.worker.webUiUrl })}\n`,
           );
         }
         await running.env.awaitTermination();

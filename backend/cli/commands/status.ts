@@ -9,11 +9,18 @@ import { defaultMasterUrl } from '../options.js';
 export function registerStatus(program: Command): void {
   program
     .command('status')
-    .description("Print the cluster's state: master, workers, applications, drivers")
+    .description(
+      "Print the cluster's state: master, workers, applications, drivers (or one of them, by id)",
+    )
+    .argument('[id]', 'an application (app-…) or driver (driver-…) id: print only it, and why it waits')
     .option('--master <url>', 'master URL (default $WICK_MASTER or wick://127.0.0.1:7077)')
     .option('--json', "print JSON in the shape of Spark's master /json")
-    .action(async (flags: { master?: string; json?: boolean }) => {
+    .action(async (id: string | undefined, flags: { master?: string; json?: boolean }) => {
       const state = await withMaster(flags.master ?? defaultMasterUrl(), masterState);
+      if (id !== undefined) {
+        process.stdout.write(formatOne(state, id, flags.json === true));
+        return;
+      }
       process.stdout.write(
         flags.json ? `${JSON.stringify(sparkMasterJson(state), null, 2)}\n` : formatState(state),
       );

@@ -16,6 +16,11 @@ export interface BundledApp {
  * TypeScript runs without a compile step and `import { WickContext } from 'wick'` reaches the
  * library of the Wick that runs it. A syntax error is reported with file:line:column.
  */
+/** Files that Node loads without a build step: those a require() or import() call may keep. */
+const RUNS_AS_IS = /\.(?:js|cjs|mjs|json|node)$/;
+/** Marks the resolution the plugin asks for itself, so that it does not answer it again. */
+const LOOKUP = Symbol('wick-lookup');
+
 export async function bundleApp(appPath: string): Promise<BundledApp> {
   const source = resolve(appPath);
   const ext = extname(source);
@@ -54,6 +59,23 @@ export async function bundleApp(appPath: string): Promise<BundledApp> {
           name: 'wick-library',
           setup(build) {
             build.onResolve({ filter: /^wick$/ }, () => ({ path: lib, external: true }));
+            // A require() or import() call is left a call, to the absolute path of a JavaScript
+            // file, rather than inlined: inside a function shipped to executors, an inlined
+            // module would be a free variable of the bundle, while the call runs there as it does
+            // here (executors resolve it from the application's folder; a path is the same one).
+            build.onResolve({ filter: /.*/ }, async (args) => {
+              if (args.kind !== 'require-call' && args.kind !== 'dynamic-import') return undefined;
+              if (args.pluginData === LOOKUP || args.path === 'wick') return undefined;
+              const found = await build.resolve(args.path, {
+                kind: args.kind,
+                importer: args.importer,
+                resolveDir: args.resolveDir,
+                pluginData: LOOKUP,
+              });
+              if (found.errors.length > 0 || found.external || !RUNS_AS_IS.test(found.path))
+                return undefined;
+              return { path: found.path, external: true };
+            });
           },
         },
       ],

@@ -13,16 +13,38 @@ const log = getLogger('ProcessKiller');
  *   that did both, i.e. daemonised.
  * SIGTERM first; whatever is left after the grace period gets SIGKILL. Zombies count as gone.
  */
-export async function killProcessTree(pid: number, marker: string, graceMs: number): Promise<void> {
+export async function killProcessTree(
+  pid: number,
+  marker: string,
+  graceMs: number,
+  rootExited = false,
+): Promise<void> {
   if (pid <= 0) return;
-  await signalEverything(pid, marker, 'SIGTERM');
-  if (await allGone(pid, marker, graceMs)) return;
+  await signalEverything(pid, marker, 'SIGTERM', rootExited);
+  if (await allGone(pid, marker, graceMs, rootExited)) return;
   log.info(`Process tree of ${pid} still running ${graceMs} ms after SIGTERM; sending SIGKILL`);
-  await signalEverything(pid, marker, 'SIGKILL');
-  if (!(await allGone(pid, marker, 5000))) {
+  await signalEverything(pid, marker, 'SIGKILL', rootExited);
+  if (!(await allGone(pid, marker, 5000, rootExited))) {
     log.warn(
-      `Some processes of ${pid}'s tree survived SIGKILL: ${[...(await survivors(pid, marker))].join(', ')}`,
+      `Some processes of ${pid}'s tree survived SIGKILL: ${[...(await survivors(pid, marker, rootExited))].join(', ')}`,
     );
+  }
+}
+
+/**
+ * After a launched child exited by itself: kills whatever it left running (its group, its marked
+ * descendants). Never throws; a failure is logged.
+ */
+export async function sweep(
+  launched: { pid: number; marker: string },
+  graceMs: number,
+): Promise<void> {
+  try {
+    // The root has exited and been reaped, so its pid may already belong to someone else: only
+    // its group and the marked processes are ours to signal.
+    await killProcessTree(launched.pid, launched.marker, graceMs, true);
+  } catch (err) {
+    log.warn(`Could not clean up after process ${launched.pid}`, err);
   }
 }
 
@@ -30,12 +52,15 @@ async function signalEverything(
   pid: number,
   marker: string,
   signal: NodeJS.Signals,
+  rootExited: boolean,
 ): Promise<void> {
   const marked = await markedPids(marker);
-  await new Promise<void>((resolve) => {
-    // tree-kill reports ESRCH-like failures through the callback; they only mean "already gone".
-    treeKill(pid, signal, () => resolve());
-  });
+  if (!rootExited) {
+    await new Promise<void>((resolve) => {
+      // tree-kill reports ESRCH-like failures through the callback; they only mean "already gone".
+      treeKill(pid, signal, () => resolve());
+    });
+  }
   signal1(-pid, signal);
   for (const p of marked) signal1(p, signal);
 }
@@ -49,18 +74,18 @@ function signal1(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-async function allGone(pid: number, marker: string, waitMs: number): Promise<boolean> {
+async function allGone(pid: number, marker: string, waitMs: number, rootExited: boolean): Promise<boolean> {
   const deadline = Date.now() + waitMs;
   for (;;) {
-    if ((await survivors(pid, marker)).size === 0) return true;
+    if ((await survivors(pid, marker, rootExited)).size === 0) return true;
     if (Date.now() >= deadline) return false;
     await new Promise((r) => setTimeout(r, 20));
   }
 }
 
-async function survivors(pid: number, marker: string): Promise<Set<number>> {
+async function survivors(pid: number, marker: string, rootExited: boolean): Promise<Set<number>> {
   const alive = new Set<number>();
-  if (await isAlive(pid)) alive.add(pid);
+  if (!rootExited && (await isAlive(pid))) alive.add(pid);
   if (await groupAlive(pid)) alive.add(-pid);
   for (const p of await markedPids(marker)) if (await isAlive(p)) alive.add(p);
   return alive;

@@ -16,7 +16,14 @@ import { type TestContext, test } from 'node:test';
 import { setLogSink } from '../../../backend/util/log.js';
 import { killProcessTree, markedPids } from '../../../backend/worker/process/kill.js';
 import { type Launched, launch } from '../../../backend/worker/process/launch.js';
-import { isAlive, killByToken, pgrep, procStat, readPids, waitFor } from '../../helpers/processes.js';
+import {
+  isAlive,
+  killByToken,
+  pgrep,
+  procStat,
+  readPids,
+  waitFor,
+} from '../../helpers/processes.js';
 
 interface Tree {
   launched: Launched;
@@ -197,7 +204,7 @@ test('a group left with only zombies counts as gone (init may reap them late, or
   // the group holds one zombie for as long as the parent lives. kill(-pgid, 0) still succeeds.
   const parent = spawn(
     'perl',
-    ['-e', 'my $p = fork; if ($p == 0) { setpgrp(0, 0); exit 0 } print "$p\\n"; sleep 300'],
+    ['-e', '$| = 1; my $p = fork; if ($p == 0) { setpgrp(0, 0); exit 0 } print "$p\\n"; sleep 300'],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   t.after(() => parent.kill('SIGKILL'));

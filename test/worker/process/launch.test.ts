@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { MARKER_VAR, launch } from '../../../backend/worker/process/launch.js';
+import { launch, MARKER_VAR } from '../../../backend/worker/process/launch.js';
 import { procStat } from '../../helpers/processes.js';
 
 const RULE = '='.repeat(40);

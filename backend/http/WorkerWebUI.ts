@@ -1,0 +1,166 @@
+import type { MessageOf } from '../protocol/registry.js';
+import { RequestWorkerState, WorkerStateResponse } from '../protocol/worker.js';
+import type { RpcEnv } from '../rpc/index.js';
+import { RpcError } from '../rpc/index.js';
+import { getLogger } from '../util/log.js';
+import { readLogRange, resolveLogPath } from '../worker/logs/logFiles.js';
+import type { Worker } from '../worker/Worker.js';
+import { mountLogApi } from './logApi.js';
+import { parseLogRequest } from './logParams.js';
+import { sseResponse } from './sse.js';
+import { UiServer } from './UiServer.js';
+import { WebUiEndpoint } from './WebUiEndpoint.js';
+
+const log = getLogger('WorkerWebUI');
+
+type WorkerState = MessageOf<typeof WorkerStateResponse>;
+
+/**
+ * A worker's web UI port (Spark's WorkerWebUI, :8081): the dashboard's worker page at /, Spark's
+ * /json (the worker's state with Spark's field names) and /log (plain text with Spark's
+ * `==== Bytes S-E of TOTAL of FILE ====` header), and the dashboard's API: the worker's state,
+ * pushed again on each change, and its logs. Every log path goes through resolveLogPath, which
+ * refuses anything outside the work dir.
+ */
+export class WorkerWebUI {
+  private worker: Worker | undefined;
+  private endpoint: WebUiEndpoint | undefined;
+
+  private constructor(private readonly ui: UiServer) {}
+
+  get port(): number {
+    return this.ui.port;
+  }
+
+  static async start(host: string, port: number, maxRetries: number): Promise<WorkerWebUI> {
+    let self: WorkerWebUI | undefined;
+    const ui = new UiServer(() => ({
+      config: { mode: 'worker', host: 'web', ...(self?.worker ? { workerId: self.worker.workerId } : {}) },
+      title: `Wick Worker ${self?.worker?.workerId ?? ''}`.trim(),
+    }));
+    self = new WorkerWebUI(ui);
+
+    ui.app.get('/json', async (c) => {
+      const s = await self.state();
+      return s ? c.json(sparkWorkerJson(s)) : c.text('The worker is starting\n', 503);
+    });
+    ui.app.get('/json/', async (c) => {
+      const s = await self.state();
+      return s ? c.json(sparkWorkerJson(s)) : c.text('The worker is starting\n', 503);
+    });
+    ui.app.get('/api/worker', async (c) => {
+      const s = await self.state();
+      return s ? c.json(s) : c.text('The worker is starting\n', 503);
+    });
+
+    // Spark's plain-text log endpoint.
+    ui.app.get('/log', async (c) => {
+      const w = self.worker;
+      if (!w) return c.text('The worker is starting\n', 503);
+      const req = parseLogRequest((n) => c.req.query(n));
+      if (typeof req === 'string') return c.text(`Error: ${req}\n`, 400);
+      let path: string;
+      try {
+        path = await resolveLogPath(w.workDir, req.source);
+      } catch (err) {
+        const message = (err as Error).message;
+        const status = err instanceof RpcError && message.startsWith('No such log') ? 404 : 400;
+        return c.text(`Error: ${message}\n`, status);
+      }
+      let r: Awaited<ReturnType<typeof readLogRange>>;
+      try {
+        r = await readLogRange(path, req.offset, req.length);
+      } catch (err) {
+        return c.text(`Error: could not read the log: ${(err as Error).message}\n`, 404);
+      }
+      const header = `==== Bytes ${r.offset}-${r.offset + r.data.length} of ${r.totalSize} of ${path} ====\n`;
+      return c.body(new Uint8Array(Buffer.concat([Buffer.from(header), r.data])), 200, {
+        'Content-Type': 'text/plain; charset=utf-8',
+      });
+    });
+
+    ui.app.get('/api/events', (c) => {
+      const w = self.worker;
+      if (!w) return c.text('The worker is starting\n', 503);
+      return sseResponse(c, ui.streams, (channel) => {
+        channel.send({ event: 'worker', data: {} });
+        // Changes come in bursts (a launch, then RUNNING); one event per turn of the loop.
+        let queued: NodeJS.Immediate | undefined;
+        const off = w.onStateChange(() => {
+          queued ??= setImmediate(() => {
+            queued = undefined;
+            channel.send({ event: 'worker', data: {} });
+          });
+        });
+        return () => {
+          off();
+          if (queued) clearImmediate(queued);
+        };
+      });
+    });
+
+    mountLogApi(
+      ui,
+      () => self.endpoint,
+      () => self.worker?.self ?? 'The worker is starting',
+    );
+    await ui.mountDashboard();
+    const bound = await ui.listen('WorkerUI', host, port, maxRetries);
+    log.info(`Bound WorkerWebUI to ${host}, and started at http://${host}:${bound}`);
+    return self;
+  }
+
+  /** Joins the worker's RpcEnv once the Worker endpoint is set up. */
+  attach(env: RpcEnv, worker: Worker): void {
+    const ep = new WebUiEndpoint();
+    env.setupEndpoint(WebUiEndpoint.ENDPOINT_NAME, ep);
+    this.endpoint = ep;
+    this.worker = worker;
+  }
+
+  stop(): Promise<void> {
+    return this.ui.stop();
+  }
+
+  private async state(): Promise<WorkerState | undefined> {
+    const w = this.worker;
+    if (!w) return undefined;
+    return w.self.ask(RequestWorkerState({}), WorkerStateResponse, { timeout: 10_000 });
+  }
+}
+
+/** The worker's state with the field names of Spark's worker /json (JsonProtocol.writeWorkerState). */
+export function sparkWorkerJson(s: WorkerState): Record<string, unknown> {
+  type Runner = WorkerState['executors'][number];
+  const executor = (r: Runner) => ({
+    id: r.execId,
+    appid: r.appId,
+    cores: r.cores,
+    memory: r.memory,
+    resources: {},
+    state: r.state,
+    ...(r.exitCode !== undefined ? { exitcode: r.exitCode } : {}),
+  });
+  const driver = (r: Runner) => ({
+    id: r.driverId,
+    cores: r.cores,
+    memory: r.memory,
+    state: r.state,
+    ...(r.message !== undefined ? { exception: r.message } : {}),
+  });
+  return {
+    id: s.workerId,
+    masterurl: s.masterUrl ?? '',
+    masterwebuiurl: s.masterWebUiUrl ?? '',
+    cores: s.cores,
+    coresused: s.coresUsed,
+    memory: s.memory,
+    memoryused: s.memoryUsed,
+    resources: {},
+    resourcesused: {},
+    executors: s.executors.map(executor),
+    finishedexecutors: s.finishedExecutors.map(executor),
+    drivers: s.drivers.map(driver),
+    finisheddrivers: s.finishedDrivers.map(driver),
+  };
+}

@@ -1,0 +1,105 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Value } from '@sinclair/typebox/value';
+import type { Context } from 'hono';
+import { KillTarget } from '../../webview/protocol.js';
+import {
+  KillApplicationResponse,
+  KillDriverResponse,
+  RequestKillApplication,
+  RequestKillDriver,
+} from '../protocol/client.js';
+import type { RpcEndpointRef } from '../rpc/index.js';
+import type { UiServer } from './UiServer.js';
+
+/** The header the dashboard sets on its POSTs; a cross-site form or image cannot set it. */
+export const CSRF_HEADER = 'x-wick-request';
+/** The header that carries the secret when wick.authenticate is on. */
+export const SECRET_HEADER = 'x-wick-secret';
+
+export interface KillPolicy {
+  /** wick.ui.killEnabled */
+  enabled: boolean;
+  /** The shared secret when wick.authenticate is on; undefined when it is off. */
+  secret: string | undefined;
+}
+
+/**
+ * POST /api/kill {kind: "app" | "driver", id}: the only action the web UI offers, and the page
+ * must never become an unauthenticated way to take it. In order: refused unless
+ * wick.ui.killEnabled; only a same-origin request from the dashboard (custom header, which a
+ * cross-site page cannot send without a CORS preflight that this server never grants, and the
+ * Origin and Sec-Fetch-Site headers when the browser sends them); a JSON body; and, when
+ * wick.authenticate is on, the secret in a header, compared in constant time. Any other method
+ * is refused, so no link or image can kill.
+ */
+export function mountKillApi(ui: UiServer, policy: KillPolicy, master: () => RpcEndpointRef | undefined): void {
+  ui.app.post('/api/kill', async (c) => {
+    const refuse = (status: 400 | 401 | 403 | 415 | 503, message: string) =>
+      c.json({ success: false, message }, status);
+    if (!policy.enabled) return refuse(403, 'Killing from the web UI is disabled (wick.ui.killEnabled=false)');
+    const crossSite = crossSiteProblem(c);
+    if (crossSite) return refuse(403, crossSite);
+    if (!(c.req.header('content-type') ?? '').toLowerCase().startsWith('application/json')) {
+      return refuse(415, 'Expected a JSON body (Content-Type: application/json)');
+    }
+    if (policy.secret !== undefined && !sameSecret(c.req.header(SECRET_HEADER), policy.secret)) {
+      return refuse(401, 'Authentication failed: a kill needs the secret (wick.authenticate is on)');
+    }
+    const target: unknown = await c.req.json().catch(() => undefined);
+    if (!Value.Check(KillTarget, target)) {
+      return refuse(400, 'Expected {"kind": "app" | "driver", "id": "…"}');
+    }
+    const ref = master();
+    if (!ref) return refuse(503, 'The master is not ready');
+    try {
+      if (target.kind === 'app') {
+        const r = await ref.ask(RequestKillApplication({ appId: target.id }), KillApplicationResponse, {
+          timeout: 30_000,
+        });
+        return c.json({ success: r.success, message: r.message });
+      }
+      const r = await ref.ask(RequestKillDriver({ driverId: target.id }), KillDriverResponse, {
+        timeout: 30_000,
+      });
+      return c.json({ success: r.success, message: r.message });
+    } catch (err) {
+      return c.json({ success: false, message: `The master did not answer: ${(err as Error).message}` }, 502);
+    }
+  });
+  ui.app.all('/api/kill', (c) => {
+    c.header('Allow', 'POST');
+    return c.json({ success: false, message: 'A kill must be a POST from the dashboard' }, 405);
+  });
+}
+
+function crossSiteProblem(c: Context): string | undefined {
+  if (c.req.header(CSRF_HEADER) !== '1') {
+    return `Refused: a kill must come from the dashboard (header ${CSRF_HEADER}: 1)`;
+  }
+  const site = c.req.header('sec-fetch-site');
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+    return `Refused: a cross-site request (Sec-Fetch-Site: ${site})`;
+  }
+  const origin = c.req.header('origin');
+  const host = c.req.header('host');
+  if (origin !== undefined && origin !== 'null' && host !== undefined) {
+    let originHost: string | undefined;
+    try {
+      originHost = new URL(origin).host;
+    } catch {
+      originHost = undefined;
+    }
+    if (originHost !== host) return `Refused: a request from another origin (${origin})`;
+  } else if (origin === 'null') {
+    return 'Refused: a request from an opaque origin';
+  }
+  return undefined;
+}
+
+function sameSecret(given: string | undefined, secret: string): boolean {
+  if (given === undefined) return false;
+  // Hashing first makes the comparison constant-time whatever the lengths.
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(secret).digest();
+  return timingSafeEqual(a, b);
+}

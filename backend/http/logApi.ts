@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'hono';
+import { FollowLog, LogFollowStarted, LogRangeResponse, RequestLogRange, StopFollowLog } from '../protocol/worker.js';
+import { RpcError, RpcErrorCode, type RpcEndpointRef } from '../rpc/index.js';
+import type { LogSource } from '../worker/logs/logFiles.js';
+import { type LogRequest, parseLogRequest } from './logParams.js';
+import { type SseChannel, type SseMessage, sseResponse } from './sse.js';
+import type { UiServer } from './UiServer.js';
+import type { WebUiEndpoint } from './WebUiEndpoint.js';
+
+/** Which worker holds a log; a sentence when none does. */
+export type LocateLog = (source: LogSource) => RpcEndpointRef | string;
+
+const ASK_TIMEOUT_MS = 30_000;
+
+/**
+ * The dashboard's log API, on a master (which asks the worker that ran the executor or driver,
+ * over RPC) and on a worker (which asks itself): GET /api/log reads a byte range as JSON (base64
+ * data), GET /api/log/follow streams the bytes as written, as Server-Sent Events, until the
+ * process has exited or the page goes away. The worker checks every path (resolveLogPath).
+ */
+export function mountLogApi(ui: UiServer, endpoint: () => WebUiEndpoint | undefined, locate: LocateLog): void {
+  ui.app.get('/api/log', async (c) => {
+    const req = parseLogRequest((n) => c.req.query(n));
+    if (typeof req === 'string') return c.text(`${req}\n`, 400);
+    const worker = locate(req.source);
+    if (typeof worker === 'string') return c.text(`${worker}\n`, 404);
+    try {
+      const r = await worker.ask(RequestLogRange(rangeMessage(req)), LogRangeResponse, {
+        timeout: ASK_TIMEOUT_MS,
+      });
+      return c.json({ offset: r.offset, length: r.length, totalSize: r.totalSize, data: r.data });
+    } catch (err) {
+      return failure(c, err);
+    }
+  });
+
+  ui.app.get('/api/log/follow', async (c) => {
+    const req = parseLogRequest((n) => c.req.query(n));
+    if (typeof req === 'string') return c.text(`${req}\n`, 400);
+    if (req.offset === undefined) return c.text('A follow needs an offset\n', 400);
+    const worker = locate(req.source);
+    if (typeof worker === 'string') return c.text(`${worker}\n`, 404);
+    const ep = endpoint();
+    if (!ep) return c.text('The web UI is starting\n', 503);
+    const followId = randomUUID();
+    // Chunks can arrive before the stream is open: they wait here, in order.
+    const early: SseMessage[] = [];
+    let channel: SseChannel | undefined;
+    const emit = (m: SseMessage) => (channel ? channel.send(m) : early.push(m));
+    let ended = false;
+    const remove = ep.addFollow(followId, {
+      address: worker.address,
+      chunk: (offset, data) => emit({ event: 'chunk', data: { offset, data } }),
+      ended: (totalSize, reason) => {
+        ended = true;
+        emit({ event: 'end', data: { totalSize, reason } });
+        channel?.end();
+      },
+    });
+    try {
+      // The worker checks the source first: a bad one is an HTTP error, not an empty stream.
+      await worker.ask(
+        FollowLog({
+          ...sourceFields(req.source),
+          followId,
+          offset: req.offset,
+          follower: ep.self.toData(),
+        }),
+        LogFollowStarted,
+        { timeout: ASK_TIMEOUT_MS },
+      );
+    } catch (err) {
+      remove();
+      return failure(c, err);
+    }
+    return sseResponse(c, ui.streams, (ch) => {
+      channel = ch;
+      for (const m of early.splice(0)) ch.send(m);
+      if (ended) ch.end();
+      return () => {
+        remove();
+        // The page went away: the worker stops reading (a no-op when the follow had ended).
+        if (!ep.rpcEnv.isStopped) worker.send(StopFollowLog({ followId }));
+      };
+    });
+  });
+}
+
+function sourceFields(s: LogSource): { appId?: string; execId?: number; driverId?: string; stream: 'stdout' | 'stderr' } {
+  return {
+    ...(s.appId !== undefined ? { appId: s.appId } : {}),
+    ...(s.execId !== undefined ? { execId: s.execId } : {}),
+    ...(s.driverId !== undefined ? { driverId: s.driverId } : {}),
+    stream: s.stream,
+  };
+}
+
+function rangeMessage(req: LogRequest) {
+  return {
+    ...sourceFields(req.source),
+    ...(req.offset !== undefined ? { offset: req.offset } : {}),
+    length: req.length,
+  };
+}
+
+/** An RpcError from the worker as an HTTP status: bad parameters 400, no such log 404, else 502. */
+export function failure(c: Context, err: unknown): Response {
+  const message = (err as Error).message;
+  if (err instanceof RpcError && err.code === RpcErrorCode.InvalidParams) {
+    return c.text(`${message}\n`, message.startsWith('No such log') ? 404 : 400);
+  }
+  return c.text(`The worker did not answer: ${message}\n`, 502);
+}

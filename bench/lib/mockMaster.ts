@@ -1,0 +1,169 @@
+/**
+ * A master as a worker sees one, in the benchmark process (for `launch` and `logs`): it accepts a
+ * worker's registration, then lets the benchmark send it LaunchExecutor and wait for the
+ * ExecutorStateChanged messages the worker sends back. Nothing is scheduled: the benchmark decides
+ * what runs.
+ */
+import type { ApplicationDescription, ExecutorState } from '../../backend/protocol/common.js';
+import { LaunchExecutor, RegisteredWorker } from '../../backend/protocol/deploy.js';
+import type { WireMessage } from '../../backend/protocol/registry.js';
+import { RpcEndpoint, type RpcEndpointRef, RpcEnv } from '../../backend/rpc/index.js';
+
+export interface StateChange {
+  appId: string;
+  execId: number;
+  state: ExecutorState;
+  message?: string;
+  exitStatus?: number;
+  /** performance.timeOrigin + performance.now() when it arrived here. */
+  at: number;
+}
+
+class MockMasterEndpoint extends RpcEndpoint {
+  worker: RpcEndpointRef | undefined;
+  private workerWaiters: ((ref: RpcEndpointRef) => void)[] = [];
+  private readonly changes = new Map<string, StateChange>();
+  private waiters = new Map<string, ((c: StateChange) => void)[]>();
+
+  override receive(message: WireMessage): void {
+    const at = performance.timeOrigin + performance.now();
+    switch (message.type) {
+      case 'RegisterWorker': {
+        const ref = this.rpcEnv.endpointRef(message.worker as { address: string; name: string });
+        this.worker = ref;
+        ref.send(
+          RegisteredWorker({
+            master: this.self.toData(),
+            masterWebUiUrl: 'http://127.0.0.1:0',
+            masterAddress: this.rpcEnv.address,
+          }),
+        );
+        for (const w of this.workerWaiters) w(ref);
+        this.workerWaiters = [];
+        return;
+      }
+      case 'ExecutorStateChanged': {
+        const c: StateChange = {
+          appId: message.appId as string,
+          execId: message.execId as number,
+          state: message.state as ExecutorState,
+          message: message.message as string | undefined,
+          exitStatus: message.exitStatus as number | undefined,
+          at,
+        };
+        const key = `${c.appId}/${c.execId}/${c.state}`;
+        this.changes.set(key, c);
+        for (const w of this.waiters.get(key) ?? []) w(c);
+        this.waiters.delete(key);
+        return;
+      }
+      default:
+        // Heartbeat, WorkerLatestState: nothing to do.
+        return;
+    }
+  }
+
+  registered(): Promise<RpcEndpointRef> {
+    if (this.worker) return Promise.resolve(this.worker);
+    return new Promise((resolve) => this.workerWaiters.push(resolve));
+  }
+
+  stateChange(appId: string, execId: number, state: ExecutorState): Promise<StateChange> {
+    const key = `${appId}/${execId}/${state}`;
+    const seen = this.changes.get(key);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve) => {
+      const list = this.waiters.get(key) ?? [];
+      list.push(resolve);
+      this.waiters.set(key, list);
+    });
+  }
+}
+
+export class MockMaster {
+  private constructor(
+    readonly env: RpcEnv,
+    private readonly endpoint: MockMasterEndpoint,
+  ) {}
+
+  static async start(): Promise<MockMaster> {
+    const env = await RpcEnv.create({ name: 'benchMaster', host: '127.0.0.1', port: 0 });
+    const endpoint = new MockMasterEndpoint();
+    env.setupEndpoint('Master', endpoint);
+    return new MockMaster(env, endpoint);
+  }
+
+  get address(): string {
+    return this.env.address;
+  }
+
+  /** Resolves with the worker's ref once it has registered. */
+  worker(timeoutMs = 30_000): Promise<RpcEndpointRef> {
+    return withTimeout(this.endpoint.registered(), timeoutMs, 'the worker did not register');
+  }
+
+  launch(
+    appId: string,
+    execId: number,
+    appDesc: ApplicationDescription,
+    cores = 1,
+    memory = 64,
+  ): void {
+    const worker = this.endpoint.worker;
+    if (!worker) throw new Error('no worker has registered');
+    worker.send(
+      LaunchExecutor({
+        masterUrl: `wick://${this.env.address}`,
+        appId,
+        execId,
+        appDesc,
+        cores,
+        memory,
+      }),
+    );
+  }
+
+  /** Resolves when the worker reports this state for the executor (or has already). */
+  stateChange(
+    appId: string,
+    execId: number,
+    state: ExecutorState,
+    timeoutMs = 60_000,
+  ): Promise<StateChange> {
+    return withTimeout(
+      this.endpoint.stateChange(appId, execId, state),
+      timeoutMs,
+      `executor ${appId}/${execId} did not reach ${state}`,
+    );
+  }
+
+  /** Resolves with the executor's final state (EXITED, FAILED, KILLED or LOST). */
+  finished(appId: string, execId: number, timeoutMs = 120_000): Promise<StateChange> {
+    const states: ExecutorState[] = ['EXITED', 'FAILED', 'KILLED', 'LOST'];
+    return withTimeout(
+      Promise.race(states.map((s) => this.endpoint.stateChange(appId, execId, s))),
+      timeoutMs,
+      `executor ${appId}/${execId} did not finish`,
+    );
+  }
+
+  stop(): Promise<void> {
+    return this.env.stop();
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms);
+    p.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}

@@ -1,0 +1,309 @@
+/**
+ * Benchmark `pi`: SparkPi with 10^8 samples on 2 executors × 1 core, against the same
+ * dart-throwing loop on one thread of this process.
+ *
+ * SparkPi throws n = 100,000 × slices darts in `slices` tasks (examples/pi.ts, after Spark's
+ * SparkPi); 10^8 samples is 1,000 slices, so 1,000 tasks of 10^5 darts each. The cluster is a
+ * master and 2 workers × 1 core, each a process started from the built bundle
+ * (bench/lib/clusterServer.ts).
+ *
+ * - single thread (the baseline): the loop of examples/pi.ts's map and reduce written out by hand,
+ *   `for (i = 1; i < n; i++) { x = …; y = …; count += x² + y² ≤ 1 ? 1 : 0 }`, in this process;
+ *   ideal = its time ÷ 2 (two cores, no overhead at all).
+ * - job: a WickContext in this process on the cluster, both executors registered, then just the
+ *   action `wc.range(1, n, 1, slices).map(dart).reduce((a, b) => a + b)`, timed from its call to
+ *   its result. ratios.efficiency = ideal ÷ job time.
+ * - end to end: `node bin/wick.js submit --master <the cluster> examples/pi.ts 1000`, timed from
+ *   the spawn to the process's exit: the CLI starting, bundling the app, registering, the master
+ *   scheduling executors, the workers launching them, the job, and the application stopping.
+ *   ratios.endToEndEfficiency = ideal ÷ that time. Before each submit the cluster is idle (no
+ *   application, every core free), so it never waits for the previous application's executors.
+ *
+ * Rounds alternate the single-thread loop and the job (and which goes first), after one warm-up of
+ * both, so that each ratio compares runs made under the same conditions; figures are medians.
+ * The machine's load average is reported: other work on the same CPUs slows the two executors
+ * more than the one thread of the baseline. Writes bench/results/pi.json. Goals: efficiency ≥ 0.90,
+ * endToEndEfficiency ≥ 0.75.
+ *
+ *   npm run bench -- pi [--slices 1000] [--rounds 3] [--e2e-rounds 3] [--profile DIR]
+ *
+ * --profile DIR writes CPU profiles of each executor (bench/lib/cpuProfilePreload.cjs through the
+ * workers' NODE_OPTIONS; the pool threads that run tasks are not in them) and of this process over
+ * the timed jobs. Profiled figures are not comparable with others.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import os from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { WickContext } from '../backend/app/index.js';
+import { setLogLevel } from '../backend/util/log.js';
+import { runCommand } from './lib/command.js';
+import { liveCount, stopAll } from './lib/process.js';
+import { writeResults } from './lib/results.js';
+import { median, round } from './lib/stats.js';
+import { fmt, printTable } from './lib/table.js';
+import { connect, startCluster, waitForIdleCluster } from './lib/wickApp.js';
+
+const GOAL_EFFICIENCY = 0.9;
+const GOAL_E2E_EFFICIENCY = 0.75;
+const WATCHDOG_MS = 20 * 60_000;
+const EXECUTORS = 2;
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+const { values: opts } = parseArgs({
+  options: {
+    slices: { type: 'string', default: '1000' },
+    rounds: { type: 'string', default: '3' },
+    'e2e-rounds': { type: 'string', default: '3' },
+    profile: { type: 'string' },
+  },
+  strict: true,
+});
+
+function int(name: string, raw: string | undefined, min: number, max: number): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new Error(`--${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+const slices = int('slices', opts.slices, 1, 21_474);
+const rounds = int('rounds', opts.rounds, 1, 50);
+const e2eRounds = int('e2e-rounds', opts['e2e-rounds'], 0, 50);
+const profileDir = opts.profile ? resolve(opts.profile) : undefined;
+/** examples/pi.ts: n = 100,000 × slices darts, thrown as range(1, n), so n − 1 of them. */
+const n = Math.min(100_000 * slices, 2 ** 31 - 1);
+
+/** The dart-throwing loop of examples/pi.ts, by hand on this thread: the darts inside the circle. */
+function singleThreadPi(count: number): number {
+  let inside = 0;
+  for (let i = 1; i < count; i++) {
+    const x = Math.random() * 2 - 1;
+    const y = Math.random() * 2 - 1;
+    inside += x * x + y * y <= 1 ? 1 : 0;
+  }
+  return inside;
+}
+
+/** The job of examples/pi.ts. */
+function wickPi(wc: WickContext, count: number, parts: number): Promise<number> {
+  return wc
+    .range(1, count, 1, parts)
+    .map((): number => {
+      const x = Math.random() * 2 - 1;
+      const y = Math.random() * 2 - 1;
+      return x * x + y * y <= 1 ? 1 : 0;
+    })
+    .reduce((a, b) => a + b);
+}
+
+async function timed<T>(fn: () => Promise<T> | T): Promise<{ ms: number; value: T }> {
+  const t0 = performance.now();
+  const value = await fn();
+  return { ms: performance.now() - t0, value };
+}
+
+function checkPi(inside: number, darts: number, what: string): void {
+  const pi = (4 * inside) / darts;
+  if (Math.abs(pi - Math.PI) > 0.01) throw new Error(`${what} estimated π as ${pi}`);
+}
+
+/** Runs examples/pi.ts through `wick submit` on the cluster; ms from spawn to exit. */
+async function submitPi(masterUrl: string): Promise<number> {
+  const run = await runCommand(
+    process.execPath,
+    [join(root, 'bin/wick.js'), 'submit', '--master', masterUrl, 'examples/pi.ts', String(slices)],
+    { cwd: root, env: { ...process.env, WICK_LOG_LEVEL: 'WARN' }, timeoutMs: 5 * 60_000 },
+  );
+  const out = run.lines.map((l) => l.text).join('\n');
+  if (run.code !== 0 || !/Pi is roughly 3\.1/.test(out)) {
+    throw new Error(
+      `wick submit examples/pi.ts exited ${run.code ?? run.signal}:\n${out.slice(-2000)}`,
+    );
+  }
+  return run.ms;
+}
+
+async function main(): Promise<void> {
+  setLogLevel('WARN');
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
+  const env: NodeJS.ProcessEnv = profileDir
+    ? {
+        NODE_OPTIONS: `--require ${fileURLToPath(new URL('lib/cpuProfilePreload.cjs', import.meta.url))}`,
+        WICK_BENCH_PROFILE_DIR: profileDir,
+        WICK_BENCH_PROFILE_MATCH: 'executor',
+      }
+    : {};
+  const loadBefore = os.loadavg()[0] as number;
+  const cluster = await startCluster({ workers: EXECUTORS, cores: 1, env });
+  let wc: WickContext | undefined;
+  try {
+    wc = await connect(cluster.ready.url, 'bench-pi', EXECUTORS);
+    const context = wc;
+    console.log(
+      `pi: ${fmt(n - 1)} darts in ${fmt(slices)} tasks on ${EXECUTORS} executors × 1 core (cluster ${cluster.ready.url}); ` +
+        `${rounds} rounds of job vs one thread, ${e2eRounds} of wick submit; ${os.cpus().length} CPUs, load ${loadBefore.toFixed(1)}`,
+    );
+    // Warm-up: a tenth of the work on both sides (JIT of the loop here and on the pool threads).
+    const warm = Math.max(2, Math.floor(n / 10));
+    checkPi(singleThreadPi(warm), warm - 1, 'the warm-up loop');
+    checkPi(await wickPi(context, warm, Math.max(1, Math.floor(slices / 10))), warm - 1, 'warm-up');
+
+    let session: Session | undefined;
+    if (profileDir) {
+      session = new Session();
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+    }
+    const singleMs: number[] = [];
+    const jobMs: number[] = [];
+    const efficiency: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      const runSingle = async () => {
+        const t = await timed(() => singleThreadPi(n));
+        checkPi(t.value, n - 1, 'the single-thread loop');
+        singleMs.push(t.ms);
+      };
+      const runJob = async () => {
+        const t = await timed(() => wickPi(context, n, slices));
+        checkPi(t.value, n - 1, 'the job');
+        jobMs.push(t.ms);
+      };
+      if (r % 2 === 0) {
+        await runSingle();
+        await runJob();
+      } else {
+        await runJob();
+        await runSingle();
+      }
+      const s = singleMs[r] as number;
+      const j = jobMs[r] as number;
+      efficiency.push(s / 2 / j);
+      console.log(
+        `  round ${r + 1}/${rounds}: one thread ${fmt(s)} ms, job ${fmt(j)} ms, efficiency ${(s / 2 / j).toFixed(3)}; load ${(os.loadavg()[0] as number).toFixed(1)}`,
+      );
+    }
+    if (session && profileDir) {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      const file = join(profileDir, `driver-${process.pid}.cpuprofile`);
+      writeFileSync(file, JSON.stringify(profile));
+      console.log(`  profile of the driver: ${file}`);
+    }
+    await context.stop();
+    wc = undefined;
+
+    // End to end: each submit finds the cluster idle; its own one-thread run comes next to it.
+    const e2eMs: number[] = [];
+    const e2eSingleMs: number[] = [];
+    const e2eEfficiency: number[] = [];
+    for (let r = 0; r < e2eRounds; r++) {
+      await waitForIdleCluster(cluster.ready.url);
+      const ms = await submitPi(cluster.ready.url);
+      const single = await timed(() => singleThreadPi(n));
+      checkPi(single.value, n - 1, 'the single-thread loop');
+      e2eMs.push(ms);
+      e2eSingleMs.push(single.ms);
+      e2eEfficiency.push(single.ms / 2 / ms);
+      console.log(
+        `  submit ${r + 1}/${e2eRounds}: wick submit ${fmt(ms)} ms, one thread ${fmt(single.ms)} ms, efficiency ${(single.ms / 2 / ms).toFixed(3)}; load ${(os.loadavg()[0] as number).toFixed(1)}`,
+      );
+    }
+
+    const single = median([...singleMs, ...e2eSingleMs]);
+    const figures: Record<string, number> = {
+      jobMs: round(median(jobMs), 1),
+      idealMs: round(median(singleMs) / 2, 1),
+      samples: n - 1,
+      tasks: slices,
+      executors: EXECUTORS,
+      cpus: os.cpus().length,
+      loadAverage1m: round(Math.max(loadBefore, os.loadavg()[0] as number), 2),
+    };
+    if (e2eRounds > 0) figures.endToEndMs = round(median(e2eMs), 1);
+    const eff = round(median(efficiency), 3);
+    const ratios: Record<string, number> = { efficiency: eff };
+    if (e2eRounds > 0) ratios.endToEndEfficiency = round(median(e2eEfficiency), 3);
+    const file = writeResults('pi', {
+      figures,
+      baseline: { singleThreadMs: round(single, 1) },
+      ratios,
+    });
+
+    printTable(
+      `pi — ${fmt(n - 1)} darts, ${fmt(slices)} tasks, ${EXECUTORS} executors × 1 core (medians)`,
+      ['', 'ms', 'ideal ÷ this'],
+      [
+        ['one thread (baseline)', fmt(median(singleMs)), ''],
+        ['ideal: one thread ÷ 2', fmt(median(singleMs) / 2), '1.000'],
+        ['job (executors registered)', fmt(median(jobMs)), eff.toFixed(3)],
+        ...(e2eRounds > 0
+          ? [
+              [
+                'wick submit examples/pi.ts, end to end',
+                fmt(median(e2eMs)),
+                (ratios.endToEndEfficiency as number).toFixed(3),
+              ],
+            ]
+          : []),
+      ],
+    );
+    const verdict = (v: number, goal: number) => (v >= goal ? 'met' : 'MISSED');
+    printTable(
+      'Goals',
+      ['ratio', 'measured', 'goal', ''],
+      [
+        [
+          'efficiency',
+          eff.toFixed(3),
+          `≥ ${GOAL_EFFICIENCY}`,
+          verdict(eff, GOAL_EFFICIENCY),
+        ],
+        ...(e2eRounds > 0
+          ? [
+              [
+                'endToEndEfficiency',
+                (ratios.endToEndEfficiency as number).toFixed(3),
+                `≥ ${GOAL_E2E_EFFICIENCY}`,
+                verdict(ratios.endToEndEfficiency as number, GOAL_E2E_EFFICIENCY),
+              ],
+            ]
+          : []),
+      ],
+    );
+    console.log(
+      `\n${os.cpus().length} CPUs; 1-minute load average ${loadBefore.toFixed(1)} before, ${(os.loadavg()[0] as number).toFixed(1)} after (other work on the CPUs lowers both efficiencies).`,
+    );
+    console.log(`Wrote ${file}`);
+  } finally {
+    await wc?.stop().catch(() => {});
+    await stopAll();
+  }
+}
+
+const watchdog = setTimeout(() => {
+  console.error(`pi benchmark did not finish within ${WATCHDOG_MS / 1000} s; stopping`);
+  void stopAll().finally(() => process.exit(1));
+}, WATCHDOG_MS);
+watchdog.unref();
+
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    void stopAll().finally(() => process.exit(130));
+  });
+}
+
+try {
+  await main();
+  if (liveCount() !== 0) throw new Error(`${liveCount()} server processes are still running`);
+} catch (err) {
+  console.error(err);
+  await stopAll();
+  process.exitCode = 1;
+} finally {
+  clearTimeout(watchdog);
+}

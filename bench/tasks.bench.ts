@@ -1,0 +1,300 @@
+/**
+ * Benchmark `tasks`: how many no-op tasks per second one driver gets through on 2 executors.
+ *
+ * Wick: a local cluster of a master and 2 workers × 1 core, each a process started from the built
+ * bundle (bench/lib/clusterServer.ts); the driver is a WickContext in this process with the
+ * cluster's URL as master, so each worker launches one executor of 1 core. Once both executors
+ * have registered, each measured job is `wc.range(0, N, 1, N).foreach(() => {})`: N tasks of one
+ * element each, timed from the action's call to its result (scheduling, LaunchTask, the task on the
+ * executor's thread pool, StatusUpdate, for every task).
+ *
+ * Baseline: the least a driver/executor loop can do over the same kind of transport. A raw driver
+ * in this process (bench/lib/rawTaskDriver.ts) and 2 raw executor processes
+ * (bench/lib/rawTaskExecutor.ts) over plain loopback sockets: the driver writes minimal task
+ * messages as NDJSON, each executor answers every one at once with a status line; no RPC layer,
+ * no validation, no thread pool. It keeps as many tasks outstanding per executor as Wick's driver
+ * does for short tasks: 1 per core plus DriverEndpoint's prefetch (PREFETCH_PER_CORE queued per
+ * core), so both sides run at the same concurrency. The same loop with one task in flight per core
+ * (Spark's own concurrency, no prefetch) is shown too, for context.
+ *
+ * Each round runs one Wick job and one raw job of N tasks, alternating which goes first, after a
+ * warm-up of both; figures are medians over rounds. Also reported: CPU time per task of the driver
+ * (this process, during Wick's jobs) and of each executor process (utime + stime of all its
+ * threads, from /proc), and the machine's load average, since other work on a small machine moves
+ * these numbers. Writes bench/results/tasks.json: figures.tasksPerSecond, baseline.tasksPerSecond,
+ * ratios.tasksPerSecond (Wick ÷ raw). Goal: ≥ 20,000 tasks/s.
+ *
+ *   npm run bench -- tasks [--tasks 20000] [--warmup 10000] [--rounds 5] [--profile DIR]
+ *
+ * --profile DIR writes CPU profiles into DIR: of this process (the driver) over the measured
+ * rounds (node:inspector), and of each executor from start to exit (bench/lib/cpuProfilePreload.cjs
+ * through the workers' NODE_OPTIONS). Profiled runs are slower; do not compare their figures.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import os from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { PREFETCH_PER_CORE } from '../backend/app/driver/DriverEndpoint.js';
+import type { WickContext } from '../backend/app/index.js';
+import { setLogLevel } from '../backend/util/log.js';
+import { liveCount, startServer, stopAll } from './lib/process.js';
+import { cpuSeconds } from './lib/procStat.js';
+import { RawTaskDriver } from './lib/rawTaskDriver.js';
+import { writeResults } from './lib/results.js';
+import { median, round } from './lib/stats.js';
+import { fmt, printTable } from './lib/table.js';
+import { connect, executorPids, startCluster } from './lib/wickApp.js';
+
+const GOAL_TASKS_PER_SECOND = 20_000;
+const WATCHDOG_MS = 15 * 60_000;
+const EXECUTORS = 2;
+const CORES = 1;
+
+const { values: opts } = parseArgs({
+  options: {
+    tasks: { type: 'string', default: '20000' },
+    warmup: { type: 'string', default: '10000' },
+    rounds: { type: 'string', default: '5' },
+    profile: { type: 'string' },
+  },
+  strict: true,
+});
+
+function int(name: string, raw: string | undefined, min: number, max: number): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new Error(`--${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+const tasks = int('tasks', opts.tasks, 100, 10_000_000);
+const warmup = int('warmup', opts.warmup, 0, 10_000_000);
+const rounds = int('rounds', opts.rounds, 1, 100);
+const profileDir = opts.profile ? resolve(opts.profile) : undefined;
+const inFlight = CORES * (1 + PREFETCH_PER_CORE);
+
+interface Sample {
+  tasksPerSecond: number;
+  /** CPU µs per task of this process (the driver) during the window. */
+  driverCpuUs: number;
+  /** CPU µs per task of each executor process during the window. */
+  executorCpuUs: number[];
+}
+
+/** Runs `job` and measures its rate and the CPU it cost this process and `pids`. */
+async function measure(n: number, pids: number[], job: () => Promise<void>): Promise<Sample> {
+  const cpu0 = process.cpuUsage();
+  const ex0 = pids.map(cpuSeconds);
+  const t0 = performance.now();
+  await job();
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const ex1 = pids.map(cpuSeconds);
+  return {
+    tasksPerSecond: n / (ms / 1000),
+    driverCpuUs: (cpu.user + cpu.system) / n,
+    executorCpuUs: ex1.map((c, i) => ((c - (ex0[i] as number)) * 1e6) / n),
+  };
+}
+
+function summarize(samples: Sample[]): Sample {
+  return {
+    tasksPerSecond: Math.round(median(samples.map((s) => s.tasksPerSecond))),
+    driverCpuUs: round(median(samples.map((s) => s.driverCpuUs)), 1),
+    executorCpuUs: (samples[0]?.executorCpuUs ?? []).map((_, i) =>
+      round(median(samples.map((s) => s.executorCpuUs[i] as number)), 1),
+    ),
+  };
+}
+
+async function main(): Promise<void> {
+  setLogLevel('WARN');
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
+  const profileEnv: NodeJS.ProcessEnv = profileDir
+    ? {
+        NODE_OPTIONS: `--require ${fileURLToPath(new URL('lib/cpuProfilePreload.cjs', import.meta.url))}`,
+        WICK_BENCH_PROFILE_DIR: profileDir,
+        WICK_BENCH_PROFILE_MATCH: 'executor',
+      }
+    : {};
+  const loadBefore = os.loadavg()[0] as number;
+  const cluster = await startCluster({ workers: EXECUTORS, cores: CORES, env: profileEnv });
+  const raw = await RawTaskDriver.listen();
+  let wc: WickContext | undefined;
+  try {
+    const rawExecutors = await Promise.all(
+      Array.from({ length: EXECUTORS }, (_, i) =>
+        startServer<{ pid: number }>('bench/lib/rawTaskExecutor.ts', {
+          args: [String(raw.port), String(i)],
+        }),
+      ),
+    );
+    await raw.waitForExecutors(EXECUTORS);
+    const rawPids = rawExecutors.map((s) => s.pid);
+    wc = await connect(cluster.ready.url, 'bench-tasks', EXECUTORS);
+    const context = wc;
+    const wickPids = executorPids(context.appId);
+    if (wickPids.length !== EXECUTORS) {
+      throw new Error(`found ${wickPids.length} executor processes of ${context.appId}, expected 2`);
+    }
+    console.log(
+      `tasks: ${EXECUTORS} executors × ${CORES} core (cluster ${cluster.ready.url}, app ${context.appId}, executor pids ${wickPids.join(', ')}); ` +
+        `${rounds} rounds of ${fmt(tasks)} no-op tasks, Wick vs raw NDJSON with ${inFlight} in flight per executor; ${os.cpus().length} CPUs, load ${loadBefore.toFixed(1)}`,
+    );
+
+    const wickJob = (n: number) => () => context.range(0, n, 1, n).foreach(() => {});
+    const rawJob = (n: number, depth: number) => () => raw.run(n, depth);
+    // Warm-up: JIT on every side, and the executors' pool threads started.
+    if (warmup > 0) {
+      await wickJob(warmup)();
+      await rawJob(warmup, inFlight)();
+      await rawJob(warmup, CORES)();
+    }
+
+    let session: Session | undefined;
+    if (profileDir) {
+      session = new Session();
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+    }
+    const wick: Sample[] = [];
+    const base: Sample[] = [];
+    const base1: Sample[] = [];
+    for (let r = 0; r < rounds; r++) {
+      const runWick = async () => wick.push(await measure(tasks, wickPids, wickJob(tasks)));
+      const runRaw = async () => {
+        base.push(await measure(tasks, rawPids, rawJob(tasks, inFlight)));
+        base1.push(await measure(tasks, rawPids, rawJob(tasks, CORES)));
+      };
+      if (r % 2 === 0) {
+        await runWick();
+        await runRaw();
+      } else {
+        await runRaw();
+        await runWick();
+      }
+      const w = wick[wick.length - 1] as Sample;
+      const b = base[base.length - 1] as Sample;
+      const b1 = base1[base1.length - 1] as Sample;
+      console.log(
+        `  round ${r + 1}/${rounds}: Wick ${fmt(w.tasksPerSecond)}/s (driver ${fmt(w.driverCpuUs, 1)} µs/task, executors ${w.executorCpuUs.map((c) => fmt(c, 1)).join(' + ')} µs/task); ` +
+          `raw ${fmt(b.tasksPerSecond)}/s, raw 1 in flight ${fmt(b1.tasksPerSecond)}/s; load ${(os.loadavg()[0] as number).toFixed(1)}`,
+      );
+    }
+    if (session && profileDir) {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      const file = join(profileDir, `driver-${process.pid}.cpuprofile`);
+      writeFileSync(file, JSON.stringify(profile));
+      console.log(`  profile of the driver: ${file}`);
+    }
+
+    const figures = summarize(wick);
+    const baseline = summarize(base);
+    const baseline1 = summarize(base1);
+    const ratios = {
+      tasksPerSecond: round(figures.tasksPerSecond / baseline.tasksPerSecond, 3),
+      tasksPerSecondVsOneInFlight: round(figures.tasksPerSecond / baseline1.tasksPerSecond, 3),
+    };
+    const loadAfter = os.loadavg()[0] as number;
+    const file = writeResults('tasks', {
+      figures: {
+        tasksPerSecond: figures.tasksPerSecond,
+        driverCpuUsPerTask: figures.driverCpuUs,
+        executorCpuUsPerTask: round(
+          figures.executorCpuUs.reduce((a, b) => a + b, 0),
+          1,
+        ),
+        tasks,
+        rounds,
+        inFlightPerExecutor: inFlight,
+        cpus: os.cpus().length,
+        loadAverage1m: round(Math.max(loadBefore, loadAfter), 2),
+      },
+      baseline: {
+        tasksPerSecond: baseline.tasksPerSecond,
+        tasksPerSecondOneInFlight: baseline1.tasksPerSecond,
+        driverCpuUsPerTask: baseline.driverCpuUs,
+        executorCpuUsPerTask: round(
+          baseline.executorCpuUs.reduce((a, b) => a + b, 0),
+          1,
+        ),
+      },
+      ratios,
+    });
+
+    const exSum = (s: Sample) => fmt(s.executorCpuUs.reduce((a, b) => a + b, 0), 1);
+    printTable(
+      `tasks — median of ${rounds} rounds of ${fmt(tasks)} no-op tasks on ${EXECUTORS} executors × ${CORES} core`,
+      ['', 'tasks/s', 'driver CPU µs/task', 'executors CPU µs/task'],
+      [
+        [
+          'Wick (WickContext → 2 executors)',
+          fmt(figures.tasksPerSecond),
+          fmt(figures.driverCpuUs, 1),
+          exSum(figures),
+        ],
+        [
+          `raw NDJSON, ${inFlight} in flight/executor (baseline)`,
+          fmt(baseline.tasksPerSecond),
+          fmt(baseline.driverCpuUs, 1),
+          exSum(baseline),
+        ],
+        [
+          `raw NDJSON, ${CORES} in flight/executor`,
+          fmt(baseline1.tasksPerSecond),
+          fmt(baseline1.driverCpuUs, 1),
+          exSum(baseline1),
+        ],
+      ],
+    );
+    printTable(
+      'Goals',
+      ['', 'measured', 'goal', ''],
+      [
+        [
+          'tasks/s (Wick)',
+          fmt(figures.tasksPerSecond),
+          `≥ ${fmt(GOAL_TASKS_PER_SECOND)}`,
+          figures.tasksPerSecond >= GOAL_TASKS_PER_SECOND ? 'met' : 'MISSED',
+        ],
+        ['Wick ÷ raw (same concurrency)', ratios.tasksPerSecond.toFixed(3), '', ''],
+      ],
+    );
+    console.log(
+      `\n${os.cpus().length} CPUs; 1-minute load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after (anything above ~0 is other work competing for the same CPUs).`,
+    );
+    console.log(`Wrote ${file}`);
+  } finally {
+    await wc?.stop().catch(() => {});
+    await raw.close();
+    await stopAll();
+  }
+}
+
+const watchdog = setTimeout(() => {
+  console.error(`tasks benchmark did not finish within ${WATCHDOG_MS / 1000} s; stopping`);
+  void stopAll().finally(() => process.exit(1));
+}, WATCHDOG_MS);
+watchdog.unref();
+
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    void stopAll().finally(() => process.exit(130));
+  });
+}
+
+try {
+  await main();
+  if (liveCount() !== 0) throw new Error(`${liveCount()} server processes are still running`);
+} catch (err) {
+  console.error(err);
+  await stopAll();
+  process.exitCode = 1;
+} finally {
+  clearTimeout(watchdog);
+}

@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+"""A Wick executor in plain Python 3 (Spark's CoarseGrainedExecutorBackend), for pi_driver.py.
+
+A worker launches it with the command of the application description, its {{VARIABLES}} filled:
+
+  executor.py --driver-url wick://HOST:PORT/CoarseGrainedScheduler --executor-id ID
+              --hostname HOST --cores N --app-id APP [--worker-url wick://HOST:PORT/Worker]
+              [--trace]
+
+It is a client-mode peer: it connects to the driver, asks RetrieveAppConfig, then
+RegisterExecutor; then it runs each LaunchTask on one of N task processes (wick_tasks.py, one per
+core, so that N tasks really run at once) and sends StatusUpdate RUNNING, then FINISHED with the
+result or FAILED with the error (KILLED after a KillTask). It exits on StopExecutor (status 0),
+when its connection to the driver or to its worker drops (1), or on SIGTERM (143).
+
+How a Python executor interprets a task (well-known function names instead of JavaScript) is an
+example-level convention, described in wick_tasks.py and README.md.
+
+Environment: WICK_AUTH_SECRET, the shared secret when the cluster authenticates (the worker passes
+its own environment on to the executors it launches); WICK_LOG_URL_STDOUT / _STDERR, set by the
+worker, are sent to the driver as this executor's log URLs.
+
+Standard output: a line per task start and end (what a user reads in the worker's UI); standard
+error: the log.
+"""
+
+import argparse
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+from wick_rpc import Endpoint, RpcEnv, RpcError, log, parse_endpoint_uri, unsupported
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TASK_PROGRAM = os.path.join(HERE, "wick_tasks.py")
+
+
+def say(text):
+    """A line for the user, on standard output."""
+    log("INFO", "Executor", text, stream=sys.stdout)
+
+
+class TaskSlot:
+    """One core: a thread that feeds tasks to its own task process, one at a time."""
+
+    def __init__(self, runner, index):
+        self.runner = runner
+        self.index = index
+        self.process = None
+        self.task_id = None
+        threading.Thread(target=self.loop, name="task-slot-%d" % index, daemon=True).start()
+
+    def start_process(self):
+        self.process = subprocess.Popen(
+            [sys.executable, TASK_PROGRAM], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            text=True, encoding="utf-8", bufsize=1)
+        say("Started task process %d (pid %d)" % (self.index, self.process.pid))
+
+    def loop(self):
+        while True:
+            task = self.runner.queue.get()
+            if task is None:
+                return
+            self.run(task)
+
+    def run(self, task):
+        r = self.runner
+        tid = task["taskId"]
+        name = "task %d.%d in stage %d.0 (TID %d)" % (
+            task["partition"], task["attempt"], task["stageId"], tid)
+        with r.lock:
+            if r.stopping:
+                return
+            if tid in r.killed:
+                r.report(tid, "KILLED", error={"name": "TaskKilled", "message": r.killed.pop(tid)})
+                return
+            if self.process is None or self.process.poll() is not None:
+                self.start_process()
+            self.task_id = tid
+            r.running[tid] = self
+        say("Running %s" % name)
+        r.report(tid, "RUNNING")
+        started = time.monotonic()
+        answer = None
+        try:
+            self.process.stdin.write(json.dumps(task, separators=(",", ":")) + "\n")
+            self.process.stdin.flush()
+            answer = self.process.stdout.readline()
+        except (OSError, ValueError):
+            pass
+        ms = (time.monotonic() - started) * 1000
+        with r.lock:
+            r.running.pop(tid, None)
+            self.task_id = None
+            killed = r.killed.pop(tid, None)
+            if r.stopping:
+                return
+        if killed is not None:
+            say("Killed %s: %s" % (name, killed))
+            r.report(tid, "KILLED", error={"name": "TaskKilled", "message": killed}, ms=ms)
+            return
+        try:
+            outcome = json.loads(answer) if answer else None
+        except ValueError:
+            outcome = None
+        if outcome is None:
+            code = self.process.wait()
+            error = {"name": "TaskProcessLost",
+                     "message": "The task process exited with status %s while running %s"
+                     % (code, name)}
+        elif outcome.get("ok"):
+            say("Finished %s in %.0f ms" % (name, ms))
+            r.report(tid, "FINISHED", result=outcome.get("result"), ms=ms)
+            return
+        else:
+            error = outcome["error"]
+        log("ERROR", "Executor", "Exception in %s\n%s" % (name, error.get("stack")
+                                                          or "%s: %s" % (error["name"], error["message"])))
+        r.report(tid, "FAILED", error=error, ms=ms)
+
+    def kill(self):
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+
+    def stop(self):
+        p = self.process
+        if p is None:
+            return
+        try:
+            p.stdin.close()  # a task process ends at the end of its input
+        except OSError:
+            pass
+        if p.poll() is None and self.task_id is not None:
+            p.kill()  # a task still running: stopping does not wait for it
+        try:
+            p.wait(5)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+class TaskRunner:
+    """Runs up to `cores` tasks at once; reports each task's status through `send`."""
+
+    def __init__(self, executor_id, cores, send):
+        self.executor_id = executor_id
+        self.send = send
+        self.queue = queue.Queue()
+        self.lock = threading.Lock()
+        self.running = {}  # taskId -> TaskSlot
+        self.killed = {}  # taskId -> reason, for tasks killed before they ended
+        self.stopping = False
+        self.slots = [TaskSlot(self, i) for i in range(cores)]
+
+    def launch(self, task):
+        self.queue.put(task)
+
+    def kill(self, task_id, reason):
+        with self.lock:
+            self.killed[task_id] = reason
+            slot = self.running.get(task_id)
+        if slot is not None:
+            slot.kill()
+
+    def report(self, task_id, state, result=None, error=None, ms=None):
+        update = {"type": "StatusUpdate", "executorId": self.executor_id, "taskId": task_id,
+                  "state": state}
+        if state == "FINISHED":
+            update["result"] = result
+        if error is not None:
+            update["error"] = {k: error[k] for k in ("name", "message", "stack") if k in error}
+        if ms is not None:
+            update["durationMs"] = ms
+        try:
+            self.send(update)
+        except RpcError as e:
+            log("WARN", "Executor", "Could not report task %d %s: %s" % (task_id, state, e.message))
+
+    def stop(self):
+        with self.lock:
+            self.stopping = True
+        for _ in self.slots:
+            self.queue.put(None)
+        for slot in self.slots:
+            slot.stop()
+
+
+class ExecutorBackend(Endpoint):
+    """The executor's endpoint: LaunchTask, KillTask, StopExecutor; watches driver and worker."""
+
+    def __init__(self):
+        self.runner = None
+        self.driver = None  # the driver env's address
+        self.worker = None  # the worker env's address, when watched
+        self.exit_code = None
+        self.exit_reason = None
+        self.done = threading.Event()
+
+    def exit(self, code, reason):
+        if self.exit_code is None:
+            self.exit_code, self.exit_reason = code, reason
+        self.done.set()
+
+    def receive(self, message, ctx):
+        kind = message["type"]
+        if kind == "LaunchTask":
+            self.runner.launch(message["task"])
+        elif kind == "KillTask":
+            self.runner.kill(message["taskId"], message["reason"])
+        elif kind == "StopExecutor":
+            self.exit(0, "Driver commanded a shutdown")
+        else:
+            raise unsupported(message, ctx)
+
+    def on_disconnected(self, address):
+        if address == self.driver:
+            self.exit(1, "Driver %s disassociated! Shutting down." % address)
+        elif address == self.worker:
+            self.exit(1, "Lost connection to worker %s. Exiting." % address)
+
+
+def start(env, backend, args, driver, driver_name, worker, worker_name):
+    """Watches the worker, then RetrieveAppConfig and RegisterExecutor; exits on failure."""
+    if worker is not None:
+        try:
+            env.setup_endpoint_ref(worker, worker_name)
+            log("INFO", "WorkerWatcher", "Connected to worker %s" % args.worker_url)
+        except RpcError as e:
+            backend.exit(1, "Cannot reach worker %s: %s" % (args.worker_url, e.message))
+            return
+    try:
+        env.setup_endpoint_ref(driver, driver_name)
+        config = env.ask(driver, driver_name, {"type": "RetrieveAppConfig"})
+        if config["type"] != "AppConfig":
+            raise RpcError(-32007, "expected AppConfig in reply to RetrieveAppConfig, got %s"
+                           % config["type"])
+        log_urls = {k: os.environ[v] for k, v in (("stdout", "WICK_LOG_URL_STDOUT"),
+                                                  ("stderr", "WICK_LOG_URL_STDERR"))
+                    if os.environ.get(v)}
+        reply = env.ask(driver, driver_name, {
+            "type": "RegisterExecutor", "executorId": args.executor_id,
+            "executor": {"address": env.address, "name": "Executor"},
+            "hostname": args.hostname, "cores": args.cores, "logUrls": log_urls})
+    except RpcError as e:
+        backend.exit(1, "Cannot register with driver: %s: %s" % (args.driver_url, e.message))
+        return
+    if reply["type"] != "RegisteredExecutor":
+        backend.exit(1, "Executor registration failed: %s" % reply.get("message", reply["type"]))
+    else:
+        say("Registered with driver %s as executor %s of %s"
+            % (args.driver_url, args.executor_id, config["appId"]))
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description="A Wick executor in Python (for pi_driver.py).")
+    parser.add_argument("--driver-url", required=True, help="the driver endpoint's wick:// URI")
+    parser.add_argument("--executor-id", required=True, help="this executor's id")
+    parser.add_argument("--hostname", required=True, help="the host it runs on")
+    parser.add_argument("--cores", required=True, type=int, help="tasks to run at once")
+    parser.add_argument("--app-id", required=True, help="the application id")
+    parser.add_argument("--worker-url", help="exit when this worker goes away")
+    parser.add_argument("--trace", action="store_true", help="print every frame on stderr")
+    args = parser.parse_args(argv)
+    if args.cores < 1:
+        parser.error("--cores must be a whole number >= 1, got %d" % args.cores)
+    try:
+        driver, driver_name = parse_endpoint_uri(args.driver_url)
+        worker, worker_name = parse_endpoint_uri(args.worker_url) if args.worker_url else (None, None)
+    except ValueError as e:
+        parser.error(str(e))
+
+    secret = os.environ.get("WICK_AUTH_SECRET") or None
+    env = RpcEnv("pyExecutor", secret=secret, trace=args.trace)
+    backend = ExecutorBackend()
+    backend.driver, backend.worker = driver, worker
+    env.setup_endpoint("Executor", backend)
+    signal.signal(signal.SIGTERM, lambda *_: backend.exit(143, "Received SIGTERM"))
+    signal.signal(signal.SIGINT, lambda *_: backend.exit(130, "Received SIGINT"))
+    say("Python executor %s of %s (pid %d, %d core(s), authentication %s) connecting to driver %s"
+        % (args.executor_id, args.app_id, os.getpid(), args.cores, "on" if secret else "off",
+           args.driver_url))
+
+    # The task runner exists before registering: a LaunchTask may follow the reply at once.
+    backend.runner = TaskRunner(args.executor_id, args.cores,
+                                lambda update: env.send(driver, driver_name, update))
+    start(env, backend, args, driver, driver_name, worker, worker_name)
+
+    while not backend.done.wait(1.0):  # a timeout, so that signal handlers run promptly
+        pass
+    if backend.exit_code == 0:
+        say(backend.exit_reason)
+    else:
+        log("ERROR", "Executor", backend.exit_reason)
+    backend.runner.stop()
+    env.stop()
+    say("Exiting with status %d" % backend.exit_code)
+    return backend.exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

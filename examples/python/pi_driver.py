@@ -1,0 +1,428 @@
+#!/usr/bin/env python3
+"""SparkPi with a Python driver and Python executors on a Wick cluster, standard library only.
+
+  pi_driver.py --master wick://HOST:PORT [--slices 2] [--samples-per-slice 100000]
+
+It is a listening peer, as a Spark driver is: executors connect to it. Step by step (the
+conversations of docs/protocol.md, "Applications and executors"):
+
+1. It listens (--host, --port; port 0 picks a free one) and hosts two endpoints: "AppClient",
+   which the master talks to, and "CoarseGrainedScheduler", which executors talk to.
+2. It connects to the master, checks that "Master" exists, and sends RegisterApplication, whose
+   command launches executor.py (this folder) with the worker's {{VARIABLES}}. The master sends
+   RegisteredApplication, then ExecutorAdded for each executor it grants and ExecutorUpdated as
+   they change state.
+3. Each executor asks RetrieveAppConfig (answered AppConfig) and RegisterExecutor (answered
+   RegisteredExecutor). The driver sends LaunchTask for as many tasks as the executor has free
+   cores; the executor sends StatusUpdate RUNNING, then FINISHED with the partition's result.
+   A failed task is retried, on another executor if it can, up to --max-failures attempts; the
+   tasks of an executor that is lost run again elsewhere.
+4. It prints "Pi is roughly ...", sends StopExecutor to each executor, waits for them to hang
+   up, sends UnregisterApplication to the master, and closes its connections.
+
+Each task is a 'range' of --samples-per-slice numbers, no transformations, and an 'aggregate'
+action whose seqOp is the well-known function "pi-darts" (see wick_tasks.py): the Python
+executor runs Python functions by name, not JavaScript source.
+
+Environment: WICK_AUTH_SECRET, the shared secret when the cluster authenticates (wick.authenticate);
+the executors get it from their worker's environment. WICK_MASTER stands in for --master.
+
+Standard output: "Pi is roughly <value>". Standard error: the log. Exit status 0 when the job
+succeeded, 1 when it failed, 130 / 143 when interrupted.
+"""
+
+import argparse
+import getpass
+import os
+import signal
+import sys
+import threading
+import time
+from collections import deque
+
+from wick_rpc import (Endpoint, RpcEnv, RpcError, endpoint_uri, host_port, log, parse_address,
+                      unsupported)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXECUTOR = os.path.join(HERE, "executor.py")
+SCHEDULER = "CoarseGrainedScheduler"  # the endpoint executors talk to (Spark's name)
+APP_CLIENT = "AppClient"  # the endpoint the master talks to
+FINISHED_EXECUTOR_STATES = ("KILLED", "FAILED", "LOST", "EXITED")
+NO_RESOURCES_WARNING_S = 15
+
+
+class Job:
+    """The tasks of one job: one per partition, each with its result once it finished."""
+
+    def __init__(self, tasks, max_failures):
+        self.tasks = tasks  # partition -> (source, transformations, action)
+        self.max_failures = max_failures
+        self.pending = deque(range(len(tasks)))
+        self.results = {}
+        self.failures = [0] * len(tasks)
+        self.failed_on = [set() for _ in tasks]
+        self.error = None
+        self.done = threading.Event()
+
+    def fail(self, message):
+        if not self.done.is_set():
+            self.error = message
+            self.done.set()
+
+
+class PiDriver(Endpoint):
+    """Both endpoints of the driver: AppClient (the master's side) and CoarseGrainedScheduler
+    (the executors' side). The env runs one of its handlers at a time."""
+
+    def __init__(self, env, app_dir, props):
+        self.env = env
+        self.app_dir = app_dir
+        self.props = props
+        self.app_id = None
+        self.master = None  # (address, name) of the master that accepted the application
+        self.registered = threading.Event()
+        self.removed = None  # why the master ended the application
+        self.executors = {}  # executorId -> {address, name, cores, free}
+        self.running = {}  # taskId -> (partition, executorId, attempt)
+        self.next_task_id = 0
+        self.job = None
+        self.stopping = False
+        self.changed = threading.Condition(threading.Lock())
+
+    # ---- the master's side (AppClient) ----
+
+    def receive(self, message, ctx):
+        kind = message["type"]
+        if kind == "RegisteredApplication":
+            self.app_id = message["appId"]
+            self.master = (message["master"]["address"], message["master"]["name"])
+            log("INFO", "AppClient", "Connected to Wick cluster with app ID %s" % self.app_id)
+            self.registered.set()
+        elif kind == "ExecutorAdded":
+            log("INFO", "AppClient", "Executor added: %s/%d on %s (%s) with %d core(s)"
+                % (self.app_id, message["id"], message["workerId"], message["hostPort"],
+                   message["cores"]))
+        elif kind == "ExecutorUpdated":
+            state = message["state"]
+            log("INFO", "AppClient", "Executor updated: %s/%d is now %s%s"
+                % (self.app_id, message["id"], state,
+                   " (%s)" % message["message"] if message.get("message") else ""))
+            if state in FINISHED_EXECUTOR_STATES:
+                self.remove_executor(str(message["id"]), message.get("message") or state)
+        elif kind == "WorkerRemoved":
+            log("INFO", "AppClient", "Worker %s removed: %s" % (message["id"], message["message"]))
+        elif kind == "ApplicationRemoved":
+            self.removed = message["message"]
+            log("ERROR", "AppClient", "Master removed our application: %s" % message["message"])
+            if self.job:
+                self.job.fail("Master removed our application: %s" % message["message"])
+            self.registered.set()
+        elif kind == "MasterChanged":
+            self.master = (message["master"]["address"], message["master"]["name"])
+            log("INFO", "AppClient", "Master has changed, new master is at wick://%s"
+                % self.master[0])
+            self.env.send(self.master[0], self.master[1],
+                          {"type": "MasterChangeAcknowledged", "appId": self.app_id})
+        elif kind == "StatusUpdate" and ctx.to == SCHEDULER:
+            self.status_update(message)
+        else:
+            raise unsupported(message, ctx)
+
+    # ---- the executors' side (CoarseGrainedScheduler) ----
+
+    def receive_and_reply(self, message, ctx):
+        if ctx.to != SCHEDULER:
+            raise unsupported(message, ctx)
+        kind = message["type"]
+        if kind == "RetrieveAppConfig":
+            return {"type": "AppConfig", "appId": self.app_id or "", "props": self.props,
+                    "appDir": self.app_dir}
+        if kind == "RegisterExecutor":
+            eid = message["executorId"]
+            if self.stopping:
+                return {"type": "RegisterExecutorFailed", "message": "The application is stopping"}
+            if eid in self.executors:
+                return {"type": "RegisterExecutorFailed",
+                        "message": "Duplicate executor ID: %s" % eid}
+            ref = message["executor"]
+            self.executors[eid] = {"address": ref["address"], "name": ref["name"], "conn": ctx.sender,
+                                   "cores": message["cores"], "free": message["cores"]}
+            log("INFO", "DriverEndpoint", "Registered executor %s (%s) with ID %s, %d core(s)"
+                % (endpoint_uri(ref["address"], ref["name"]), message["hostname"], eid,
+                   message["cores"]))
+            ctx.later(self.make_offers)  # LaunchTask must follow the reply, not precede it
+            return {"type": "RegisteredExecutor"}
+        raise unsupported(message, ctx)
+
+    def status_update(self, m):
+        tid, state = m["taskId"], m["state"]
+        if state in ("LAUNCHING", "RUNNING") or tid not in self.running:
+            return
+        partition, eid, attempt = self.running.pop(tid)
+        executor = self.executors.get(eid)
+        if executor is not None:
+            executor["free"] += 1
+        job = self.job
+        if state == "FINISHED":
+            job.results[partition] = m.get("result")
+            if len(job.results) == len(job.tasks):
+                job.done.set()
+        else:
+            error = m.get("error") or {"name": "TaskFailed",
+                                       "message": "Task %d ended %s" % (tid, state)}
+            log("WARN", "TaskSetManager", "Lost task %d.%d in stage 0.0 (TID %d, executor %s): "
+                "%s: %s" % (partition, attempt, tid, eid, error["name"], error["message"]))
+            self.task_failed(partition, eid, tid, attempt, error)
+        self.make_offers()
+
+    def task_failed(self, partition, eid, tid, attempt, error):
+        job = self.job
+        job.failures[partition] += 1
+        job.failed_on[partition].add(eid)
+        if job.failures[partition] >= job.max_failures:
+            job.fail("Job aborted due to stage failure: Task %d in stage 0.0 failed %d times, "
+                     "most recent failure: Lost task %d.%d in stage 0.0 (TID %d, executor %s): %s"
+                     % (partition, job.failures[partition], partition, attempt, tid, eid,
+                        error.get("stack") or "%s: %s" % (error["name"], error["message"])))
+        else:
+            job.pending.appendleft(partition)
+
+    def remove_executor(self, eid, reason):
+        """The executor is gone (the master said so, or its connection dropped): rerun its tasks."""
+        if self.executors.pop(eid, None) is None:
+            return
+        lost = [(tid, t) for tid, t in self.running.items() if t[1] == eid]
+        for tid, _ in lost:
+            del self.running[tid]
+        if self.job is None or self.job.done.is_set():
+            lost = []  # nothing to rerun
+        for _, (partition, _, _) in lost:
+            self.job.pending.appendleft(partition)
+        log("INFO", "DriverEndpoint", "Removed executor %s: %s%s"
+            % (eid, reason, "; rerunning its %d task(s) elsewhere" % len(lost) if lost else ""))
+        with self.changed:
+            self.changed.notify_all()
+        self.make_offers()
+
+    def on_disconnected(self, address):
+        for eid, e in list(self.executors.items()):
+            if e["conn"] == address:
+                self.remove_executor(eid, "Executor %s disconnected" % eid)
+        with self.changed:
+            self.changed.notify_all()
+
+    def make_offers(self):
+        """Offers every executor's free cores to the pending tasks, and launches what fits."""
+        job = self.job
+        if job is None or job.done.is_set() or self.stopping:
+            return
+        while job.pending:
+            free = [(eid, e) for eid, e in self.executors.items() if e["free"] > 0]
+            if not free:
+                return
+            partition = job.pending.popleft()
+            # A retry prefers an executor it has not failed on.
+            eid, e = next(((i, x) for i, x in free if i not in job.failed_on[partition]), free[0])
+            tid = self.next_task_id
+            self.next_task_id += 1
+            attempt = job.failures[partition]
+            source, transformations, action = job.tasks[partition]
+            task = {"taskId": tid, "jobId": 0, "stageId": 0, "partition": partition,
+                    "attempt": attempt, "source": source, "transformations": transformations,
+                    "action": action}
+            e["free"] -= 1
+            self.running[tid] = (partition, eid, attempt)
+            try:
+                self.env.send(e["address"], e["name"], {"type": "LaunchTask", "task": task})
+            except RpcError as err:
+                del self.running[tid]
+                job.pending.appendleft(partition)
+                self.executors.pop(eid, None)
+                log("WARN", "DriverEndpoint", "Could not launch task %d on executor %s: %s"
+                    % (tid, eid, err.message))
+
+    # ---- the driver's main thread ----
+
+    def run_job(self, tasks, max_failures):
+        with self.env.endpoint_lock(self):
+            self.job = Job(tasks, max_failures)
+            if self.removed is not None:
+                self.job.fail("Master removed our application: %s" % self.removed)
+            self.make_offers()
+        warned_at = time.monotonic()
+        while not self.job.done.wait(1.0):  # a timeout, so that signal handlers run promptly
+            if time.monotonic() - warned_at >= NO_RESOURCES_WARNING_S and not self.executors:
+                warned_at = time.monotonic()
+                log("WARN", "TaskScheduler", "Initial job has not accepted any resources; check "
+                    "your cluster UI to ensure that workers are registered and have sufficient "
+                    "resources")
+        if self.job.error:
+            raise JobFailed(self.job.error)
+        return [self.job.results[i] for i in range(len(tasks))]
+
+    def stop(self, patience=10.0):
+        """StopExecutor to each executor; wait for them to hang up; UnregisterApplication."""
+        with self.env.endpoint_lock(self):
+            self.stopping = True
+            if self.job:
+                self.job.fail(self.job.error or "The application was stopped")
+            executors = list(self.executors.values())
+        for e in executors:
+            try:
+                self.env.send(e["address"], e["name"], {"type": "StopExecutor"})
+            except RpcError:
+                pass  # already gone
+        deadline = time.monotonic() + patience
+        with self.changed:
+            while any(self.env.is_connected(e["conn"]) for e in executors):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    log("WARN", "DriverEndpoint", "Executors still connected %.0f s after "
+                        "StopExecutor; the master will kill them" % patience)
+                    break
+                self.changed.wait(min(left, 0.5))
+        if self.master and self.app_id and self.removed is None:
+            try:
+                self.env.send(self.master[0], self.master[1],
+                              {"type": "UnregisterApplication", "appId": self.app_id})
+            except RpcError as err:
+                log("WARN", "AppClient", "Could not unregister: %s" % err.message)
+        self.env.stop()
+        log("INFO", "PiDriver", "Stopped application %s" % self.app_id)
+
+
+class JobFailed(Exception):
+    pass
+
+
+class Interrupted(Exception):
+    pass
+
+
+def parse_master_urls(text):
+    """wick://h1:p1,h2:p2 (or several wick:// URLs, comma-separated) -> ["h1:p1", "h2:p2"]."""
+    out = []
+    for part in text.replace("wick://", "").split(","):
+        part = part.strip().rstrip("/")
+        if part:
+            host, port = parse_address(part)
+            out.append(host_port(host, port))
+    if not out:
+        raise ValueError("expected wick://host:port, got %r" % text)
+    return out
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description="SparkPi on Wick, with Python executors.")
+    parser.add_argument("--master", default=os.environ.get("WICK_MASTER"),
+                        help="wick://host:port (several: comma-separated); else WICK_MASTER")
+    parser.add_argument("--slices", type=int, default=2, help="tasks (default 2)")
+    parser.add_argument("--samples-per-slice", type=int, default=100000,
+                        help="darts per task (default 100000)")
+    parser.add_argument("--name", default="Python Pi", help="the application's name")
+    parser.add_argument("--host", default="127.0.0.1", help="the address executors reach us at")
+    parser.add_argument("--port", type=int, default=0, help="our port (default 0: any free one)")
+    parser.add_argument("--executor-memory", type=int, default=512, help="MiB per executor")
+    parser.add_argument("--executor-cores", type=int, help="cores per executor (default: all "
+                        "of a worker's free cores)")
+    parser.add_argument("--total-executor-cores", type=int, help="cores for the whole application")
+    parser.add_argument("--python", default="python3", help="the executors' Python (default "
+                        "python3)")
+    parser.add_argument("--max-failures", type=int, default=4, help="attempts per task")
+    parser.add_argument("--registration-timeout", type=float, default=20.0, help="seconds")
+    parser.add_argument("--trace", action="store_true", help="print every frame on stderr")
+    args = parser.parse_args(argv)
+    if not args.master:
+        parser.error("A master URL must be set: pass --master wick://host:port or set WICK_MASTER")
+    if args.slices < 1 or args.samples_per_slice < 1:
+        parser.error("--slices and --samples-per-slice must be whole numbers >= 1")
+    try:
+        masters = parse_master_urls(args.master)
+    except ValueError as e:
+        parser.error(str(e))
+
+    secret = os.environ.get("WICK_AUTH_SECRET") or None
+    try:
+        env = RpcEnv("pyDriver", host=args.host, port=args.port, secret=secret, trace=args.trace)
+    except OSError as e:
+        print("error: cannot listen on %s:%d: %s" % (args.host, args.port, e.strerror or e),
+              file=sys.stderr)
+        return 1
+    log("INFO", "RpcEnv", "Listening on %s (authentication %s)" % (env.address,
+                                                                   "on" if secret else "off"))
+    driver = PiDriver(env, HERE, {"wick.app.name": args.name, "wick.master": args.master})
+    env.setup_endpoint(SCHEDULER, driver)
+    env.setup_endpoint(APP_CLIENT, driver)
+
+    argv_executor = [args.python, EXECUTOR, "--driver-url", "{{DRIVER_URL}}",
+                     "--executor-id", "{{EXECUTOR_ID}}", "--hostname", "{{HOSTNAME}}",
+                     "--cores", "{{CORES}}", "--app-id", "{{APP_ID}}",
+                     "--worker-url", "{{WORKER_URL}}"]
+    desc = {"name": args.name, "user": user(), "memoryPerExecutorMB": args.executor_memory,
+            "command": {"argv": argv_executor, "env": {}},
+            "driverUrl": endpoint_uri(env.address, SCHEDULER)}
+    if args.executor_cores:
+        desc["coresPerExecutor"] = args.executor_cores
+    if args.total_executor_cores:
+        desc["maxCores"] = args.total_executor_cores
+
+    interrupted = []
+
+    def on_signal(signum, _frame):
+        interrupted.append(signum)
+        raise Interrupted("Received %s" % signal.Signals(signum).name)
+
+    try:
+        signal.signal(signal.SIGTERM, on_signal)
+        signal.signal(signal.SIGINT, on_signal)
+        register(env, driver, masters, desc, args.registration_timeout)
+        n = args.samples_per_slice
+        tasks = [({"kind": "range", "start": i * n, "end": (i + 1) * n, "step": 1}, [],
+                  {"kind": "aggregate", "zero": 0, "seqOp": {"source": "pi-darts"}})
+                 for i in range(args.slices)]
+        inside = sum(driver.run_job(tasks, args.max_failures))
+        print("Pi is roughly %r" % (4.0 * inside / (n * args.slices)), flush=True)
+        status = 0
+    except (RpcError, JobFailed) as e:
+        print("error: %s" % (e.message if isinstance(e, RpcError) else e), file=sys.stderr,
+              flush=True)
+        status = 1
+    except Interrupted as e:
+        log("WARN", "PiDriver", "%s: stopping the application" % e)
+        status = 128 + interrupted[0]
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    driver.stop()
+    return status
+
+
+def register(env, driver, masters, desc, timeout):
+    """RegisterApplication to every master we can reach; waits until one accepts."""
+    reached, errors = [], []
+    for address in masters:
+        try:
+            env.setup_endpoint_ref(address, "Master")
+            log("INFO", "AppClient", "Connecting to master wick://%s..." % address)
+            env.send(address, "Master", {"type": "RegisterApplication", "appDescription": desc,
+                                         "driver": {"address": env.address, "name": APP_CLIENT}})
+            reached.append(address)
+        except RpcError as e:
+            errors.append("wick://%s: %s" % (address, e.message))
+    if not reached:
+        raise RpcError(-32012, "Cannot reach a master. Tried:\n  %s" % "\n  ".join(errors))
+    if not driver.registered.wait(timeout):
+        raise RpcError(-32010, "No master accepted the application within %.0f s (masters: %s)"
+                       % (timeout, ", ".join(reached)))
+    if driver.removed is not None:
+        raise RpcError(-32000, "Master removed our application: %s" % driver.removed)
+
+
+def user():
+    try:
+        return getpass.getuser()[:200]
+    except Exception:  # no user name in this environment
+        return "unknown"
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

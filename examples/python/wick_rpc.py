@@ -1,0 +1,1056 @@
+"""Wick RPC for Python programs: the wire protocol of docs/protocol.md, standard library only.
+
+One module for every Python peer in this folder (rpc_ping.py, pi_driver.py, executor.py):
+
+- framing: one JSON-RPC 2.0 message per line, UTF-8, "\\n"-terminated, at most MAX_FRAME_BYTES;
+- the handshake, on both sides: a client-mode env dials and sends wick.hello (and wick.auth), a
+  listening env also accepts connections and answers them; HMAC-SHA256 authentication whenever a
+  secret is given (WICK_AUTH_SECRET, by convention);
+- endpoint messages: the envelope {to, from, message}, send (a notification) and ask (a request
+  whose result is the reply message), checked as Wick checks them and answered with Wick's error
+  codes; every message is checked against its JSON Schema in docs/protocol/messages/;
+- an "endpoint-verifier" in every env, and connect / disconnect events for endpoints.
+
+Threads: each connection has a reader thread that hands every incoming message to its endpoint,
+one message at a time per endpoint (an endpoint's handlers hold its lock). A handler may send,
+but MUST NOT ask (its reply could only arrive through a reader thread that may be waiting for
+it); ask from your own threads. Everything else here may be called from any thread.
+
+    env = RpcEnv("mine", secret=os.environ.get("WICK_AUTH_SECRET") or None)
+    env.setup_endpoint("me", MyEndpoint())
+    env.setup_endpoint_ref("127.0.0.1:7077", "Master")   # connects, checks that it exists
+    reply = env.ask("127.0.0.1:7077", "Master", {"type": "RequestMasterState"})
+"""
+
+import hashlib
+import hmac
+import json
+import os
+import re
+import secrets
+import socket
+import sys
+import threading
+import time
+import traceback
+from urllib.parse import quote, unquote
+
+PROTOCOL_VERSION = 1
+MAX_FRAME_BYTES = 128 * 1024 * 1024  # wick.rpc.message.maxSize's default
+VERIFIER = "endpoint-verifier"
+
+# Error codes (docs/protocol.md, "Errors").
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+HANDLER_FAILED = -32000
+ENDPOINT_NOT_FOUND = -32001
+UNSUPPORTED_MESSAGE = -32002
+RPC_ENV_STOPPED = -32003
+FRAME_TOO_LARGE = -32004
+AUTHENTICATION_FAILED = -32005
+HANDSHAKE_REQUIRED = -32006
+INVALID_REPLY = -32007  # local only
+ASK_TIMEOUT = -32010  # local only
+CONNECTION_CLOSED = -32011  # local only
+CONNECT_FAILED = -32012  # local only
+
+HEX_NONCE = re.compile(r"[0-9a-f]{32,128}")
+HEX_PROOF = re.compile(r"[0-9a-f]{64}")
+
+
+class RpcError(Exception):
+    """A JSON-RPC error, received or about to be sent: code, message, optional data."""
+
+    def __init__(self, code, message, data=None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+# ---------------------------------------------------------------------------------------------
+# Logging, in Wick's format: "yy/MM/dd HH:mm:ss LEVEL Component: text", on standard error.
+
+_log_lock = threading.Lock()
+
+
+def log(level, component, text, stream=None):
+    line = "%s %s %s: %s\n" % (time.strftime("%y/%m/%d %H:%M:%S"), level, component, text)
+    with _log_lock:
+        out = stream or sys.stderr
+        out.write(line)
+        out.flush()
+
+
+# ---------------------------------------------------------------------------------------------
+# Message schemas: the JSON Schemas that `npm run schemas` writes to docs/protocol/messages/.
+# WICK_PROTOCOL_DIR may point elsewhere (a copy of docs/protocol). Without them a peer still
+# works, but only checks the envelope, not each message's fields.
+
+_schemas = None
+_schemas_lock = threading.Lock()
+
+
+def protocol_dir():
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.environ.get("WICK_PROTOCOL_DIR") or os.path.join(here, "..", "..", "docs", "protocol")
+
+
+def schemas():
+    """{message type: JSON Schema}, loaded once; {} when the schemas cannot be found."""
+    global _schemas
+    with _schemas_lock:
+        if _schemas is None:
+            folder = os.path.join(protocol_dir(), "messages")
+            found = {}
+            try:
+                for name in sorted(os.listdir(folder)):
+                    if name.endswith(".schema.json"):
+                        with open(os.path.join(folder, name), encoding="utf-8") as f:
+                            found[name[: -len(".schema.json")]] = json.load(f)
+            except OSError as e:
+                log("WARN", "WickRpc", "No message schemas in %s (%s): messages are not checked"
+                    % (folder, e.strerror or e))
+            _schemas = found
+        return _schemas
+
+
+def _json_type_ok(kind, value):
+    if kind == "object":
+        return isinstance(value, dict)
+    if kind == "array":
+        return isinstance(value, list)
+    if kind == "string":
+        return isinstance(value, str)
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind == "null":
+        return value is None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if kind == "integer":
+        return isinstance(value, int) or value.is_integer()
+    return kind == "number"
+
+
+def schema_problem(schema, value, path=""):
+    """None when `value` matches the JSON Schema, else "field <path> <what is wrong>, got <value>".
+
+    Covers the keywords Wick's generated schemas use: type, const, anyOf, properties, required,
+    additionalProperties, patternProperties, items, minItems, minLength, maxLength, pattern,
+    minimum, maximum.
+    """
+    where = "field %s" % path if path else "the message"
+
+    def bad(what):
+        return "%s %s, got %s" % (where, what, preview(value))
+
+    if "anyOf" in schema:
+        if all(schema_problem(s, value, path) for s in schema["anyOf"]):
+            consts = [s["const"] for s in schema["anyOf"] if "const" in s]
+            if len(consts) == len(schema["anyOf"]):
+                return bad("expected one of %s" % ", ".join(json.dumps(c) for c in consts))
+            return bad("matches none of its allowed shapes")
+    kind = schema.get("type")
+    if kind is not None and not _json_type_ok(kind, value):
+        return bad("expected %s" % kind)
+    if "const" in schema and value != schema["const"]:
+        return bad("expected %s" % json.dumps(schema["const"]))
+    if isinstance(value, str):
+        if len(value) < schema.get("minLength", 0):
+            return bad("expected a string of at least %d characters" % schema["minLength"])
+        if "maxLength" in schema and len(value) > schema["maxLength"]:
+            return bad("expected a string of at most %d characters" % schema["maxLength"])
+        if "pattern" in schema and not re.search(schema["pattern"], value):
+            return bad("expected a string matching %s" % schema["pattern"])
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if "minimum" in schema and value < schema["minimum"]:
+            return bad("expected a number >= %s" % schema["minimum"])
+        if "maximum" in schema and value > schema["maximum"]:
+            return bad("expected a number <= %s" % schema["maximum"])
+    if isinstance(value, list):
+        if len(value) < schema.get("minItems", 0):
+            return bad("expected at least %d items" % schema["minItems"])
+        if "items" in schema:
+            for i, item in enumerate(value):
+                problem = schema_problem(schema["items"], item, "%s/%d" % (path, i))
+                if problem:
+                    return problem
+    if isinstance(value, dict):
+        props = schema.get("properties", {})
+        for name in schema.get("required", []):
+            if name not in value:
+                return "field %s/%s is required" % (path, name)
+        patterns = schema.get("patternProperties", {})
+        for name, item in value.items():
+            sub = "%s/%s" % (path, name)
+            if name in props:
+                problem = schema_problem(props[name], item, sub)
+            else:
+                matching = [s for p, s in patterns.items() if re.search(p, name)]
+                if matching:
+                    problem = schema_problem(matching[0], item, sub)
+                elif schema.get("additionalProperties", True) is False:
+                    problem = "field %s is not allowed, got %s" % (sub, preview(item))
+                else:
+                    problem = None
+            if problem:
+                return problem
+    return None
+
+
+def preview(value, limit=120):
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def is_message_type(name):
+    """Whether `name` is a Wick message type (True for anything when no schemas were found)."""
+    known = schemas()
+    return not known or name in known
+
+
+def message_problem(message):
+    """None when the message is an object with a known "type" that matches its schema."""
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        return "expected a message object with a string \"type\", got %s" % preview(message)
+    known = schemas()
+    if not known:
+        return None
+    schema = known.get(message["type"])
+    if schema is None:
+        return "unknown message type %s" % message["type"]
+    problem = schema_problem(schema, message)
+    return None if problem is None else "%s: %s" % (message["type"], problem)
+
+
+# ---------------------------------------------------------------------------------------------
+# Addresses
+
+def hmac_hex(secret, text):
+    return hmac.new(secret.encode("utf-8"), text.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def parse_address(text):
+    """host:port, [v6]:port or wick://host:port[/...] -> (host, port)."""
+    if text.startswith("wick://"):
+        text = text[len("wick://"):].split("/", 1)[0]
+    m = re.fullmatch(r"\[([0-9A-Fa-f:.]+)\]:(\d{1,5})|([^:/\s\[\]]+):(\d{1,5})", text)
+    if not m or not 1 <= int(m.group(2) or m.group(4)) <= 65535:
+        raise ValueError("expected host:port, got %r" % text)
+    return m.group(1) or m.group(3), int(m.group(2) or m.group(4))
+
+
+def host_port(host, port):
+    return "[%s]:%d" % (host, port) if ":" in host else "%s:%d" % (host, port)
+
+
+def parse_endpoint_uri(uri):
+    """wick://host:port/Name -> ("host:port", "Name")."""
+    m = re.fullmatch(r"wick://([^/]+)/(.+)", uri)
+    if not m:
+        raise ValueError("expected wick://host:port/Name, got %r" % uri)
+    host, port = parse_address(m.group(1))
+    return host_port(host, port), unquote(m.group(2))
+
+
+def endpoint_uri(address, name):
+    return "wick://%s/%s" % (address, quote(name, safe=""))
+
+
+def is_client_address(address):
+    return address.startswith("client-") and ":" not in address
+
+
+# ---------------------------------------------------------------------------------------------
+# Endpoints
+
+class CallContext:
+    """Who sent the message being handled, and (for an ask) what to run after the reply."""
+
+    def __init__(self, env, sender, to, is_ask):
+        self.env = env
+        self.sender = sender  # the sending env's address
+        self.to = to  # the endpoint name it was sent to
+        self.is_ask = is_ask
+        self.after_reply = []
+
+    def later(self, fn):
+        """Runs fn (under the endpoint's lock) once the reply, if any, has been written."""
+        self.after_reply.append(fn)
+
+
+def unsupported(message, ctx):
+    return RpcError(UNSUPPORTED_MESSAGE, "Unsupported message %s from %s"
+                    % (message.get("type"), ctx.sender))
+
+
+class Endpoint:
+    """Override receive (sends), receive_and_reply (asks) and the connection events you need."""
+
+    def receive(self, message, ctx):
+        raise unsupported(message, ctx)
+
+    def receive_and_reply(self, message, ctx):
+        raise unsupported(message, ctx)
+
+    def on_connected(self, address):
+        pass
+
+    def on_disconnected(self, address):
+        pass
+
+
+class EndpointVerifier(Endpoint):
+    def __init__(self, env):
+        self.env = env
+
+    def receive_and_reply(self, message, ctx):
+        if message["type"] != "CheckExistence":
+            raise unsupported(message, ctx)
+        return {"type": "CheckExistenceResponse", "exists": message["name"] in self.env.endpoints}
+
+
+# ---------------------------------------------------------------------------------------------
+# Connections
+
+class _Waiter:
+    def __init__(self):
+        self.event = threading.Event()
+        self.response = None
+        self.error = None
+
+
+class Connection:
+    """One TCP connection with another env, after its handshake used in both directions."""
+
+    def __init__(self, env, sock, outbound, remote):
+        self.env = env
+        self.sock = sock
+        self.outbound = outbound  # True: we dialled it (handshake client)
+        self.remote = remote  # the socket's other end, for logs
+        self.peer = None  # the other env's address, once the handshake is done
+        self.state = "new"  # client: hello-sent, auth-sent; server: hello, auth; then open
+        self.failure = None  # why the handshake failed
+        self.opened = threading.Event()  # set when open, or when the handshake failed
+        self.closed = False
+        self._write_lock = threading.Lock()
+        self._lock = threading.Lock()
+        self._pending = {}
+        self._next_id = 1
+        self._buffer = b""
+        self._skipping = None  # bytes of an over-long frame dropped so far
+        self._nonce = None
+        self._challenge = None
+        self._claimed = None
+        self._hello_id = None
+        self._auth_id = None
+
+    # ---- lifecycle ----
+
+    def start_client(self):
+        self._nonce = secrets.token_hex(16) if self.env.secret else None
+        params = {"version": PROTOCOL_VERSION, "from": self.env.address}
+        if self._nonce:
+            params["nonce"] = self._nonce
+        self.state = "hello-sent"
+        self._hello_id = self._take_id()
+        self._start_reader()
+        self._write({"jsonrpc": "2.0", "id": self._hello_id, "method": "wick.hello",
+                     "params": params})
+
+    def start_server(self):
+        self.state = "hello"
+        self._start_reader()
+        timer = threading.Timer(self.env.connect_timeout, self._handshake_timed_out)
+        timer.daemon = True
+        timer.start()
+
+    def _start_reader(self):
+        threading.Thread(target=self._read_loop, name="wick-rpc-%s" % self.remote,
+                         daemon=True).start()
+
+    def _handshake_timed_out(self):
+        if self.state != "open" and not self.closed:
+            log("WARN", "Connection", "Closing %s: no handshake within %s s"
+                % (self.remote, self.env.connect_timeout))
+            self.close()
+
+    def close(self):
+        """Closes at once; asks waiting on this connection fail with -32011."""
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+    def finish_writing(self):
+        """Half-closes: what was written is delivered, then the other side sees end of stream."""
+        try:
+            self.sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+    def _fail_handshake(self, error):
+        self.failure = error
+        self.opened.set()
+        self.close()
+
+    def _open(self, peer):
+        self.peer = peer
+        self.state = "open"
+        self.env._connection_opened(self)
+        self.opened.set()
+        self.env._notify_connected(self)
+
+    # ---- writing ----
+
+    def _take_id(self):
+        with self._lock:
+            rid = self._next_id
+            self._next_id += 1
+            return rid
+
+    def _write(self, obj):
+        line = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+        data = line.encode("utf-8")
+        if len(data) > self.env.max_frame_bytes:
+            raise RpcError(FRAME_TOO_LARGE, "%s of %d bytes exceeds wick.rpc.message.maxSize (%d bytes)"
+                           % (obj.get("method", "Reply"), len(data), self.env.max_frame_bytes))
+        self.env._trace("->", self, line)
+        with self._write_lock:
+            try:
+                self.sock.sendall(data + b"\n")
+            except OSError as e:
+                raise RpcError(CONNECTION_CLOSED, "Connection to %s closed: %s"
+                               % (self.peer or self.remote, e.strerror or e))
+
+    def _write_quietly(self, obj):
+        try:
+            self._write(obj)
+        except RpcError as e:
+            if e.code == FRAME_TOO_LARGE and "id" in obj and "result" in obj:
+                self._write_quietly({"jsonrpc": "2.0", "id": obj["id"],
+                                     "error": {"code": e.code, "message": e.message}})
+            elif e.code != CONNECTION_CLOSED:
+                log("WARN", "Connection", e.message)
+
+    def _write_error(self, rid, code, message, data=None):
+        error = {"code": code, "message": message}
+        if data is not None:
+            error["data"] = data
+        self._write_quietly({"jsonrpc": "2.0", "id": rid, "error": error})
+
+    def request(self, method, params, timeout):
+        """Sends a request and waits for its response; returns its result or raises RpcError."""
+        if self.closed:
+            raise RpcError(CONNECTION_CLOSED, "Connection to %s closed" % (self.peer or self.remote))
+        rid = self._take_id()
+        waiter = _Waiter()
+        with self._lock:
+            self._pending[rid] = waiter
+        try:
+            self._write({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+            if not waiter.event.wait(timeout):
+                raise RpcError(ASK_TIMEOUT, "Ask %s to %s timed out after %d ms"
+                               % (method, self.peer or self.remote, timeout * 1000))
+        finally:
+            with self._lock:
+                self._pending.pop(rid, None)
+        if waiter.error:
+            raise waiter.error
+        response = waiter.response
+        if "error" in response:
+            e = response["error"]
+            if not isinstance(e, dict) or not isinstance(e.get("code"), int) \
+                    or not isinstance(e.get("message"), str):
+                raise RpcError(INVALID_REQUEST, "Malformed error reply from %s: %s"
+                               % (self.peer, preview(e)))
+            raise RpcError(e["code"], e["message"], e.get("data"))
+        return response.get("result")
+
+    def notify(self, method, params):
+        self._write({"jsonrpc": "2.0", "method": method, "params": params})
+
+    # ---- reading ----
+
+    def _read_loop(self):
+        try:
+            while True:
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    break
+                self._feed(chunk)
+        except OSError:
+            pass
+        finally:
+            self._on_closed()
+
+    def _on_closed(self):
+        self.closed = True
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+        with self._lock:
+            waiting = list(self._pending.values())
+            self._pending.clear()
+        for w in waiting:
+            w.error = RpcError(CONNECTION_CLOSED, "Connection to %s closed"
+                               % (self.peer or self.remote))
+            w.event.set()
+        if self.state != "open" and self.failure is None:
+            self.failure = RpcError(CONNECTION_CLOSED, "%s closed the connection during the "
+                                    "handshake" % self.remote)
+        self.opened.set()
+        self.env._connection_closed(self)
+
+    def _feed(self, chunk):
+        limit = self.env.max_frame_bytes
+        if self._skipping is not None:
+            nl = chunk.find(b"\n")
+            if nl < 0:
+                self._skipping += len(chunk)
+                return
+            self._too_large(self._skipping + nl)
+            chunk = chunk[nl + 1:]
+        self._buffer += chunk
+        while True:
+            nl = self._buffer.find(b"\n")
+            if nl < 0:
+                break
+            line, self._buffer = self._buffer[:nl], self._buffer[nl + 1:]
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            if len(line) > limit:
+                self._too_large(len(line))
+            elif line.strip():
+                self._on_frame(line.decode("utf-8", "replace"))
+            if self.closed:
+                return
+        if len(self._buffer) > limit:
+            self._skipping = len(self._buffer)
+            self._buffer = b""
+
+    def _too_large(self, size):
+        self._skipping = None
+        self._write_error(None, FRAME_TOO_LARGE, "Frame of %d bytes exceeds wick.rpc.message.maxSize"
+                          " (%d bytes)" % (size, self.env.max_frame_bytes))
+
+    def _on_frame(self, text):
+        self.env._trace("<-", self, text)
+        try:
+            msg = json.loads(text, parse_constant=_no_constants)
+        except ValueError as e:
+            self._write_error(None, PARSE_ERROR, "Parse error: %s" % e)
+            return
+        if isinstance(msg, list):
+            self._write_error(None, INVALID_REQUEST, "Invalid Request: batches are not supported; "
+                              "send one JSON-RPC message per line")
+            return
+        if not isinstance(msg, dict):
+            self._write_error(None, INVALID_REQUEST, "Invalid Request: expected a JSON-RPC 2.0 "
+                              "object, got %s" % preview(msg))
+            return
+        rid = msg.get("id")
+        if rid is not None and (isinstance(rid, bool) or not isinstance(rid, (str, int, float))):
+            rid = None
+        if msg.get("jsonrpc") != "2.0":
+            self._write_error(rid, INVALID_REQUEST, "Invalid Request: \"jsonrpc\" must be \"2.0\"")
+            return
+        is_response = "result" in msg or "error" in msg
+        if "method" in msg:
+            if is_response or not isinstance(msg["method"], str) \
+                    or not isinstance(msg.get("params", {}), (dict, list)):
+                self._write_error(rid, INVALID_REQUEST, "Invalid Request: needs a string "
+                                  "\"method\", an optional id and object params")
+                return
+            self._on_request(msg)
+        elif is_response and "id" in msg:
+            self._on_response(msg)
+        else:
+            self._write_error(rid, INVALID_REQUEST, "Invalid Request: neither a request "
+                              "(\"method\") nor a response (\"result\" or \"error\" with \"id\")")
+
+    def _on_response(self, msg):
+        rid = msg["id"]
+        if self.state == "hello-sent" and rid == self._hello_id:
+            self._client_hello_answered(msg)
+            return
+        if self.state == "auth-sent" and rid == self._auth_id:
+            self._client_auth_answered(msg)
+            return
+        if rid is None:  # the other side could not read a frame of ours
+            log("WARN", "Connection", "%s could not read a frame of ours: %s"
+                % (self.peer or self.remote, preview(msg.get("error"))))
+            return
+        with self._lock:
+            waiter = self._pending.get(rid)
+        if waiter is not None:
+            waiter.response = msg
+            waiter.event.set()
+
+    def _on_request(self, msg):
+        method = msg["method"]
+        is_ask = "id" in msg
+        rid = msg.get("id")
+        if self.state == "open":
+            if method == "wick.hello":
+                if is_ask:
+                    self._write_error(rid, INVALID_REQUEST,
+                                      "wick.hello was already received on this connection")
+            elif method == "wick.auth":
+                if is_ask:
+                    self._write_error(rid, INVALID_REQUEST,
+                                      "wick.auth is only accepted right after wick.hello with a nonce")
+            else:
+                self.env._dispatch(self, msg)
+            return
+        if not self.outbound and method == "wick.hello" and is_ask:
+            self._server_hello(rid, msg.get("params"))
+        elif not self.outbound and method == "wick.auth" and is_ask:
+            self._server_auth(rid, msg.get("params"))
+        elif is_ask:
+            self._write_error(rid, HANDSHAKE_REQUIRED, "Send wick.hello before %s" % method)
+
+    # ---- the handshake, client side ----
+
+    def _client_hello_answered(self, msg):
+        if "error" in msg:
+            e = msg["error"] if isinstance(msg["error"], dict) else {}
+            self._fail_handshake(RpcError(e.get("code", INVALID_REQUEST),
+                                          e.get("message", "wick.hello failed")))
+            return
+        result = msg.get("result")
+        ok = isinstance(result, dict) and result.get("version") == PROTOCOL_VERSION \
+            and isinstance(result.get("from"), str) and 1 <= len(result["from"]) <= 300 \
+            and set(result) <= {"version", "from", "challenge", "proof"}
+        if not ok:
+            self._fail_handshake(RpcError(INVALID_REQUEST, "Peer %s answered wick.hello with %s, "
+                                          "which is not a valid HelloResult"
+                                          % (self.remote, preview(result))))
+            return
+        wick, challenge, proof = result["from"], result.get("challenge"), result.get("proof")
+        secret = self.env.secret
+        if not secret:
+            if challenge is not None:
+                self._fail_handshake(RpcError(AUTHENTICATION_FAILED, "Peer %s requires "
+                                              "authentication: set WICK_AUTH_SECRET" % wick))
+            else:
+                self._open(wick)
+            return
+        if challenge is None or proof is None:
+            self._fail_handshake(RpcError(AUTHENTICATION_FAILED, "Peer %s does not authenticate, "
+                                          "but WICK_AUTH_SECRET is set here" % wick))
+            return
+        expected = hmac_hex(secret, "wick-server:%s:%s" % (self._nonce, challenge))
+        if not (isinstance(challenge, str) and HEX_NONCE.fullmatch(challenge)
+                and isinstance(proof, str) and HEX_PROOF.fullmatch(proof)
+                and hmac.compare_digest(proof, expected)):
+            # Hang up without wick.auth: the server does not know our secret.
+            self._fail_handshake(RpcError(AUTHENTICATION_FAILED, "Peer %s failed authentication: "
+                                          "its proof does not match our secret; check that both "
+                                          "sides use the same secret" % wick))
+            return
+        self._claimed = wick
+        self.state = "auth-sent"
+        self._auth_id = self._take_id()
+        client_proof = hmac_hex(secret, "wick-client:%s:%s" % (challenge, self._nonce))
+        self._write_quietly({"jsonrpc": "2.0", "id": self._auth_id, "method": "wick.auth",
+                             "params": {"proof": client_proof}})
+
+    def _client_auth_answered(self, msg):
+        if "error" in msg:
+            e = msg["error"] if isinstance(msg["error"], dict) else {}
+            self._fail_handshake(RpcError(e.get("code", AUTHENTICATION_FAILED),
+                                          e.get("message", "wick.auth failed")))
+        elif msg.get("result") != {"ok": True}:
+            self._fail_handshake(RpcError(INVALID_REQUEST, "Peer %s answered wick.auth with %s"
+                                          % (self._claimed, preview(msg.get("result")))))
+        else:
+            self._open(self._claimed)
+
+    # ---- the handshake, server side ----
+
+    def _refuse(self, rid, code, message, why):
+        """Answers with the error, then ends the connection (half-close now, close in 1 s)."""
+        log("WARN", "Connection", "Refused %s (%s): %s" % (self._claimed, self.remote, why))
+        self._write_error(rid, code, message)
+        self.state = "refused"
+        self.finish_writing()
+        timer = threading.Timer(1.0, self.close)
+        timer.daemon = True
+        timer.start()
+
+    def _server_hello(self, rid, params):
+        if self.state != "hello":
+            self._write_error(rid, INVALID_REQUEST, "wick.hello was already received on this "
+                              "connection")
+            return
+        problem = hello_params_problem(params)
+        if problem:
+            self._write_error(rid, INVALID_PARAMS, "Invalid wick.hello params: %s" % problem)
+            return
+        self._claimed = params["from"]
+        nonce = params.get("nonce")
+        secret = self.env.secret
+        if secret and nonce is None:
+            self._refuse(rid, AUTHENTICATION_FAILED,
+                         "Authentication required: set wick.authenticate=true and the shared "
+                         "secret (wick.authenticate.secret or WICK_AUTH_SECRET)",
+                         "it did not authenticate, and authentication is on here")
+            return
+        if not secret and nonce is not None:
+            self._refuse(rid, AUTHENTICATION_FAILED,
+                         "This RpcEnv does not have wick.authenticate on; turn it on here or off "
+                         "at the peer", "it asked to authenticate, but authentication is off here")
+            return
+        result = {"version": PROTOCOL_VERSION, "from": self.env.address}
+        if not secret:
+            self._write_quietly({"jsonrpc": "2.0", "id": rid, "result": result})
+            self._open(self._claimed)
+            return
+        self._nonce = nonce
+        self._challenge = secrets.token_hex(16)
+        result["challenge"] = self._challenge
+        result["proof"] = hmac_hex(secret, "wick-server:%s:%s" % (nonce, self._challenge))
+        self.state = "auth"
+        self._write_quietly({"jsonrpc": "2.0", "id": rid, "result": result})
+
+    def _server_auth(self, rid, params):
+        if self.state != "auth":
+            self._write_error(rid, INVALID_REQUEST,
+                              "wick.auth is only accepted right after wick.hello with a nonce")
+            return
+        proof = params.get("proof") if isinstance(params, dict) else None
+        expected = hmac_hex(self.env.secret, "wick-client:%s:%s" % (self._challenge, self._nonce))
+        if not (isinstance(params, dict) and set(params) == {"proof"} and isinstance(proof, str)
+                and HEX_PROOF.fullmatch(proof) and hmac.compare_digest(proof, expected)):
+            self._refuse(rid, AUTHENTICATION_FAILED,
+                         "Authentication failed: check that both sides use the same "
+                         "wick.authenticate.secret", "its proof does not match our secret")
+            return
+        self._write_quietly({"jsonrpc": "2.0", "id": rid, "result": {"ok": True}})
+        self._open(self._claimed)
+
+
+def _no_constants(name):
+    raise ValueError("%s is not JSON" % name)
+
+
+def hello_params_problem(params):
+    if not isinstance(params, dict):
+        return "expected an object, got %s" % preview(params)
+    for name in params:
+        if name not in ("version", "from", "nonce"):
+            return "/%s is not allowed" % name
+    if params.get("version") != PROTOCOL_VERSION or isinstance(params.get("version"), bool):
+        return "/version Expected %d" % PROTOCOL_VERSION
+    sender = params.get("from")
+    if not isinstance(sender, str) or not 1 <= len(sender) <= 300:
+        return "/from Expected a string of 1 to 300 characters"
+    nonce = params.get("nonce")
+    if nonce is not None and not (isinstance(nonce, str) and HEX_NONCE.fullmatch(nonce)):
+        return "/nonce Expected 32 to 128 lowercase hex digits"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# The env
+
+class RpcEnv:
+    """A process's node in the RPC network: its address, its endpoints, its connections.
+
+    host=None: client mode, address client-<name>-<12 hex digits>; Wick reaches it only over
+    connections it opened. Otherwise it listens on host:port (port 0: any free port) and its
+    address is host:port.
+    """
+
+    def __init__(self, name="python", host=None, port=0, secret=None, trace=False,
+                 connect_timeout=30.0, ask_timeout=120.0, max_frame_bytes=MAX_FRAME_BYTES):
+        self.secret = secret or None
+        self.trace = trace
+        self.connect_timeout = connect_timeout
+        self.ask_timeout = ask_timeout
+        self.max_frame_bytes = max_frame_bytes
+        self.endpoints = {}
+        self._endpoint_locks = {}
+        self._lock = threading.RLock()
+        self._dial_lock = threading.Lock()
+        self._connections = {}  # peer address -> [open Connection]
+        self._all = set()  # every Connection not yet closed
+        self.stopped = False
+        self.listener = None
+        if host is None:
+            label = re.sub(r"[^A-Za-z0-9_.-]", "", name)[:40] or "env"
+            self.address = "client-%s-%s" % (label, secrets.token_hex(6))
+        else:
+            self.listener = socket.create_server((host, port), family=_family(host))
+            bound = self.listener.getsockname()[1]
+            advertise = socket.gethostname() if host in ("", "0.0.0.0", "::") else host
+            self.address = host_port(advertise, bound)
+            threading.Thread(target=self._accept_loop, name="wick-rpc-accept", daemon=True).start()
+        self.setup_endpoint(VERIFIER, EndpointVerifier(self))
+
+    def setup_endpoint(self, name, endpoint):
+        with self._lock:
+            if name in self.endpoints:
+                raise ValueError("There is already an endpoint called %s" % name)
+            self.endpoints[name] = endpoint
+            # One lock per endpoint object: one message at a time, whatever name it came to.
+            self._endpoint_locks.setdefault(id(endpoint), threading.RLock())
+
+    def endpoint_lock(self, endpoint):
+        return self._endpoint_locks[id(endpoint)]
+
+    # ---- outgoing ----
+
+    def connection_to(self, address):
+        """An open connection with `address`, dialling it if it listens and none is open."""
+        if self.stopped:
+            raise RpcError(RPC_ENV_STOPPED, "RpcEnv stopped")
+        with self._lock:
+            conns = self._connections.get(address)
+            if conns:
+                return conns[0]
+        if is_client_address(address):
+            raise RpcError(CONNECT_FAILED, "No connection to client-mode RpcEnv %s: it can only "
+                           "be reached over a connection it opened, and it has none open now"
+                           % address)
+        with self._dial_lock:
+            with self._lock:
+                conns = self._connections.get(address)
+                if conns:
+                    return conns[0]
+            return self._dial(address)
+
+    def _dial(self, address):
+        try:
+            host, port = parse_address(address)
+        except ValueError as e:
+            raise RpcError(CONNECT_FAILED, "Failed to connect to wick://%s: %s" % (address, e))
+        try:
+            sock = socket.create_connection((host, port), timeout=self.connect_timeout)
+        except OSError as e:
+            raise RpcError(CONNECT_FAILED, "Failed to connect to wick://%s: %s"
+                           % (address, e.strerror or e))
+        sock.settimeout(None)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        conn = Connection(self, sock, True, address)
+        with self._lock:
+            self._all.add(conn)
+        conn.start_client()
+        if not conn.opened.wait(self.connect_timeout):
+            conn.close()
+            raise RpcError(CONNECT_FAILED, "Failed to connect to wick://%s: no handshake within "
+                           "%s s" % (address, self.connect_timeout))
+        if conn.failure is not None:
+            f = conn.failure
+            if f.code == AUTHENTICATION_FAILED:
+                raise f
+            raise RpcError(CONNECT_FAILED, "Failed to connect to wick://%s: %s"
+                           % (address, f.message))
+        return conn
+
+    def envelope(self, to, message):
+        return {"to": to, "from": self.address, "message": message}
+
+    def send(self, address, to, message):
+        """One-way: no reply, ever. Raises RpcError if it cannot be written."""
+        self.connection_to(address).notify(message["type"], self.envelope(to, message))
+
+    def ask(self, address, to, message, timeout=None):
+        """Asks an endpoint of another env; returns its reply message (checked) or raises."""
+        conn = self.connection_to(address)
+        reply = conn.request(message["type"], self.envelope(to, message),
+                             self.ask_timeout if timeout is None else timeout)
+        problem = message_problem(reply)
+        if problem:
+            raise RpcError(INVALID_REPLY, "Invalid reply to %s from %s: %s"
+                           % (message["type"], endpoint_uri(address, to), problem))
+        return reply
+
+    def setup_endpoint_ref(self, address, name, timeout=None):
+        """Connects to `address` and checks through its verifier that `name` exists there."""
+        reply = self.ask(address, VERIFIER, {"type": "CheckExistence", "name": name}, timeout)
+        if reply.get("type") != "CheckExistenceResponse" or reply.get("exists") is not True:
+            raise RpcError(ENDPOINT_NOT_FOUND, "Cannot find endpoint: %s" % endpoint_uri(address, name))
+
+    def is_connected(self, address):
+        with self._lock:
+            return bool(self._connections.get(address))
+
+    # ---- incoming ----
+
+    def _accept_loop(self):
+        while True:
+            try:
+                sock, remote = self.listener.accept()
+            except OSError:
+                return
+            if self.stopped:
+                sock.close()
+                continue
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            conn = Connection(self, sock, False, host_port(remote[0], remote[1]))
+            with self._lock:
+                self._all.add(conn)
+            conn.start_server()
+
+    def _dispatch(self, conn, msg):
+        """Delivers one message to its endpoint, checking it as Wick does, and answers an ask."""
+        method = msg["method"]
+        is_ask = "id" in msg
+        rid = msg.get("id")
+        params = msg.get("params")
+        ctx = None
+        endpoint = None
+        try:
+            if not is_message_type(method):
+                raise RpcError(METHOD_NOT_FOUND, "Method not found: %s is not a Wick message type"
+                               % method)
+            if not isinstance(params, dict) or set(params) != {"to", "from", "message"} \
+                    or not isinstance(params["to"], str) or not 1 <= len(params["to"]) <= 200 \
+                    or not isinstance(params["from"], str) or not isinstance(params["message"], dict):
+                raise RpcError(INVALID_PARAMS, "Invalid params: expected an envelope "
+                               "{to, from, message}")
+            message = params["message"]
+            if message.get("type") != method:
+                raise RpcError(INVALID_PARAMS, "Invalid params: message.type %s differs from "
+                               "method %s" % (preview(message.get("type")), json.dumps(method)))
+            if params["from"] != conn.peer:
+                raise RpcError(INVALID_PARAMS, "Invalid params: \"from\" is %s but this connection "
+                               "belongs to %s" % (json.dumps(params["from"]), conn.peer))
+            problem = message_problem(message)
+            if problem:
+                raise RpcError(INVALID_PARAMS, "Invalid params: %s" % problem)
+            endpoint = self.endpoints.get(params["to"])
+            if endpoint is None:
+                raise RpcError(ENDPOINT_NOT_FOUND, "Cannot find endpoint: %s"
+                               % endpoint_uri(self.address, params["to"]))
+            if self.stopped:
+                raise RpcError(RPC_ENV_STOPPED, "RpcEnv stopped: endpoint %s is stopped"
+                               % params["to"])
+            ctx = CallContext(self, conn.peer, params["to"], is_ask)
+            with self.endpoint_lock(endpoint):
+                if is_ask:
+                    reply = endpoint.receive_and_reply(message, ctx)
+                else:
+                    endpoint.receive(message, ctx)
+            if is_ask:
+                self._check_own_reply(method, reply)
+                conn._write_quietly({"jsonrpc": "2.0", "id": rid, "result": reply})
+        except RpcError as e:
+            if is_ask:
+                conn._write_error(rid, e.code, e.message, e.data)
+            else:
+                log("WARN", "Dispatcher", "Dropped %s from %s: %s" % (method, conn.peer, e.message))
+            return
+        except Exception as e:  # the handler failed
+            stack = traceback.format_exc()
+            if is_ask:
+                conn._write_error(rid, HANDLER_FAILED, str(e) or type(e).__name__,
+                                  {"errorName": type(e).__name__, "remoteStack": stack})
+            else:
+                log("ERROR", "Dispatcher", "Handling %s from %s failed:\n%s"
+                    % (method, conn.peer, stack))
+            return
+        for fn in ctx.after_reply:
+            self._run_guarded(endpoint, fn)
+
+    def _check_own_reply(self, method, reply):
+        problem = message_problem(reply)
+        if problem:
+            raise RpcError(HANDLER_FAILED, "This peer's reply to %s is invalid: %s" % (method, problem))
+
+    def _run_guarded(self, endpoint, fn):
+        try:
+            with self.endpoint_lock(endpoint):
+                fn()
+        except Exception:
+            log("ERROR", "Dispatcher", "An endpoint hook failed:\n%s" % traceback.format_exc())
+
+    def _connection_opened(self, conn):
+        with self._lock:
+            self._connections.setdefault(conn.peer, []).append(conn)
+
+    def _notify_connected(self, conn):
+        with self._lock:
+            if self._connections.get(conn.peer, [None])[0] is not conn:
+                self._drop_duplicate(conn.peer)
+                return  # not the first connection with this peer
+            endpoints = list(dict.fromkeys(self.endpoints.values()))
+        for e in endpoints:
+            self._run_guarded(e, lambda e=e: e.on_connected(conn.peer))
+
+    def _drop_duplicate(self, peer):
+        """Two connections with one peer: both sides keep the one that the env with the smaller
+        address dialled; the other env closes the one it dialled once nothing is in flight."""
+        if self.address < peer:
+            return  # ours is the one to keep
+        with self._lock:
+            conns = list(self._connections.get(peer, []))
+            theirs = [c for c in conns if not c.outbound]
+            ours = [c for c in conns if c.outbound]
+            if theirs:  # use theirs from now on
+                self._connections[peer] = theirs + ours
+        for c in ours if theirs else []:
+            if not c._pending:
+                c.finish_writing()
+
+    def _connection_closed(self, conn):
+        with self._lock:
+            self._all.discard(conn)
+            if conn.peer is None or conn.state != "open":
+                return
+            conns = self._connections.get(conn.peer, [])
+            if conn in conns:
+                conns.remove(conn)
+            if conns:
+                return
+            self._connections.pop(conn.peer, None)
+            endpoints = list(dict.fromkeys(self.endpoints.values()))
+        for e in endpoints:
+            self._run_guarded(e, lambda e=e: e.on_disconnected(conn.peer))
+
+    def _trace(self, arrow, conn, line):
+        if self.trace:
+            label = "" if self.listener is None else "%s " % (conn.peer or conn.remote)
+            with _log_lock:
+                sys.stderr.write("%s %s%s\n" % (arrow, label, line))
+                sys.stderr.flush()
+
+    # ---- stopping ----
+
+    def stop(self, patience=5.0):
+        """Stops listening and closes every connection after what was written is delivered."""
+        if self.stopped:
+            return
+        self.stopped = True
+        if self.listener is not None:
+            try:
+                self.listener.close()
+            except OSError:
+                pass
+        with self._lock:
+            conns = list(self._all)
+        for c in conns:
+            c.finish_writing()
+        deadline = time.monotonic() + patience
+        for c in conns:
+            # The other side closes its end once it has read ours.
+            while not c.closed and time.monotonic() < deadline:
+                time.sleep(0.01)
+            c.close()
+
+
+def _family(host):
+    return socket.AF_INET6 if ":" in host else socket.AF_INET

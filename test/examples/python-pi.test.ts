@@ -1,0 +1,242 @@
+/**
+ * Any language: examples/python/pi_driver.py (a driver written with Python's standard library
+ * only) computes Pi on a real `wick local-cluster`, whose workers launch examples/python/executor.py
+ * as the application's executors. With and without authentication, where the executors get the
+ * secret from their worker's environment. Afterwards nothing is left running: every process of a
+ * run (daemons, driver, executors, their task processes) carries a marker in its environment.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { before, type TestContext, test } from 'node:test';
+import {
+  assertBuilt,
+  killMarked,
+  markedProcesses,
+  repoRoot,
+  startWick,
+  type WickProcess,
+  waitUntilGone,
+} from '../helpers/cli.js';
+
+before(assertBuilt);
+
+const driverScript = join(repoRoot, 'examples', 'python', 'pi_driver.py');
+const executorScript = join(repoRoot, 'examples', 'python', 'executor.py');
+const SECRET = 'python pi secret';
+/** A hang guard only: a run takes a few seconds. */
+const TIMEOUT = { timeout: 120_000 };
+
+interface Cluster {
+  lc: WickProcess;
+  mark: string;
+  workDir: string;
+  url: string;
+}
+
+/** The environment of the test without its WICK_* settings, plus `extra`. */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('WICK_')),
+  );
+  return { ...env, ...extra };
+}
+
+/** `wick local-cluster` with 2 workers of 1 core on free ports; everything killed after. */
+async function startCluster(
+  t: TestContext,
+  conf: string[] = [],
+  env: Record<string, string> = {},
+): Promise<Cluster> {
+  const mark = randomUUID();
+  const workDir = mkdtempSync(join(tmpdir(), 'wick-pypi-'));
+  t.after(async () => {
+    await killMarked(mark);
+    rmSync(workDir, { recursive: true, force: true });
+  });
+  const lc = startWick(
+    [
+      'local-cluster',
+      '--workers',
+      '2',
+      '--cores',
+      '1',
+      '--port',
+      '0',
+      '--webui-port',
+      '0',
+      '--work-dir',
+      workDir,
+      ...conf.flatMap((c) => ['--conf', c]),
+    ],
+    { mark, cwd: workDir, env },
+  );
+  t.after(() => lc.child.stdin?.destroy());
+  const url = await lc.firstLine();
+  return { lc, mark, workDir, url };
+}
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs pi_driver.py to its end, marked as the cluster's processes are. */
+async function runDriver(
+  t: TestContext,
+  c: Cluster,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<Run> {
+  const child = spawn('python3', [driverScript, '--master', c.url, ...args], {
+    cwd: c.workDir,
+    env: cleanEnv({ ...env, WICK_TEST_MARK: c.mark }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (s: string) => {
+    stdout += s;
+  });
+  child.stderr.setEncoding('utf8').on('data', (s: string) => {
+    stderr += s;
+  });
+  const [code, signal] = (await new Promise((resolve) =>
+    child.on('close', (...r) => resolve(r)),
+  )) as [number | null, NodeJS.Signals | null];
+  return { code, signal, stdout, stderr };
+}
+
+interface ExecutorFiles {
+  dir: string;
+  stdout: string;
+  stderr: string;
+}
+
+/** Each executor's directory in the work dir (`<appId>/<execId>/`) and what it wrote. */
+function executorsOf(c: Cluster, appId: string): ExecutorFiles[] {
+  const appDir = join(c.workDir, appId);
+  assert.ok(existsSync(appDir), `no ${appDir}; work dir: ${readdirSync(c.workDir).join(', ')}`);
+  return readdirSync(appDir)
+    .filter((d) => /^\d+$/.test(d))
+    .map((d) => {
+      const dir = join(appDir, d);
+      const read = (f: string) =>
+        existsSync(join(dir, f)) ? readFileSync(join(dir, f), 'utf8') : '';
+      return { dir, stdout: read('stdout'), stderr: read('stderr') };
+    });
+}
+
+function appIdOf(run: Run): string {
+  const m = /Connected to Wick cluster with app ID (app-\S+)/.exec(run.stderr);
+  assert.ok(m, `no app id in the driver's log:\n${run.stderr}`);
+  return m[1] as string;
+}
+
+function assertPi(run: Run): void {
+  assert.equal(run.code, 0, `pi_driver.py failed:\n${run.stderr}`);
+  const m = /^Pi is roughly (\d+\.\d+)$/m.exec(run.stdout);
+  assert.ok(m, `no "Pi is roughly" line in:\n${run.stdout}`);
+  const pi = Number(m[1]);
+  assert.ok(Math.abs(pi - Math.PI) < 0.05, `Pi is roughly ${pi}: too far from π`);
+}
+
+/**
+ * The Python executors ran the job: each was launched with the Python command, and between them
+ * they finished each of the 4 tasks once; those that registered were stopped by the driver. Returns the pids they and their task processes logged.
+ */
+function assertPythonExecutorsRan(c: Cluster, appId: string, auth: 'on' | 'off'): number[] {
+  const executors = executorsOf(c, appId);
+  // One per worker; a third when one came up after the job was done, was refused by the stopping
+  // driver (exit status 1) and replaced by the master before the application ended.
+  assert.ok(executors.length >= 2, `executors: ${executors.map((e) => e.dir).join(', ')}`);
+  for (const e of executors) {
+    assert.ok(
+      e.stderr.startsWith(`Wick Executor Command: "python3" "${executorScript}" "--driver-url"`),
+      e.stderr,
+    );
+  }
+  const all = executors.map((e) => e.stdout).join('\n');
+  const finished = [...all.matchAll(/Finished task (\d+)\.\d+ in stage 0\.0/g)].map((m) =>
+    Number(m[1]),
+  );
+  assert.deepEqual(finished.sort(), [0, 1, 2, 3], all);
+  const registered = executors.filter((e) => e.stdout.includes('Registered with driver'));
+  assert.ok(registered.length >= 1, all);
+  for (const e of registered) {
+    assert.match(
+      e.stdout,
+      new RegExp(
+        `Python executor \\d+ of ${appId} \\(pid \\d+, 1 core\\(s\\), authentication ${auth}\\)`,
+      ),
+    );
+    // Stopped by the driver (StopExecutor), not killed.
+    assert.match(e.stdout, /Driver commanded a shutdown\n.*Exiting with status 0\n$/, e.stdout);
+  }
+  const pids = [...all.matchAll(/\(pid (\d+)/g)].map((m) => Number(m[1]));
+  assert.ok(pids.length >= 2, `an executor and a task process at least:\n${all}`);
+  return pids;
+}
+
+/** SIGTERM to local-cluster; then neither its processes nor the Python ones may be left. */
+async function stopAndAssertNothingLeft(c: Cluster, pythonPids: number[]): Promise<void> {
+  c.lc.child.kill('SIGTERM');
+  assert.deepEqual(await c.lc.exited, { code: 0, signal: null }, c.lc.stderr());
+  assert.deepEqual(await waitUntilGone(pythonPids), [], 'Python processes left running');
+  assert.deepEqual(markedProcesses(c.mark), [], 'processes of the run left running');
+}
+
+test('a Python driver and Python executors compute Pi on a local cluster', TIMEOUT, async (t) => {
+  const c = await startCluster(t);
+  const run = await runDriver(t, c, ['--slices', '4']);
+  assertPi(run);
+  const appId = appIdOf(run);
+  assert.match(run.stderr, /Registered executor wick:\/\/client-pyExecutor-[0-9a-f]{12}\/Executor/);
+  assert.match(run.stderr, new RegExp(`Stopped application ${appId}`));
+  const pids = assertPythonExecutorsRan(c, appId, 'off');
+  await stopAndAssertNothingLeft(c, pids);
+});
+
+test(
+  "with authentication: the driver has WICK_AUTH_SECRET, the executors get it from their worker's environment",
+  TIMEOUT,
+  async (t) => {
+    const c = await startCluster(
+      t,
+      ['wick.authenticate=true', `wick.authenticate.secret=${SECRET}`],
+      { WICK_AUTH_SECRET: SECRET },
+    );
+    const run = await runDriver(t, c, ['--slices', '4'], { WICK_AUTH_SECRET: SECRET });
+    assertPi(run);
+    assert.match(run.stderr, /Listening on 127\.0\.0\.1:\d+ \(authentication on\)/);
+    const pids = assertPythonExecutorsRan(c, appIdOf(run), 'on');
+    await stopAndAssertNothingLeft(c, pids);
+  },
+);
+
+test(
+  'a Python driver without the secret is refused by a cluster that authenticates',
+  TIMEOUT,
+  async (t) => {
+    const c = await startCluster(t, [
+      'wick.authenticate=true',
+      `wick.authenticate.secret=${SECRET}`,
+    ]);
+    const run = await runDriver(t, c, ['--slices', '1']);
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(
+      run.stderr,
+      /^error: Cannot reach a master\. Tried:\n {2}wick:\/\/127\.0\.0\.1:\d+: Authentication required/m,
+    );
+    assert.equal(run.stdout, '');
+    await stopAndAssertNothingLeft(c, []);
+  },
+);

@@ -1,0 +1,212 @@
+/**
+ * The dashboard in a real browser (Debian's Chromium, driven by playwright-core) against a live
+ * cluster of real processes with authentication on: workers appear, an application shows up and
+ * finishes live, an executor's log follows as it is written, and a kill (with the secret) works;
+ * on the master's port and on a worker's. Nothing is timed: each step waits for what the page
+ * shows, and the test's timeout ends a wait that never succeeds. Screenshots (light and dark)
+ * are saved under test-output/screenshots/.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { type TestContext, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { startMaster, startWorker } from '../helpers/cluster.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = join(ROOT, 'test-output', 'screenshots');
+const SECRET = 'dashboard-test-secret';
+const AUTH_CONF = { 'wick.authenticate': true };
+const AUTH_ENV = { WICK_AUTH_SECRET: SECRET };
+
+async function browser(t: TestContext): Promise<BrowserContext> {
+  const profile = mkdtempSync(join(tmpdir(), 'wick-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+    viewport: { width: 1280, height: 900 },
+  });
+  t.after(async () => {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  });
+  return context;
+}
+
+/** A page that records what the browser reports against the CSP and any script error. */
+async function openPage(context: BrowserContext): Promise<{ page: Page; problems: string[] }> {
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(60_000);
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' || /Content Security Policy/i.test(m.text())) problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(e.message));
+  return { page, problems };
+}
+
+/** `wick submit` of the stdin-driven test application; resolves once it printed "ready". */
+async function submitApp(t: TestContext, masterUrl: string, name: string): Promise<{ child: ChildProcess; say(line: string): void; lines: string[] }> {
+  const child = spawn(
+    process.execPath,
+    [
+      join(ROOT, 'bin', 'wick.js'),
+      'submit',
+      '--master',
+      masterUrl,
+      '--name',
+      name,
+      '--total-executor-cores',
+      '1',
+      '--executor-memory',
+      '256m',
+      '--conf',
+      'wick.authenticate=true',
+      join(ROOT, 'test', 'webview', 'fixtures', 'dashboardApp.ts'),
+    ],
+    { cwd: ROOT, env: { ...process.env, ...AUTH_ENV, WICK_MASTER: undefined }, stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (d) => {
+    stderr += d;
+  });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  t.after(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  });
+  const lines: string[] = [];
+  const rl = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  await new Promise<void>((resolve, reject) => {
+    rl.on('line', (l) => {
+      lines.push(l);
+      if (l === 'ready') resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before it was ready:\n${stderr}`)));
+  });
+  return { child, say: (line) => child.stdin?.write(`${line}\n`), lines };
+}
+
+/** The table rows of `scope` that contain every one of `texts`. */
+function row(scope: Locator, ...texts: string[]): Locator {
+  let rows = scope.locator('tbody tr');
+  for (const text of texts) rows = rows.filter({ hasText: text });
+  return rows;
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+test('the dashboard shows a live cluster: workers, an app that runs and finishes, a followed log, a kill', { timeout: 120_000 }, async (t) => {
+  if (!existsSync(CHROMIUM)) {
+    if (process.env.CI) assert.fail(`${CHROMIUM} is missing: .ci/run installs Debian's chromium`);
+    t.skip(`${CHROMIUM} is missing: install it with \`apt-get install -y chromium\` to run the browser tests`);
+    return;
+  }
+  mkdirSync(SHOTS, { recursive: true });
+  const master = await startMaster(t, { conf: AUTH_CONF, env: AUTH_ENV });
+  const context = await browser(t);
+  const { page, problems } = await openPage(context);
+  const started = Date.now();
+  await page.goto(master.webUiUrl);
+  await page.getByRole('heading', { level: 1, name: `Wick Master at ${master.url}` }).waitFor();
+  const loadMs = Date.now() - started;
+  await page.getByText('No workers have registered.').waitFor();
+
+  // Workers appear as they register.
+  const workers = await Promise.all([
+    startWorker(t, master.url, { cores: 1, memory: '1g', conf: AUTH_CONF, env: AUTH_ENV }),
+    startWorker(t, master.url, { cores: 1, memory: '1g', conf: AUTH_CONF, env: AUTH_ENV }),
+  ]);
+  const workersTable = page.getByRole('region', { name: /^Workers/ }).getByRole('table');
+  for (const w of workers) await workersTable.getByRole('link', { name: w.workerId }).waitFor();
+  await page.getByText('2 Used of 2 Total').or(page.getByText('0 Used of 2 Total')).first().waitFor();
+  await shot(page, 'overview-light');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await shot(page, 'overview-dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+
+  // An application shows up live, running.
+  const app = await submitApp(t, master.url, 'Dashboard follow app');
+  const running = page.getByRole('region', { name: /^Running Applications/ });
+  const appLink = running.getByRole('link', { name: /^app-/ });
+  await appLink.waitFor();
+  const appId = (await appLink.textContent())?.trim() as string;
+  await row(running, appId, 'Dashboard follow app', 'RUNNING').waitFor();
+  await page.getByText('1 Used of 2 Total').waitFor();
+
+  // Its page lists its executor, with links to its logs.
+  await appLink.click();
+  await page.getByRole('heading', { level: 1, name: 'Application: Dashboard follow app' }).waitFor();
+  const executors = page.getByRole('region', { name: /^Executors/ });
+  await row(executors, 'RUNNING').waitFor();
+  await shot(page, 'application-light');
+
+  // The executor's stdout, followed: a job run now prints a line that appears without a reload.
+  await executors.getByRole('link', { name: 'stdout of executor 0' }).click();
+  await page.getByRole('heading', { level: 1, name: `stdout of executor 0 of ${appId}` }).waitFor();
+  await page.getByText('Following', { exact: true }).waitFor();
+  const log = page.locator('pre.log');
+  app.say('job 7');
+  await page.locator('pre.log', { hasText: 'dashboard-marker 7' }).waitFor();
+  app.say('job 8');
+  await page.locator('pre.log', { hasText: 'dashboard-marker 8' }).waitFor();
+  assert.match((await page.getByTestId('log-range').textContent()) ?? '', /^Bytes 0-\d+ of \d+$/);
+  assert.ok(await log.isVisible());
+  await shot(page, 'log-follow-light');
+
+  // It finishes live: back on the overview it moves to the completed applications.
+  await page.getByRole('link', { name: 'Overview' }).click();
+  app.say('stop');
+  const completed = page.getByRole('region', { name: /^Completed Applications/ });
+  await row(completed, appId, 'FINISHED').waitFor();
+
+  // A kill: the dialog asks for the secret; a wrong one is refused, the right one kills.
+  const victim = await submitApp(t, master.url, 'Dashboard kill app');
+  const victimRow = row(running, 'Dashboard kill app', 'RUNNING');
+  await victimRow.waitFor();
+  await victimRow.getByRole('button', { name: /^Kill application app-/ }).click();
+  const dialog = page.getByRole('dialog', { name: /^Kill application app-/ });
+  await dialog.waitFor();
+  const secret = dialog.locator('vscode-textfield input');
+  await secret.fill('not the secret');
+  await dialog.getByRole('button', { name: 'Kill application' }).click();
+  await dialog.getByRole('alert').filter({ hasText: /secret/ }).waitFor();
+  await secret.fill(SECRET);
+  await shot(page, 'kill-dialog-light');
+  await dialog.getByRole('button', { name: 'Kill application' }).click();
+  await dialog.waitFor({ state: 'hidden' });
+  await row(completed, 'Dashboard kill app', 'KILLED').waitFor();
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await shot(page, 'overview-after-kill-dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+  victim.child.kill('SIGKILL');
+
+  // A worker's own port serves its page, with the finished executors and their logs.
+  const [w1] = workers;
+  const json = (await (await fetch(`${master.webUiUrl}/json`)).json()) as { workers: { id: string; webuiaddress: string }[] };
+  const ui = json.workers.find((w) => w.id === w1?.workerId)?.webuiaddress as string;
+  await page.goto(ui);
+  await page.getByRole('heading', { level: 1, name: `Worker ${w1?.workerId}` }).waitFor();
+  await row(page.getByRole('region', { name: /^Finished Executors/ }), 'app-').first().waitFor();
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await shot(page, 'worker-dark');
+
+  assert.deepEqual(problems, [], 'the page reported errors (a CSP violation?)');
+  t.diagnostic(`dashboard first view in ${loadMs} ms; screenshots in ${SHOTS}`);
+});

@@ -1,0 +1,226 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { DataSource } from '../data/DataSource.js';
+import type { DashboardStore, StoreState } from '../data/store.js';
+import type { DashboardConfig } from '../protocol.js';
+import { href, parseRoute, type Route } from '../router.js';
+import { AppPage } from './AppPage.js';
+import { DashboardCtx, type DashboardContext } from './context.js';
+import { LogViewer, logTitle } from './LogViewer.js';
+import { AppsSections, DriversSections, Overview, WorkersSection } from './Overview.js';
+import { WorkerPage } from './WorkerPage.js';
+
+/**
+ * The dashboard: a header with the navigation, one view per hash route, and a polite live region.
+ * On a route change the focus moves to the new view's heading, as a screen reader user expects
+ * after following a link.
+ */
+export function App({
+  store,
+  source,
+  config,
+}: {
+  store: DashboardStore;
+  source: DataSource;
+  config: DashboardConfig;
+}) {
+  const state = useStore(store);
+  const route = useHashRoute();
+  const now = useClock();
+  const [message, setMessage] = useState('');
+  const heading = useRef<HTMLHeadingElement>(null);
+  const first = useRef(true);
+
+  useEffect(() => store.connect(source), [store, source]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on each route change
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    heading.current?.focus();
+  }, [route]);
+
+  const announce = useCallback((m: string) => setMessage(m), []);
+  const ctx: DashboardContext = useMemo(
+    () => ({ source, capabilities: state.capabilities, config, now, announce }),
+    [source, state.capabilities, config, now, announce],
+  );
+  const { title, body } = view(route, state, config);
+  useEffect(() => {
+    document.title = `${title} · Wick`;
+  }, [title]);
+
+  return (
+    <DashboardCtx.Provider value={ctx}>
+      <a
+        class="skip-link"
+        href="#/"
+        onClick={(e) => {
+          e.preventDefault();
+          heading.current?.focus();
+        }}
+      >
+        Skip to content
+      </a>
+      <header class="topbar">
+        <span class="brand" aria-hidden="true">
+          Wick
+        </span>
+        <nav aria-label="Dashboard">
+          <ul>
+            {(config.mode === 'master'
+              ? ([
+                  ['overview', 'Overview'],
+                  ['workers', 'Workers'],
+                  ['apps', 'Applications'],
+                  ['drivers', 'Drivers'],
+                ] as const)
+              : ([['overview', 'Worker']] as const)
+            ).map(([name, label]) => (
+              <li key={name}>
+                <a href={href({ name })} aria-current={route.name === name ? 'page' : undefined}>
+                  {label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <span class={`conn ${state.connected ? 'conn-up' : 'conn-down'}`} role="status">
+          {state.connected ? 'Live' : (state.connectionMessage ?? 'Connecting…')}
+        </span>
+      </header>
+      <main id="main">
+        <h1 ref={heading} tabIndex={-1}>
+          {title}
+        </h1>
+        {body}
+      </main>
+      <div class="sr-only" aria-live="polite" role="status">
+        {message}
+      </div>
+    </DashboardCtx.Provider>
+  );
+}
+
+function view(
+  route: Route,
+  state: StoreState,
+  config: DashboardConfig,
+): { title: string; body: ComponentChildren } {
+  if (route.name === 'log') {
+    const { appId } = route.source;
+    return {
+      title: logTitle(route.source),
+      body: (
+        <>
+          {config.mode === 'master' && appId !== undefined && (
+            <p class="crumbs">
+              <a href={href({ name: 'app', id: appId })}>Back to application {appId}</a>
+            </p>
+          )}
+          {config.mode === 'worker' && (
+            <p class="crumbs">
+              <a href="#/">Back to the worker</a>
+            </p>
+          )}
+          <LogViewer source={route.source} />
+        </>
+      ),
+    };
+  }
+  if (config.mode === 'worker') {
+    if (route.name === 'overview' || (route.name === 'worker' && route.id === config.workerId)) {
+      return {
+        title: `Worker ${config.workerId ?? ''}`.trim(),
+        body: <WorkerPage workerId={undefined} summary={undefined} version={state.workerVersion} />,
+      };
+    }
+    return notFound(route);
+  }
+  const m = state.master;
+  if (!m) return { title: 'Connecting to the master…', body: <vscode-progress-ring aria-label="Loading" /> };
+  switch (route.name) {
+    case 'overview':
+      return { title: `Wick Master at ${m.url}`, body: <Overview state={m} utilization={state.utilization} /> };
+    case 'workers':
+      return { title: 'Workers', body: <WorkersSection state={m} /> };
+    case 'apps':
+      return { title: 'Applications', body: <AppsSections state={m} /> };
+    case 'drivers':
+      return { title: 'Drivers', body: <DriversSections state={m} /> };
+    case 'app': {
+      const app = [...m.activeApps, ...m.completedApps].find((a) => a.id === route.id);
+      return app
+        ? { title: `Application: ${app.name}`, body: <AppPage app={app} /> }
+        : { title: 'Unknown application', body: <p>No application {route.id} is known to this master.</p> };
+    }
+    case 'worker': {
+      const w = m.workers.find((x) => x.id === route.id);
+      return w
+        ? { title: `Worker ${w.id}`, body: <WorkerPage workerId={w.id} summary={w} version={w} /> }
+        : { title: 'Unknown worker', body: <p>No worker {route.id} is known to this master.</p> };
+    }
+    case 'notFound':
+      return notFound(route);
+  }
+}
+
+function notFound(route: Route): { title: string; body: ComponentChildren } {
+  return {
+    title: 'Not found',
+    body: (
+      <p>
+        Nothing is at {route.name === 'notFound' ? route.hash : route.name}. <a href="#/">Back to the overview</a>
+      </p>
+    ),
+  };
+}
+
+function useStore(store: DashboardStore): StoreState {
+  const [state, setState] = useState(store.state);
+  useEffect(() => {
+    setState(store.state);
+    return store.subscribe(() => setState(store.state));
+  }, [store]);
+  return state;
+}
+
+function useHashRoute(): Route {
+  const [route, setRoute] = useState(() => parseRoute(location.hash));
+  useEffect(() => {
+    const on = () => setRoute(parseRoute(location.hash));
+    addEventListener('hashchange', on);
+    return () => removeEventListener('hashchange', on);
+  }, []);
+  return route;
+}
+
+/**
+ * The display clock: durations of running applications and the chart's window move with it. It
+ * fetches nothing (every datum is pushed); it only re-renders, once a second, while the page is
+ * visible.
+ */
+function useClock(): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    let timer: ReturnType<typeof setInterval> | undefined;
+    const sync = () => {
+      if (timer !== undefined) clearInterval(timer);
+      timer = undefined;
+      if (document.visibilityState === 'visible') {
+        setNow(Date.now());
+        timer = setInterval(() => setNow(Date.now()), 1000);
+      }
+    };
+    sync();
+    document.addEventListener('visibilitychange', sync);
+    return () => {
+      document.removeEventListener('visibilitychange', sync);
+      if (timer !== undefined) clearInterval(timer);
+    };
+  }, []);
+  return now;
+}

@@ -1,0 +1,88 @@
+import { applyEvent } from '../../backend/client/applyEvent.js';
+import { UtilizationHistory } from '../../backend/http/utilization.js';
+import type {
+  Capabilities,
+  DashboardSnapshot,
+  MasterState,
+  MasterStateChange,
+  UtilizationSample,
+} from '../protocol.js';
+import type { DataSource } from './DataSource.js';
+
+export interface StoreState {
+  master: MasterState | undefined;
+  utilization: UtilizationSample[];
+  capabilities: Capabilities;
+  connected: boolean;
+  connectionMessage: string | undefined;
+  /** Bumped whenever a worker-mode page should re-read its worker's state. */
+  workerVersion: number;
+}
+
+/**
+ * The page's copy of the master's state: a snapshot, then each pushed change applied in order
+ * (the same applyEvent as the CLI's mirror), plus the chart's samples, taken on change.
+ */
+export class DashboardStore {
+  private current: StoreState = {
+    master: undefined,
+    utilization: [],
+    capabilities: { killEnabled: false, killNeedsSecret: false },
+    connected: false,
+    connectionMessage: undefined,
+    workerVersion: 0,
+  };
+  private readonly history = new UtilizationHistory();
+  private readonly listeners = new Set<() => void>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  get state(): StoreState {
+    return this.current;
+  }
+
+  /** Connects the store to a data source; returns a function that disconnects it. */
+  connect(source: DataSource): () => void {
+    return source.subscribe({
+      snapshot: (s) => this.snapshot(s),
+      change: (e) => this.change(e),
+      workerChanged: () => this.set({ workerVersion: this.current.workerVersion + 1 }),
+      connection: (connected, message) => this.set({ connected, connectionMessage: message }),
+    });
+  }
+
+  snapshot(s: DashboardSnapshot): void {
+    this.history.replace(s.utilization);
+    this.history.record(s.state, this.now());
+    this.set({
+      master: s.state,
+      capabilities: s.capabilities,
+      utilization: [...this.history.samples],
+      connected: true,
+      connectionMessage: undefined,
+    });
+  }
+
+  change(e: MasterStateChange): void {
+    const master = this.current.master;
+    if (!master || e.seq <= master.seq) return;
+    // A new object each time, so that components comparing by identity see the change.
+    const next = structuredClone(master);
+    applyEvent(next, e);
+    const sampled = this.history.record(next, this.now());
+    this.set({
+      master: next,
+      ...(sampled ? { utilization: [...this.history.samples] } : {}),
+    });
+  }
+
+  subscribe(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  private set(patch: Partial<StoreState>): void {
+    this.current = { ...this.current, ...patch };
+    for (const fn of [...this.listeners]) fn();
+  }
+}

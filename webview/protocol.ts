@@ -1,0 +1,147 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { UtilizationSample } from '../backend/http/utilization.js';
+import type { MessageOf } from '../backend/protocol/registry.js';
+import type { MasterStateEvent, MasterStateResponse } from '../backend/protocol/state.js';
+import type { WorkerStateResponse } from '../backend/protocol/worker.js';
+
+/**
+ * The dashboard's boundary, shared by the webview and the two hosts that feed it: the master's or
+ * a worker's web UI (over HTTP and Server-Sent Events) and the VS Code extension (over
+ * postMessage). The webview imports this file for its types only, so the schemas below never
+ * reach the browser bundle; the extension validates what a panel sends with them, because a
+ * panel's script is the less trusted side.
+ */
+
+export type MasterState = MessageOf<typeof MasterStateResponse>;
+export type MasterStateChange = MessageOf<typeof MasterStateEvent>;
+export type WorkerState = MessageOf<typeof WorkerStateResponse>;
+export type { UtilizationSample };
+
+/** What the host lets the page do. */
+export interface Capabilities {
+  /** wick.ui.killEnabled */
+  killEnabled: boolean;
+  /** wick.authenticate is on: a kill must carry the secret. */
+  killNeedsSecret: boolean;
+}
+
+/** The master's state when the page connects, with the chart's history. */
+export interface DashboardSnapshot {
+  state: MasterState;
+  utilization: UtilizationSample[];
+  capabilities: Capabilities;
+}
+
+/** Which page set the host serves: a master's whole cluster, or one worker. */
+export type DashboardMode = 'master' | 'worker';
+
+/** The configuration a host embeds in the page (a JSON data block, never a script). */
+export interface DashboardConfig {
+  mode: DashboardMode;
+  host: 'web' | 'vscode';
+  /** In worker mode: the worker's id. */
+  workerId?: string;
+}
+
+export const LogSource = Type.Object(
+  {
+    appId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    executorId: Type.Optional(Type.Integer({ minimum: 0 })),
+    driverId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    logType: Type.Union([Type.Literal('stdout'), Type.Literal('stderr')]),
+  },
+  { additionalProperties: false },
+);
+/** An executor's log (appId + executorId) or a driver's (driverId), as Spark's log page names it. */
+export type LogSource = Static<typeof LogSource>;
+
+/** Bytes of a log, as Spark's log page pages it: offset and length in bytes, base64 on the wire. */
+export interface LogRange {
+  offset: number;
+  length: number;
+  totalSize: number;
+  data: string;
+}
+
+export const KillTarget = Type.Union([
+  Type.Object(
+    { kind: Type.Literal('app'), id: Type.String({ minLength: 1, maxLength: 200 }) },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    { kind: Type.Literal('driver'), id: Type.String({ minLength: 1, maxLength: 200 }) },
+    { additionalProperties: false },
+  ),
+]);
+export type KillTarget = Static<typeof KillTarget>;
+
+export interface KillResult {
+  success: boolean;
+  message: string;
+}
+
+// Panel → Extension
+
+const RequestId = Type.Integer({ minimum: 0 });
+const FollowId = Type.String({ minLength: 1, maxLength: 100 });
+
+export const PanelToExtension = Type.Union([
+  /** The page has loaded: send the snapshot, then every change. */
+  Type.Object({ type: Type.Literal('ready') }, { additionalProperties: false }),
+  /** Read a byte range of a log; without offset, its last `length` bytes. */
+  Type.Object(
+    {
+      type: Type.Literal('requestLogRange'),
+      requestId: RequestId,
+      source: LogSource,
+      offset: Type.Optional(Type.Integer({ minimum: 0 })),
+      length: Type.Integer({ minimum: 0, maximum: 16 * 1024 * 1024 }),
+    },
+    { additionalProperties: false },
+  ),
+  /** Push a log's bytes from offset on as they are written (logChunk … logFollowEnded). */
+  Type.Object(
+    {
+      type: Type.Literal('followLog'),
+      followId: FollowId,
+      source: LogSource,
+      offset: Type.Integer({ minimum: 0 }),
+    },
+    { additionalProperties: false },
+  ),
+  /** Stop a follow; the panel sends it when the log view closes. */
+  Type.Object(
+    { type: Type.Literal('stopFollowLog'), followId: FollowId },
+    { additionalProperties: false },
+  ),
+  /** Kill an application or a driver (the extension asks the user, and checks killEnabled). */
+  Type.Object(
+    { type: Type.Literal('kill'), requestId: RequestId, target: KillTarget },
+    { additionalProperties: false },
+  ),
+  /** Ask one worker's own state (its runners, finished ones included). */
+  Type.Object(
+    {
+      type: Type.Literal('requestWorkerState'),
+      requestId: RequestId,
+      workerId: Type.String({ minLength: 1, maxLength: 200 }),
+    },
+    { additionalProperties: false },
+  ),
+]);
+export type PanelToExtension = Static<typeof PanelToExtension>;
+
+// Extension → Panel
+
+export type ExtensionToPanel =
+  /** The state now; sent after `ready` and after every reconnection. */
+  | { type: 'snapshot'; snapshot: DashboardSnapshot }
+  /** A change after the snapshot, in seq order. */
+  | { type: 'stateChanged'; event: MasterStateChange }
+  /** The connection to the master was lost or came back. */
+  | { type: 'connection'; connected: boolean; message?: string }
+  | { type: 'logRange'; requestId: number; range?: LogRange; error?: string }
+  | { type: 'logChunk'; followId: string; offset: number; data: string }
+  | { type: 'logFollowEnded'; followId: string; totalSize: number; reason: string }
+  | { type: 'killResult'; requestId: number; result: KillResult }
+  | { type: 'workerState'; requestId: number; state?: WorkerState; error?: string };
