@@ -29,6 +29,8 @@
  * Writes bench/results/launch.json. Goal: ratios.launchVsSpawn (p50 ÷ p50) ≤ 1.3.
  *
  *   npm run bench -- launch [--launches 40] [--warmup 5] [--profile DIR]
+ *
+ * --profile DIR writes a CPU profile (node:inspector) of the worker over the measured launches.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -37,8 +39,10 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { execa } from 'execa';
 import { setLogLevel } from '../backend/util/log.js';
+import { Control } from './lib/control.js';
 import { MockMaster } from './lib/mockMaster.js';
-import { liveCount, startServer, stopAll } from './lib/process.js';
+import { liveCount, type ServerProcess, startServer, stopAll } from './lib/process.js';
+import { machineLoad } from './lib/procStat.js';
 import { writeResults } from './lib/results.js';
 import { median, percentile, round } from './lib/stats.js';
 import { fmt, printTable } from './lib/table.js';
@@ -90,19 +94,18 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'wick-bench-launch-'));
   const master = await MockMaster.start();
   try {
-    const profile = opts.profile
-      ? ['--cpu-prof', '--cpu-prof-dir', resolve(opts.profile)]
-      : ([] as string[]);
     const worker = await startServer<{ address: string; pid: number }>(
       'bench/lib/workerServer.ts',
-      { args: [master.address, dir], env: { WICK_LOG_LEVEL: 'WARN' }, execArgv: profile },
+      { args: [master.address, dir], env: { WICK_LOG_LEVEL: 'WARN' } },
     );
+    const workerControl = new Control(worker as ServerProcess<unknown>, 'worker');
+    const profileDir = opts.profile ? resolve(opts.profile) : undefined;
     await master.worker();
     const workDir = join(dir, 'work');
     const bareDir = join(dir, 'bare');
     mkdirSync(bareDir);
     console.log(
-      `launch: LaunchExecutor → running through a Worker (pid ${worker.pid}) vs child_process.spawn, ${launches} each after ${warmup} warm-up, alternating`,
+      `launch: LaunchExecutor → running through a Worker (pid ${worker.pid}) vs child_process.spawn, ${launches} each after ${warmup} warm-up, alternating (${machineLoad()})`,
     );
 
     let execId = 0;
@@ -174,6 +177,10 @@ async function main(): Promise<void> {
       await bareExeca();
     }
 
+    if (profileDir) {
+      mkdirSync(profileDir, { recursive: true });
+      await workerControl.request({ cmd: 'profile-start' });
+    }
     const samples: Sample[] = [];
     for (let i = 0; i < launches; i++) {
       // Rotate the order, so that none of the three always follows another.
@@ -194,6 +201,11 @@ async function main(): Promise<void> {
       for (let k = 0; k < steps.length; k++)
         await (steps[(i + k) % steps.length] as () => Promise<void>)();
       samples.push(s as Sample);
+    }
+    if (profileDir) {
+      const f = join(profileDir, 'worker-launch.cpuprofile');
+      await workerControl.request({ cmd: 'profile-stop', file: f });
+      console.log(`  profile of the worker: ${f}`);
     }
 
     const sorted = (f: (s: Sample) => number) => samples.map(f).sort((a, b) => a - b);
@@ -260,7 +272,9 @@ async function main(): Promise<void> {
         ],
       ],
     );
-    console.log(`(median paired difference, Wick − spawn: ${fmt(extra, 2)} ms)`);
+    console.log(
+      `(median paired difference, Wick − spawn: ${fmt(extra, 2)} ms; at the end: ${machineLoad()})`,
+    );
     console.log(`\nWrote ${file}`);
   } finally {
     await stopAll();

@@ -17,9 +17,10 @@
  *     what it wrote. lostBytes = bytes written − bytes received intact, in all runs together.
  *   - lagP99Ms: for each block, the time its last byte reaches the follower minus its trailer's
  *     time (both performance.timeOrigin + performance.now(), one clock on one machine), p99 over
- *     the blocks of a run with the writer paced at --rate MB/s (default 100: half the goal's
- *     throughput, as a busy executor's log, not a flood). Unpaced, the writer outruns any follower
- *     and the lag is just the backlog; that figure is shown for context.
+ *     the blocks of a run with the writer paced at the first of --rates MB/s (default 20: a very
+ *     chatty executor, well within what can be followed, so the figure is latency, not backlog).
+ *     The other rates (default 100) show where lag turns into backlog; unpaced, the writer outruns
+ *     any follower and the lag is just the backlog. Both are shown for context.
  *   - baseline: the same 200 MB file copied with a read stream piped to a write stream (data
  *     through JavaScript, like the follower's), and with fs.copyFile (in the kernel) for context.
  *     ratios.followVsCopy = mbPerSecond ÷ stream-copy MB/s.
@@ -27,7 +28,7 @@
  * Each run launches a new writer; figures are medians over --runs (default 3), lostBytes the sum.
  * Writes bench/results/logs.json. Goals: ≥ 200 MB/s, 0 bytes lost, lag p99 ≤ 20 ms.
  *
- *   npm run bench -- logs [--mb 200] [--block-kib 64] [--rate 100] [--runs 3] [--profile DIR]
+ *   npm run bench -- logs [--mb 200] [--block-kib 64] [--rates 20,100] [--runs 3] [--profile DIR]
  *
  * --profile DIR writes CPU profiles (node:inspector) of the worker and of this process (the
  * follower) over each unpaced run into DIR; the profiler's cost shows in those runs' figures.
@@ -53,11 +54,11 @@ import type { WireMessage } from '../backend/protocol/registry.js';
 import { FollowLog, LogFollowStarted } from '../backend/protocol/worker.js';
 import { RpcEndpoint, RpcEnv } from '../backend/rpc/index.js';
 import { setLogLevel } from '../backend/util/log.js';
-import { MockMaster } from './lib/mockMaster.js';
 import { Control } from './lib/control.js';
+import { MockMaster } from './lib/mockMaster.js';
 import { liveCount, type ServerProcess, startServer, stopAll } from './lib/process.js';
+import { cpuSeconds, machineLoad } from './lib/procStat.js';
 import { profilingCommand } from './lib/profiling.js';
-import { cpuSeconds } from './lib/procStat.js';
 import { writeResults } from './lib/results.js';
 import { median, percentile, round } from './lib/stats.js';
 import { fmt, printTable } from './lib/table.js';
@@ -73,7 +74,7 @@ const { values: opts } = parseArgs({
   options: {
     mb: { type: 'string', default: '200' },
     'block-kib': { type: 'string', default: '64' },
-    rate: { type: 'string', default: '100' },
+    rates: { type: 'string', default: '20,100' },
     runs: { type: 'string', default: '3' },
     profile: { type: 'string' },
   },
@@ -90,7 +91,8 @@ function int(name: string, raw: string | undefined, min: number, max: number): n
 
 const totalBytes = int('mb', opts.mb, 1, 100_000) * 1e6;
 const blockBytes = int('block-kib', opts['block-kib'], 1, 16 * 1024) * 1024;
-const paceMBps = int('rate', opts.rate, 1, 100_000);
+const rates = (opts.rates ?? '').split(',').map((r) => int('rates', r.trim(), 1, 100_000));
+if (rates.length === 0) throw new Error('--rates needs at least one rate');
 const runs = int('runs', opts.runs, 1, 50);
 const wallNow = () => performance.timeOrigin + performance.now();
 
@@ -164,7 +166,8 @@ interface WriterReport {
 }
 
 interface Run {
-  paced: boolean;
+  /** MB/s the writer was paced at; 0: as fast as it could. */
+  rate: number;
   mbPerS: number;
   writerMbPerS: number;
   lostBytes: number;
@@ -261,11 +264,11 @@ async function main(): Promise<void> {
     await master.worker();
     const workerRef = await followerEnv.setupEndpointRef(worker.ready.address, 'Worker');
     console.log(
-      `logs: following ${fmt(totalBytes / 1e6)} MB of an executor's stdout through a Worker (pid ${worker.pid}), blocks of ${blockBytes / 1024} KiB, ${runs} runs unpaced and ${runs} paced at ${paceMBps} MB/s`,
+      `logs: following ${fmt(totalBytes / 1e6)} MB of an executor's stdout through a Worker (pid ${worker.pid}), blocks of ${blockBytes / 1024} KiB; ${runs} runs each unpaced and paced at ${rates.join(', ')} MB/s (${machineLoad()})`,
     );
 
     let execId = 0;
-    const followRun = async (paced: boolean, total = totalBytes): Promise<Run> => {
+    const followRun = async (rate: number, total = totalBytes): Promise<Run> => {
       const id = execId++;
       const follower = new Follower(total);
       const name = `Follower${id}`;
@@ -276,7 +279,7 @@ async function main(): Promise<void> {
         WRITER,
         String(total),
         String(blockBytes),
-        String(paced ? paceMBps : 0),
+        String(rate),
         String(port),
       ];
       master.launch(APP_ID, id, {
@@ -300,7 +303,7 @@ async function main(): Promise<void> {
       );
       const socket = await writerConnected;
       const report = readReport(socket);
-      const profiling = profileDir !== undefined && !paced && total === totalBytes;
+      const profiling = profileDir !== undefined && rate === 0 && total === totalBytes;
       if (profiling) {
         await workerControl.request({ cmd: 'profile-start' });
         await profilingCommand({ cmd: 'profile-start' });
@@ -333,7 +336,7 @@ async function main(): Promise<void> {
       const lags = follower.lags.sort((a, b) => a - b);
       const seconds = (follower.lastByteAt - tGo) / 1000;
       return {
-        paced,
+        rate,
         mbPerS: written.bytes / 1e6 / seconds,
         writerMbPerS: written.bytes / 1e6 / (written.ms / 1000),
         lostBytes: written.bytes - receivedIntact,
@@ -349,19 +352,22 @@ async function main(): Promise<void> {
     };
 
     // Warm up both sides' JIT with a short unpaced follow (not measured).
-    await followRun(false, Math.min(totalBytes, 20e6));
+    await followRun(0, Math.min(totalBytes, 20e6));
     const all: Run[] = [];
+    const kinds = [0, ...rates];
     for (let r = 0; r < runs; r++) {
-      for (const paced of r % 2 === 0 ? [false, true] : [true, false]) {
-        const run = await followRun(paced);
+      // Rotate the order from run to run.
+      for (let k = 0; k < kinds.length; k++) {
+        const rate = kinds[(r + k) % kinds.length] as number;
+        const run = await followRun(rate);
         all.push(run);
         console.log(
-          `  ${paced ? `paced ${paceMBps} MB/s` : 'unpaced'}: ${fmt(run.mbPerS, 1)} MB/s followed (writer ${fmt(run.writerMbPerS, 0)} MB/s), lag p50 ${fmt(run.lagP50Ms, 2)} ms, p99 ${fmt(run.lagP99Ms, 2)} ms, ${fmt(run.lostBytes)} bytes lost, ${fmt(run.chunks)} chunks`,
+          `  ${rate > 0 ? `paced ${rate} MB/s` : 'unpaced'}: ${fmt(run.mbPerS, 1)} MB/s followed (writer ${fmt(run.writerMbPerS, 0)} MB/s), lag p50 ${fmt(run.lagP50Ms, 2)} ms, p99 ${fmt(run.lagP99Ms, 2)} ms, ${fmt(run.lostBytes)} bytes lost, ${fmt(run.chunks)} LogChunks`,
         );
       }
     }
-    const unpaced = all.filter((r) => !r.paced);
-    const paced = all.filter((r) => r.paced);
+    const unpaced = all.filter((r) => r.rate === 0);
+    const paced = all.filter((r) => r.rate === rates[0]);
 
     // Baselines: copy one of the 200 MB files, a few times each, alternating.
     const source = (unpaced[0] as Run).file;
@@ -385,13 +391,19 @@ async function main(): Promise<void> {
     const mbPerSecond = median(unpaced.map((r) => r.mbPerS));
     const lagP99Ms = median(paced.map((r) => r.lagP99Ms));
     const lostBytes = all.reduce((s, r) => s + r.lostBytes, 0);
+    const byRate = (rate: number) => all.filter((r) => r.rate === rate);
+    const lagAt: Record<string, number> = {};
+    for (const rate of rates.slice(1)) {
+      lagAt[`lagP99MsAt${rate}MBps`] = round(median(byRate(rate).map((r) => r.lagP99Ms)), 2);
+    }
     const file = writeResults('logs', {
       figures: {
         mbPerSecond: round(mbPerSecond, 1),
         lostBytes,
         lagP99Ms: round(lagP99Ms, 2),
         lagP50Ms: round(median(paced.map((r) => r.lagP50Ms)), 2),
-        pacedMbPerSecond: paceMBps,
+        lagPacedMBps: rates[0] as number,
+        ...lagAt,
         lagP99MsUnpaced: round(median(unpaced.map((r) => r.lagP99Ms)), 1),
         writerMbPerSecond: round(median(unpaced.map((r) => r.writerMbPerS)), 1),
         workerCpuMsPerMB: round(median(unpaced.map((r) => r.workerCpuMsPerMB)), 2),
@@ -406,47 +418,26 @@ async function main(): Promise<void> {
       ratios: { followVsCopy: round(mbPerSecond / streamMbPerS, 3) },
     });
 
-    const med = (rs: Run[], f: (r: Run) => number, d = 1) => fmt(median(rs.map(f)), d);
+    const groups = kinds.map((rate) => byRate(rate));
+    const row = (name: string, f: (r: Run) => number, d = 1) => [
+      name,
+      ...groups.map((g) => fmt(median(g.map(f)), d)),
+    ];
     printTable(
-      `logs — ${fmt(totalBytes / 1e6)} MB, median of ${runs} runs each`,
-      ['', 'unpaced', `paced ${paceMBps} MB/s`],
+      `logs — ${fmt(totalBytes / 1e6)} MB per run, median of ${runs} runs each`,
+      ['', ...kinds.map((rate) => (rate > 0 ? `paced ${rate} MB/s` : 'unpaced'))],
       [
-        ['followed (MB/s)', med(unpaced, (r) => r.mbPerS), med(paced, (r) => r.mbPerS)],
-        [
-          'writer alone (MB/s)',
-          med(unpaced, (r) => r.writerMbPerS),
-          med(paced, (r) => r.writerMbPerS),
-        ],
-        [
-          'block lag p50 (ms)',
-          med(unpaced, (r) => r.lagP50Ms, 2),
-          med(paced, (r) => r.lagP50Ms, 2),
-        ],
-        [
-          'block lag p99 (ms)',
-          med(unpaced, (r) => r.lagP99Ms, 2),
-          med(paced, (r) => r.lagP99Ms, 2),
-        ],
-        [
-          'block lag max (ms)',
-          med(unpaced, (r) => r.lagMaxMs, 2),
-          med(paced, (r) => r.lagMaxMs, 2),
-        ],
-        ['LogChunks', med(unpaced, (r) => r.chunks, 0), med(paced, (r) => r.chunks, 0)],
-        [
-          'worker CPU ms per MB',
-          med(unpaced, (r) => r.workerCpuMsPerMB, 2),
-          med(paced, (r) => r.workerCpuMsPerMB, 2),
-        ],
-        [
-          'follower CPU ms per MB',
-          med(unpaced, (r) => r.followerCpuMsPerMB, 2),
-          med(paced, (r) => r.followerCpuMsPerMB, 2),
-        ],
+        row('followed (MB/s)', (r) => r.mbPerS),
+        row('writer alone (MB/s)', (r) => r.writerMbPerS),
+        row('block lag p50 (ms)', (r) => r.lagP50Ms, 2),
+        row('block lag p99 (ms)', (r) => r.lagP99Ms, 2),
+        row('block lag max (ms)', (r) => r.lagMaxMs, 2),
+        row('LogChunks', (r) => r.chunks, 0),
+        row('worker CPU ms per MB', (r) => r.workerCpuMsPerMB, 2),
+        row('follower CPU ms per MB', (r) => r.followerCpuMsPerMB, 2),
         [
           'bytes lost (all runs)',
-          fmt(unpaced.reduce((s, r) => s + r.lostBytes, 0)),
-          fmt(paced.reduce((s, r) => s + r.lostBytes, 0)),
+          ...groups.map((g) => fmt(g.reduce((s, r) => s + r.lostBytes, 0))),
         ],
       ],
     );
@@ -478,7 +469,9 @@ async function main(): Promise<void> {
         ],
       ],
     );
-    console.log(`(followVsCopy = ${(mbPerSecond / streamMbPerS).toFixed(3)})`);
+    console.log(
+      `(followVsCopy = ${(mbPerSecond / streamMbPerS).toFixed(3)}; at the end: ${machineLoad()})`,
+    );
     console.log(`\nWrote ${file}`);
   } finally {
     control.close();

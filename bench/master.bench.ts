@@ -57,7 +57,14 @@ import {
   scheduleWorkload,
 } from './lib/naiveSchedule.js';
 import { liveCount, type ServerProcess, startServer, stopAll } from './lib/process.js';
-import { cpuSeconds, cpuTimes, ephemeralPorts, openFilesLimit, rssMB } from './lib/procStat.js';
+import {
+  cpuSeconds,
+  cpuTimes,
+  ephemeralPorts,
+  machineLoad,
+  openFilesLimit,
+  rssMB,
+} from './lib/procStat.js';
 import { writeResults } from './lib/results.js';
 import { median, percentile, round } from './lib/stats.js';
 import { fmt, printTable } from './lib/table.js';
@@ -387,7 +394,7 @@ async function main(): Promise<void> {
 
   if (!opts['skip-schedule']) {
     console.log(
-      `master: schedule() for 1,000 waiting apps × 10,000 workers (and × 1,000), ${scheduleRuns} runs, naive baseline ${naiveRuns} runs`,
+      `master: schedule() for 1,000 waiting apps × 10,000 workers (and × 1,000), ${scheduleRuns} runs, naive baseline ${naiveRuns} runs (${machineLoad()})`,
     );
     const big = scheduleWorkload(1000, 10_000);
     const small = scheduleWorkload(1000, 1000);
@@ -439,7 +446,7 @@ async function main(): Promise<void> {
     const columns: { title: string; r: ClusterFigures }[] = [];
     for (const n of workerCounts) {
       console.log(
-        `\nmaster: ${fmt(n)} simulated workers in ${processes} processes, heartbeats at 1 Hz; warm-up ${warmupS} s, window ${windowS} s, probes at ${probeHz} Hz`,
+        `\nmaster: ${fmt(n)} simulated workers in ${processes} processes, heartbeats at 1 Hz; warm-up ${warmupS} s, window ${windowS} s, probes at ${probeHz} Hz (${machineLoad()})`,
       );
       const r = await measureCluster(n, 'wick');
       if (r.staleWorkers > 0) {
@@ -519,7 +526,7 @@ async function main(): Promise<void> {
       ]),
     );
   }
-  console.log(`\nWrote ${file}`);
+  console.log(`\n${machineLoad()} at the end. Wrote ${file}`);
 }
 
 const watchdog = setTimeout(() => {

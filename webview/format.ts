@@ -23,8 +23,8 @@ export function formatDate(ms: number): string {
 
 /** "850 ms", "12 s", "3.2 min", "1.5 h", as Spark's UIUtils.formatDuration. */
 export function formatDuration(ms: number): string {
-  if (ms < 0) return '-';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
+  // A clock a little behind the master's (the display clock ticks once a second) reads as 0.
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
   const s = ms / 1000;
   if (s < 60) return `${Math.floor(s)} s`;
   const min = s / 60;

@@ -6,7 +6,9 @@ type El = import('preact').HTMLAttributes<HTMLElement>;
 declare module 'preact' {
   namespace JSX {
     interface IntrinsicElements {
-      'vscode-badge': El & { variant?: 'default' | 'counter' | 'activity-bar-counter' | 'tab-header-counter' };
+      'vscode-badge': El & {
+        variant?: 'default' | 'counter' | 'activity-bar-counter' | 'tab-header-counter';
+      };
       'vscode-button': El & { secondary?: boolean; disabled?: boolean; icon?: string };
       'vscode-label': El & { for?: string; required?: boolean };
       'vscode-textfield': El & {

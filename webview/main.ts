@@ -34,6 +34,8 @@ function readConfig(): DashboardConfig {
 const config = readConfig();
 document.body.dataset.host = config.host;
 const source: DataSource =
-  config.host === 'vscode' ? new VsCodeDataSource(acquireVsCodeApi(), window) : new HttpDataSource();
+  config.host === 'vscode'
+    ? new VsCodeDataSource(acquireVsCodeApi(), window)
+    : new HttpDataSource();
 const root = document.getElementById('app') ?? document.body;
 render(h(App, { store: new DashboardStore(), source, config }), root);

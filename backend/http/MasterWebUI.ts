@@ -100,12 +100,18 @@ export class MasterWebUI {
       }
     });
 
-    mountLogApi(ui, () => self.endpoint, (source) => self.locateLog(source));
+    mountLogApi(
+      ui,
+      () => self.endpoint,
+      (source) => self.locateLog(source),
+    );
     mountKillApi(
       ui,
       {
         enabled: killEnabled,
-        secret: authenticate ? (conf?.get(RpcConf.authenticateSecret) || process.env.WICK_AUTH_SECRET || '') : undefined,
+        secret: authenticate
+          ? conf?.get(RpcConf.authenticateSecret) || process.env.WICK_AUTH_SECRET || ''
+          : undefined,
       },
       () => master,
     );
@@ -142,7 +148,10 @@ export class MasterWebUI {
     const w = state.workers.find((x) => x.id === workerId);
     if (!w) return `No worker ${workerId} is known to this master`;
     if (w.state === 'DEAD') return `Worker ${workerId} is DEAD`;
-    return this.endpoint.rpcEnv.endpointRef({ address: `${w.host}:${w.port}`, name: Worker.ENDPOINT_NAME });
+    return this.endpoint.rpcEnv.endpointRef({
+      address: `${w.host}:${w.port}`,
+      name: Worker.ENDPOINT_NAME,
+    });
   }
 
   /** The worker that ran an executor or a driver, from the master's state. */
@@ -151,7 +160,9 @@ export class MasterWebUI {
     if (!state) return 'The web UI is starting';
     let workerId: string | undefined;
     if (source.driverId !== undefined) {
-      const d = [...state.activeDrivers, ...state.completedDrivers].find((x) => x.id === source.driverId);
+      const d = [...state.activeDrivers, ...state.completedDrivers].find(
+        (x) => x.id === source.driverId,
+      );
       if (!d) return `No driver ${source.driverId} is known to this master`;
       workerId = d.workerId;
       if (!workerId) return `Driver ${source.driverId} has not been launched on a worker`;

@@ -3,7 +3,12 @@ import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { DashboardConfig } from '../../webview/protocol.js';
 import { bindWithRetries } from '../util/bind.js';
-import { contentSecurityPolicy, dashboardHtml, loadDashboardAssets, newNonce } from './dashboardPage.js';
+import {
+  contentSecurityPolicy,
+  dashboardHtml,
+  loadDashboardAssets,
+  newNonce,
+} from './dashboardPage.js';
 import { closeAll, type SseChannel } from './sse.js';
 
 /**
@@ -36,7 +41,10 @@ export class UiServer {
     const assets = await loadDashboardAssets();
     const page = (c: import('hono').Context) => {
       if (!assets) {
-        return c.text('The dashboard is not built: run `npm run build`. The JSON API works.\n', 503);
+        return c.text(
+          'The dashboard is not built: run `npm run build`. The JSON API works.\n',
+          503,
+        );
       }
       const nonce = newNonce();
       const { config, title } = this.page();

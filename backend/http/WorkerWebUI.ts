@@ -35,7 +35,11 @@ export class WorkerWebUI {
   static async start(host: string, port: number, maxRetries: number): Promise<WorkerWebUI> {
     let self: WorkerWebUI | undefined;
     const ui = new UiServer(() => ({
-      config: { mode: 'worker', host: 'web', ...(self?.worker ? { workerId: self.worker.workerId } : {}) },
+      config: {
+        mode: 'worker',
+        host: 'web',
+        ...(self?.worker ? { workerId: self.worker.workerId } : {}),
+      },
       title: `Wick Worker ${self?.worker?.workerId ?? ''}`.trim(),
     }));
     self = new WorkerWebUI(ui);

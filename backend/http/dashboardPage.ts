@@ -25,7 +25,11 @@ export interface PageOptions {
 }
 
 /** The policy; `forMeta` leaves out frame-ancestors, which browsers ignore (with an error) in a meta tag. */
-export function contentSecurityPolicy(nonce: string, cspSource = "'self'", forMeta = false): string {
+export function contentSecurityPolicy(
+  nonce: string,
+  cspSource = "'self'",
+  forMeta = false,
+): string {
   const policy = [
     "default-src 'none'",
     `script-src 'nonce-${nonce}'`,

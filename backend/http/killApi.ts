@@ -32,18 +32,26 @@ export interface KillPolicy {
  * wick.authenticate is on, the secret in a header, compared in constant time. Any other method
  * is refused, so no link or image can kill.
  */
-export function mountKillApi(ui: UiServer, policy: KillPolicy, master: () => RpcEndpointRef | undefined): void {
+export function mountKillApi(
+  ui: UiServer,
+  policy: KillPolicy,
+  master: () => RpcEndpointRef | undefined,
+): void {
   ui.app.post('/api/kill', async (c) => {
     const refuse = (status: 400 | 401 | 403 | 415 | 503, message: string) =>
       c.json({ success: false, message }, status);
-    if (!policy.enabled) return refuse(403, 'Killing from the web UI is disabled (wick.ui.killEnabled=false)');
+    if (!policy.enabled)
+      return refuse(403, 'Killing from the web UI is disabled (wick.ui.killEnabled=false)');
     const crossSite = crossSiteProblem(c);
     if (crossSite) return refuse(403, crossSite);
     if (!(c.req.header('content-type') ?? '').toLowerCase().startsWith('application/json')) {
       return refuse(415, 'Expected a JSON body (Content-Type: application/json)');
     }
     if (policy.secret !== undefined && !sameSecret(c.req.header(SECRET_HEADER), policy.secret)) {
-      return refuse(401, 'Authentication failed: a kill needs the secret (wick.authenticate is on)');
+      return refuse(
+        401,
+        'Authentication failed: a kill needs the secret (wick.authenticate is on)',
+      );
     }
     const target: unknown = await c.req.json().catch(() => undefined);
     if (!Value.Check(KillTarget, target)) {
@@ -53,9 +61,13 @@ export function mountKillApi(ui: UiServer, policy: KillPolicy, master: () => Rpc
     if (!ref) return refuse(503, 'The master is not ready');
     try {
       if (target.kind === 'app') {
-        const r = await ref.ask(RequestKillApplication({ appId: target.id }), KillApplicationResponse, {
-          timeout: 30_000,
-        });
+        const r = await ref.ask(
+          RequestKillApplication({ appId: target.id }),
+          KillApplicationResponse,
+          {
+            timeout: 30_000,
+          },
+        );
         return c.json({ success: r.success, message: r.message });
       }
       const r = await ref.ask(RequestKillDriver({ driverId: target.id }), KillDriverResponse, {
@@ -63,7 +75,10 @@ export function mountKillApi(ui: UiServer, policy: KillPolicy, master: () => Rpc
       });
       return c.json({ success: r.success, message: r.message });
     } catch (err) {
-      return c.json({ success: false, message: `The master did not answer: ${(err as Error).message}` }, 502);
+      return c.json(
+        { success: false, message: `The master did not answer: ${(err as Error).message}` },
+        502,
+      );
     }
   });
   ui.app.all('/api/kill', (c) => {

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
-import { FollowLog, LogFollowStarted, LogRangeResponse, RequestLogRange, StopFollowLog } from '../protocol/worker.js';
-import { RpcError, RpcErrorCode, type RpcEndpointRef } from '../rpc/index.js';
+import {
+  FollowLog,
+  LogFollowStarted,
+  LogRangeResponse,
+  RequestLogRange,
+  StopFollowLog,
+} from '../protocol/worker.js';
+import { type RpcEndpointRef, RpcError, RpcErrorCode } from '../rpc/index.js';
 import type { LogSource } from '../worker/logs/logFiles.js';
 import { type LogRequest, parseLogRequest } from './logParams.js';
 import { type SseChannel, type SseMessage, sseResponse } from './sse.js';
@@ -19,7 +25,11 @@ const ASK_TIMEOUT_MS = 30_000;
  * data), GET /api/log/follow streams the bytes as written, as Server-Sent Events, until the
  * process has exited or the page goes away. The worker checks every path (resolveLogPath).
  */
-export function mountLogApi(ui: UiServer, endpoint: () => WebUiEndpoint | undefined, locate: LocateLog): void {
+export function mountLogApi(
+  ui: UiServer,
+  endpoint: () => WebUiEndpoint | undefined,
+  locate: LocateLog,
+): void {
   ui.app.get('/api/log', async (c) => {
     const req = parseLogRequest((n) => c.req.query(n));
     if (typeof req === 'string') return c.text(`${req}\n`, 400);
@@ -87,7 +97,12 @@ export function mountLogApi(ui: UiServer, endpoint: () => WebUiEndpoint | undefi
   });
 }
 
-function sourceFields(s: LogSource): { appId?: string; execId?: number; driverId?: string; stream: 'stdout' | 'stderr' } {
+function sourceFields(s: LogSource): {
+  appId?: string;
+  execId?: number;
+  driverId?: string;
+  stream: 'stdout' | 'stderr';
+} {
   return {
     ...(s.appId !== undefined ? { appId: s.appId } : {}),
     ...(s.execId !== undefined ? { execId: s.execId } : {}),

@@ -11,9 +11,9 @@
  *   gets one executor per worker that takes every core it is given there.
  *
  * Spark filters and sorts every worker for every app; at 1,000 apps × 10,000 workers that is
- * seconds. Here the workers are sorted once and kept sorted as their free cores drop, each app
- * stops scanning the moment it can take no more, and the loop ends when no cores are free at all.
- * The assignments are the same.
+ * seconds. Here the workers are put in order once and kept in order as their free cores drop (in
+ * buckets by free cores, see BucketOrder), each app stops scanning the moment it can take no more,
+ * and the loop ends when no cores are free at all. The assignments are the same.
  */
 
 export interface SchedWorker {
@@ -108,14 +108,13 @@ function placeExecutors(
   spreadOut: boolean,
 ): ExecutorAssignment[] {
   const out: ExecutorAssignment[] = [];
-  // Most free cores first; ties keep the workers' given order (a stable sort).
-  const sorted = workers.filter((w) => w.coresFree > 0).sort((a, b) => b.coresFree - a.coresFree);
-  const rank = new Map(workers.map((w, i) => [w, i]));
-  let totalFree = sorted.reduce((s, w) => s + w.coresFree, 0);
+  const order = freeCoresOrder(workers, apps);
+  let totalFree = 0;
+  for (const w of workers) if (w.coresFree > 0) totalFree += w.coresFree;
   for (const app of apps) {
     if (totalFree === 0) break;
     if (app.coresLeft <= 0) continue;
-    const assigned = assignCores(app, sorted, spreadOut);
+    const assigned = assignCores(app, order, spreadOut);
     if (assigned.size === 0) continue;
     const per = app.coresPerExecutor;
     for (const [w, cores] of assigned) {
@@ -128,10 +127,11 @@ function placeExecutors(
           memory: app.memoryPerExecutorMB,
         });
       }
+      const before = w.coresFree;
       w.coresFree -= cores;
       w.memoryFree -= count * app.memoryPerExecutorMB;
       totalFree -= cores;
-      resort(sorted, w, rank);
+      order.moved(w, before);
     }
   }
   return out;
@@ -140,7 +140,7 @@ function placeExecutors(
 /** scheduleExecutorsOnWorkers for one app: cores per worker, over workers sorted by free cores. */
 function assignCores(
   app: SchedApp,
-  sorted: SchedWorker[],
+  order: FreeCoresOrder,
   spreadOut: boolean,
 ): Map<SchedWorker, number> {
   const minCores = app.coresPerExecutor ?? 1;
@@ -169,16 +169,17 @@ function assignCores(
     executors.set(w, oneExecutorPerWorker ? 1 : execs + 1);
   };
 
-  // The first round walks the sorted workers and stops at the first without enough free cores:
+  // The first round walks the workers in order and stops at the first without enough free cores:
   // every one after it has fewer.
   let free: SchedWorker[] = [];
-  for (const w of sorted) {
-    if (coresToAssign < minCores || w.coresFree < minCores) break;
-    if (!canLaunch(w)) continue;
+  order.visitWhile((w) => {
+    if (coresToAssign < minCores || w.coresFree < minCores) return false;
+    if (!canLaunch(w)) return true;
     do give(w);
     while (!spreadOut && canLaunch(w));
     free.push(w);
-  }
+    return true;
+  });
   while (free.length > 0 && coresToAssign >= minCores && executorsNow <= limit) {
     free = free.filter(canLaunch);
     for (const w of free) {
@@ -192,27 +193,142 @@ function assignCores(
 }
 
 /**
- * Moves a worker whose free cores dropped to its place, keeping `sorted` in descending order of
- * free cores and, among equals, in the given order (`rank`), as a stable sort of the given workers
- * would: Spark sorts afresh for every app, so a worker that drops into a tie goes by its rank.
+ * The workers with free cores in the order Spark sorts them for every app: most free cores
+ * first and, among equals, in the given order (a stable sort). Kept up to date as workers' free
+ * cores drop, instead of sorting afresh for every app.
  */
-function resort(sorted: SchedWorker[], w: SchedWorker, rank: Map<SchedWorker, number>): void {
-  const from = sorted.indexOf(w);
-  if (from < 0) return;
-  sorted.splice(from, 1);
-  if (w.coresFree <= 0) return;
-  // After every worker with more free cores, or as many and an earlier rank.
-  const r = rank.get(w) as number;
-  let lo = from;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const x = sorted[mid] as SchedWorker;
-    if (x.coresFree > w.coresFree || (x.coresFree === w.coresFree && (rank.get(x) as number) < r))
-      lo = mid + 1;
-    else hi = mid;
+interface FreeCoresOrder {
+  /** Visits the workers in order while `visit` returns true. */
+  visitWhile(visit: (w: SchedWorker) => boolean): void;
+  /** A worker's free cores dropped from `before` to what it has now. */
+  moved(w: SchedWorker, before: number): void;
+}
+
+/** Beyond this many free cores on a worker, buckets by free cores would be too many. */
+const MAX_BUCKETED_CORES = 256;
+
+function freeCoresOrder(
+  workers: readonly SchedWorker[],
+  apps: readonly SchedApp[],
+): FreeCoresOrder {
+  const small = (n: number) => Number.isInteger(n) && n <= MAX_BUCKETED_CORES;
+  const bucketable =
+    workers.every((w) => w.coresFree <= 0 || small(w.coresFree)) &&
+    apps.every(
+      (a) =>
+        (a.coresPerExecutor === undefined || Number.isInteger(a.coresPerExecutor)) &&
+        Number.isInteger(a.coresLeft),
+    );
+  return bucketable ? new BucketOrder(workers) : new SortedOrder(workers);
+}
+
+/**
+ * One bit set per number of free cores (at most 257 of them), each over the workers' positions in
+ * the given order: moving a worker is two bit flips, and visiting in order is a scan of words.
+ */
+class BucketOrder implements FreeCoresOrder {
+  private readonly buckets: (Uint32Array | undefined)[] = [];
+  /** Workers in each bucket, and the first word of each that may have a bit set. */
+  private readonly counts: number[] = [];
+  private readonly firstWord: number[] = [];
+  private readonly rank = new Map<SchedWorker, number>();
+  private readonly words: number;
+  private top = 0;
+
+  constructor(private readonly workers: readonly SchedWorker[]) {
+    this.words = (workers.length + 31) >>> 5;
+    for (let r = 0; r < workers.length; r++) {
+      const w = workers[r] as SchedWorker;
+      this.rank.set(w, r);
+      if (w.coresFree > 0) this.add(w.coresFree, r);
+    }
   }
-  sorted.splice(lo, 0, w);
+
+  visitWhile(visit: (w: SchedWorker) => boolean): void {
+    for (let key = this.top; key > 0; key--) {
+      const bits = this.buckets[key];
+      if (!bits || this.counts[key] === 0) continue;
+      let i = this.firstWord[key] as number;
+      while (i < this.words && bits[i] === 0) i++;
+      this.firstWord[key] = i;
+      for (; i < this.words; i++) {
+        let word = bits[i] as number;
+        while (word !== 0) {
+          const low = word & -word;
+          const r = (i << 5) + (31 - Math.clz32(low));
+          word ^= low;
+          if (!visit(this.workers[r] as SchedWorker)) return;
+        }
+      }
+    }
+  }
+
+  moved(w: SchedWorker, before: number): void {
+    const r = this.rank.get(w) as number;
+    if (before > 0) {
+      const bits = this.buckets[before] as Uint32Array;
+      bits[r >>> 5] = (bits[r >>> 5] as number) & ~(1 << (r & 31));
+      this.counts[before] = (this.counts[before] as number) - 1;
+    }
+    if (w.coresFree > 0) this.add(w.coresFree, r);
+  }
+
+  private add(key: number, r: number): void {
+    let bits = this.buckets[key];
+    if (!bits) {
+      bits = new Uint32Array(this.words);
+      this.buckets[key] = bits;
+      this.counts[key] = 0;
+      this.firstWord[key] = this.words;
+    }
+    bits[r >>> 5] = (bits[r >>> 5] as number) | (1 << (r & 31));
+    this.counts[key] = (this.counts[key] as number) + 1;
+    if (r >>> 5 < (this.firstWord[key] as number)) this.firstWord[key] = r >>> 5;
+    if (key > this.top) this.top = key;
+  }
+}
+
+/** The general case (free cores beyond MAX_BUCKETED_CORES, or not whole): one sorted array. */
+class SortedOrder implements FreeCoresOrder {
+  private readonly sorted: SchedWorker[];
+  private readonly rank: Map<SchedWorker, number>;
+
+  constructor(workers: readonly SchedWorker[]) {
+    // Most free cores first; ties keep the workers' given order (a stable sort).
+    this.sorted = workers.filter((w) => w.coresFree > 0).sort((a, b) => b.coresFree - a.coresFree);
+    this.rank = new Map(workers.map((w, i) => [w, i]));
+  }
+
+  visitWhile(visit: (w: SchedWorker) => boolean): void {
+    for (const w of this.sorted) if (!visit(w)) return;
+  }
+
+  /**
+   * Moves the worker to its place: after every worker with more free cores, or as many and an
+   * earlier rank, as a stable sort of the given workers would put it (Spark sorts afresh for every
+   * app, so a worker that drops into a tie goes by its rank).
+   */
+  moved(w: SchedWorker): void {
+    const sorted = this.sorted;
+    const from = sorted.indexOf(w);
+    if (from < 0) return;
+    sorted.splice(from, 1);
+    if (w.coresFree <= 0) return;
+    const r = this.rank.get(w) as number;
+    let lo = from;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const x = sorted[mid] as SchedWorker;
+      if (
+        x.coresFree > w.coresFree ||
+        (x.coresFree === w.coresFree && (this.rank.get(x) as number) < r)
+      )
+        lo = mid + 1;
+      else hi = mid;
+    }
+    sorted.splice(lo, 0, w);
+  }
 }
 
 function shuffle<T>(items: readonly T[], random: () => number): T[] {

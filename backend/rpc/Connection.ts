@@ -43,8 +43,6 @@ const BAD_FRAME_LOG_LIMIT = 10;
 /** The id at the head of a frame as Wick writes it: {"jsonrpc":"2.0","id":…,"method"… */
 const OVERSIZE_ID =
   /^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(\d{1,15}|"[^"\\]{0,200}")\s*,\s*"(method|result|error)"/;
-/** Frames from this many characters on are checked for being pure ASCII before they are written. */
-const ASCII_WRITE_CHARS = 16 * 1024;
 /** Requests held while an outbound handshake finishes; past this they are refused as before. */
 const HELD_REQUESTS_LIMIT = 1024;
 
@@ -492,10 +490,7 @@ export class Connection {
       this.socket.cork();
       process.nextTick(uncork, this);
     }
-    // A long frame that is all ASCII (base64 log data, say) is written as Latin-1: the same bytes,
-    // without the UTF-8 encoder's cost (counting the UTF-8 bytes is the cheap part).
-    const ascii = data.length >= ASCII_WRITE_CHARS && Buffer.byteLength(data) === data.length;
-    this.socket.write(data, ascii ? 'utf8' : 'utf8');
+    this.socket.write(data);
   }
 
   /** Sends what is corked now. */

@@ -605,8 +605,16 @@ function replyProblem(result: unknown): string | undefined {
   return validateMessage(def, result);
 }
 
+/**
+ * The secret when this env authenticates: wick.authenticate decides, and when it is not set, a
+ * secret in WICK_AUTH_SECRET turns authentication on. That way every process of a cluster started
+ * with the secret in its environment (daemons, executors, drivers, CLI commands) authenticates.
+ */
 function authSecret(conf: WickConf): string | undefined {
-  if (!conf.get(RpcConf.authenticate)) return undefined;
+  const on = conf.contains(RpcConf.authenticate.key)
+    ? conf.get(RpcConf.authenticate)
+    : Boolean(process.env.WICK_AUTH_SECRET);
+  if (!on) return undefined;
   const secret = conf.get(RpcConf.authenticateSecret) || process.env.WICK_AUTH_SECRET || '';
   if (secret === '') {
     throw new Error(

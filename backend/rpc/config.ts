@@ -27,7 +27,7 @@ export const RpcConf = {
   authenticate: conf.bool(
     'wick.authenticate',
     false,
-    'Whether peers must prove they share a secret before any message is accepted.',
+    'Whether peers must prove they share a secret before any message is accepted (when unset: true if WICK_AUTH_SECRET is set).',
   ),
   authenticateSecret: conf.string(
     'wick.authenticate.secret',

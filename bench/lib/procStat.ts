@@ -4,6 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 
 let ticksPerSecond: number | undefined;
 
@@ -66,5 +67,19 @@ export function ephemeralPorts(): number {
     return (hi as number) - (lo as number) + 1;
   } catch {
     return Number.POSITIVE_INFINITY;
+  }
+}
+
+/**
+ * "load 1.23 / 2 CPUs": the 1-minute load average against the CPUs, to print next to figures
+ * that other processes on the machine can disturb (latencies most of all).
+ */
+export function machineLoad(): string {
+  const cpus = availableParallelism();
+  try {
+    const one = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
+    return `load ${one} / ${cpus} CPUs`;
+  } catch {
+    return `${cpus} CPUs`;
   }
 }

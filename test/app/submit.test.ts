@@ -6,7 +6,9 @@
  * its message and exit code. Each test checks that its application left no process behind.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
@@ -17,7 +19,7 @@ import {
   type SharedCluster,
   startSharedCluster,
 } from '../helpers/apps.js';
-import { runWick, startWick } from '../helpers/cli.js';
+import { markedProcesses, runWick, startWick } from '../helpers/cli.js';
 import { startMaster } from '../helpers/cluster.js';
 import { unusedPort } from '../helpers/net.js';
 
@@ -71,7 +73,7 @@ await wc.stop();
 
 test('SparkPi in client mode: Pi within 0.01 of π, the app FINISHED, nothing left behind', {
   timeout: 60_000,
-}, async (_t) => {
+}, async () => {
   const r = await submit([pi, '10']);
   assert.equal(r.code, 0, r.stderr);
   assert.ok(Math.abs(piOf(r.stdout) - Math.PI) < 0.01, r.stdout);
@@ -84,9 +86,23 @@ test('SparkPi in client mode: Pi within 0.01 of π, the app FINISHED, nothing le
   await cluster.assertOnlyClusterLeft();
 });
 
+test('SparkPi with --master local: an embedded cluster runs it and leaves no process or folder behind', {
+  timeout: 60_000,
+}, async () => {
+  const mark = randomUUID();
+  const p = startWick(['submit', '--master', 'local', pi, '10'], { mark });
+  p.child.stdin?.end();
+  const { code } = await p.exited;
+  assert.equal(code, 0, p.stderr());
+  assert.ok(Math.abs(piOf(p.stdout()) - Math.PI) < 0.01, p.stdout());
+  assert.match(p.stderr(), /Starting an embedded local cluster/);
+  assert.deepEqual(markedProcesses(mark), [], 'processes left by the embedded cluster');
+  assert.equal(existsSync(join(tmpdir(), `wick-local-${p.pid}`)), false, 'its work dir is removed');
+});
+
 test('SparkPi in cluster mode with --wait: the driver’s output is followed, its status is the exit code', {
   timeout: 60_000,
-}, async (_t) => {
+}, async () => {
   const r = await submit(['--deploy-mode', 'cluster', '--wait', pi, '10']);
   assert.equal(r.code, 0, r.stderr);
   const [driverId] = r.stdout.split('\n');
@@ -113,7 +129,7 @@ test('SparkPi in cluster mode with --wait: the driver’s output is followed, it
 
 test('the free-variable check fails the submit fast, naming the variable, before any task runs', {
   timeout: 60_000,
-}, async (_t) => {
+}, async () => {
   const r = await submit([apps.write('free-variable.ts', freeVariable)]);
   assert.equal(r.code, 1);
   assert.match(
@@ -131,7 +147,7 @@ test('the free-variable check fails the submit fast, naming the variable, before
 
 test('functions require() and import() modules next to the application', {
   timeout: 60_000,
-}, async (_t) => {
+}, async () => {
   const dir = join(apps.path, 'with-modules');
   mkdirSync(dir);
   writeFileSync(join(dir, 'helper.cjs'), 'exports.double = (x) => x * 2;\n');
@@ -165,7 +181,7 @@ await wc.stop();
 
 test('a driver that ends without stop(), or exits, still unregisters: the app is FINISHED', {
   timeout: 60_000,
-}, async (_t) => {
+}, async () => {
   const ends = apps.write(
     'no-stop.mjs',
     `
@@ -304,7 +320,7 @@ test('wick kill driver-…: a supervised driver is KILLED, not restarted, and le
 
 test('bad input: each fails fast with a clear message and exit code 1', {
   timeout: 60_000,
-}, async (_t) => {
+}, async () => {
   const closed = await unusedPort();
   const closed2 = await unusedPort();
   const unreachable = `wick://127.0.0.1:${closed},127.0.0.1:${closed2}`;
@@ -406,6 +422,17 @@ test('bad input: each fails fast with a clear message and exit code 1', {
   await cluster.assertOnlyClusterLeft();
 });
 
+test('an unreadable APP is refused with the reason', {
+  timeout: 30_000,
+  skip: process.getuid?.() === 0 ? 'root can read a file whatever its mode' : false,
+}, async () => {
+  const app = apps.write('unreadable.mjs', 'console.log("ran")\n');
+  chmodSync(app, 0o000);
+  const r = await runWick(['submit', '--master', cluster.url, app], { mark: cluster.mark });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /^wick: Cannot read application \S+unreadable\.mjs: EACCES$/m);
+});
+
 test('a master that is not ALIVE (still RECOVERING) refuses a cluster-mode submit, and submit says so', {
   timeout: 60_000,
 }, async (t) => {
@@ -449,6 +476,6 @@ test('a master that is not ALIVE (still RECOVERING) refuses a cluster-mode submi
   assert.equal(r.code, 1);
   assert.match(
     r.stderr,
-    /^wick: The master refused the driver: Current state is not alive: RECOVERING\. Can only submit drivers in ALIVE state\.$/m,
+    /^wick: The master refused the driver: Current state is not alive: RECOVERING\. Can only accept driver submissions in ALIVE state\.$/m,
   );
 });

@@ -19,7 +19,10 @@ export class SseClient {
 
   static async open(url: string): Promise<SseClient> {
     const controller = new AbortController();
-    const res = await fetch(url, { signal: controller.signal, headers: { accept: 'text/event-stream' } });
+    const res = await fetch(url, {
+      signal: controller.signal,
+      headers: { accept: 'text/event-stream' },
+    });
     const client = new SseClient(res);
     Object.assign(client, { controller });
     void client.pump();

@@ -28,7 +28,9 @@ async function kill(
   return { status: res.status, json: text ? JSON.parse(text) : {} };
 }
 
-test('a kill from the dashboard kills; any other request is refused and kills nothing', { timeout: 30_000 }, async (t) => {
+test('a kill from the dashboard kills; any other request is refused and kills nothing', {
+  timeout: 30_000,
+}, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const app = await MockApp.start(t, master.url);
@@ -36,16 +38,38 @@ test('a kill from the dashboard kills; any other request is refused and kills no
   const target = { kind: 'app', id: appId };
   const base = master.webUiUrl;
 
-  const refused: [string, Promise<{ status: number; json: { success?: boolean; message?: string } }>, number][] = [
+  const refused: [
+    string,
+    Promise<{ status: number; json: { success?: boolean; message?: string } }>,
+    number,
+  ][] = [
     ['GET', kill(base, target, DASHBOARD, 'GET'), 405],
     ['PUT', kill(base, target, DASHBOARD, 'PUT'), 405],
-    ['GET with a query', fetch(`${base}/api/kill?kind=app&id=${appId}`).then(async (r) => ({ status: r.status, json: (await r.json()) as { success?: boolean; message?: string } })), 405],
+    [
+      'GET with a query',
+      fetch(`${base}/api/kill?kind=app&id=${appId}`).then(async (r) => ({
+        status: r.status,
+        json: (await r.json()) as { success?: boolean; message?: string },
+      })),
+      405,
+    ],
     ['no dashboard header', kill(base, target, { 'content-type': 'application/json' }), 403],
     ['another origin', kill(base, target, { ...DASHBOARD, origin: 'http://evil.example' }), 403],
     ['an opaque origin', kill(base, target, { ...DASHBOARD, origin: 'null' }), 403],
     ['cross-site', kill(base, target, { ...DASHBOARD, 'sec-fetch-site': 'cross-site' }), 403],
-    ['same-site, other origin', kill(base, target, { ...DASHBOARD, 'sec-fetch-site': 'same-site' }), 403],
-    ['a form post', kill(base, target, { 'content-type': 'application/x-www-form-urlencoded', 'x-wick-request': '1' }), 415],
+    [
+      'same-site, other origin',
+      kill(base, target, { ...DASHBOARD, 'sec-fetch-site': 'same-site' }),
+      403,
+    ],
+    [
+      'a form post',
+      kill(base, target, {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-wick-request': '1',
+      }),
+      415,
+    ],
     ['a bad body', kill(base, { kind: 'worker', id: 'x' }), 400],
   ];
   for (const [what, pending, status] of refused) {
@@ -57,7 +81,11 @@ test('a kill from the dashboard kills; any other request is refused and kills no
 
   // The same origin, as the page sends it, does kill.
   const host = new URL(base).host;
-  const ok = await kill(base, target, { ...DASHBOARD, origin: `http://${host}`, 'sec-fetch-site': 'same-origin' });
+  const ok = await kill(base, target, {
+    ...DASHBOARD,
+    origin: `http://${host}`,
+    'sec-fetch-site': 'same-origin',
+  });
   assert.equal(ok.status, 200, JSON.stringify(ok.json));
   assert.equal(ok.json.success, true);
   await client.waitFor((s) => appIn(s, appId)?.state === 'KILLED');
@@ -97,7 +125,11 @@ test('with wick.authenticate on, a kill needs the secret', { timeout: 20_000 }, 
     assert.match(r.json.message ?? '', /secret/, what);
   }
   // The secret does not open the other doors.
-  const crossSite = await kill(master.webUiUrl, target, { ...DASHBOARD, 'x-wick-secret': secret, origin: 'http://evil.example' });
+  const crossSite = await kill(master.webUiUrl, target, {
+    ...DASHBOARD,
+    'x-wick-secret': secret,
+    origin: 'http://evil.example',
+  });
   assert.equal(crossSite.status, 403);
   const get = await kill(master.webUiUrl, target, { 'x-wick-secret': secret }, 'GET');
   assert.equal(get.status, 405);

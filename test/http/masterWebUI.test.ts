@@ -7,7 +7,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startMaster } from '../helpers/cluster.js';
 import { checkNothingLeftRunning } from '../helpers/leaks.js';
-import { appDescription, appIn, connectClient, MockApp, MockWorker, workerIn } from '../helpers/masterMocks.js';
+import {
+  appDescription,
+  appIn,
+  connectClient,
+  MockApp,
+  MockWorker,
+  workerIn,
+} from '../helpers/masterMocks.js';
 import { SseClient } from '../helpers/sse.js';
 
 checkNothingLeftRunning();
@@ -15,7 +22,8 @@ checkNothingLeftRunning();
 const keysOf = (o: unknown) => Object.keys(o as Record<string, unknown>).sort();
 
 function assertHas(o: unknown, keys: string[], what: string): void {
-  for (const k of keys) assert.ok(o && k in (o as object), `${what} lacks ${k}: ${JSON.stringify(o)}`);
+  for (const k of keys)
+    assert.ok(o && k in (o as object), `${what} lacks ${k}: ${JSON.stringify(o)}`);
 }
 
 test("GET /json has every field of Spark's master /json, and /json/clusterutilization adds up", {
@@ -26,11 +34,17 @@ test("GET /json has every field of Spark's master /json, and /json/clusterutiliz
   const worker = await MockWorker.start(t, master.url, { cores: 4, memory: 4096 });
   await worker.registerAndWait();
   const running = await MockApp.start(t, master.url);
-  const runningId = await running.register(appDescription({ name: 'small', memoryPerExecutorMB: 1024 }));
+  const runningId = await running.register(
+    appDescription({ name: 'small', memoryPerExecutorMB: 1024 }),
+  );
   const waiting = await MockApp.start(t, master.url);
-  const waitingId = await waiting.register(appDescription({ name: 'hungry', memoryPerExecutorMB: 65536 }));
+  const waitingId = await waiting.register(
+    appDescription({ name: 'hungry', memoryPerExecutorMB: 65536 }),
+  );
   const finished = await MockApp.start(t, master.url);
-  const finishedId = await finished.register(appDescription({ name: 'done', memoryPerExecutorMB: 1 << 20 }));
+  const finishedId = await finished.register(
+    appDescription({ name: 'done', memoryPerExecutorMB: 1 << 20 }),
+  );
   finished.unregister();
   await client.waitFor(
     (s) =>
@@ -45,32 +59,77 @@ test("GET /json has every field of Spark's master /json, and /json/clusterutiliz
   const json = (await res.json()) as Record<string, unknown>;
   assertHas(
     json,
-    ['url', 'workers', 'aliveworkers', 'cores', 'coresused', 'memory', 'memoryused', 'activeapps', 'completedapps', 'activedrivers', 'completeddrivers', 'status'],
+    [
+      'url',
+      'workers',
+      'aliveworkers',
+      'cores',
+      'coresused',
+      'memory',
+      'memoryused',
+      'activeapps',
+      'completedapps',
+      'activedrivers',
+      'completeddrivers',
+      'status',
+    ],
     '/json',
   );
   assert.equal(json.url, master.url);
   assert.equal(json.status, 'ALIVE');
-  assert.deepEqual([json.aliveworkers, json.cores, json.coresused, json.memory, json.memoryused], [1, 4, 4, 4096, 1024]);
+  assert.deepEqual(
+    [json.aliveworkers, json.cores, json.coresused, json.memory, json.memoryused],
+    [1, 4, 4, 4096, 1024],
+  );
   const [w] = json.workers as Record<string, unknown>[];
   assertHas(
     w,
-    ['id', 'host', 'port', 'webuiaddress', 'cores', 'coresused', 'coresfree', 'memory', 'memoryused', 'memoryfree', 'state', 'lastheartbeat'],
+    [
+      'id',
+      'host',
+      'port',
+      'webuiaddress',
+      'cores',
+      'coresused',
+      'coresfree',
+      'memory',
+      'memoryused',
+      'memoryfree',
+      'state',
+      'lastheartbeat',
+    ],
     'a worker',
   );
   assert.deepEqual(
     [w?.id, w?.webuiaddress, w?.coresfree, w?.memoryfree, w?.state],
     [worker.id, `http://127.0.0.1:${worker.port + 1}`, 0, 3072, 'ALIVE'],
   );
-  const appKeys = ['id', 'starttime', 'name', 'cores', 'user', 'memoryperexecutor', 'submitdate', 'state', 'duration'];
+  const appKeys = [
+    'id',
+    'starttime',
+    'name',
+    'cores',
+    'user',
+    'memoryperexecutor',
+    'submitdate',
+    'state',
+    'duration',
+  ];
   const active = json.activeapps as Record<string, unknown>[];
-  assert.deepEqual(active.map((a) => [a.id, a.state]).sort(), [
-    [runningId, 'RUNNING'],
-    [waitingId, 'WAITING'],
-  ].sort());
+  assert.deepEqual(
+    active.map((a) => [a.id, a.state]).sort(),
+    [
+      [runningId, 'RUNNING'],
+      [waitingId, 'WAITING'],
+    ].sort(),
+  );
   for (const a of active) assertHas(a, appKeys, 'an active app');
   const [done] = json.completedapps as Record<string, unknown>[];
   assertHas(done, appKeys, 'a completed app');
-  assert.deepEqual([done?.id, done?.name, done?.user, done?.state], [finishedId, 'done', 'tester', 'FINISHED']);
+  assert.deepEqual(
+    [done?.id, done?.name, done?.user, done?.state],
+    [finishedId, 'done', 'tester', 'FINISHED'],
+  );
   assert.equal(typeof done?.duration, 'number');
 
   const util = await (await fetch(`${master.webUiUrl}/json/clusterutilization`)).json();
@@ -86,7 +145,9 @@ test("GET /json has every field of Spark's master /json, and /json/clusterutiliz
   assert.deepEqual(keysOf(await (await fetch(`${master.webUiUrl}/json/`)).json()), keysOf(json));
 });
 
-test('the dashboard page: a nonce for its one script, a strict CSP, no inline code', { timeout: 20_000 }, async (t) => {
+test('the dashboard page: a nonce for its one script, a strict CSP, no inline code', {
+  timeout: 20_000,
+}, async (t) => {
   const master = await startMaster(t);
   const res = await fetch(`${master.webUiUrl}/`);
   assert.equal(res.status, 200);
@@ -101,7 +162,9 @@ test('the dashboard page: a nonce for its one script, a strict CSP, no inline co
   const scripts = [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)];
   // One script with the nonce and a src; the other is the JSON configuration, never executed.
   assert.deepEqual(
-    scripts.map((m) => (m[1]?.includes('src=') ? `src nonce=${m[1].includes(`nonce="${nonce}"`)}` : m[1]?.trim())),
+    scripts.map((m) =>
+      m[1]?.includes('src=') ? `src nonce=${m[1].includes(`nonce="${nonce}"`)}` : m[1]?.trim(),
+    ),
     ['type="application/json" id="wick-config"', 'src nonce=true'],
   );
   assert.doesNotMatch(html, /style=|onload=|onclick=/);
@@ -122,7 +185,9 @@ test('the dashboard page: a nonce for its one script, a strict CSP, no inline co
   }
 });
 
-test('GET /api/events pushes a snapshot, then each change as the master pushes it', { timeout: 20_000 }, async (t) => {
+test('GET /api/events pushes a snapshot, then each change as the master pushes it', {
+  timeout: 20_000,
+}, async (t) => {
   const master = await startMaster(t);
   const events = await SseClient.open(`${master.webUiUrl}/api/events`);
   t.after(() => events.close());
@@ -142,7 +207,9 @@ test('GET /api/events pushes a snapshot, then each change as the master pushes i
   }
 });
 
-test('the log API checks its parameters and finds the worker from the master state', { timeout: 20_000 }, async (t) => {
+test('the log API checks its parameters and finds the worker from the master state', {
+  timeout: 20_000,
+}, async (t) => {
   const master = await startMaster(t);
   const cases: [string, number, RegExp][] = [
     ['appId=app-1', 400, /either application or driver/],

@@ -33,7 +33,9 @@ async function get(url: string): Promise<{ status: number; text: string }> {
   return { status: res.status, text: await res.text() };
 }
 
-test("a worker's /json and /log speak Spark's formats; /log pages by bytes", { timeout: 30_000 }, async (t) => {
+test("a worker's /json and /log speak Spark's formats; /log pages by bytes", {
+  timeout: 30_000,
+}, async (t) => {
   const { master, worker, ui } = await cluster(t);
   mkdirSync(join(worker.workDir, APP, '0'), { recursive: true });
   writeFileSync(join(worker.workDir, APP, '0', 'stdout'), LOG);
@@ -42,10 +44,23 @@ test("a worker's /json and /log speak Spark's formats; /log pages by bytes", { t
   writeFileSync(join(worker.workDir, 'driver-20261130120000-0001', 'stdout'), 'driver says hi\n');
 
   const json = (await (await fetch(`${ui}/json`)).json()) as Record<string, unknown>;
-  for (const k of ['id', 'masterurl', 'masterwebuiurl', 'cores', 'coresused', 'memory', 'memoryused', 'executors', 'finishedexecutors']) {
+  for (const k of [
+    'id',
+    'masterurl',
+    'masterwebuiurl',
+    'cores',
+    'coresused',
+    'memory',
+    'memoryused',
+    'executors',
+    'finishedexecutors',
+  ]) {
     assert.ok(k in json, `worker /json lacks ${k}`);
   }
-  assert.deepEqual([json.id, json.masterurl, json.masterwebuiurl, json.cores, json.memory], [worker.workerId, master.url, master.webUiUrl, 1, 512]);
+  assert.deepEqual(
+    [json.id, json.masterurl, json.masterwebuiurl, json.cores, json.memory],
+    [worker.workerId, master.url, master.webUiUrl, 1, 512],
+  );
 
   const total = Buffer.byteLength(LOG);
   const file = (name: string) => new RegExp(`of ${total} of \\S*${APP}/0/${name} ====\\n`);
@@ -56,20 +71,35 @@ test("a worker's /json and /log speak Spark's formats; /log pages by bytes", { t
   assert.match(all.text, file('stdout'));
   assert.ok(all.text.endsWith(LOG));
   const tail = await get(`${ui}/log?appId=${APP}&executorId=0&logType=stdout&byteLength=20`);
-  assert.equal(tail.text, `==== Bytes ${total - 20}-${total} of ${total} of ${/of \S+ ====/.exec(tail.text)?.[0].slice(3, -5)} ====\n${LOG.slice(-20)}`);
-  const page = await get(`${ui}/log?appId=${APP}&executorId=0&logType=stdout&offset=10&byteLength=10`);
+  assert.equal(
+    tail.text,
+    `==== Bytes ${total - 20}-${total} of ${total} of ${/of \S+ ====/.exec(tail.text)?.[0].slice(3, -5)} ====\n${LOG.slice(-20)}`,
+  );
+  const page = await get(
+    `${ui}/log?appId=${APP}&executorId=0&logType=stdout&offset=10&byteLength=10`,
+  );
   assert.match(page.text, /^==== Bytes 10-20 of /);
   assert.ok(page.text.endsWith(LOG.slice(10, 20)));
   // Past the end: nothing, at the end.
-  const past = await get(`${ui}/log?appId=${APP}&executorId=0&logType=stdout&offset=${total + 100}`);
+  const past = await get(
+    `${ui}/log?appId=${APP}&executorId=0&logType=stdout&offset=${total + 100}`,
+  );
   assert.match(past.text, new RegExp(`^==== Bytes ${total}-${total} of ${total} `));
   // logType defaults to stdout; stderr and drivers too.
   assert.match((await get(`${ui}/log?appId=${APP}&executorId=0`)).text, /^==== Bytes 0-/);
-  assert.ok((await get(`${ui}/log?appId=${APP}&executorId=0&logType=stderr`)).text.endsWith('\noops\n'));
-  assert.ok((await get(`${ui}/log?driverId=driver-20261130120000-0001`)).text.endsWith('\ndriver says hi\n'));
+  assert.ok(
+    (await get(`${ui}/log?appId=${APP}&executorId=0&logType=stderr`)).text.endsWith('\noops\n'),
+  );
+  assert.ok(
+    (await get(`${ui}/log?driverId=driver-20261130120000-0001`)).text.endsWith(
+      '\ndriver says hi\n',
+    ),
+  );
 
   // The dashboard's JSON form of the same, on the worker's own port.
-  const r = (await (await fetch(`${ui}/api/log?appId=${APP}&executorId=0&offset=5&byteLength=9`)).json()) as Record<string, unknown>;
+  const r = (await (
+    await fetch(`${ui}/api/log?appId=${APP}&executorId=0&offset=5&byteLength=9`)
+  ).json()) as Record<string, unknown>;
   assert.deepEqual([r.offset, r.length, r.totalSize], [5, 9, total]);
   assert.equal(Buffer.from(r.data as string, 'base64').toString(), LOG.slice(5, 14));
 });
@@ -113,14 +143,24 @@ test("a worker's log endpoints never read outside the work dir", { timeout: 30_0
   for (const q of attempts) {
     for (const path of ['/log', '/api/log']) {
       const r = await get(`${ui}${path}?${q}`);
-      assert.ok(r.status === 400 || r.status === 404, `${path}?${q} answered ${r.status}: ${r.text}`);
+      assert.ok(
+        r.status === 400 || r.status === 404,
+        `${path}?${q} answered ${r.status}: ${r.text}`,
+      );
       assert.doesNotMatch(r.text, /SECRET|root:/, `${path}?${q}`);
     }
     const follow = await get(`${ui}/api/log/follow?${q}&offset=0`);
-    assert.ok(follow.status === 400 || follow.status === 404, `follow?${q} answered ${follow.status}`);
+    assert.ok(
+      follow.status === 400 || follow.status === 404,
+      `follow?${q} answered ${follow.status}`,
+    );
   }
   // The path itself cannot climb either.
-  for (const path of ['/log/../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd', '/static/..%2f..%2fpackage.json']) {
+  for (const path of [
+    '/log/../../etc/passwd',
+    '/%2e%2e/%2e%2e/etc/passwd',
+    '/static/..%2f..%2fpackage.json',
+  ]) {
     const r = await get(`${ui}${path}`);
     assert.equal(r.status, 404, path);
   }

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { type ComponentChildren, h } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import { AppPage } from '../../webview/components/AppPage.js';
-import { DashboardCtx, type DashboardContext } from '../../webview/components/context.js';
+import { type DashboardContext, DashboardCtx } from '../../webview/components/context.js';
 import { KillButton } from '../../webview/components/KillButton.js';
 import { LogViewer } from '../../webview/components/LogViewer.js';
 import { ClusterSummary, Overview } from '../../webview/components/Overview.js';
@@ -106,7 +106,10 @@ test('an application page shows executors, removed ones, and every state change 
   assert.match(t, /Executors 1 /);
   assert.match(t, /Removed Executors 1 /);
   assert.match(t, /FAILED 137 Command exited with code 137/);
-  assert.match(html, /href="#\/log\?appId=app-20261130120000-0000&amp;executorId=1&amp;logType=stderr"/);
+  assert.match(
+    html,
+    /href="#\/log\?appId=app-20261130120000-0000&amp;executorId=1&amp;logType=stderr"/,
+  );
   const history = t.slice(t.indexOf('Executor State History'));
   // Oldest first, across executors.
   assert.ok(
@@ -129,12 +132,33 @@ test('a worker page lists running and finished executors and drivers with their 
     coresUsed: 2,
     memoryUsed: 1024,
     workDir: '/srv/work',
-    executors: [{ appId: 'app-1', execId: 0, cores: 2, memory: 1024, state: 'RUNNING', pid: 42, dir: '/srv/work/app-1/0' }],
+    executors: [
+      {
+        appId: 'app-1',
+        execId: 0,
+        cores: 2,
+        memory: 1024,
+        state: 'RUNNING',
+        pid: 42,
+        dir: '/srv/work/app-1/0',
+      },
+    ],
     finishedExecutors: [
-      { appId: 'app-0', execId: 3, cores: 1, memory: 512, state: 'EXITED', exitCode: 1, message: 'exit 1', dir: '/srv/work/app-0/3' },
+      {
+        appId: 'app-0',
+        execId: 3,
+        cores: 1,
+        memory: 512,
+        state: 'EXITED',
+        exitCode: 1,
+        message: 'exit 1',
+        dir: '/srv/work/app-0/3',
+      },
     ],
     drivers: [],
-    finishedDrivers: [{ driverId: 'driver-9', cores: 1, memory: 512, state: 'FINISHED', dir: '/srv/work/driver-9' }],
+    finishedDrivers: [
+      { driverId: 'driver-9', cores: 1, memory: 512, state: 'FINISHED', dir: '/srv/work/driver-9' },
+    ],
   };
   const html = render(h(WorkerView, { summary: worker(), detail }));
   const t = text(html);
@@ -150,7 +174,9 @@ test('a worker page lists running and finished executors and drivers with their 
 });
 
 test('the log viewer offers Spark-style paging and a follow toggle, labelled', () => {
-  const html = render(h(LogViewer, { source: { appId: 'app-1', executorId: 0, logType: 'stdout' } }));
+  const html = render(
+    h(LogViewer, { source: { appId: 'app-1', executorId: 0, logType: 'stdout' } }),
+  );
   assert.match(html, /role="toolbar"/);
   for (const b of ['Load more', 'Load new', 'Follow']) assert.match(html, new RegExp(`>${b}<`));
   assert.match(html, /aria-pressed="false"/);
@@ -204,12 +230,20 @@ test('the store applies pushed changes in order and samples the chart on change 
     [2, 4],
   );
   // One that does not (a heartbeat) adds none; an old one (seq ≤ current) is ignored.
-  store.change({ type: 'MasterStateEvent', seq: 5, workers: [worker({ coresUsed: 4, lastHeartbeat: T0 + 5 })] });
+  store.change({
+    type: 'MasterStateEvent',
+    seq: 5,
+    workers: [worker({ coresUsed: 4, lastHeartbeat: T0 + 5 })],
+  });
   store.change({ type: 'MasterStateEvent', seq: 5, removedWorkers: [worker().id] });
   assert.equal(store.state.utilization.length, 2);
   assert.equal(store.state.master?.workers.length, 2);
   // An application that finishes moves to the completed ones.
-  store.change({ type: 'MasterStateEvent', seq: 6, apps: [app({ state: 'FINISHED', endTime: T0 + 2000 })] });
+  store.change({
+    type: 'MasterStateEvent',
+    seq: 6,
+    apps: [app({ state: 'FINISHED', endTime: T0 + 2000 })],
+  });
   assert.deepEqual(store.state.master?.completedApps.map((a) => a.id).sort(), [
     'app-20261130110000-0009',
     'app-20261130120000-0000',

@@ -7,7 +7,7 @@ import type { DashboardStore, StoreState } from '../data/store.js';
 import type { DashboardConfig } from '../protocol.js';
 import { href, parseRoute, type Route } from '../router.js';
 import { AppPage } from './AppPage.js';
-import { DashboardCtx, type DashboardContext } from './context.js';
+import { type DashboardContext, DashboardCtx } from './context.js';
 import { LogViewer, logTitle } from './LogViewer.js';
 import { AppsSections, DriversSections, Overview, WorkersSection } from './Overview.js';
 import { WorkerPage } from './WorkerPage.js';
@@ -34,7 +34,6 @@ export function App({
   const first = useRef(true);
 
   useEffect(() => store.connect(source), [store, source]);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on each route change
   useEffect(() => {
     if (first.current) {
       first.current = false;
@@ -55,16 +54,9 @@ export function App({
 
   return (
     <DashboardCtx.Provider value={ctx}>
-      <a
-        class="skip-link"
-        href="#/"
-        onClick={(e) => {
-          e.preventDefault();
-          heading.current?.focus();
-        }}
-      >
+      <button type="button" class="skip-link" onClick={() => heading.current?.focus()}>
         Skip to content
-      </a>
+      </button>
       <header class="topbar">
         <span class="brand" aria-hidden="true">
           Wick
@@ -141,10 +133,17 @@ function view(
     return notFound(route);
   }
   const m = state.master;
-  if (!m) return { title: 'Connecting to the master…', body: <vscode-progress-ring aria-label="Loading" /> };
+  if (!m)
+    return {
+      title: 'Connecting to the master…',
+      body: <vscode-progress-ring aria-label="Loading" />,
+    };
   switch (route.name) {
     case 'overview':
-      return { title: `Wick Master at ${m.url}`, body: <Overview state={m} utilization={state.utilization} /> };
+      return {
+        title: `Wick Master at ${m.url}`,
+        body: <Overview state={m} utilization={state.utilization} />,
+      };
     case 'workers':
       return { title: 'Workers', body: <WorkersSection state={m} /> };
     case 'apps':
@@ -155,7 +154,10 @@ function view(
       const app = [...m.activeApps, ...m.completedApps].find((a) => a.id === route.id);
       return app
         ? { title: `Application: ${app.name}`, body: <AppPage app={app} /> }
-        : { title: 'Unknown application', body: <p>No application {route.id} is known to this master.</p> };
+        : {
+            title: 'Unknown application',
+            body: <p>No application {route.id} is known to this master.</p>,
+          };
     }
     case 'worker': {
       const w = m.workers.find((x) => x.id === route.id);
@@ -173,7 +175,8 @@ function notFound(route: Route): { title: string; body: ComponentChildren } {
     title: 'Not found',
     body: (
       <p>
-        Nothing is at {route.name === 'notFound' ? route.hash : route.name}. <a href="#/">Back to the overview</a>
+        Nothing is at {route.name === 'notFound' ? route.hash : route.name}.{' '}
+        <a href="#/">Back to the overview</a>
       </p>
     ),
   };

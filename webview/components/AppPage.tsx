@@ -16,15 +16,24 @@ export function AppPage({ app }: { app: AppSummary }) {
     ['ID', app.id],
     ['Name', app.name],
     ['User', app.user],
-    ['Cores', app.maxCores === undefined ? `Unlimited (${app.coresGranted} granted)` : `${app.maxCores} (${app.coresGranted} granted)`],
-    ['Executor cores', app.coresPerExecutor === undefined ? 'All of a worker' : String(app.coresPerExecutor)],
+    [
+      'Cores',
+      app.maxCores === undefined
+        ? `Unlimited (${app.coresGranted} granted)`
+        : `${app.maxCores} (${app.coresGranted} granted)`,
+    ],
+    [
+      'Executor cores',
+      app.coresPerExecutor === undefined ? 'All of a worker' : String(app.coresPerExecutor),
+    ],
     ['Executor memory', formatMiB(app.memoryPerExecutorMB)],
     ['Submit date', formatDate(app.startTime)],
     ['State', <StateBadge key="s" state={app.state} />],
     ['Duration', formatDuration((app.endTime ?? now) - app.startTime)],
     ['Driver', <code key="d">{`${app.driver.address}/${app.driver.name}`}</code>],
   ];
-  if (app.state === 'WAITING' && app.waitingReason) facts.push(['Waiting because', app.waitingReason]);
+  if (app.state === 'WAITING' && app.waitingReason)
+    facts.push(['Waiting because', app.waitingReason]);
   return (
     <>
       <dl class="facts" aria-label="Application">
@@ -41,7 +50,11 @@ export function AppPage({ app }: { app: AppSummary }) {
         </p>
       )}
       <Section id="executors" title="Executors" count={app.executors.length}>
-        <ExecutorsTable executors={app.executors} caption="Executors" empty="No executor is running." />
+        <ExecutorsTable
+          executors={app.executors}
+          caption="Executors"
+          empty="No executor is running."
+        />
       </Section>
       <Section id="removed-executors" title="Removed Executors" count={app.removedExecutors.length}>
         <ExecutorsTable

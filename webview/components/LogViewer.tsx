@@ -30,7 +30,13 @@ interface View {
  * (the host pushes chunks with their offsets, so nothing is lost or repeated), until the process
  * has exited or the user stops it.
  */
-export function LogViewer({ source, pageBytes = LOG_PAGE_BYTES }: { source: LogSource; pageBytes?: number }) {
+export function LogViewer({
+  source,
+  pageBytes = LOG_PAGE_BYTES,
+}: {
+  source: LogSource;
+  pageBytes?: number;
+}) {
   const { source: data, announce } = useDashboard();
   const [view, setView] = useState<View | undefined>();
   const [error, setError] = useState<string | undefined>();
@@ -83,7 +89,6 @@ export function LogViewer({ source, pageBytes = LOG_PAGE_BYTES }: { source: LogS
         },
       });
     },
-    // biome-ignore lint/correctness/useExhaustiveDependencies: key stands for source
     [key, append],
   );
 
@@ -93,8 +98,6 @@ export function LogViewer({ source, pageBytes = LOG_PAGE_BYTES }: { source: LogS
     setFollowing(false);
     setEnded('stopped');
   }, []);
-
-  // biome-ignore lint/correctness/useExhaustiveDependencies: key stands for source
   useEffect(() => {
     if (!data) return;
     let live = true;
@@ -136,7 +139,12 @@ export function LogViewer({ source, pageBytes = LOG_PAGE_BYTES }: { source: LogS
       const cur = viewRef.current;
       if (!cur) return;
       const text = new TextDecoder().decode(decodeBase64(r.data));
-      update({ ...cur, text: text + cur.text, start: r.offset, total: Math.max(cur.total, r.totalSize) });
+      update({
+        ...cur,
+        text: text + cur.text,
+        start: r.offset,
+        total: Math.max(cur.total, r.totalSize),
+      });
       announce(`Loaded ${formatBytes(r.length)} of earlier log`);
     } catch (err) {
       setError((err as Error).message);
@@ -180,23 +188,25 @@ export function LogViewer({ source, pageBytes = LOG_PAGE_BYTES }: { source: LogS
         >
           Load more
         </vscode-button>
-        <vscode-button secondary onClick={loadNew} disabled={!view || busy} aria-label="Load new: bytes written since">
+        <vscode-button
+          secondary
+          onClick={loadNew}
+          disabled={!view || busy}
+          aria-label="Load new: bytes written since"
+        >
           Load new
         </vscode-button>
         <vscode-button
           onClick={() => (following ? unfollow() : data && follow(data))}
           disabled={!view}
+          role="button"
           aria-pressed={following ? 'true' : 'false'}
           class="follow"
         >
           {following ? 'Stop following' : 'Follow'}
         </vscode-button>
         <span class="log-range" data-testid="log-range">
-          {view
-            ? `Bytes ${view.start}-${view.end} of ${view.total}`
-            : error
-              ? ''
-              : 'Loading…'}
+          {view ? `Bytes ${view.start}-${view.end} of ${view.total}` : error ? '' : 'Loading…'}
         </span>
         <span class="log-status" aria-live="polite">
           {following ? 'Following' : ended ? `Not following: ${ended}` : ''}
@@ -210,6 +220,9 @@ export function LogViewer({ source, pageBytes = LOG_PAGE_BYTES }: { source: LogS
       <pre
         ref={pre}
         class="log"
+        role="log"
+        aria-live="off"
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take the focus, or keyboard users cannot scroll it
         tabIndex={0}
         aria-label={title}
         onScroll={(e) => {

@@ -17,10 +17,7 @@ export function ClusterSummary({ state }: { state: MasterState }) {
     ['Alive Workers', `${t.aliveWorkers}`],
     ['Cores in use', `${t.coresUsed} Used of ${t.cores} Total`],
     ['Memory in use', `${formatMiB(t.memoryUsed)} Used of ${formatMiB(t.memory)} Total`],
-    [
-      'Applications',
-      `${state.activeApps.length} Running, ${state.completedApps.length} Completed`,
-    ],
+    ['Applications', `${state.activeApps.length} Running, ${state.completedApps.length} Completed`],
     [
       'Drivers',
       `${state.activeDrivers.length} Running, ${state.completedDrivers.length} Completed`,
@@ -52,7 +49,11 @@ export function AppsSections({ state }: { state: MasterState }) {
   return (
     <>
       <Section id="running-apps" title="Running Applications" count={running.length}>
-        <AppsTable apps={running} caption="Running applications" empty="No application is running." />
+        <AppsTable
+          apps={running}
+          caption="Running applications"
+          empty="No application is running."
+        />
       </Section>
       <Section id="waiting-apps" title="Waiting Applications" count={waiting.length}>
         <AppsTable
@@ -61,7 +62,11 @@ export function AppsSections({ state }: { state: MasterState }) {
           empty="No application is waiting for resources."
         />
       </Section>
-      <Section id="completed-apps" title="Completed Applications" count={state.completedApps.length}>
+      <Section
+        id="completed-apps"
+        title="Completed Applications"
+        count={state.completedApps.length}
+      >
         <AppsTable
           apps={[...state.completedApps].reverse()}
           caption="Completed applications"
@@ -77,9 +82,17 @@ export function DriversSections({ state }: { state: MasterState }) {
   return (
     <>
       <Section id="running-drivers" title="Running Drivers" count={state.activeDrivers.length}>
-        <DriversTable drivers={state.activeDrivers} caption="Running drivers" empty="No driver is running." />
+        <DriversTable
+          drivers={state.activeDrivers}
+          caption="Running drivers"
+          empty="No driver is running."
+        />
       </Section>
-      <Section id="completed-drivers" title="Completed Drivers" count={state.completedDrivers.length}>
+      <Section
+        id="completed-drivers"
+        title="Completed Drivers"
+        count={state.completedDrivers.length}
+      >
         <DriversTable
           drivers={[...state.completedDrivers].reverse()}
           caption="Completed drivers"

@@ -40,17 +40,22 @@ export function UtilizationChart({
     const cores = color('--wick-chart-cores', '#3794ff');
     const mem = color('--wick-chart-memory', '#d18616');
     const step = uPlot.paths.stepped?.({ align: 1 });
-    const axis = { stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } };
+    const axis = {
+      stroke: fg,
+      grid: { stroke: grid, width: 1 },
+      ticks: { stroke: grid, width: 1 },
+    };
     const u = new uPlot(
       {
         width: Math.max(200, el.clientWidth),
         height: 220,
         cursor: { drag: { x: false, y: false } },
-        legend: { live: true },
+        // The legend names the series; the summary above gives the values now.
+        legend: { live: false },
         scales: {
           x: { time: true },
-          cores: { range: (_u, _min, max) => [0, Math.max(1, max)] },
-          mem: { range: (_u, _min, max) => [0, Math.max(1, max)] },
+          cores: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.15] },
+          mem: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.15] },
         },
         axes: [
           { ...axis },
@@ -70,17 +75,51 @@ export function UtilizationChart({
         ],
         series: [
           {},
-          { label: 'Cores in use', scale: 'cores', stroke: cores, width: 2, paths: step },
-          { label: 'Memory in use', scale: 'mem', stroke: mem, width: 2, paths: step, value: (_u, v) => (v == null ? '-' : formatMiB(v)) },
-          { label: 'Cores total', scale: 'cores', stroke: cores, width: 1, dash: [4, 4], paths: step },
-          { label: 'Memory total', scale: 'mem', stroke: mem, width: 1, dash: [4, 4], paths: step, value: (_u, v) => (v == null ? '-' : formatMiB(v)) },
+          {
+            label: 'Cores in use',
+            scale: 'cores',
+            stroke: cores,
+            width: 2,
+            paths: step,
+            points: { show: false },
+          },
+          {
+            label: 'Memory in use',
+            scale: 'mem',
+            stroke: mem,
+            width: 2,
+            paths: step,
+            points: { show: false },
+            value: (_u, v) => (v == null ? '-' : formatMiB(v)),
+          },
+          {
+            label: 'Cores total',
+            scale: 'cores',
+            stroke: cores,
+            width: 1,
+            dash: [4, 4],
+            paths: step,
+            points: { show: false },
+          },
+          {
+            label: 'Memory total',
+            scale: 'mem',
+            stroke: mem,
+            width: 1,
+            dash: [4, 4],
+            paths: step,
+            points: { show: false },
+            value: (_u, v) => (v == null ? '-' : formatMiB(v)),
+          },
         ],
       },
       [[], [], [], [], []],
       el,
     );
     plot.current = u;
-    const resize = new ResizeObserver(() => u.setSize({ width: Math.max(200, el.clientWidth), height: 220 }));
+    const resize = new ResizeObserver(() =>
+      u.setSize({ width: Math.max(200, el.clientWidth), height: 220 }),
+    );
     resize.observe(el);
     return () => {
       resize.disconnect();
@@ -92,7 +131,9 @@ export function UtilizationChart({
   useEffect(() => {
     const u = plot.current;
     if (!u) return;
-    const from = now - windowMs;
+    // The window grows from the first sample (at least a minute) up to windowMs.
+    const first = samples[0]?.time ?? now;
+    const from = Math.max(now - windowMs, Math.min(first, now - 60_000));
     const xs: number[] = [];
     const series: number[][] = [[], [], [], []];
     const push = (t: number, s: UtilizationSample) => {

@@ -29,7 +29,6 @@ export function WorkerPage({
   const [detail, setDetail] = useState<WorkerState | undefined>();
   const [error, setError] = useState<string | undefined>();
   const dead = summary !== undefined && summary.state !== 'ALIVE';
-  // biome-ignore lint/correctness/useExhaustiveDependencies: version is the signal to read again
   useEffect(() => {
     if (!source || dead) return;
     let live = true;
@@ -81,7 +80,10 @@ export function WorkerView({
   }
   const cores = detail ?? summary;
   if (cores) {
-    facts.push(['Cores', <UsedOf key="c" total={String(cores.cores)} used={String(cores.coresUsed)} />]);
+    facts.push([
+      'Cores',
+      <UsedOf key="c" total={String(cores.cores)} used={String(cores.coresUsed)} />,
+    ]);
     facts.push([
       'Memory',
       <UsedOf key="m" total={formatMiB(cores.memory)} used={formatMiB(cores.memoryUsed)} />,
@@ -106,19 +108,35 @@ export function WorkerView({
       {detail ? (
         <>
           <Section id="w-executors" title="Running Executors" count={detail.executors.length}>
-            <RunnersTable runners={detail.executors} caption="Running executors" empty="No executor runs here." />
+            <RunnersTable
+              runners={detail.executors}
+              caption="Running executors"
+              empty="No executor runs here."
+            />
           </Section>
           <Section id="w-drivers" title="Running Drivers" count={detail.drivers.length}>
-            <RunnersTable runners={detail.drivers} caption="Running drivers" empty="No driver runs here." />
+            <RunnersTable
+              runners={detail.drivers}
+              caption="Running drivers"
+              empty="No driver runs here."
+            />
           </Section>
-          <Section id="w-finished-executors" title="Finished Executors" count={detail.finishedExecutors.length}>
+          <Section
+            id="w-finished-executors"
+            title="Finished Executors"
+            count={detail.finishedExecutors.length}
+          >
             <RunnersTable
               runners={[...detail.finishedExecutors].reverse()}
               caption="Finished executors"
               empty="No executor has finished here."
             />
           </Section>
-          <Section id="w-finished-drivers" title="Finished Drivers" count={detail.finishedDrivers.length}>
+          <Section
+            id="w-finished-drivers"
+            title="Finished Drivers"
+            count={detail.finishedDrivers.length}
+          >
             <RunnersTable
               runners={[...detail.finishedDrivers].reverse()}
               caption="Finished drivers"
@@ -140,7 +158,10 @@ export function WorkerView({
                   </td>
                   <td class="num">{e.execId}</td>
                   <td>
-                    <LogLinks source={{ appId: e.appId, executorId: e.execId }} label={`executor ${e.execId} of ${e.appId}`} />
+                    <LogLinks
+                      source={{ appId: e.appId, executorId: e.execId }}
+                      label={`executor ${e.execId} of ${e.appId}`}
+                    />
                   </td>
                 </tr>
               ))}
@@ -152,7 +173,15 @@ export function WorkerView({
   );
 }
 
-function RunnersTable({ runners, caption, empty }: { runners: Runner[]; caption: string; empty: string }) {
+function RunnersTable({
+  runners,
+  caption,
+  empty,
+}: {
+  runners: Runner[];
+  caption: string;
+  empty: string;
+}) {
   // A worker's own page has no application pages to link to; the master's has.
   const { config } = useDashboard();
   const appLink = (appId: string) =>
@@ -179,7 +208,9 @@ function RunnersTable({ runners, caption, empty }: { runners: Runner[]; caption:
             <td class="reason">{r.message ?? ''}</td>
             <td>
               <LogLinks
-                source={isDriver ? { driverId: r.driverId } : { appId: r.appId, executorId: r.execId }}
+                source={
+                  isDriver ? { driverId: r.driverId } : { appId: r.appId, executorId: r.execId }
+                }
                 label={label}
               />
             </td>

@@ -27,7 +27,10 @@ export function Section({
       <h2 id={`${id}-title`}>
         {title}
         {count !== undefined && (
-          <vscode-badge variant="counter" aria-label={`${count} ${count === 1 ? 'entry' : 'entries'}`}>
+          <vscode-badge
+            variant="counter"
+            aria-label={`${count} ${count === 1 ? 'entry' : 'entries'}`}
+          >
             {count}
           </vscode-badge>
         )}

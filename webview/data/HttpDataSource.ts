@@ -96,7 +96,8 @@ export class HttpDataSource implements DataSource {
   }
 
   async workerState(workerId: string | undefined): Promise<WorkerState> {
-    const path = workerId === undefined ? '/api/worker' : `/api/worker/${encodeURIComponent(workerId)}`;
+    const path =
+      workerId === undefined ? '/api/worker' : `/api/worker/${encodeURIComponent(workerId)}`;
     return (await this.json(path)) as WorkerState;
   }
 

@@ -68,7 +68,8 @@ export class VsCodeDataSource implements DataSource {
     this.follows.set(followId, sink);
     this.vscode.postMessage({ type: 'followLog', followId, source, offset });
     return () => {
-      if (this.follows.delete(followId)) this.vscode.postMessage({ type: 'stopFollowLog', followId });
+      if (this.follows.delete(followId))
+        this.vscode.postMessage({ type: 'stopFollowLog', followId });
     };
   }
 

@@ -31,19 +31,23 @@ interface ExecutorData {
   freeCores: number;
   /** Tasks sent to it beyond its cores, waiting there for one (prefetch, see makeOffers). */
   queued: number;
+  /** Tasks launched here that have not reported an end: each holds a core or a queue slot. */
+  tasks: Set<number>;
 }
 
 /**
- * Prefetch: once a job's tasks prove short (their running time averages under SHORT_TASK_MS),
- * each executor whose cores are all busy also gets up to PREFETCH_PER_CORE tasks per core queued,
- * so that a core that frees up starts its next task at once instead of after a round trip to the
- * driver. The executor still runs at most `cores` tasks at a time (Executor queues the rest), and
- * jobs of longer tasks are placed exactly as Spark places them: one task per free core. Queue
- * slots are refilled PREFETCH_BATCH at a time, so that they travel together in one write.
+ * Prefetch: once a job's tasks prove short, each executor whose cores are all busy also gets a
+ * few of its tasks queued, so that a core that frees up starts its next task at once instead of
+ * after a round trip to the driver (and the executor hands its threads several at a time). The
+ * queue holds about PREFETCH_QUEUE_MS of work per core, by the job's average task duration so
+ * far, and at most PREFETCH_PER_CORE tasks: so an executor that turns out slower than the others
+ * holds back at most that much of the job's end. The executor still runs at most `cores` tasks at
+ * a time (Executor queues the rest), and jobs of tasks longer than PREFETCH_QUEUE_MS are placed
+ * exactly as Spark places them: one task per free core. Queue slots are refilled half a queue at
+ * a time, so that they travel together in one write.
  */
-export const PREFETCH_PER_CORE = 4;
-const PREFETCH_BATCH = 2;
-const SHORT_TASK_MS = 10;
+export const PREFETCH_PER_CORE = 16;
+const PREFETCH_QUEUE_MS = 5;
 /** Weight of the newest duration in a job's running average. */
 const DURATION_EWMA_WEIGHT = 0.2;
 
@@ -62,10 +66,6 @@ export class DriverEndpoint extends RpcEndpoint {
   private readonly firstExecutorWaiters: (() => void)[] = [];
   /** Running average of the finished tasks' durations (ms), by job. */
   private readonly taskMs = new Map<number, number>();
-  private readonly isShortJob = (jobId: number): boolean => {
-    const ms = this.taskMs.get(jobId);
-    return ms !== undefined && ms < SHORT_TASK_MS;
-  };
 
   constructor(
     private readonly conf: WickConf,
@@ -114,14 +114,16 @@ export class DriverEndpoint extends RpcEndpoint {
   override receive(message: WireMessage, sender: RpcSenderContext): void {
     if (message.type !== 'StatusUpdate') throw unsupported(message, sender);
     const m = message as MessageOf<typeof StatusUpdate>;
+    if (m.state === 'LAUNCHING' || m.state === 'RUNNING') return;
+    // As Spark's: any end frees what the task held, even when its job is gone (aborted meanwhile,
+    // its tasks killed), or the executor's cores would stay taken for good.
     const executor = this.executors.get(m.executorId);
-    let ended: { executorId: string } | undefined;
+    if (executor?.tasks.delete(m.taskId)) release(executor);
     if (m.state === 'FINISHED') {
       if (m.durationMs !== undefined) this.noteDuration(m.taskId, m.durationMs);
-      ended = this.scheduler.taskFinished(m.taskId, m.result);
-    }
-    else if (m.state === 'FAILED' || m.state === 'KILLED' || m.state === 'LOST') {
-      ended = this.scheduler.taskFailed(
+      this.scheduler.taskFinished(m.taskId, m.result);
+    } else {
+      const failed = this.scheduler.taskFailed(
         m.taskId,
         m.error ?? { name: 'TaskFailed', message: `Task ${m.taskId} ended ${m.state}` },
       );
@@ -130,9 +132,9 @@ export class DriverEndpoint extends RpcEndpoint {
           `Lost task ${m.taskId} on executor ${m.executorId}: ${m.error?.message ?? m.state}`,
         );
       }
+      if (failed) this.killTasks(failed.toKill);
     }
-    if (ended && executor) release(executor);
-    if (ended) this.makeOffers();
+    this.makeOffers();
   }
 
   override onDisconnected(address: string): void {
@@ -181,6 +183,7 @@ export class DriverEndpoint extends RpcEndpoint {
       cores: m.cores,
       freeCores: m.cores,
       queued: 0,
+      tasks: new Set(),
     });
     this.log.info(
       `Registered executor ${ref} (${m.hostname}) with ID ${m.executorId}, ${m.cores} core(s)`,
@@ -201,22 +204,45 @@ export class DriverEndpoint extends RpcEndpoint {
       if (e.freeCores > 0) offers.push({ executorId: e.id, freeCores: e.freeCores });
     }
     if (offers.length > 0) this.launch(this.scheduler.resourceOffers(offers), false);
-    if (this.taskMs.size === 0 || !this.scheduler.hasPending) return;
-    const slots: Offer[] = [];
-    for (const e of this.executors.values()) {
-      const room = e.cores * PREFETCH_PER_CORE - e.queued;
-      if (e.freeCores === 0 && room >= PREFETCH_BATCH) slots.push({ executorId: e.id, freeCores: room });
+    for (const [jobId, ms] of this.taskMs) {
+      if (!this.scheduler.hasPending) return;
+      const perCore = Math.min(PREFETCH_PER_CORE, Math.floor(PREFETCH_QUEUE_MS / ms));
+      if (perCore < 1) continue;
+      const slots: Offer[] = [];
+      for (const e of this.executors.values()) {
+        const room = e.cores * perCore - e.queued;
+        if (e.freeCores === 0 && room >= Math.ceil((e.cores * perCore) / 2))
+          slots.push({ executorId: e.id, freeCores: room });
+      }
+      if (slots.length > 0)
+        this.launch(
+          this.scheduler.resourceOffers(slots, (id) => id === jobId),
+          true,
+        );
     }
-    if (slots.length > 0) this.launch(this.scheduler.resourceOffers(slots, this.isShortJob), true);
   }
 
   private launch(placed: { executorId: string; task: TaskDescription }[], queued: boolean): void {
     for (const { executorId, task } of placed) {
+      // An earlier task of this batch may have aborted the job (it was too large).
+      if (this.scheduler.jobOf(task.taskId) === undefined) continue;
       const e = this.executors.get(executorId) as ExecutorData;
       if (this.tooLarge(task)) continue;
       if (queued) e.queued++;
       else e.freeCores--;
+      e.tasks.add(task.taskId);
       e.ref.send(LaunchTask({ task }));
+    }
+  }
+
+  /**
+   * Asks executors to stop tasks of an aborted job (Spark cancels them too). Each frees what it
+   * held when it reports its end; tasks placed but never launched need nothing.
+   */
+  private killTasks(tasks: { taskId: number; executorId: string }[]): void {
+    for (const { taskId, executorId } of tasks) {
+      const e = this.executors.get(executorId);
+      if (e?.tasks.has(taskId)) e.ref.send(KillTask({ taskId, reason: 'its job was aborted' }));
     }
   }
 
@@ -224,10 +250,7 @@ export class DriverEndpoint extends RpcEndpoint {
     const jobId = this.scheduler.jobOf(taskId);
     if (jobId === undefined) return;
     const avg = this.taskMs.get(jobId);
-    this.taskMs.set(
-      jobId,
-      avg === undefined ? ms : avg + DURATION_EWMA_WEIGHT * (ms - avg),
-    );
+    this.taskMs.set(jobId, avg === undefined ? ms : avg + DURATION_EWMA_WEIGHT * (ms - avg));
   }
 
   /** Spark's check in launchTasks: a task larger than a frame aborts its job with advice. */
@@ -238,12 +261,7 @@ export class DriverEndpoint extends RpcEndpoint {
       task.jobId,
       `Serialized task ${task.taskId}:${task.partition} was ${size} bytes, which exceeds max allowed: wick.rpc.message.maxSize (${this.maxMessageSize} bytes). Consider increasing wick.rpc.message.maxSize or using broadcast variables for large values.`,
     );
-    for (const k of kill) {
-      if (k.taskId === task.taskId) continue;
-      const e = this.executors.get(k.executorId);
-      e?.ref.send(KillTask({ taskId: k.taskId, reason: 'job aborted' }));
-      if (e) release(e);
-    }
+    this.killTasks(kill);
     return true;
   }
 }

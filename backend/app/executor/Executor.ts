@@ -1,8 +1,15 @@
 import { availableParallelism } from 'node:os';
+import { MessageChannel, type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { TaskDescription, TaskError } from '../../protocol/executor.js';
 import { distFile } from '../../util/paths.js';
-import type { TaskOutcome, TaskRequest } from '../task/taskWorker.js';
+import {
+  BATCH_STOPPED,
+  type BatchOutcome,
+  type TaskBatchRequest,
+  type TaskOutcome,
+  type TaskRequest,
+} from '../task/taskWorker.js';
 
 export interface TaskReport {
   taskId: number;
@@ -12,21 +19,59 @@ export interface TaskReport {
   durationMs?: number;
 }
 
+/** The most tasks handed to a pool thread at once (see Executor). */
+const MAX_BATCH = 16;
+
+/** A task handed to a pool thread, alone or in a batch, and not ended yet. */
+interface Handed {
+  task: TaskDescription;
+  batch: Batch;
+  /** Its place in the batch. */
+  index: number;
+}
+
+/** Tasks handed to one pool thread together (one piscina run). */
+interface Batch {
+  tasks: TaskDescription[];
+  abort: TaskAbort;
+  /** Shared with the thread: tasks it has claimed (started), and BATCH_STOPPED (see taskWorker). */
+  control: Int32Array | undefined;
+  /** Our end of the batch's port; undefined for a lone task, whose outcome is the run's result. */
+  port: MessagePort | undefined;
+  /** Outcomes received: tasks[0, received) have ended. */
+  received: number;
+  /** Tasks from here on were taken back (BATCH_STOPPED) and will not run in this batch. */
+  limit: number;
+  takenBack: boolean;
+  /** Tasks up to here (exclusive) have been reported RUNNING. */
+  announced: number;
+}
+
 /**
  * Runs tasks on a pool of worker threads, one per core (piscina), so that an executor with N
- * cores really runs N tasks at once. Tasks launched beyond the cores wait here, in launch order,
- * and start as running ones end: the driver may send a few more than the cores when tasks are
- * short (DriverEndpoint's prefetch), so that the next task is already here when a core frees up.
- * At most `cores` tasks run at a time, as in Spark; a task is RUNNING (reported, and logged) only
- * once it starts. Writes a line per task start and end to stdout and each failure to stderr: those
- * files are what users read.
+ * cores really runs N tasks at once: each thread runs one task at a time, and at most `cores` run
+ * at once, as in Spark. Tasks launched beyond the cores wait here in launch order: the driver
+ * sends a few more than the cores when tasks are short (DriverEndpoint's prefetch), so that the
+ * next task is already here when a core frees up.
+ *
+ * A free thread gets every task waiting (up to MAX_BATCH, shared between free threads) in one
+ * batch, which it runs one after another, posting each outcome as it ends: a task of a few
+ * microseconds then costs one message between threads instead of a round trip per task. A task
+ * is RUNNING (reported, and logged) when its thread starts it, and FINISHED when it ends, as if it
+ * had been handed over alone. Killing a task a thread has not started takes it and the rest of its
+ * batch back (they wait here again); killing the one running ends its thread, as piscina's abort
+ * does, and the batch's tasks after it wait here again.
+ *
+ * Writes a line per task start and end to stdout and each failure to stderr: those files are what
+ * users read.
  */
 export class Executor {
-  private readonly pool: Piscina<TaskRequest, TaskOutcome>;
-  private readonly running = new Map<number, TaskAbort>();
-  /** Launched tasks waiting for a core, oldest first. */
-  private readonly waiting: TaskDescription[] = [];
+  private readonly pool: Piscina<TaskRequest | TaskBatchRequest, TaskOutcome | number>;
+  /** Launched tasks not handed to a thread yet, oldest first. */
+  private waiting: TaskDescription[] = [];
   private waitingHead = 0;
+  private readonly handed = new Map<number, Handed>();
+  private readonly batches = new Set<Batch>();
   private stopped = false;
 
   constructor(
@@ -39,7 +84,7 @@ export class Executor {
       filename: distFile('task-worker.cjs'),
       minThreads: cores,
       maxThreads: cores,
-      // Never more than `cores` tasks reach the pool (see launchTask); this is a safety net.
+      // Never more than `cores` batches reach the pool (see dispatch); this is a safety net.
       maxQueue: 'auto',
       idleTimeout: Number.POSITIVE_INFINITY,
       concurrentTasksPerWorker: 1,
@@ -52,104 +97,216 @@ export class Executor {
     }
   }
 
-  /** Tasks launched here and not yet ended: running, then waiting for a core. */
-  get activeCount(): number {
-    return this.running.size + this.waiting.length - this.waitingHead;
-  }
-
   launchTask(task: TaskDescription): void {
     if (this.stopped) return;
-    if (this.running.size < this.cores) this.start(task);
-    else this.waiting.push(task);
-  }
-
-  private start(task: TaskDescription): void {
-    const name = `task ${task.partition}.${task.attempt} in stage ${task.stageId}.0 (TID ${task.taskId})`;
-    stdoutLine(`${stamp()} INFO Executor: Running ${name}\n`);
-    const abort = new TaskAbort();
-    this.running.set(task.taskId, abort);
-    const started = performance.now();
-    this.report({ taskId: task.taskId, state: 'RUNNING' });
-    this.pool.run({ appDir: this.appDir, task }, { signal: abort }).then(
-      (outcome) => {
-        this.running.delete(task.taskId);
-        const durationMs = performance.now() - started;
-        if (outcome.ok) {
-          stdoutLine(`${stamp()} INFO Executor: Finished ${name} in ${durationMs.toFixed(0)} ms\n`);
-          this.report({
-            taskId: task.taskId,
-            state: 'FINISHED',
-            result: outcome.result,
-            durationMs,
-          });
-        } else {
-          process.stderr.write(
-            `${stamp()} ERROR Executor: Exception in ${name}\n${outcome.error.stack ?? outcome.error.message}\n`,
-          );
-          this.report({ taskId: task.taskId, state: 'FAILED', error: outcome.error, durationMs });
-        }
-        this.startWaiting();
-      },
-      (err: Error) => {
-        this.running.delete(task.taskId);
-        const killed = abort.aborted;
-        process.stderr.write(
-          `${stamp()} ${killed ? 'INFO' : 'ERROR'} Executor: ${killed ? 'Killed' : 'Lost'} ${name}: ${err.message}\n`,
-        );
-        this.report({
-          taskId: task.taskId,
-          state: killed ? 'KILLED' : 'FAILED',
-          error: { name: err.name, message: err.message, stack: err.stack },
-        });
-        this.startWaiting();
-      },
-    );
-  }
-
-  /** Starts waiting tasks while cores are free. */
-  private startWaiting(): void {
-    while (!this.stopped && this.running.size < this.cores && this.waitingHead < this.waiting.length) {
-      const next = this.waiting[this.waitingHead] as TaskDescription;
-      this.waiting[this.waitingHead++] = undefined as unknown as TaskDescription;
-      if (this.waitingHead === this.waiting.length) {
-        this.waiting.length = 0;
-        this.waitingHead = 0;
-      }
-      this.start(next);
-    }
+    this.waiting.push(task);
+    this.dispatch();
   }
 
   killTask(taskId: number, reason: string): void {
-    const running = this.running.get(taskId);
-    if (running) {
-      running.abort(new Error(reason));
-      return;
-    }
-    // Not started yet: it leaves the queue and ends KILLED, as an aborted pool task does.
     for (let i = this.waitingHead; i < this.waiting.length; i++) {
       const task = this.waiting[i] as TaskDescription;
       if (task.taskId !== taskId) continue;
+      // Not handed to a thread: it leaves the queue and ends KILLED, as an aborted pool task does.
       this.waiting.splice(i, 1);
-      const name = `task ${task.partition}.${task.attempt} in stage ${task.stageId}.0 (TID ${task.taskId})`;
-      const err = new Error('The task has been aborted', { cause: new Error(reason) });
-      err.name = 'AbortError';
-      process.stderr.write(`${stamp()} INFO Executor: Killed ${name}: ${err.message}\n`);
-      this.report({
-        taskId,
-        state: 'KILLED',
-        error: { name: err.name, message: err.message, stack: err.stack },
-      });
+      this.reportKilledBeforeStart(task, reason);
       return;
     }
+    const h = this.handed.get(taskId);
+    if (!h) return;
+    const b = h.batch;
+    if (b.control) {
+      this.takeBack(b);
+      // Outcomes already posted are handled first: the task may have ended meanwhile.
+      this.drain(b);
+      if (!this.handed.has(taskId)) return;
+      if (h.index >= b.limit) {
+        this.handed.delete(taskId);
+        this.reportKilledBeforeStart(h.task, reason);
+        this.dispatch();
+        return;
+      }
+    }
+    // It is running: end its thread (piscina's abort); the run's rejection reports it KILLED.
+    b.abort.abort(new Error(reason));
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.waiting.length = 0;
+    this.waiting = [];
     this.waitingHead = 0;
-    for (const a of this.running.values()) a.abort(new Error('executor stopped'));
+    for (const b of this.batches) {
+      if (b.control) Atomics.or(b.control, 0, BATCH_STOPPED);
+      b.abort.abort(new Error('executor stopped'));
+    }
     await this.pool.destroy();
   }
+
+  /** Hands waiting tasks to free threads. */
+  private dispatch(): void {
+    while (!this.stopped && this.batches.size < this.cores) {
+      const count = this.waiting.length - this.waitingHead;
+      if (count === 0) return;
+      const freeThreads = this.cores - this.batches.size;
+      const take = Math.min(MAX_BATCH, Math.ceil(count / freeThreads));
+      const tasks = this.waiting.slice(this.waitingHead, this.waitingHead + take);
+      this.waitingHead += take;
+      if (this.waitingHead === this.waiting.length) {
+        this.waiting = [];
+        this.waitingHead = 0;
+      }
+      this.runBatch(tasks);
+    }
+  }
+
+  private runBatch(tasks: TaskDescription[]): void {
+    const alone = tasks.length === 1;
+    const b: Batch = {
+      tasks,
+      abort: new TaskAbort(),
+      control: alone ? undefined : new Int32Array(new SharedArrayBuffer(4)),
+      port: undefined,
+      received: 0,
+      limit: tasks.length,
+      takenBack: false,
+      announced: 0,
+    };
+    this.batches.add(b);
+    for (const [index, task] of tasks.entries())
+      this.handed.set(task.taskId, { task, batch: b, index });
+    this.announce(b, 1);
+    let run: Promise<TaskOutcome | number>;
+    const started = performance.now();
+    if (alone) {
+      run = this.pool.run(
+        { appDir: this.appDir, task: tasks[0] as TaskDescription },
+        {
+          signal: b.abort,
+        },
+      );
+    } else {
+      const { port1, port2 } = new MessageChannel();
+      b.port = port1;
+      port1.on('message', (m: BatchOutcome) => this.onOutcome(b, m));
+      run = this.pool.run(
+        { appDir: this.appDir, tasks, control: b.control as Int32Array, port: port2 },
+        { name: 'runBatch', signal: b.abort, transferList: [port2] },
+      );
+    }
+    run.then(
+      (result) => {
+        if (alone) {
+          const durationMs = performance.now() - started;
+          this.onOutcome(b, { index: 0, outcome: result as TaskOutcome, durationMs });
+        }
+        this.batchEnded(b, undefined);
+      },
+      (err: Error) => this.batchEnded(b, err),
+    );
+  }
+
+  /** Reports RUNNING for the batch's tasks before `upTo` that have not been yet. */
+  private announce(b: Batch, upTo: number): void {
+    for (; b.announced < Math.min(upTo, b.limit); b.announced++) {
+      const task = b.tasks[b.announced] as TaskDescription;
+      if (!this.handed.has(task.taskId)) continue;
+      stdoutLine(`${stamp()} INFO Executor: Running ${taskName(task)}\n`);
+      this.report({ taskId: task.taskId, state: 'RUNNING' });
+    }
+  }
+
+  private onOutcome(b: Batch, m: BatchOutcome): void {
+    const task = b.tasks[m.index] as TaskDescription;
+    b.received = m.index + 1;
+    if (!this.handed.delete(task.taskId)) return;
+    this.announce(b, m.index + 1);
+    const durationMs = m.durationMs;
+    const name = taskName(task);
+    if (m.outcome.ok) {
+      stdoutLine(`${stamp()} INFO Executor: Finished ${name} in ${durationMs.toFixed(0)} ms\n`);
+      this.report({ taskId: task.taskId, state: 'FINISHED', result: m.outcome.result, durationMs });
+    } else {
+      const e = m.outcome.error;
+      process.stderr.write(
+        `${stamp()} ERROR Executor: Exception in ${name}\n${e.stack ?? e.message}\n`,
+      );
+      this.report({ taskId: task.taskId, state: 'FAILED', error: e, durationMs });
+    }
+    // The thread goes straight on to the next task it can claim.
+    if (b.control && (Atomics.load(b.control, 0) & ~BATCH_STOPPED) > m.index + 1)
+      this.announce(b, m.index + 2);
+  }
+
+  /** Handles the outcomes the batch's thread has posted and we have not read yet. */
+  private drain(b: Batch): void {
+    if (!b.port) return;
+    for (let m = receiveMessageOnPort(b.port); m; m = receiveMessageOnPort(b.port)) {
+      this.onOutcome(b, m.message as BatchOutcome);
+    }
+  }
+
+  /** Stops the batch's thread from starting more of it; those tasks wait here again, in order. */
+  private takeBack(b: Batch): void {
+    if (!b.control || b.takenBack) return;
+    b.takenBack = true;
+    const claimed = Atomics.or(b.control, 0, BATCH_STOPPED) & ~BATCH_STOPPED;
+    b.limit = claimed;
+    const back: TaskDescription[] = [];
+    for (const task of b.tasks.slice(claimed)) {
+      if (this.handed.delete(task.taskId)) back.push(task);
+    }
+    if (back.length > 0) {
+      this.waiting = [...back, ...this.waiting.slice(this.waitingHead)];
+      this.waitingHead = 0;
+    }
+  }
+
+  private batchEnded(b: Batch, err: Error | undefined): void {
+    if (b.control) Atomics.or(b.control, 0, BATCH_STOPPED);
+    this.drain(b);
+    b.port?.close();
+    this.batches.delete(b);
+    if (err) {
+      // The task that was running when the thread ended, if any, ends with it; the batch's
+      // tasks it had not started wait here again.
+      this.takeBack(b);
+      const running = b.tasks[b.received];
+      if (running && b.received < b.limit && this.handed.delete(running.taskId)) {
+        this.announce(b, b.received + 1);
+        const killed = b.abort.aborted;
+        process.stderr.write(
+          `${stamp()} ${killed ? 'INFO' : 'ERROR'} Executor: ${killed ? 'Killed' : 'Lost'} ${taskName(running)}: ${err.message}\n`,
+        );
+        this.report({
+          taskId: running.taskId,
+          state: killed ? 'KILLED' : 'FAILED',
+          error: { name: err.name, message: err.message, stack: err.stack },
+        });
+      }
+    }
+    // Whatever is left of it (the thread ended early) waits here again.
+    this.takeBack(b);
+    for (const task of b.tasks) {
+      const h = this.handed.get(task.taskId);
+      if (h?.batch === b) this.handed.delete(task.taskId);
+    }
+    this.dispatch();
+  }
+
+  private reportKilledBeforeStart(task: TaskDescription, reason: string): void {
+    const err = new Error('The task has been aborted', { cause: new Error(reason) });
+    err.name = 'AbortError';
+    process.stderr.write(`${stamp()} INFO Executor: Killed ${taskName(task)}: ${err.message}\n`);
+    this.report({
+      taskId: task.taskId,
+      state: 'KILLED',
+      error: { name: err.name, message: err.message, stack: err.stack },
+    });
+  }
+}
+
+function taskName(task: TaskDescription): string {
+  return `task ${task.partition}.${task.attempt} in stage ${task.stageId}.0 (TID ${task.taskId})`;
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { CoarseGrainedExecutorBackend } from '../../app/executor/CoarseGrainedExecutorBackend.js';
 import { WorkerWatcher } from '../../app/WorkerWatcher.js';
-import { WickConf } from '../../conf/WickConf.js';
 import { RpcEnv } from '../../rpc/index.js';
 import { getLogger } from '../../util/log.js';
 
@@ -31,10 +30,8 @@ export function registerExecutor(program: Command): void {
         if (!Number.isInteger(cores) || cores < 1)
           throw new Error(`--cores must be a whole number ≥ 1, got "${o.cores}"`);
         // A worker passes its environment on: the secret of a cluster that authenticates
-        // (WICK_AUTH_SECRET) reaches its executors that way, and turns authentication on here.
-        const conf = new WickConf();
-        if (process.env.WICK_AUTH_SECRET) conf.set('wick.authenticate', 'true');
-        const env = await RpcEnv.create({ name: 'wickExecutor', clientMode: true, conf });
+        // (WICK_AUTH_SECRET) reaches its executors that way, and turns authentication on.
+        const env = await RpcEnv.create({ name: 'wickExecutor', clientMode: true });
         let exiting = false;
         const exit = (code: number, reason: string) => {
           if (exiting) return;

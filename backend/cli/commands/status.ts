@@ -12,7 +12,10 @@ export function registerStatus(program: Command): void {
     .description(
       "Print the cluster's state: master, workers, applications, drivers (or one of them, by id)",
     )
-    .argument('[id]', 'an application (app-…) or driver (driver-…) id: print only it, and why it waits')
+    .argument(
+      '[id]',
+      'an application (app-…) or driver (driver-…) id: print only it, and why it waits',
+    )
     .option('--master <url>', 'master URL (default $WICK_MASTER or wick://127.0.0.1:7077)')
     .option('--json', "print JSON in the shape of Spark's master /json")
     .action(async (id: string | undefined, flags: { master?: string; json?: boolean }) => {

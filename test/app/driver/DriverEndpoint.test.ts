@@ -1,0 +1,200 @@
+/**
+ * The driver's endpoint on a real RpcEnv, with mock executors (each its own client-mode RpcEnv in
+ * this process, as Spark's tests use a MockExecutor): registration, the app's configuration,
+ * launching within each executor's cores, retries elsewhere, cancelling the rest of a failed job,
+ * and rerunning what a disconnected executor ran.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { DriverEndpoint } from '../../../backend/app/driver/DriverEndpoint.js';
+import { WickConf } from '../../../backend/conf/WickConf.js';
+import {
+  AppConfig,
+  type LaunchTask,
+  RegisterExecutor,
+  RetrieveAppConfig,
+  StatusUpdate,
+  type TaskState,
+} from '../../../backend/protocol/executor.js';
+import type { MessageOf } from '../../../backend/protocol/registry.js';
+import { type RpcEndpointRef, RpcEnv } from '../../../backend/rpc/index.js';
+import { Recorder } from '../../helpers/masterMocks.js';
+
+import '../../../backend/conf/all.js';
+
+let env: RpcEnv;
+let driver: DriverEndpoint;
+let driverUrl: string;
+const mocks: MockExecutor[] = [];
+let e1: MockExecutor;
+let e2: MockExecutor;
+
+before(async () => {
+  const conf = new WickConf().set('wick.app.name', 'endpoint test');
+  env = await RpcEnv.create({ name: 'testDriver', conf });
+  driver = new DriverEndpoint(conf, '/apps/here', 3);
+  driver.appId = 'app-20260101000000-0000';
+  driverUrl = env.setupEndpoint(DriverEndpoint.ENDPOINT_NAME, driver).toString();
+});
+
+after(async () => {
+  await Promise.all(mocks.map((m) => m.env.stop()));
+  await env.stop();
+});
+
+class MockExecutor {
+  private constructor(
+    readonly id: string,
+    readonly env: RpcEnv,
+    readonly endpoint: Recorder,
+    readonly driver: RpcEndpointRef,
+  ) {}
+
+  /** Connects and asks RegisterExecutor; resolves with the mock and the driver's answer. */
+  static async start(id: string, cores: number) {
+    const env = await RpcEnv.create({ name: `mockExecutor${id}`, clientMode: true });
+    const endpoint = new Recorder();
+    env.setupEndpoint('Executor', endpoint);
+    const ref = await env.setupEndpointRefByURI(driverUrl);
+    const mock = new MockExecutor(id, env, endpoint, ref);
+    mocks.push(mock);
+    const reply = await ref.ask(
+      RegisterExecutor({
+        executorId: id,
+        executor: endpoint.self.toData(),
+        hostname: '127.0.0.1',
+        cores,
+        logUrls: {},
+      }),
+    );
+    return { mock, reply };
+  }
+
+  /** The tasks launched here, waiting until there are `n`. */
+  async launched(n: number): Promise<MessageOf<typeof LaunchTask>['task'][]> {
+    const ms = await this.endpoint.count('LaunchTask', n);
+    return ms.map((m) => (m as unknown as MessageOf<typeof LaunchTask>).task);
+  }
+
+  report(taskId: number, state: TaskState, extra: { result?: unknown; error?: Error } = {}) {
+    const { error, result } = extra;
+    this.driver.send(
+      StatusUpdate({
+        executorId: this.id,
+        taskId,
+        state,
+        ...(result !== undefined ? { result } : {}),
+        ...(error
+          ? { error: { name: error.name, message: error.message, stack: error.stack } }
+          : {}),
+      }),
+    );
+  }
+}
+
+function spec(partitions: number) {
+  return {
+    sources: Array.from({ length: partitions }, (_, i) => ({ kind: 'array' as const, data: [i] })),
+    transformations: [],
+    action: { kind: 'collect' as const },
+  };
+}
+
+/** Resolves once `probe` holds, checking after each message the driver handles. */
+async function until(probe: () => boolean): Promise<void> {
+  while (!probe()) await new Promise((r) => setTimeout(r, 5));
+}
+
+test('executors get the application’s configuration, and a duplicate executor id is refused', {
+  timeout: 20_000,
+}, async () => {
+  const { mock, reply } = await MockExecutor.start('1', 1);
+  e1 = mock;
+  assert.equal(reply.type, 'RegisteredExecutor');
+  const config = await e1.driver.ask(RetrieveAppConfig({}), AppConfig);
+  assert.equal(config.appId, 'app-20260101000000-0000');
+  assert.equal(config.appDir, '/apps/here');
+  assert.equal(config.props['wick.app.name'], 'endpoint test');
+
+  const dup = await MockExecutor.start('1', 4);
+  assert.deepEqual(
+    { type: dup.reply.type, message: dup.reply.message },
+    { type: 'RegisterExecutorFailed', message: 'Duplicate executor ID: 1' },
+  );
+  assert.equal(driver.executors.get('1')?.cores, 1, 'the first one stays');
+  e2 = (await MockExecutor.start('2', 1)).mock;
+  assert.equal(driver.totalCores, 2);
+});
+
+test('tasks go out within each executor’s cores, and a failed one is retried on the other', {
+  timeout: 20_000,
+}, async () => {
+  const done = driver.runJob(spec(3));
+  const [t1] = await e1.launched(1);
+  const [t2] = await e2.launched(1);
+  assert.ok(t1 && t2);
+  assert.deepEqual([t1.partition, t2.partition], [0, 1], 'one task per core; the third waits');
+  e2.report(t2.taskId, 'RUNNING');
+  e2.report(t2.taskId, 'FINISHED', { result: ['b'] });
+  const [, t3] = await e2.launched(2);
+  assert.equal(t3?.partition, 2);
+  e2.report(t3?.taskId as number, 'FINISHED', { result: ['c'] });
+  await until(() => driver.executors.get('2')?.freeCores === 1);
+  // Both executors have a free core now: the retry leaves the one it failed on.
+  e1.report(t1.taskId, 'FAILED', { error: new Error('first try') });
+  const [, , retry] = await e2.launched(3);
+  assert.deepEqual([retry?.partition, retry?.attempt], [0, 1]);
+  e2.report(retry?.taskId as number, 'FINISHED', { result: ['a'] });
+  assert.deepEqual(await done, [['a'], ['b'], ['c']]);
+  await until(() => [...driver.executors.values()].every((e) => e.freeCores === e.cores));
+});
+
+test('when a job fails its other running tasks are killed, and their cores come back when they end', {
+  timeout: 20_000,
+}, async () => {
+  const from1 = e1.endpoint.mark;
+  const from2 = e2.endpoint.mark;
+  const done = driver.runJob(spec(2));
+  const a = (await e1.endpoint.next('LaunchTask', undefined, from1)).task as { taskId: number };
+  const b = (await e2.endpoint.next('LaunchTask', undefined, from2)).task as { taskId: number };
+  // Task a fails three times (maxFailures); b keeps running on executor 2 meanwhile.
+  let failing = a.taskId;
+  for (let i = 0; i < 3; i++) {
+    const mark = e1.endpoint.mark;
+    e1.report(failing, 'FAILED', { error: new TypeError(`bad ${i}`) });
+    if (i < 2)
+      failing = ((await e1.endpoint.next('LaunchTask', undefined, mark)).task as { taskId: number })
+        .taskId;
+  }
+  await assert.rejects(done, {
+    name: 'JobFailedError',
+    message:
+      /^Job aborted due to stage failure: Task 0 in stage \d+\.0 failed 3 times, most recent failure: Lost task 0\.2 .*\(TID \d+, executor 1\): TypeError: bad 2\n/,
+  });
+  const kill = await e2.endpoint.next('KillTask', undefined, from2);
+  assert.equal(kill.taskId, b.taskId);
+  assert.equal(driver.executors.get('2')?.freeCores, 0, 'held until the task reports its end');
+  e2.report(b.taskId, 'KILLED', { error: new Error('killed') });
+  await until(() => driver.executors.get('2')?.freeCores === 1);
+  assert.equal(driver.executors.get('1')?.freeCores, 1);
+});
+
+test('a disconnected executor is removed and its running task goes to another', {
+  timeout: 20_000,
+}, async () => {
+  const from1 = e1.endpoint.mark;
+  const from2 = e2.endpoint.mark;
+  const done = driver.runJob(spec(1));
+  // Offers go in registration order: executor 1 gets it.
+  const first = (await e1.endpoint.next('LaunchTask', undefined, from1)).task as { taskId: number };
+  assert.ok(first);
+  await e1.env.stop();
+  await until(() => !driver.executors.has('1'));
+  const again = (await e2.endpoint.next('LaunchTask', undefined, from2)).task as {
+    taskId: number;
+    attempt: number;
+  };
+  assert.equal(again.attempt, 0, 'a lost executor is not a failure of the task');
+  e2.report(again.taskId, 'FINISHED', { result: ['again'] });
+  assert.deepEqual(await done, [['again']]);
+});
