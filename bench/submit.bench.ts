@@ -52,14 +52,28 @@ if (!Number.isInteger(runs) || runs < 1 || runs > 500) {
 
 /** Phases of a submit, by the driver log line that ends each (matched in this order). */
 const PHASES = [
-  { key: 'driverUp', label: "driver's RpcEnv up", pattern: /Successfully started service 'wickDriver'/ },
-  { key: 'appRegistered', label: 'app registered with the master', pattern: /Connected to Wick cluster with app ID/ },
+  {
+    key: 'driverUp',
+    label: "driver's RpcEnv up",
+    pattern: /Successfully started service 'wickDriver'/,
+  },
+  {
+    key: 'appRegistered',
+    label: 'app registered with the master',
+    pattern: /Connected to Wick cluster with app ID/,
+  },
   { key: 'executorAdded', label: 'executor added by the master', pattern: /Executor added: / },
-  { key: 'executorRegistered', label: 'first executor registered with the driver', pattern: /Registered executor .* with ID / },
+  {
+    key: 'executorRegistered',
+    label: 'first executor registered with the driver',
+    pattern: /Registered executor .* with ID /,
+  },
 ] as const;
 type PhaseKey = (typeof PHASES)[number]['key'];
 
-async function submitOnce(masterUrl: string): Promise<Record<PhaseKey, number> & { exitMs: number }> {
+async function submitOnce(
+  masterUrl: string,
+): Promise<Record<PhaseKey, number> & { exitMs: number }> {
   const seen: Partial<Record<PhaseKey, number>> = {};
   const run = await runCommand(
     process.execPath,
@@ -83,7 +97,8 @@ async function submitOnce(masterUrl: string): Promise<Record<PhaseKey, number> &
   const result = { exitMs: run.ms } as Record<PhaseKey, number> & { exitMs: number };
   for (const p of PHASES) {
     const at = seen[p.key];
-    if (at === undefined) throw new Error(`wick submit never logged "${p.pattern.source}":\n${out}`);
+    if (at === undefined)
+      throw new Error(`wick submit never logged "${p.pattern.source}":\n${out}`);
     result[p.key] = at - run.startedAt;
   }
   return result;
@@ -126,8 +141,14 @@ async function main(): Promise<void> {
 
     const sorted = submits.map((s) => s.executorRegistered).sort((a, b) => a - b);
     const p50 = percentile(sorted, 50);
-    const nodeP50 = percentile([...nodeMs].sort((a, b) => a - b), 50);
-    const cliP50 = percentile([...cliMs].sort((a, b) => a - b), 50);
+    const nodeP50 = percentile(
+      [...nodeMs].sort((a, b) => a - b),
+      50,
+    );
+    const cliP50 = percentile(
+      [...cliMs].sort((a, b) => a - b),
+      50,
+    );
     const phase = (k: PhaseKey) => median(submits.map((s) => s[k]));
     const loadAfter = os.loadavg()[0] as number;
     const file = writeResults('submit', {
@@ -167,14 +188,7 @@ async function main(): Promise<void> {
     printTable(
       'Goals',
       ['', 'measured', 'goal', ''],
-      [
-        [
-          'submitToExecutorP50Ms',
-          fmt(p50, 1),
-          `≤ ${GOAL_MS}`,
-          p50 <= GOAL_MS ? 'met' : 'MISSED',
-        ],
-      ],
+      [['submitToExecutorP50Ms', fmt(p50, 1), `≤ ${GOAL_MS}`, p50 <= GOAL_MS ? 'met' : 'MISSED']],
     );
     console.log(
       `\n${os.cpus().length} CPUs; 1-minute load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after (process start-up slows down a lot on a busy machine).`,

@@ -1,16 +1,83 @@
 import * as vscode from 'vscode';
+import { State } from 'vscode-languageclient/node';
+import { createAgentClient } from './agent/agentClient.js';
+import { DashboardPanel, LogRelay } from './dashboard/dashboardPanel.js';
+import { registerCommands } from './commands.js';
+import { LogDocuments, scheme } from './logs/logDocuments.js';
+import { Session } from './session.js';
+import type { Node } from './tree/nodes/node.js';
+import { WickTreeProvider } from './tree/treeView.js';
 
 /**
- * Activation wiring only. The cluster sidebar, logs and commands arrive with the extension issue;
- * until then the extension proves the build and the F5 loop work.
+ * Activation wiring only: the agent client (the one backend process), the session that holds its
+ * pushed state, the two views, the log documents and the commands. Every registration goes into
+ * context.subscriptions. The returned API is for the in-host tests.
  */
-export function activate(context: vscode.ExtensionContext): void {
-  const version = String(context.extension.packageJSON.version ?? '');
+export async function activate(context: vscode.ExtensionContext) {
+  const t0 = Date.now();
+  const output = vscode.window.createOutputChannel('Wick', { log: true });
+  const client = createAgentClient(context, output);
+  const session = new Session(client);
+  const logs = new LogDocuments(() => client);
+  session.attach();
+  const relay = new LogRelay();
+  logs.attach(client, relay);
+  let starts = 0;
+  // After a crash the client restarts the agent; once it runs again, reconnect: the tree recovers.
+  client.onDidChangeState((e) => {
+    if (e.newState === State.Running && starts++ > 0) void session.reconnect();
+  });
+  const clusterTree = new WickTreeProvider('cluster', () => session.model());
+  const appsTree = new WickTreeProvider('applications', () => session.model());
+  session.trees.push(clusterTree, appsTree);
+  const clusterView = vscode.window.createTreeView<Node>('wick.cluster', {
+    treeDataProvider: clusterTree,
+    showCollapseAll: true,
+  });
+  const appsView = vscode.window.createTreeView<Node>('wick.applications', {
+    treeDataProvider: appsTree,
+    canSelectMany: true,
+    showCollapseAll: true,
+  });
+  const s = session;
+  const openDashboard = () => {
+    if (s.connection.kind !== 'connected') throw new Error('Not connected to a master: start the local cluster or connect first');
+    return DashboardPanel.show(context, s, relay);
+  };
   context.subscriptions.push(
-    vscode.commands.registerCommand('wick.showVersion', () =>
-      vscode.window.showInformationMessage(`Wick ${version}`),
-    ),
+    output,
+    session,
+    logs,
+    clusterTree,
+    appsTree,
+    clusterView,
+    appsView,
+    vscode.workspace.registerTextDocumentContentProvider(scheme, logs),
+    ...registerCommands({
+      session,
+      logs,
+      apps: { provider: appsTree, view: appsView },
+      openDashboard,
+      memento: context.workspaceState,
+    }),
+    { dispose: () => void client.stop() },
   );
+  await client.start();
+  // First use: the Wick view opened (or a Wick command run) connects, starting the local cluster.
+  const firstUse = () => {
+    if (s.connection.kind === 'disconnected' && (clusterView.visible || appsView.visible))
+      void s
+        .connect()
+        .catch((err) => output.appendLine(`Connect failed: ${(err as Error).message}`));
+  };
+  context.subscriptions.push(
+    clusterView.onDidChangeVisibility(firstUse),
+    appsView.onDidChangeVisibility(firstUse),
+  );
+  if (vscode.workspace.getConfiguration('wick').get<boolean>('autoStart', true)) firstUse();
+  const activationMs = Date.now() - t0;
+  output.appendLine(`Wick activated in ${activationMs} ms`);
+  return { session, client, logs, clusterTree, appsTree, clusterView, appsView, activationMs };
 }
 
 export function deactivate(): void {}

@@ -69,6 +69,17 @@ const builds = [
   },
 ];
 
+// The in-host test suite (test/e2e): loaded by a real VS Code through extensionTestsPath.
+builds.push({
+  ...common,
+  entryPoints: ['test/e2e/host/index.ts'],
+  outfile: 'dist/e2e/host-tests.cjs',
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  external: ['vscode'],
+});
+
 if (existsSync('webview/main.ts')) {
   builds.push({
     ...common,

@@ -2,7 +2,7 @@ import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { WickConf } from '../conf/WickConf.js';
-import { waitForWorkers } from './masterClient.js';
+import { leaderOf, waitForWorkers } from './masterClient.js';
 
 export interface LocalClusterOptions {
   workers: number;
@@ -13,6 +13,10 @@ export interface LocalClusterOptions {
   webuiPort: string;
   workDir: string;
   conf: string[];
+  /** Masters to start (default 1); more than one needs `zookeeper`. */
+  masters?: number;
+  /** host:port of a ZooKeeper: the masters use recovery mode ZOOKEEPER with it. */
+  zookeeper?: string;
 }
 
 export interface Daemon {
@@ -22,8 +26,12 @@ export interface Daemon {
 }
 
 export interface LocalCluster {
+  /** wick://host:port, or wick://h:p1,h:p2 with several masters. */
   url: string;
+  /** The leading master's web UI. */
   webUiUrl: string;
+  /** Every master, in the order started. */
+  masters: { url: string; webUiUrl: string }[];
   logDir: string;
   daemons: Daemon[];
   /** Resolves with the first daemon that exits. */
@@ -44,7 +52,16 @@ export async function startLocalCluster(
   const workDir = resolve(o.workDir);
   const logDir = join(workDir, 'logs');
   mkdirSync(logDir, { recursive: true });
-  const confArgs = o.conf.flatMap((c) => ['--conf', c]);
+  const masterCount = o.masters ?? 1;
+  if (masterCount > 1 && !o.zookeeper) {
+    throw new Error(
+      '--masters above 1 needs --zookeeper HOST:PORT: standby masters elect their leader there',
+    );
+  }
+  const conf = o.zookeeper
+    ? [...o.conf, 'wick.deploy.recoveryMode=ZOOKEEPER', `wick.deploy.zookeeper.url=${o.zookeeper}`]
+    : o.conf;
+  const confArgs = conf.flatMap((c) => ['--conf', c]);
   const daemons: Daemon[] = [];
   let stopping: Promise<void> | undefined;
   const stop = () => {
@@ -52,26 +69,36 @@ export async function startLocalCluster(
     return stopping;
   };
   try {
-    const master = spawnDaemon('master', logDir, [
-      'master',
-      '--host',
-      o.host,
-      '--port',
-      o.port,
-      '--webui-port',
-      o.webuiPort,
-      ...confArgs,
-    ]);
-    daemons.push(master);
-    const ready = (await readyLine(master)) as { url: string; webUiUrl: string };
-    progress(
-      `Master ${ready.url} is up (web UI ${ready.webUiUrl}); starting ${o.workers} worker(s)…`,
-    );
+    const masters: { url: string; webUiUrl: string }[] = [];
+    for (let i = 0; i < masterCount; i++) {
+      const master = spawnDaemon(masterCount > 1 ? `master-${i + 1}` : 'master', logDir, [
+        'master',
+        '--host',
+        o.host,
+        '--port',
+        nthPort(o.port, i),
+        '--webui-port',
+        nthPort(o.webuiPort, i),
+        ...confArgs,
+      ]);
+      daemons.push(master);
+      const ready = (await readyLine(master)) as { url: string; webUiUrl: string };
+      masters.push(ready);
+      progress(`Master ${ready.url} is up (web UI ${ready.webUiUrl})`);
+    }
+    const url = `wick://${masters.map((m) => m.url.replace(/^wick:\/\//, '')).join(',')}`;
+    // With standby masters, workers register with all of them; the leader is the one to watch.
+    const leader =
+      masterCount > 1
+        ? await leaderOf(url, 60_000, clientConf(o.conf))
+        : (masters[0] as (typeof masters)[number]);
+    if (masterCount > 1) progress(`Master ${leader.url} leads; the others are STANDBY`);
+    progress(`Starting ${o.workers} worker(s)…`);
     for (let i = 1; i <= o.workers; i++) {
       daemons.push(
         spawnDaemon(`worker-${i}`, logDir, [
           'worker',
-          ready.url,
+          url,
           '--host',
           o.host,
           '--port',
@@ -89,17 +116,18 @@ export async function startLocalCluster(
         ]),
       );
     }
-    await Promise.all(daemons.slice(1).map((d) => readyLine(d)));
+    await Promise.all(daemons.slice(masterCount).map((d) => readyLine(d)));
     // local-cluster's own client of the master needs the daemons' settings too (wick.authenticate).
     await waitForWorkers(
-      ready.url,
+      leader.url,
       o.workers,
       (alive) => progress(`  ${alive}/${o.workers} workers registered`),
       clientConf(o.conf),
     );
     return {
-      url: ready.url,
-      webUiUrl: ready.webUiUrl,
+      url,
+      webUiUrl: leader.webUiUrl,
+      masters,
       logDir,
       daemons,
       firstExit: Promise.race(daemons.map((d) => d.child.then(() => d))),
@@ -109,6 +137,12 @@ export async function startLocalCluster(
     await stop();
     throw err;
   }
+}
+
+/** The i-th master's port: the given one plus i, or 0 (a free one) for all. */
+function nthPort(port: string, i: number): string {
+  const n = Number(port);
+  return Number.isInteger(n) && n > 0 ? String(n + i) : port;
 }
 
 /** The `--conf key=value` pairs as settings (the master has checked them already). */

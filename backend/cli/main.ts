@@ -1,5 +1,6 @@
 import '../conf/all.js';
 import { Command } from 'commander';
+import { registerAgent } from './commands/agent.js';
 import { registerDaemons } from './commands/daemons.js';
 import { registerDemo } from './commands/demo.js';
 import { registerDriverWrapper } from './commands/driverWrapper.js';
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   registerLogs(program);
   registerExecutor(program);
   registerDemo(program);
+  registerAgent(program);
   return program;
 }
 

@@ -39,7 +39,7 @@ import {
 } from './leader/LeaderElectionAgent.js';
 import type { PersistenceEngine } from './persistence/PersistenceEngine.js';
 import { BlackHolePersistenceEngine } from './persistence/PersistenceEngine.js';
-import { completeRecovery, electedLeader } from './recovery.js';
+import { completeRecovery, electedLeader, stepDown } from './recovery.js';
 import { StateBroadcaster } from './StateBroadcaster.js';
 import { schedule, waitingReason } from './scheduling.js';
 import type { WorkerInfo } from './WorkerInfo.js';
@@ -150,8 +150,8 @@ export class Master extends RpcEndpoint implements LeaderElectable {
       return;
     }
     if (message.type === 'RevokedLeadership' && sender.senderAddress === this.address) {
-      this.log.error('Leadership has been revoked -- master shutting down.');
-      this.setState('STANDBY');
+      this.log.error('Leadership has been revoked -- stepping down to STANDBY.');
+      stepDown(this);
       this.onLeadershipRevoked();
       return;
     }
@@ -181,7 +181,7 @@ export class Master extends RpcEndpoint implements LeaderElectable {
     if (this.state === 'RECOVERING' && this.canCompleteRecovery()) await completeRecovery(this);
   }
 
-  /** What to do when leadership is lost: Spark's master exits; the daemon sets this. */
+  /** Called after stepping down to STANDBY (Spark's master exits here; Wick's stays a standby). */
   onLeadershipRevoked: () => void = () => {};
 
   setState(state: RecoveryState): void {

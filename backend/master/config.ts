@@ -42,7 +42,7 @@ export const MasterConf = {
   recoveryMode: defineEntry(
     'wick.deploy.recoveryMode',
     'NONE',
-    'NONE, or FILESYSTEM to survive a master restart (ZOOKEEPER later).',
+    'NONE; FILESYSTEM to survive a master restart; ZOOKEEPER for standby masters that take over when the leader dies.',
     (raw) => {
       const v = raw.trim().toUpperCase();
       if (v !== 'NONE' && v !== 'FILESYSTEM' && v !== 'ZOOKEEPER') {
@@ -55,6 +55,22 @@ export const MasterConf = {
     'wick.deploy.recoveryDirectory',
     '',
     'Where FILESYSTEM recovery keeps the master state.',
+  ),
+  zookeeperUrl: conf.string(
+    'wick.deploy.zookeeper.url',
+    '',
+    'ZOOKEEPER recovery: the ensemble, host:port[,host:port...].',
+  ),
+  zookeeperDir: conf.string(
+    'wick.deploy.zookeeper.dir',
+    '/wick',
+    'ZOOKEEPER recovery: the znode under which masters keep their state and elect a leader.',
+  ),
+  zookeeperSessionTimeout: defineEntry(
+    'wick.deploy.zookeeper.sessionTimeout',
+    '10s',
+    "ZOOKEEPER recovery: the masters' session timeout; a dead leader is replaced about this long after it dies (the server may clamp it to 2–20 of its ticks).",
+    (raw) => parseDurationMs(raw, 's'),
   ),
   uiKillEnabled: conf.bool(
     'wick.ui.killEnabled',

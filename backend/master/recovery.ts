@@ -100,6 +100,32 @@ export async function completeRecovery(m: Master): Promise<void> {
   log.info('Recovery complete - resuming operations!');
 }
 
+/**
+ * Leadership lost (ZooKeeper unreachable, or another master leads): forget the cluster without
+ * touching it or the persisted state: the workers, applications and drivers belong to whoever
+ * leads now, and if this master leads again it recovers them from the persisted state.
+ */
+export function stepDown(m: Master): void {
+  m.recoveryTimer?.cancel();
+  m.recoveryTimer = undefined;
+  for (const id of m.workers.keys()) m.broadcaster.workerRemoved(id);
+  for (const a of [...m.idToApp.values(), ...m.completedApps]) m.broadcaster.appRemoved(a.id);
+  for (const d of [...m.drivers.values(), ...m.completedDrivers]) {
+    m.broadcaster.driverRemoved(d.id);
+  }
+  m.workers.clear();
+  m.idToWorker.clear();
+  m.addressToWorker.clear();
+  m.idToApp.clear();
+  m.addressToApp.clear();
+  m.waitingApps.length = 0;
+  m.completedApps.length = 0;
+  m.drivers.clear();
+  m.waitingDrivers.length = 0;
+  m.completedDrivers.length = 0;
+  m.setState('STANDBY');
+}
+
 /** Keeps new ids after recovered ones of the same second from colliding with them. */
 function bumpCounter(m: Master, kind: 'app' | 'driver', id: string): void {
   const n = Number(id.slice(id.lastIndexOf('-') + 1));

@@ -4,9 +4,12 @@ import { MasterWebUI } from '../http/MasterWebUI.js';
 import { RpcConf, RpcEnv } from '../rpc/index.js';
 import type { Clock } from '../util/clock.js';
 import { MasterConf } from './config.js';
+import type { LeaderElectionAgentFactory } from './leader/LeaderElectionAgent.js';
+import { zooKeeperLeaderAgent } from './leader/ZooKeeperLeaderElectionAgent.js';
 import { Master } from './Master.js';
 import { FileSystemPersistenceEngine } from './persistence/FileSystemPersistenceEngine.js';
 import type { PersistenceEngine } from './persistence/PersistenceEngine.js';
+import { ZooKeeperPersistenceEngine } from './persistence/ZooKeeperPersistenceEngine.js';
 
 export interface RunningMaster {
   env: RpcEnv;
@@ -27,6 +30,9 @@ export async function startMaster(conf: WickConf, clock?: Clock): Promise<Runnin
     port: conf.get(DaemonConf.masterPort),
     conf,
     clock,
+  }).catch(async (err) => {
+    await persistence?.close();
+    throw err;
   });
   let webUi: MasterWebUI;
   try {
@@ -40,13 +46,24 @@ export async function startMaster(conf: WickConf, clock?: Clock): Promise<Runnin
     );
   } catch (err) {
     await env.stop();
+    await persistence?.close();
     throw err;
+  }
+  let leaderElection: LeaderElectionAgentFactory | undefined;
+  if (conf.get(MasterConf.recoveryMode) === 'ZOOKEEPER') {
+    leaderElection = zooKeeperLeaderAgent({
+      url: conf.get(MasterConf.zookeeperUrl),
+      dir: conf.get(MasterConf.zookeeperDir),
+      sessionTimeoutMs: conf.get(MasterConf.zookeeperSessionTimeout),
+      label: () => `wick://${env.address}`,
+    });
   }
   const master = new Master({
     conf,
     webUiPort: webUi.port,
     webUiUrl: `http://${env.rpcAddress?.host}:${webUi.port}`,
     persistence,
+    leaderElection,
     clock,
   });
   env.setupEndpoint(Master.ENDPOINT_NAME, master);
@@ -68,8 +85,10 @@ async function persistenceFor(conf: WickConf): Promise<PersistenceEngine | undef
   if (mode === 'FILESYSTEM')
     return FileSystemPersistenceEngine.open(conf.get(MasterConf.recoveryDirectory));
   if (mode === 'ZOOKEEPER') {
-    throw new Error(
-      'wick.deploy.recoveryMode=ZOOKEEPER is not available yet; use NONE or FILESYSTEM',
+    return ZooKeeperPersistenceEngine.open(
+      conf.get(MasterConf.zookeeperUrl),
+      conf.get(MasterConf.zookeeperDir),
+      conf.get(MasterConf.zookeeperSessionTimeout),
     );
   }
   return undefined;

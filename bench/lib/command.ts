@@ -81,9 +81,12 @@ export async function runCommand(
       rl.once('close', resolve);
     });
   const streams = Promise.all([read('stdout'), read('stderr')]);
-  const timer = setTimeout(() => {
-    if (pid !== undefined) killGroup(pid, 'SIGKILL');
-  }, options.timeoutMs ?? 5 * 60_000);
+  const timer = setTimeout(
+    () => {
+      if (pid !== undefined) killGroup(pid, 'SIGKILL');
+    },
+    options.timeoutMs ?? 5 * 60_000,
+  );
   try {
     const { code, signal, at } = await exited;
     await streams;

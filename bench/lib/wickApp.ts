@@ -2,7 +2,7 @@
  * For the runtime benchmarks: a local cluster process (clusterServer.ts) and a WickContext in the
  * benchmark process whose executors are all registered before anything is timed.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { DriverEndpoint } from '../../backend/app/driver/DriverEndpoint.js';
 import { WickContext } from '../../backend/app/index.js';
 import { masterState, withMaster } from '../../backend/cli/masterClient.js';
@@ -24,8 +24,8 @@ export interface ClusterOptions {
 }
 
 /** Starts a master and `workers` workers of `cores` cores on loopback; resolves once all registered. */
-export function startCluster(o: ClusterOptions = {}): Promise<ServerProcess<ClusterInfo>> {
-  return startServer<ClusterInfo>('bench/lib/clusterServer.ts', {
+export async function startCluster(o: ClusterOptions = {}): Promise<ServerProcess<ClusterInfo>> {
+  const server = await startServer<ClusterInfo>('bench/lib/clusterServer.ts', {
     args: [
       '--workers',
       String(o.workers ?? 2),
@@ -36,6 +36,13 @@ export function startCluster(o: ClusterOptions = {}): Promise<ServerProcess<Clus
     env: { WICK_LOG_LEVEL: 'WARN', ...o.env },
     readyTimeoutMs: 60_000,
   });
+  // The server removes its work dir when it stops in time; should it be killed first (a slow
+  // stop, a benchmark that fails), the dir goes when this process exits.
+  const { workDir } = server.ready;
+  if (!process.env.WICK_BENCH_KEEP_CLUSTER_DIR && !o.env?.WICK_BENCH_KEEP_CLUSTER_DIR) {
+    process.once('exit', () => rmSync(workDir, { recursive: true, force: true }));
+  }
+  return server;
 }
 
 /**

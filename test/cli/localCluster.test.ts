@@ -23,6 +23,7 @@ import {
   waitUntilGone,
 } from '../helpers/cli.js';
 import { HeldPorts } from '../helpers/net.js';
+import { skipWithoutZooKeeper, startZooKeeper } from '../helpers/zookeeper.js';
 
 before(assertBuilt);
 
@@ -328,4 +329,33 @@ test('a bad worker value stops local-cluster with the worker’s message, and th
   assert.ok(r.stderr.includes('wick.worker.memory'), r.stderr);
   assert.ok(r.stderr.includes('"12x"'), r.stderr);
   assert.deepEqual(markedProcesses(mark), []);
+});
+
+test('local-cluster --masters 2 --zookeeper: one master ALIVE, one STANDBY, both in wick status; SIGTERM stops all', {
+  timeout: 90_000,
+}, async (t) => {
+  if (skipWithoutZooKeeper(t)) return;
+  const zk = await startZooKeeper(t);
+  const c = await startCluster(t, ['--masters', '2', '--zookeeper', zk.url]);
+  const m = /^wick:\/\/(127\.0\.0\.1:\d+),(127\.0\.0\.1:\d+)$/.exec(c.url);
+  assert.ok(m, c.url);
+  assert.notEqual(m[1], m[2], 'masters on distinct ports');
+  const { master, workers } = daemonsOf(c);
+  assert.equal(master.length, 2, JSON.stringify(c.processes));
+  assert.equal(workers.length, 2, JSON.stringify(c.processes));
+
+  const s = await runWick(['status', '--master', c.url]);
+  assert.equal(s.code, 0, s.stderr);
+  assert.match(s.stdout, /^Masters: 2\n/);
+  const states = [m[1], m[2]].map(
+    (a) => new RegExp(`^  wick://${a}  (\\w+)$`, 'm').exec(s.stdout)?.[1],
+  );
+  assert.deepEqual([...states].sort(), ['ALIVE', 'STANDBY'], s.stdout);
+  assert.match(s.stdout, /\(ALIVE\)/);
+  assert.match(s.stdout, /Workers: 2 alive of 2/);
+
+  c.lc.child.kill('SIGTERM');
+  assert.equal((await c.lc.exited).code, 0, c.lc.stderr());
+  await waitUntilGone(c.processes.map((p) => p.pid));
+  assertNoneLeft(c);
 });

@@ -96,7 +96,7 @@ test('a kill from the dashboard kills; any other request is refused and kills no
   assert.match(none.json.message ?? '', /driver-20261130000000-0042/);
 });
 
-test('with wick.ui.killEnabled=false the web UI kills nothing', { timeout: 20_000 }, async (t) => {
+test('with wick.ui.killEnabled=false the web UI kills nothing', { timeout: 60_000 }, async (t) => {
   const master = await startMaster(t, { conf: { 'wick.ui.killEnabled': false } });
   const events = await fetch(`${master.webUiUrl}/api/events`);
   const reader = events.body?.getReader();
@@ -108,7 +108,7 @@ test('with wick.ui.killEnabled=false the web UI kills nothing', { timeout: 20_00
   assert.match(r.json.message ?? '', /wick\.ui\.killEnabled=false/);
 });
 
-test('with wick.authenticate on, a kill needs the secret', { timeout: 20_000 }, async (t) => {
+test('with wick.authenticate on, a kill needs the secret', { timeout: 60_000 }, async (t) => {
   const secret = 'correct horse battery staple';
   const master = await startMaster(t, {
     conf: { 'wick.authenticate': true, 'wick.authenticate.secret': secret },

@@ -146,7 +146,7 @@ test("GET /json has every field of Spark's master /json, and /json/clusterutiliz
 });
 
 test('the dashboard page: a nonce for its one script, a strict CSP, no inline code', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
   const res = await fetch(`${master.webUiUrl}/`);
@@ -186,7 +186,7 @@ test('the dashboard page: a nonce for its one script, a strict CSP, no inline co
 });
 
 test('GET /api/events pushes a snapshot, then each change as the master pushes it', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
   const events = await SseClient.open(`${master.webUiUrl}/api/events`);
@@ -208,7 +208,7 @@ test('GET /api/events pushes a snapshot, then each change as the master pushes i
 });
 
 test('the log API checks its parameters and finds the worker from the master state', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
   const cases: [string, number, RegExp][] = [

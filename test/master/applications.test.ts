@@ -32,7 +32,7 @@ async function workers(t: Parameters<typeof MockWorker.start>[0], url: string, n
 }
 
 test('RegisterApplication → RegisteredApplication with ids app-yyyyMMddHHmmss-NNNN, numbered in order', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
@@ -55,7 +55,7 @@ test('RegisterApplication → RegisteredApplication with ids app-yyyyMMddHHmmss-
 });
 
 test('executors spread over workers: LaunchExecutor to each, ExecutorAdded to the app, state forwarded', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
@@ -107,7 +107,7 @@ test('executors spread over workers: LaunchExecutor to each, ExecutorAdded to th
 });
 
 test('with spreadOut=false one worker is filled first; without cores per executor one executor takes all it can', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t, { conf: { 'wick.deploy.spreadOut': false } });
   const client = await connectClient(t, master.url);
@@ -129,7 +129,7 @@ test('with spreadOut=false one worker is filled first; without cores per executo
 });
 
 test('maxExecutorRetries failures in a row with none running → FAILED; never while one runs', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t, { conf: { 'wick.deploy.maxExecutorRetries': 3 } });
   const client = await connectClient(t, master.url);
@@ -170,7 +170,7 @@ test('maxExecutorRetries failures in a row with none running → FAILED; never w
 });
 
 test('UnregisterApplication → FINISHED; its executors killed and resources freed', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
@@ -194,7 +194,7 @@ test('UnregisterApplication → FINISHED; its executors killed and resources fre
 });
 
 test('RequestKillApplication kills an application and says so; an unknown one is refused', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
@@ -213,7 +213,7 @@ test('RequestKillApplication kills an application and says so; an unknown one is
   assert.match(again.message, /already finished or does not exist/);
 });
 
-test('an application whose client disconnects is FINISHED', { timeout: 20_000 }, async (t) => {
+test('an application whose client disconnects is FINISHED', { timeout: 60_000 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const [w] = (await workers(t, master.url, 1)) as [MockWorker];
@@ -228,7 +228,7 @@ test('an application whose client disconnects is FINISHED', { timeout: 20_000 },
 });
 
 test('completed applications are retained up to wick.deploy.retainedApplications', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t, { conf: { 'wick.deploy.retainedApplications': 2 } });
   const client = await connectClient(t, master.url);
@@ -249,7 +249,7 @@ test('completed applications are retained up to wick.deploy.retainedApplications
 });
 
 test('an application asking more memory than any worker has stays WAITING and says why', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);

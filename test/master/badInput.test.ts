@@ -31,7 +31,7 @@ function registerWorker(fields: Record<string, unknown>) {
 }
 
 test('wrong field types, unknown and unhandled messages get JSON-RPC errors; the master keeps serving', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
   const raw = await RawClient.connect(master.address, t);
@@ -104,7 +104,7 @@ test('wrong field types, unknown and unhandled messages get JSON-RPC errors; the
 });
 
 test('valid but nonsensical input is survived: an unreachable worker address, unknown ids', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);

@@ -52,7 +52,7 @@ function kill(client: MasterClient, driverId: string) {
 }
 
 test('RequestSubmitDriver → SubmitDriverResponse with driver-yyyyMMddHHmmss-NNNN; LaunchDriver to a worker; FINISHED frees it', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
@@ -92,7 +92,7 @@ test('RequestSubmitDriver → SubmitDriverResponse with driver-yyyyMMddHHmmss-NN
 });
 
 test('a driver no worker can take waits SUBMITTED; killing it → KILLED without any worker involved', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
@@ -112,7 +112,7 @@ test('a driver no worker can take waits SUBMITTED; killing it → KILLED without
 });
 
 test('killing a running driver sends KillDriver to its worker; the worker reports KILLED', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
@@ -131,7 +131,7 @@ test('killing a running driver sends KillDriver to its worker; the worker report
   assert.equal(workerIn(s, w.id)?.coresUsed, 0);
 });
 
-test('an unknown driver: status not found, kill refused', { timeout: 20_000 }, async (t) => {
+test('an unknown driver: status not found, kill refused', { timeout: 60_000 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const st = await status(client, 'driver-20000101000000-0042');
@@ -141,7 +141,7 @@ test('an unknown driver: status not found, kill refused', { timeout: 20_000 }, a
   assert.match(k.message, /already finished or does not exist/);
 });
 
-test('a driver that fails reports FAILED with its exception', { timeout: 20_000 }, async (t) => {
+test('a driver that fails reports FAILED with its exception', { timeout: 60_000 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const w = await MockWorker.start(t, master.url);
@@ -155,7 +155,7 @@ test('a driver that fails reports FAILED with its exception', { timeout: 20_000 
 });
 
 test('a supervised driver is relaunched on another worker when its worker dies; an unsupervised one → ERROR', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);

@@ -22,7 +22,7 @@ checkNothingLeftRunning();
 const FAST = { 'wick.worker.timeout': '1s' };
 
 test('a silent worker goes DEAD, its executors LOST (app told), and it rejoins after ReconnectWorker', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t, { conf: FAST });
   const client = await connectClient(t, master.url);
@@ -79,7 +79,7 @@ test('a silent worker goes DEAD, its executors LOST (app told), and it rejoins a
 });
 
 test('DEAD workers are culled after wick.dead.worker.persistence timeouts', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t, {
     conf: { ...FAST, 'wick.dead.worker.persistence': 1 },
@@ -107,7 +107,7 @@ test('DEAD workers are culled after wick.dead.worker.persistence timeouts', {
 });
 
 test('a real worker stopped past the timeout goes DEAD, and re-registers by itself once resumed', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t, { conf: FAST });
   const client = await connectClient(t, master.url);

@@ -102,7 +102,7 @@ test('a real worker and an application survive a master SIGKILL: RECOVERING, the
 });
 
 test('after a restart, a worker and an application that do not answer are dropped after the timeout', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const dir = recoveryDir(t);
   // Short, but several heartbeats long even on a loaded machine.
@@ -148,7 +148,7 @@ test('after a restart, a worker and an application that do not answer are droppe
 });
 
 test('corrupt files in the recovery directory are named in the log and skipped; the rest recovers', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const dir = recoveryDir(t);
   const conf = recoveryConf(dir, '60s');
@@ -191,7 +191,7 @@ test('corrupt files in the recovery directory are named in the log and skipped; 
 });
 
 test('while RECOVERING, client requests are refused naming the state, and an UNKNOWN worker is replaced', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const dir = recoveryDir(t);
   const conf = recoveryConf(dir, '60s');

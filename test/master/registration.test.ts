@@ -20,7 +20,7 @@ checkNothingLeftRunning();
 const WORKER_ID = /^worker-\d{14}-127\.0\.0\.1-(\d+)$/;
 
 test('RegisterWorker → RegisteredWorker with the master URL and web UI URL; listed ALIVE', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
@@ -40,7 +40,7 @@ test('RegisterWorker → RegisteredWorker with the master URL and web UI URL; li
 });
 
 test('a real worker registers under an id worker-yyyyMMddHHmmss-host-port', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
@@ -62,7 +62,7 @@ test('a real worker registers under an id worker-yyyyMMddHHmmss-host-port', {
 });
 
 test('a second worker with an id already registered gets RegisterWorkerFailed("Duplicate worker ID")', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
@@ -80,7 +80,7 @@ test('a second worker with an id already registered gets RegisterWorkerFailed("D
 });
 
 test('a registration from the address of a worker still alive gets RegisterWorkerFailed', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
@@ -98,7 +98,7 @@ test('a registration from the address of a worker still alive gets RegisterWorke
 });
 
 test('a DEAD worker at the same host:port is dropped when a worker registers there again', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
@@ -125,7 +125,7 @@ test('a DEAD worker at the same host:port is dropped when a worker registers the
 });
 
 test('a heartbeat from a worker the master never knew is ignored, with a warning', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
@@ -142,7 +142,7 @@ test('a heartbeat from a worker the master never knew is ignored, with a warning
 });
 
 test('WorkerLatestState: the master kills executors and drivers it does not know, and only those', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
   const w = await MockWorker.start(t, master.url, { cores: 4, memory: 4096 });
@@ -174,7 +174,7 @@ test('WorkerLatestState: the master kills executors and drivers it does not know
 });
 
 test('WorkerLatestState from a worker the master does not know is ignored', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
   const w = await MockWorker.start(t, master.url);

@@ -45,7 +45,7 @@ async function assertMirrorEqualsSnapshot(client: Awaited<ReturnType<typeof conn
 }
 
 test('SubscribeMasterState: a snapshot, then events after which the mirror equals a fresh snapshot', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
@@ -120,7 +120,7 @@ test('SubscribeMasterState: a snapshot, then events after which the mirror equal
   assert.equal(seqs[0], firstSeq + 1, 'the first event follows the snapshot');
 });
 
-test('UnsubscribeMasterState stops the pushes', { timeout: 20_000 }, async (t) => {
+test('UnsubscribeMasterState stops the pushes', { timeout: 60_000 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const w = await MockWorker.start(t, master.url);
@@ -135,7 +135,7 @@ test('UnsubscribeMasterState stops the pushes', { timeout: 20_000 }, async (t) =
   assert.equal((client.mirror.state as MasterState).seq, seq, 'no event after unsubscribing');
 });
 
-test('BoundPortsRequest answers the RPC and web UI ports', { timeout: 20_000 }, async (t) => {
+test('BoundPortsRequest answers the RPC and web UI ports', { timeout: 60_000 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const r = await client.master.ask(BoundPortsRequest({}), BoundPortsResponse);
@@ -144,7 +144,7 @@ test('BoundPortsRequest answers the RPC and web UI ports', { timeout: 20_000 }, 
 });
 
 test("GET /json on the web UI port and `wick status --json` use Spark's field names", {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);

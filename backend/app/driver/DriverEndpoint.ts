@@ -64,6 +64,11 @@ export class DriverEndpoint extends RpcEndpoint {
   appId = '';
   private readonly maxMessageSize: number;
   private readonly firstExecutorWaiters: (() => void)[] = [];
+  /** The serialized size of what a job's tasks share, by the job's action (see serializedSize). */
+  private readonly sharedSizes = new WeakMap<
+    object,
+    { transformations: TaskDescription['transformations']; bytes: number }
+  >();
   /** Running average of the finished tasks' durations (ms), by job. */
   private readonly taskMs = new Map<number, number>();
 
@@ -246,6 +251,34 @@ export class DriverEndpoint extends RpcEndpoint {
     }
   }
 
+  /**
+   * Buffer.byteLength(JSON.stringify(task)), without serializing what every task of a job shares:
+   * its transformations and action (the functions' sources and values) are measured once per job.
+   */
+  private serializedSize(task: TaskDescription): number {
+    let shared = this.sharedSizes.get(task.action);
+    if (shared?.transformations !== task.transformations) {
+      shared = {
+        transformations: task.transformations,
+        bytes: Buffer.byteLength(
+          `,"transformations":${JSON.stringify(task.transformations)},"action":${JSON.stringify(task.action)}`,
+        ),
+      };
+      this.sharedSizes.set(task.action, shared);
+    }
+    // The task's own fields, in the order describe() gives them; their closing brace stands for
+    // the whole object's.
+    const own = JSON.stringify({
+      taskId: task.taskId,
+      jobId: task.jobId,
+      stageId: task.stageId,
+      partition: task.partition,
+      attempt: task.attempt,
+      source: task.source,
+    });
+    return Buffer.byteLength(own) + shared.bytes;
+  }
+
   private noteDuration(taskId: number, ms: number): void {
     const jobId = this.scheduler.jobOf(taskId);
     if (jobId === undefined) return;
@@ -255,7 +288,7 @@ export class DriverEndpoint extends RpcEndpoint {
 
   /** Spark's check in launchTasks: a task larger than a frame aborts its job with advice. */
   private tooLarge(task: TaskDescription): boolean {
-    const size = Buffer.byteLength(JSON.stringify(task));
+    const size = this.serializedSize(task);
     if (size < this.maxMessageSize) return false;
     const kill = this.scheduler.abort(
       task.jobId,

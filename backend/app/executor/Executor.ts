@@ -73,12 +73,30 @@ export class Executor {
   private readonly handed = new Map<number, Handed>();
   private readonly batches = new Set<Batch>();
   private stopped = false;
+  private dispatchQueued = false;
+  private readonly dispatchNow = () => {
+    this.dispatchQueued = false;
+    this.dispatch();
+  };
+  /** Status reports not sent yet: see report. */
+  private reports: TaskReport[] = [];
+  private readonly sendReports = () => {
+    const reports = this.reports;
+    this.reports = [];
+    for (const r of reports) {
+      try {
+        this.send(r);
+      } catch {
+        // The executor is stopping (its RpcEnv refuses sends): nobody waits for these any more.
+      }
+    }
+  };
 
   constructor(
     readonly executorId: string,
     readonly cores: number,
     private readonly appDir: string,
-    private readonly report: (r: TaskReport) => void,
+    private readonly send: (r: TaskReport) => void,
   ) {
     this.pool = new Piscina({
       filename: distFile('task-worker.cjs'),
@@ -100,7 +118,12 @@ export class Executor {
   launchTask(task: TaskDescription): void {
     if (this.stopped) return;
     this.waiting.push(task);
-    this.dispatch();
+    // The tasks of one LaunchTask write arrive together: hand them over together, once all are
+    // here (after this tick's other messages), rather than the first alone.
+    if (!this.dispatchQueued) {
+      this.dispatchQueued = true;
+      process.nextTick(this.dispatchNow);
+    }
   }
 
   killTask(taskId: number, reason: string): void {
@@ -132,6 +155,7 @@ export class Executor {
   }
 
   async stop(): Promise<void> {
+    this.sendReports();
     this.stopped = true;
     this.waiting = [];
     this.waitingHead = 0;
@@ -140,6 +164,16 @@ export class Executor {
       b.abort.abort(new Error('executor stopped'));
     }
     await this.pool.destroy();
+  }
+
+  /**
+   * Reports a task's state. The reports of one turn of the event loop go out together, once the
+   * turn's other events are handled (setImmediate): a thread running short tasks posts outcomes
+   * faster than one write each can carry them. Their order is kept.
+   */
+  private report(r: TaskReport): void {
+    if (this.reports.length === 0) setImmediate(this.sendReports);
+    this.reports.push(r);
   }
 
   /** Hands waiting tasks to free threads. */

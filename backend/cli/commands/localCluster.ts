@@ -11,6 +11,8 @@ interface Flags {
   webuiPort: string;
   workDir: string;
   conf: string[];
+  masters: string;
+  zookeeper?: string;
 }
 
 /**
@@ -25,8 +27,17 @@ export function registerLocalCluster(program: Command): void {
     .option('-c, --cores <n>', 'cores per worker', '1')
     .option('-m, --memory <size>', 'memory per worker', '1g')
     .option('--host <host>', 'address for every daemon', '127.0.0.1')
-    .option('--port <port>', 'master RPC port (0 picks a free one)', '7077')
+    .option(
+      '--port <port>',
+      'master RPC port (0 picks a free one; the next master the next)',
+      '7077',
+    )
     .option('--webui-port <port>', 'master web UI port (0 picks a free one)', '8080')
+    .option('--masters <n>', 'number of masters: one leads, the others are STANDBY', '1')
+    .option(
+      '--zookeeper <host:port>',
+      'ZooKeeper for the masters (recovery mode ZOOKEEPER); needed by --masters above 1',
+    )
     .option(
       '-d, --work-dir <dir>',
       'where workers run executors and daemons write their logs',
@@ -38,6 +49,10 @@ export function registerLocalCluster(program: Command): void {
       if (!Number.isInteger(workers) || workers < 1 || workers > 64) {
         throw new Error(`--workers must be a whole number from 1 to 64, got "${flags.workers}"`);
       }
+      const masters = Number(flags.masters);
+      if (!Number.isInteger(masters) || masters < 1 || masters > 9) {
+        throw new Error(`--masters must be a whole number from 1 to 9, got "${flags.masters}"`);
+      }
       let stopping = false;
       let stop: (() => Promise<void>) | undefined;
       const onSignal = (signal: NodeJS.Signals) => {
@@ -47,13 +62,13 @@ export function registerLocalCluster(program: Command): void {
       };
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
-      const cluster = await startLocalCluster({ ...flags, workers }, (line) =>
+      const cluster = await startLocalCluster({ ...flags, workers, masters }, (line) =>
         process.stderr.write(`${line}\n`),
       );
       stop = cluster.stop;
       process.stdout.write(`${cluster.url}\n`);
       process.stderr.write(
-        `Local cluster ready: master ${cluster.url}, web UI ${cluster.webUiUrl}, ${workers} worker(s) × ${flags.cores} core(s), ${flags.memory}.\nDaemon logs in ${cluster.logDir}. Press Ctrl+C to stop.\n`,
+        `Local cluster ready: master${masters > 1 ? 's' : ''} ${cluster.url}, web UI ${cluster.webUiUrl}, ${workers} worker(s) × ${flags.cores} core(s), ${flags.memory}.\nDaemon logs in ${cluster.logDir}. Press Ctrl+C to stop.\n`,
       );
       const first = await cluster.firstExit;
       if (!stopping) {

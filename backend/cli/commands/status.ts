@@ -2,7 +2,14 @@ import type { Command } from 'commander';
 import { sparkMasterJson } from '../../master/sparkJson.js';
 import type { MessageOf } from '../../protocol/registry.js';
 import type { MasterStateResponse } from '../../protocol/state.js';
-import { masterState, withMaster } from '../masterClient.js';
+import { parseMasterUrls } from '../../worker/startWorker.js';
+import {
+  allMasterStates,
+  type MasterStatus,
+  masterState,
+  pickLeader,
+  withMaster,
+} from '../masterClient.js';
 import { defaultMasterUrl } from '../options.js';
 
 /** `wick status`: the master's state, for people or (--json) in the shape of Spark's /json. */
@@ -19,15 +26,42 @@ export function registerStatus(program: Command): void {
     .option('--master <url>', 'master URL (default $WICK_MASTER or wick://127.0.0.1:7077)')
     .option('--json', "print JSON in the shape of Spark's master /json")
     .action(async (id: string | undefined, flags: { master?: string; json?: boolean }) => {
-      const state = await withMaster(flags.master ?? defaultMasterUrl(), masterState);
+      const url = flags.master ?? defaultMasterUrl();
+      let state: MessageOf<typeof MasterStateResponse>;
+      let masters = '';
+      if (parseMasterUrls(url).length > 1) {
+        // Standby masters: every master's status, then the leader's view of the cluster.
+        const statuses = await allMasterStates(url);
+        const leader = pickLeader(statuses);
+        if (!leader?.state) {
+          throw new Error(
+            `Cannot reach a master. Tried:\n  ${statuses.map((s) => `${s.url}: ${s.error}`).join('\n  ')}\nIs a master running? Start one with \`wick master\` or \`wick local-cluster\`.`,
+          );
+        }
+        state = leader.state;
+        masters = formatMasters(statuses);
+      } else {
+        state = await withMaster(url, masterState);
+      }
       if (id !== undefined) {
         process.stdout.write(formatOne(state, id, flags.json === true));
         return;
       }
       process.stdout.write(
-        flags.json ? `${JSON.stringify(sparkMasterJson(state), null, 2)}\n` : formatState(state),
+        flags.json
+          ? `${JSON.stringify(sparkMasterJson(state), null, 2)}\n`
+          : masters + formatState(state),
       );
     });
+}
+
+/** One line per master: its URL and its state (ALIVE, STANDBY, …), or why it did not answer. */
+export function formatMasters(statuses: readonly MasterStatus[]): string {
+  const lines = [`Masters: ${statuses.length}`];
+  for (const s of statuses) {
+    lines.push(`  ${s.url}  ${s.state ? s.state.status : `UNREACHABLE (${s.error})`}`);
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 export function formatState(s: MessageOf<typeof MasterStateResponse>, now = Date.now()): string {

@@ -164,6 +164,31 @@ function stopClusterWhenDone(cluster: LocalCluster): void {
   });
 }
 
+const DRIVER_FINAL_STATES = ['FINISHED', 'FAILED', 'KILLED', 'ERROR'];
+
+/**
+ * Follows the driver's stdout. The master places a driver before its worker has created the
+ * driver's folder and log, so "No such log" at first only means "not yet": try again shortly,
+ * until the driver has ended (then the log is there, or never will be).
+ */
+async function followDriverLog(
+  worker: Parameters<typeof followLog>[0],
+  env: Parameters<typeof followLog>[1],
+  driverId: string,
+  ended: () => boolean,
+): Promise<void> {
+  for (;;) {
+    const wasEnded = ended();
+    try {
+      await followLog(worker, env, { driverId, stream: 'stdout' }, 0);
+      return;
+    } catch (err) {
+      if (wasEnded || !(err as Error).message.startsWith('No such log')) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
 async function submitToCluster(
   masterUrl: string,
   bundled: { bundle: string; source: string },
@@ -220,7 +245,12 @@ async function submitToCluster(
       );
     });
     const worker = workerOf(placed, find(placed)?.workerId, env);
-    if (worker) await followLog(worker, env, { driverId, stream: 'stdout' }, 0);
+    if (worker) {
+      await followDriverLog(worker, env, driverId, () => {
+        const s = mirror.state;
+        return s !== undefined && DRIVER_FINAL_STATES.includes(find(s)?.state ?? '');
+      });
+    }
     const final = await mirror.waitFor((s) =>
       ['FINISHED', 'FAILED', 'KILLED', 'ERROR'].includes(find(s)?.state ?? ''),
     );

@@ -5,6 +5,8 @@ import { getLogger } from '../../util/log.js';
 const log = getLogger('LogFollower');
 
 const CHUNK_BYTES = 1024 * 1024;
+/** Reads up to this size are copied out of the read buffer, which is then reused. */
+const SMALL_READ_BYTES = 256 * 1024;
 /** fs.watch can miss an event under load; a slow re-check makes a missed one cost a delay, not bytes. */
 const RECHECK_MS = 500;
 
@@ -30,6 +32,8 @@ export class LogFollower {
   private pumping = false;
   private again = false;
   private stopped = false;
+  /** The read buffer, while no chunk handed to the sink shares its memory. */
+  private spare: Buffer | undefined;
 
   constructor(
     readonly path: string,
@@ -85,11 +89,22 @@ export class LogFollower {
         if (this.stopped) return;
         // Ask before reading: a process that is done has written its last byte.
         const done = this.sourceDone();
-        const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+        const buf = this.spare ?? Buffer.allocUnsafe(CHUNK_BYTES);
+        this.spare = buf;
         const { bytesRead } = await fh.read(buf, 0, CHUNK_BYTES, this.offset);
         if (this.stopped) return;
         if (bytesRead > 0) {
-          this.sink.chunk(this.offset, buf.subarray(0, bytesRead));
+          // A small read is copied out and the buffer read into again; a large one is handed over.
+          // Every pump ends on a read of nothing, and a process writing a little at a time wakes
+          // it often: a new 1 MiB buffer per read was most of what following such a log cost.
+          let data: Buffer;
+          if (bytesRead <= SMALL_READ_BYTES) {
+            data = Buffer.from(buf.subarray(0, bytesRead));
+          } else {
+            data = buf.subarray(0, bytesRead);
+            this.spare = undefined;
+          }
+          this.sink.chunk(this.offset, data);
           this.offset += bytesRead;
           continue;
         }

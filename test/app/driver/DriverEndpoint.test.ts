@@ -106,7 +106,7 @@ async function until(probe: () => boolean): Promise<void> {
 }
 
 test('executors get the application’s configuration, and a duplicate executor id is refused', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async () => {
   const { mock, reply } = await MockExecutor.start('1', 1);
   e1 = mock;
@@ -127,7 +127,7 @@ test('executors get the application’s configuration, and a duplicate executor 
 });
 
 test('tasks go out within each executor’s cores, and a failed one is retried on the other', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async () => {
   const done = driver.runJob(spec(3));
   const [t1] = await e1.launched(1);
@@ -150,7 +150,7 @@ test('tasks go out within each executor’s cores, and a failed one is retried o
 });
 
 test('when a job fails its other running tasks are killed, and their cores come back when they end', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async () => {
   const from1 = e1.endpoint.mark;
   const from2 = e2.endpoint.mark;
@@ -180,7 +180,7 @@ test('when a job fails its other running tasks are killed, and their cores come 
 });
 
 test('a disconnected executor is removed and its running task goes to another', {
-  timeout: 20_000,
+  timeout: 60_000,
 }, async () => {
   const from1 = e1.endpoint.mark;
   const from2 = e2.endpoint.mark;

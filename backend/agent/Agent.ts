@@ -1,0 +1,276 @@
+/**
+ * The agent's core, apart from its transport: one client-mode RpcEnv, a MasterStateMirror whose
+ * every change is pushed out, the embedded local cluster when the master is `local`, and log
+ * follows from workers. The extension talks to it through backend/agent/protocol.ts; tests can
+ * drive it directly. Nothing here polls.
+ */
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type LocalCluster, startLocalCluster } from '../cli/localClusterProcess.js';
+import { MasterStateMirror } from '../client/MasterStateMirror.js';
+import {
+  KillApplicationResponse,
+  KillDriverResponse,
+  RequestKillApplication,
+  RequestKillDriver,
+} from '../protocol/client.js';
+import { LogRangeResponse, RequestLogRange } from '../protocol/worker.js';
+import { type RpcEndpointRef, RpcEnv } from '../rpc/index.js';
+import { parseMasterUrls } from '../worker/startWorker.js';
+import { LogForwarder } from './LogForwarder.js';
+import type {
+  Connection,
+  ConnectParams,
+  LogRangeParams,
+  LogSource,
+  LogStream,
+  MasterState,
+  SubmitParams,
+} from './protocol.js';
+import { submitApplication } from './submitApp.js';
+
+export interface AgentSink {
+  stateChanged(connection: Connection, state: MasterState | undefined): void;
+  logChunk(followId: string, offset: number, data: Buffer): void;
+  logFollowEnded(followId: string, totalSize: number, reason: string): void;
+  log(line: string): void;
+}
+
+/** Tells the agent when the master's connection drops. */
+class AgentMirror extends MasterStateMirror {
+  onLost: (address: string) => void = () => {};
+  override onDisconnected(remoteAddress: string): void {
+    this.onLost(remoteAddress);
+  }
+}
+
+export class Agent {
+  private env: RpcEnv | undefined;
+  private mirror: AgentMirror | undefined;
+  private master: RpcEndpointRef | undefined;
+  private cluster: LocalCluster | undefined;
+  private connection: Connection = { kind: 'disconnected' };
+  private connecting: Promise<Connection> | undefined;
+  private forwarder: LogForwarder | undefined;
+  private readonly children = new Set<{ kill(): unknown }>();
+
+  constructor(private readonly sink: AgentSink) {}
+
+  get status(): { connection: Connection; state: MasterState | undefined } {
+    return { connection: this.connection, state: this.mirror?.state };
+  }
+
+  private set(connection: Connection): Connection {
+    this.connection = connection;
+    this.sink.stateChanged(
+      connection,
+      connection.kind === 'connected' ? this.mirror?.state : undefined,
+    );
+    return connection;
+  }
+
+  private async rpc(): Promise<RpcEnv> {
+    if (!this.env) {
+      this.env = await RpcEnv.create({ name: 'wickAgent', clientMode: true });
+      this.forwarder = new LogForwarder(this.sink);
+      this.env.setupEndpoint('AgentLogs', this.forwarder);
+    }
+    return this.env;
+  }
+
+  connect(p: ConnectParams): Promise<Connection> {
+    if (this.connection.kind === 'connected') return Promise.resolve(this.connection);
+    this.connecting ??= this.doConnect(p).finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async doConnect(p: ConnectParams): Promise<Connection> {
+    const env = await this.rpc();
+    let url = p.master;
+    let webUiUrl = '';
+    const local = p.master === 'local';
+    try {
+      if (local) {
+        if (!this.cluster) {
+          const l = p.localCluster;
+          this.set({
+            kind: 'connecting',
+            target: 'local',
+            message: `Starting a local cluster (${l.workers} workers × ${l.cores} cores, ${l.memory})…`,
+          });
+          this.cluster = await startLocalCluster(
+            {
+              workers: l.workers,
+              cores: String(l.cores),
+              memory: l.memory,
+              host: '127.0.0.1',
+              port: '0',
+              webuiPort: '0',
+              workDir: join(
+                tmpdir(),
+                `wick-vscode-${process.pid}-${randomBytes(3).toString('hex')}`,
+              ),
+              conf: [],
+            },
+            (line) => this.sink.log(line),
+          );
+          const cluster = this.cluster;
+          void cluster.firstExit.then((d) => {
+            if (this.cluster !== cluster) return;
+            this.sink.log(`Local cluster daemon ${d.name} exited; see ${d.log}`);
+          });
+        }
+        url = this.cluster.url;
+        webUiUrl = this.cluster.webUiUrl;
+      } else {
+        this.set({ kind: 'connecting', target: url, message: `Connecting to ${url}…` });
+      }
+      const errors: string[] = [];
+      for (const address of parseMasterUrls(url)) {
+        try {
+          this.master = await env.setupEndpointRef(address, 'Master');
+          break;
+        } catch (err) {
+          errors.push(`wick://${address}: ${(err as Error).message}`);
+        }
+      }
+      if (!this.master) throw new Error(`Cannot reach ${errors.join('; ')}`);
+      const mirror = new AgentMirror();
+      this.mirror = mirror;
+      env.setupEndpoint(`AgentState-${randomBytes(4).toString('hex')}`, mirror);
+      const master = this.master;
+      mirror.onLost = (address) => {
+        if (address !== master.address || this.mirror !== mirror) return;
+        this.master = undefined;
+        this.mirror = undefined;
+        this.set({
+          kind: 'error',
+          target: url,
+          message: `Lost the connection to wick://${address}`,
+        });
+      };
+      const snapshot = await mirror.subscribe(master);
+      webUiUrl ||= snapshot.webUiUrl;
+      const connected: Connection = { kind: 'connected', url: snapshot.url, webUiUrl, local };
+      mirror.onChange(() => {
+        if (this.mirror === mirror) this.sink.stateChanged(this.connection, mirror.state);
+      });
+      return this.set(connected);
+    } catch (err) {
+      this.master = undefined;
+      return this.set({ kind: 'error', target: url, message: (err as Error).message });
+    }
+  }
+
+  async disconnect(stopLocalCluster: boolean): Promise<Connection> {
+    if (this.master && this.mirror) this.mirror.unsubscribe(this.master);
+    this.master = undefined;
+    this.mirror = undefined;
+    if (stopLocalCluster) await this.stopCluster();
+    return this.set({ kind: 'disconnected' });
+  }
+
+  private async stopCluster(): Promise<void> {
+    const c = this.cluster;
+    this.cluster = undefined;
+    if (!c) return;
+    await c.stop();
+    await rm(join(c.logDir, '..'), { recursive: true, force: true }).catch(() => {});
+  }
+
+  private requireMaster(): RpcEndpointRef {
+    if (!this.master)
+      throw new Error(
+        this.connection.kind === 'error'
+          ? this.connection.message
+          : 'Not connected to a master: run "Wick: Start Local Cluster" or "Wick: Connect to Master…"',
+      );
+    return this.master;
+  }
+
+  async kill(id: string): Promise<{ success: boolean; message: string }> {
+    const master = this.requireMaster();
+    if (id.startsWith('app-'))
+      return master.ask(RequestKillApplication({ appId: id }), KillApplicationResponse);
+    if (id.startsWith('driver-'))
+      return master.ask(RequestKillDriver({ driverId: id }), KillDriverResponse);
+    return { success: false, message: `Cannot kill "${id}": expected app-… or driver-…` };
+  }
+
+  async submit(p: SubmitParams) {
+    const master = this.requireMaster();
+    const mirror = this.mirror as AgentMirror;
+    const env = await this.rpc();
+    return submitApplication(p, {
+      master,
+      masterUrl: (this.connection as { url: string }).url,
+      mirror,
+      env,
+      track: (child) => {
+        this.children.add(child);
+        return () => this.children.delete(child);
+      },
+      log: (l) => this.sink.log(l),
+    });
+  }
+
+  private worker(source: LogSource): RpcEndpointRef {
+    const state = this.mirror?.state;
+    if (!state || !this.env) throw new Error('Not connected to a master');
+    let workerId: string | undefined;
+    if ('driverId' in source) {
+      workerId = [...state.activeDrivers, ...state.completedDrivers].find(
+        (d) => d.id === source.driverId,
+      )?.workerId;
+    } else {
+      const app = [...state.activeApps, ...state.completedApps].find((a) => a.id === source.appId);
+      workerId = [...(app?.executors ?? []), ...(app?.removedExecutors ?? [])].find(
+        (e) => e.id === source.execId,
+      )?.workerId;
+    }
+    const w = state.workers.find((x) => x.id === workerId);
+    if (!w) throw new Error(`No worker known for ${JSON.stringify(source)}`);
+    return this.env.endpointRef({ address: `${w.host}:${w.port}`, name: 'Worker' });
+  }
+
+  async logRange(p: LogRangeParams): Promise<{ data: string; offset: number; totalSize: number }> {
+    const r = await this.worker(p.source).ask(
+      RequestLogRange({
+        ...p.source,
+        stream: p.stream,
+        length: p.length,
+        ...(p.offset !== undefined ? { offset: p.offset } : {}),
+      }),
+      LogRangeResponse,
+    );
+    return { data: r.data, offset: r.offset, totalSize: r.totalSize };
+  }
+
+  async followLog(p: {
+    followId: string;
+    source: LogSource;
+    stream: LogStream;
+    offset: number;
+  }): Promise<{ totalSize: number }> {
+    await this.rpc();
+    const forwarder = this.forwarder as LogForwarder;
+    return forwarder.follow(this.worker(p.source), p);
+  }
+
+  stopFollowLog(followId: string): void {
+    this.forwarder?.stop(followId);
+  }
+
+  /** Stops everything this agent started: follows, submit children, the local cluster, the env. */
+  async shutdown(): Promise<void> {
+    this.forwarder?.stopAll();
+    for (const c of this.children) c.kill();
+    if (this.master && this.mirror) this.mirror.unsubscribe(this.master);
+    await this.stopCluster();
+    await this.env?.stop();
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * Extension ↔ agent: the custom messages carried over the language-client connection (stdio,
+ * no documents). Imported by both sides (vscode-eslint's `$shared/customMessages.ts`), so it
+ * holds only types and method names: nothing here may pull backend code into the extension.
+ */
+import { NotificationType, RequestType } from 'vscode-jsonrpc';
+import type { MessageOf } from '../protocol/registry.js';
+import type { MasterStateResponse } from '../protocol/state.js';
+
+export type MasterState = MessageOf<typeof MasterStateResponse>;
+
+/** Where the agent stands with its master. */
+export type Connection =
+  | { kind: 'disconnected' }
+  | { kind: 'connecting'; target: string; message: string }
+  | { kind: 'connected'; url: string; webUiUrl: string; local: boolean }
+  | { kind: 'error'; target: string; message: string };
+
+export interface LocalClusterSettings {
+  workers: number;
+  cores: number;
+  memory: string;
+}
+
+export type LogSource = { appId: string; execId: number } | { driverId: string };
+export type LogStream = 'stdout' | 'stderr';
+
+// Extension → Agent (requests)
+
+export interface ConnectParams {
+  /** `local` or wick://host:port[,host:port…] */
+  master: string;
+  localCluster: LocalClusterSettings;
+}
+/** Connect to a master (starting the embedded local cluster for `local`); idempotent. */
+export const Connect = new RequestType<ConnectParams, Connection, void>('wick/connect');
+
+/** Forget the master; `stopLocalCluster` also stops an embedded cluster. */
+export const Disconnect = new RequestType<{ stopLocalCluster: boolean }, Connection, void>(
+  'wick/disconnect',
+);
+
+/** The connection and the latest state, now. */
+export const RequestStatus = new RequestType<
+  Record<string, never>,
+  { connection: Connection; state?: MasterState; pid: number; rssBytes: number },
+  void
+>('wick/status');
+
+export interface SubmitParams {
+  file: string;
+  args: string[];
+  deployMode: 'client' | 'cluster';
+  executorMemory?: string;
+  executorCores?: number;
+  supervise?: boolean;
+  name?: string;
+}
+/** Submit an application; resolves once the master knows it (appId), or a driver id in cluster mode. */
+export const SubmitApplication = new RequestType<
+  SubmitParams,
+  { success: boolean; message: string; appId?: string; driverId?: string },
+  void
+>('wick/submit');
+
+/** Kill an application (app-…) or a driver (driver-…). */
+export const Kill = new RequestType<{ id: string }, { success: boolean; message: string }, void>(
+  'wick/kill',
+);
+
+export interface LogRangeParams {
+  source: LogSource;
+  stream: LogStream;
+  /** Absent: the last `length` bytes. */
+  offset?: number;
+  length: number;
+}
+/** Bytes of a log (base64), read from the worker that ran the process. */
+export const RequestLogRange = new RequestType<
+  LogRangeParams,
+  { data: string; offset: number; totalSize: number },
+  void
+>('wick/logRange');
+
+/** Push a log from `offset` on as LogChunk notifications until StopFollowLog or LogFollowEnded. */
+export const FollowLog = new RequestType<
+  { followId: string; source: LogSource; stream: LogStream; offset: number },
+  { totalSize: number },
+  void
+>('wick/followLog');
+
+export const StopFollowLog = new NotificationType<{ followId: string }>('wick/stopFollowLog');
+
+// Agent → Extension (notifications)
+
+/** Every change: the connection and the whole (small) master state; the extension debounces. */
+export const StateChanged = new NotificationType<{
+  connection: Connection;
+  state?: MasterState;
+  /** ms since the epoch at the agent when the change arrived, for the tree benchmark. */
+  at: number;
+}>('wick/stateChanged');
+
+/** Bytes of a followed log at `offset` (base64), in order. */
+export const LogChunk = new NotificationType<{ followId: string; offset: number; data: string }>(
+  'wick/logChunk',
+);
+
+/** A follow ended: the process exited and the file is drained, or the worker went away. */
+export const LogFollowEnded = new NotificationType<{
+  followId: string;
+  totalSize: number;
+  reason: string;
+}>('wick/logFollowEnded');

@@ -1,0 +1,145 @@
+import { openSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, extname, join } from 'node:path';
+import { execa } from 'execa';
+import { bundleApp } from '../cli/submit/bundle.js';
+import type { MasterStateMirror } from '../client/MasterStateMirror.js';
+import { parseMemoryMB } from '../conf/daemon.js';
+import { RequestSubmitDriver, SubmitDriverResponse } from '../protocol/client.js';
+import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
+import { distFile } from '../util/paths.js';
+import type { MasterState, SubmitParams } from './protocol.js';
+
+interface Ctx {
+  master: RpcEndpointRef;
+  masterUrl: string;
+  mirror: MasterStateMirror;
+  env: RpcEnv;
+  /** Keeps a child to kill at shutdown; returns the function that forgets it. */
+  track(child: { kill(): unknown }): () => void;
+  log(line: string): void;
+}
+
+type Result = { success: boolean; message: string; appId?: string; driverId?: string };
+
+const ended = ['FINISHED', 'FAILED', 'KILLED', 'ERROR'];
+
+/**
+ * Submits an application and resolves once the master has registered it (found by name among the
+ * applications that were not there before), so the extension can reveal it. Client mode runs
+ * `wick submit` as a child of the agent (the driver must live somewhere; never in the extension
+ * host); cluster mode asks the master for a driver, as `wick submit --deploy-mode cluster` does.
+ */
+export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Result> {
+  const name = p.name ?? basename(p.file, extname(p.file));
+  const before = new Set(allApps(ctx.mirror.state).map((a) => a.id));
+  // The app may name itself (WickContext.create({ appName })): prefer the name, else the first new app.
+  const registered = (s: MasterState) => {
+    const fresh = allApps(s)
+      .filter((a) => !before.has(a.id))
+      .sort((a, b) => a.startTime - b.startTime);
+    return (fresh.find((a) => a.name === name) ?? fresh[0])?.id;
+  };
+  const conf: Record<string, string> = p.name ? { 'wick.app.name': p.name } : {};
+  if (p.executorMemory) conf['wick.executor.memory'] = p.executorMemory;
+  if (p.executorCores) conf['wick.executor.cores'] = String(p.executorCores);
+
+  if (p.deployMode === 'client') {
+    const log = join(tmpdir(), `wick-submit-${process.pid}-${Date.now()}.log`);
+    const fd = openSync(log, 'w');
+    const child = execa(
+      process.execPath,
+      [
+        process.argv[1] as string,
+        'submit',
+        '--master',
+        ctx.masterUrl,
+        '--deploy-mode',
+        'client',
+        ...Object.entries(conf).flatMap(([k, v]) => ['--conf', `${k}=${v}`]),
+        p.file,
+        ...p.args,
+      ],
+      {
+        stdin: 'ignore',
+        stdout: fd as 3,
+        stderr: fd as 3,
+        reject: false,
+        cleanup: false,
+        cwd: dirname(p.file),
+      },
+    );
+    const forget = ctx.track(child);
+    void child.then(() => forget());
+    const exited = child.then((r) => ({ exit: r.exitCode ?? 1 }));
+    const found = ctx.mirror
+      .waitFor((s) => registered(s) !== undefined)
+      .then((s) => ({ appId: registered(s) as string }));
+    const first = await Promise.race([exited, found]);
+    if ('appId' in first)
+      return {
+        success: true,
+        appId: first.appId,
+        message: `Submitted ${name} as ${first.appId} (driver output: ${log})`,
+      };
+    const tail = readFileSync(log, 'utf8').trim().split('\n').slice(-5).join('\n');
+    return {
+      success: false,
+      message: `The driver exited with status ${first.exit} before registering: ${tail}`,
+    };
+  }
+
+  const bundled = await bundleApp(p.file);
+  const reply = await ctx.master.ask(
+    RequestSubmitDriver({
+      driverDescription: {
+        appPath: bundled.bundle,
+        mem: parseMemoryMB('1g'),
+        cores: 1,
+        supervise: p.supervise === true,
+        command: {
+          argv: [
+            process.execPath,
+            distFile('wick.cjs'),
+            'driver-wrapper',
+            '{{WORKER_URL}}',
+            '{{USER_APP}}',
+            ...p.args,
+          ],
+          env: {
+            WICK_MASTER: ctx.masterUrl,
+            WICK_SUBMIT_CONF: JSON.stringify(conf),
+            WICK_APP_DIR: dirname(bundled.source),
+            ...(p.name ? { WICK_APP_NAME: p.name } : {}),
+          },
+        },
+      },
+    }),
+    SubmitDriverResponse,
+  );
+  if (!reply.success || !reply.driverId)
+    return { success: false, message: `The master refused the driver: ${reply.message}` };
+  const driverId = reply.driverId;
+  const s = await ctx.mirror.waitFor((st) => {
+    const d = [...st.activeDrivers, ...st.completedDrivers].find((x) => x.id === driverId);
+    return registered(st) !== undefined || (d !== undefined && ended.includes(d.state));
+  });
+  const appId = registered(s);
+  if (appId)
+    return {
+      success: true,
+      appId,
+      driverId,
+      message: `Submitted ${name}: driver ${driverId}, application ${appId}`,
+    };
+  const d = [...s.activeDrivers, ...s.completedDrivers].find((x) => x.id === driverId);
+  return {
+    success: false,
+    driverId,
+    message: `Driver ${driverId} ended ${d?.state}${d?.exception ? `: ${d.exception}` : ''}`,
+  };
+}
+
+function allApps(s: MasterState | undefined) {
+  return s ? [...s.activeApps, ...s.completedApps] : [];
+}

@@ -1,0 +1,74 @@
+import type { Command } from 'commander';
+import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
+import { Agent } from '../../agent/Agent.js';
+import {
+  Connect,
+  Disconnect,
+  FollowLog,
+  Kill,
+  LogChunk,
+  LogFollowEnded,
+  RequestLogRange,
+  RequestStatus,
+  StateChanged,
+  StopFollowLog,
+  SubmitApplication,
+} from '../../agent/protocol.js';
+
+/**
+ * `wick agent`: the backend of the VS Code extension, spoken to over stdio by
+ * vscode-languageclient as a plain JSON-RPC transport (no documents, no language features).
+ * When the connection closes (the window went away, or the client stopped it) it stops the local
+ * cluster it started and exits, leaving no process.
+ */
+export function registerAgent(program: Command): void {
+  program
+    .command('agent')
+    .description('The VS Code extension’s backend (JSON-RPC over stdio; not for direct use)')
+    .option('--stdio', 'talk over stdin/stdout (the default; vscode-languageclient passes it)')
+    .action(async () => {
+      const connection = createConnection(ProposedFeatures.all, process.stdin, process.stdout);
+      const agent = new Agent({
+        stateChanged: (conn, state) =>
+          void connection.sendNotification(StateChanged, {
+            connection: conn,
+            state,
+            at: Date.now(),
+          }),
+        logChunk: (followId, offset, data) =>
+          void connection.sendNotification(LogChunk, {
+            followId,
+            offset,
+            data: data.toString('base64'),
+          }),
+        logFollowEnded: (followId, totalSize, reason) =>
+          void connection.sendNotification(LogFollowEnded, { followId, totalSize, reason }),
+        log: (line) => connection.console.log(line),
+      });
+      let exiting = false;
+      const exit = (code: number) => {
+        if (exiting) return;
+        exiting = true;
+        void agent.shutdown().finally(() => process.exit(code));
+      };
+      connection.onInitialize(() => ({ capabilities: {}, serverInfo: { name: 'wick-agent' } }));
+      connection.onRequest(Connect, (p) => agent.connect(p));
+      connection.onRequest(Disconnect, (p) => agent.disconnect(p.stopLocalCluster));
+      connection.onRequest(RequestStatus, () => ({
+        ...agent.status,
+        pid: process.pid,
+        rssBytes: process.memoryUsage().rss,
+      }));
+      connection.onRequest(SubmitApplication, (p) => agent.submit(p));
+      connection.onRequest(Kill, (p) => agent.kill(p.id));
+      connection.onRequest(RequestLogRange, (p) => agent.logRange(p));
+      connection.onRequest(FollowLog, (p) => agent.followLog(p));
+      connection.onNotification(StopFollowLog, (p) => agent.stopFollowLog(p.followId));
+      connection.onShutdown(() => agent.shutdown());
+      connection.onExit(() => exit(0));
+      process.stdin.on('close', () => exit(0));
+      process.on('SIGTERM', () => exit(0));
+      connection.listen();
+      await new Promise(() => {});
+    });
+}

@@ -1,0 +1,133 @@
+import type { TSchema } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { getLogger } from '../../util/log.js';
+import { CreateMode, Exception, isZkError, ZkConnection } from '../zookeeper/ZkConnection.js';
+import {
+  PersistedApp,
+  PersistedDriver,
+  type PersistedState,
+  PersistedWorker,
+  type PersistenceEngine,
+} from './PersistenceEngine.js';
+
+const log = getLogger('ZooKeeperPersistenceEngine');
+const checks = {
+  app: TypeCompiler.Compile(PersistedApp),
+  driver: TypeCompiler.Compile(PersistedDriver),
+  worker: TypeCompiler.Compile(PersistedWorker),
+};
+
+/**
+ * Master state in ZooKeeper (Spark's ZooKeeperPersistenceEngine): one persistent znode per worker,
+ * application and driver under `<dir>/master_status` (`worker_<id>`, `app_<id>`, `driver_<id>`),
+ * its data the record as JSON. Every master of the cluster shares it; only the leader writes.
+ */
+export class ZooKeeperPersistenceEngine implements PersistenceEngine {
+  private constructor(
+    private readonly zk: ZkConnection,
+    readonly dir: string,
+  ) {}
+
+  static async open(
+    url: string,
+    baseDir: string,
+    sessionTimeoutMs: number,
+  ): Promise<ZooKeeperPersistenceEngine> {
+    if (!url) {
+      throw new Error(
+        'wick.deploy.recoveryMode=ZOOKEEPER needs wick.deploy.zookeeper.url: set it to host:port[,host:port...]',
+      );
+    }
+    const dir = `${baseDir.replace(/\/+$/, '')}/master_status`;
+    const zk = new ZkConnection(url, sessionTimeoutMs);
+    try {
+      await zk.waitConnected(Math.max(10_000, sessionTimeoutMs));
+      await zk.mkdirp(dir);
+    } catch (err) {
+      zk.close();
+      throw new Error(`Cannot use ZooKeeper at ${url} for recovery: ${(err as Error).message}`);
+    }
+    log.info(`Persisting recovery state to ZooKeeper ${url} under ${dir}`);
+    return new ZooKeeperPersistenceEngine(zk, dir);
+  }
+
+  addWorker(worker: PersistedWorker): Promise<void> {
+    return this.write(`worker_${worker.id}`, worker);
+  }
+  removeWorker(id: string): Promise<void> {
+    return this.zk.remove(`${this.dir}/worker_${id}`);
+  }
+  addApplication(app: PersistedApp): Promise<void> {
+    return this.write(`app_${app.id}`, app);
+  }
+  removeApplication(id: string): Promise<void> {
+    return this.zk.remove(`${this.dir}/app_${id}`);
+  }
+  addDriver(driver: PersistedDriver): Promise<void> {
+    return this.write(`driver_${driver.id}`, driver);
+  }
+  removeDriver(id: string): Promise<void> {
+    return this.zk.remove(`${this.dir}/driver_${id}`);
+  }
+
+  async readPersistedData(): Promise<PersistedState> {
+    const state: PersistedState = { apps: [], drivers: [], workers: [] };
+    const names = (await this.zk.getChildren(this.dir)).sort();
+    for (const name of names) {
+      const kind = name.startsWith('app_')
+        ? 'app'
+        : name.startsWith('driver_')
+          ? 'driver'
+          : name.startsWith('worker_')
+            ? 'worker'
+            : undefined;
+      if (!kind) continue;
+      const path = `${this.dir}/${name}`;
+      const data = await this.zk.getData(path);
+      if (data === undefined) continue;
+      const record = parseRecord(path, data, checks[kind]);
+      if (record === undefined) continue;
+      if (kind === 'app') state.apps.push(record as PersistedApp);
+      else if (kind === 'driver') state.drivers.push(record as PersistedDriver);
+      else state.workers.push(record as PersistedWorker);
+    }
+    return state;
+  }
+
+  async close(): Promise<void> {
+    this.zk.close();
+  }
+
+  private async write(name: string, value: unknown): Promise<void> {
+    const path = `${this.dir}/${name}`;
+    const data = Buffer.from(JSON.stringify(value));
+    try {
+      await this.zk.create(path, data, CreateMode.PERSISTENT);
+    } catch (err) {
+      if (!isZkError(err, Exception.NODE_EXISTS)) throw err;
+      await this.zk.setData(path, data);
+    }
+  }
+}
+
+function parseRecord(
+  path: string,
+  data: Buffer,
+  check: ReturnType<typeof TypeCompiler.Compile<TSchema>>,
+): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(data.toString('utf8'));
+  } catch (err) {
+    log.warn(`Skipping corrupt recovery znode ${path}: ${(err as Error).message}`);
+    return undefined;
+  }
+  if (!check.Check(value)) {
+    const first = check.Errors(value).First();
+    log.warn(
+      `Skipping corrupt recovery znode ${path}: ${first ? `${first.path || '/'} ${first.message}` : 'unexpected content'}`,
+    );
+    return undefined;
+  }
+  return value;
+}

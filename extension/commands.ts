@@ -1,0 +1,282 @@
+/** Every Wick command; each failure becomes a clear notification, never a silent no-op. */
+import { basename } from 'node:path';
+import * as vscode from 'vscode';
+import { Kill, SubmitApplication, type SubmitParams } from '../backend/agent/protocol.js';
+import type { LogDocuments } from './logs/logDocuments.js';
+import { logUri } from './logs/logDocuments.js';
+import type { Session } from './session.js';
+import { findApp } from './tree/model.js';
+import type { Node } from './tree/nodes/node.js';
+import type { WickTreeProvider } from './tree/treeView.js';
+
+interface Deps {
+  session: Session;
+  logs: LogDocuments;
+  apps: { provider: WickTreeProvider; view: vscode.TreeView<Node> };
+  openDashboard: () => void;
+  memento: vscode.Memento;
+}
+
+export function registerCommands(d: Deps): vscode.Disposable[] {
+  const { session } = d;
+  const cmd = (id: string, fn: (...args: never[]) => unknown) =>
+    vscode.commands.registerCommand(id, async (...args: never[]) => {
+      try {
+        return await fn(...args);
+      } catch (err) {
+        void vscode.window.showErrorMessage(`Wick: ${(err as Error).message}`);
+        return undefined;
+      }
+    });
+  return [
+    cmd('wick.startLocalCluster', async () => {
+      session.target = 'local';
+      const c = await session.connect('local');
+      if (c.kind === 'error') throw new Error(`The local cluster did not start: ${c.message}`);
+      return c;
+    }),
+    cmd('wick.stopLocalCluster', () => session.disconnect(true)),
+    cmd('wick.connect', async (url?: string) => {
+      const master =
+        url ??
+        (await vscode.window.showInputBox({
+          title: 'Connect to Master',
+          prompt: 'wick://host:port (several masters: wick://h1:7077,h2:7077)',
+          value:
+            session.target && session.target !== 'local' ? session.target : 'wick://127.0.0.1:7077',
+          validateInput: (v) =>
+            /^wick:\/\/[^\s]+$/.test(v.trim()) ? undefined : 'Expected wick://host:port',
+        }));
+      if (!master) return undefined;
+      if (session.connection.kind !== 'disconnected') await session.disconnect(false);
+      session.target = master.trim();
+      const c = await session.connect(session.target);
+      if (c.kind === 'error') throw new Error(`Cannot reach ${master}: ${c.message}`);
+      return c;
+    }),
+    cmd('wick.disconnect', () => session.disconnect(false)),
+    cmd('wick.refresh', async () => {
+      if (session.connection.kind === 'error') {
+        await session.disconnect(false);
+        await session.connect();
+      }
+      for (const t of session.trees) t.refresh();
+    }),
+    cmd('wick.submit', (uri?: vscode.Uri) => submit(d, uri)),
+    cmd('wick.killApplication', (node?: Node, nodes?: Node[]) =>
+      kill(
+        d,
+        pick(node, nodes, 'app').map((n) => (n as Extract<Node, { kind: 'app' }>).app.id),
+        'application',
+      ),
+    ),
+    cmd('wick.killDriver', (node?: Node, nodes?: Node[]) =>
+      kill(
+        d,
+        pick(node, nodes, 'driver').map((n) => (n as Extract<Node, { kind: 'driver' }>).driver.id),
+        'driver',
+      ),
+    ),
+    cmd('wick.showStdout', (node?: Node) => showLog(node, 'stdout')),
+    cmd('wick.showStderr', (node?: Node) => showLog(node, 'stderr')),
+    cmd('wick.loadEarlierLog', async () => {
+      const uri = vscode.window.activeTextEditor?.document.uri;
+      if (uri?.scheme !== 'wick-log') throw new Error('Open a Wick log first');
+      await d.logs.loadEarlier(uri);
+    }),
+    cmd('wick.openDashboard', () => d.openDashboard()),
+    cmd('wick.copyId', async (node?: Node) => {
+      const id = node ? idOf(node) : undefined;
+      if (!id) throw new Error('Select an application, executor, driver or worker to copy its id');
+      await vscode.env.clipboard.writeText(id);
+      return id;
+    }),
+  ];
+}
+
+function pick(node: Node | undefined, nodes: Node[] | undefined, kind: Node['kind']): Node[] {
+  const all = (nodes?.length ? nodes : node ? [node] : []).filter((n) => n.kind === kind);
+  if (all.length === 0)
+    throw new Error(
+      `Select ${kind === 'app' ? 'an application' : 'a driver'} in the Wick view first`,
+    );
+  return all;
+}
+
+function idOf(n: Node): string | undefined {
+  switch (n.kind) {
+    case 'app':
+      return n.app.id;
+    case 'driver':
+      return n.driver.id;
+    case 'executor':
+      return `${n.exec.appId}/${n.exec.id}`;
+    case 'worker':
+      return n.worker.id;
+    case 'master':
+      return n.state.url;
+    default:
+      return undefined;
+  }
+}
+
+async function showLog(
+  node: Node | undefined,
+  stream: 'stdout' | 'stderr',
+): Promise<vscode.TextEditor> {
+  const source =
+    node?.kind === 'log'
+      ? node.owner
+      : node?.kind === 'executor'
+        ? { appId: node.exec.appId, execId: node.exec.id }
+        : node?.kind === 'driver'
+          ? { driverId: node.driver.id }
+          : undefined;
+  if (!source) throw new Error(`Select an executor or a driver to show its ${stream}`);
+  const doc = await vscode.workspace.openTextDocument(logUri(source, stream));
+  await vscode.languages.setTextDocumentLanguage(doc, 'log');
+  return vscode.window.showTextDocument(doc, { preview: false });
+}
+
+async function kill(
+  d: Deps,
+  ids: string[],
+  what: string,
+): Promise<{ success: boolean; message: string }[]> {
+  const auto =
+    vscode.workspace.getConfiguration('wick').get<boolean>('kill.confirm', true) === false;
+  if (!auto) {
+    const ok = await vscode.window.showWarningMessage(
+      ids.length === 1
+        ? `Kill ${what} ${ids[0]}?`
+        : `Kill ${ids.length} ${what}s (${ids.join(', ')})?`,
+      { modal: true },
+      'Kill',
+    );
+    if (ok !== 'Kill') return [];
+  }
+  const results = await Promise.all(ids.map((id) => d.session.client.sendRequest(Kill, { id })));
+  const failed = results.filter((r) => !r.success);
+  if (failed.length)
+    void vscode.window.showErrorMessage(`Wick: ${failed.map((r) => r.message).join('; ')}`);
+  else void vscode.window.showInformationMessage(results.map((r) => r.message).join('; '));
+  return results;
+}
+
+interface Remembered {
+  args: string;
+  deployMode: 'client' | 'cluster';
+  executorMemory: string;
+  executorCores: string;
+}
+
+/**
+ * Submit Job…: file (the active editor's by default), arguments, deploy mode, executor memory and
+ * cores; the last answers are remembered per file. `preset` (used by tests and keybindings) skips
+ * the questions.
+ */
+async function submit(d: Deps, uri?: vscode.Uri, preset?: Partial<SubmitParams>): Promise<unknown> {
+  let file = uri?.fsPath ?? vscode.window.activeTextEditor?.document.uri.fsPath;
+  if (uri && !(uri instanceof vscode.Uri)) {
+    preset = uri as unknown as Partial<SubmitParams>;
+    file = preset.file;
+  }
+  if (!file || !/\.(m?js|ts)$/.test(file)) {
+    const picked = await vscode.window.showOpenDialog({
+      title: 'Submit Job: the application file',
+      filters: { Applications: ['ts', 'js', 'mjs'] },
+      canSelectMany: false,
+    });
+    file = picked?.[0]?.fsPath;
+  }
+  if (!file) return undefined;
+  const key = `wick.submit:${file}`;
+  const last = d.memento.get<Remembered>(key) ?? {
+    args: '',
+    deployMode: 'client',
+    executorMemory: '512m',
+    executorCores: '',
+  };
+  let params: SubmitParams;
+  if (preset?.deployMode) {
+    params = {
+      file,
+      args: preset.args ?? [],
+      deployMode: preset.deployMode,
+      ...(preset.executorMemory ? { executorMemory: preset.executorMemory } : {}),
+      ...(preset.executorCores ? { executorCores: preset.executorCores } : {}),
+    };
+  } else {
+    const name = basename(file);
+    const args = await vscode.window.showInputBox({
+      title: `Submit ${name} (1/4): arguments`,
+      value: last.args,
+      prompt: 'Space-separated arguments for the application',
+    });
+    if (args === undefined) return undefined;
+    const modes = [
+      { label: 'client', description: 'the driver runs next to VS Code (in the Wick agent)' },
+      { label: 'cluster', description: 'the driver runs on a worker' },
+    ].sort((a) => (a.label === last.deployMode ? -1 : 1));
+    const mode = await vscode.window.showQuickPick(modes, {
+      title: `Submit ${name} (2/4): deploy mode`,
+    });
+    if (!mode) return undefined;
+    const memory = await vscode.window.showInputBox({
+      title: `Submit ${name} (3/4): executor memory`,
+      value: last.executorMemory,
+      validateInput: (v) => (/^\d+[kmgt]?$/i.test(v.trim()) ? undefined : 'e.g. 512m or 1g'),
+    });
+    if (memory === undefined) return undefined;
+    const cores = await vscode.window.showInputBox({
+      title: `Submit ${name} (4/4): cores per executor`,
+      value: last.executorCores,
+      prompt: 'Empty: all a worker offers',
+      validateInput: (v) =>
+        v.trim() === '' || /^\d+$/.test(v.trim()) ? undefined : 'A whole number, or empty',
+    });
+    if (cores === undefined) return undefined;
+    const remembered: Remembered = {
+      args,
+      deployMode: mode.label as 'client' | 'cluster',
+      executorMemory: memory.trim(),
+      executorCores: cores.trim(),
+    };
+    await d.memento.update(key, remembered);
+    params = {
+      file,
+      args: args.split(/\s+/).filter(Boolean),
+      deployMode: remembered.deployMode,
+      executorMemory: remembered.executorMemory,
+      ...(remembered.executorCores ? { executorCores: Number(remembered.executorCores) } : {}),
+    };
+  }
+  await d.session.ensureConnected();
+  const result = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Submitting ${basename(file)}…` },
+    () => d.session.client.sendRequest(SubmitApplication, params),
+  );
+  if (!result.success) throw new Error(result.message);
+  if (result.appId) void reveal(d, result.appId);
+  if (!preset) {
+    void vscode.window.showInformationMessage(result.message, 'Show Logs').then(async (choice) => {
+      if (choice !== 'Show Logs' || !result.appId) return;
+      const found = findApp(result.appId, d.session.model());
+      const exec = found?.node.kind === 'app' ? found.node.app.executors[0] : undefined;
+      if (result.driverId)
+        await showLog(
+          { kind: 'driver', driver: { id: result.driverId } as never, under: 'drivers' },
+          'stdout',
+        );
+      else if (exec) await showLog({ kind: 'executor', exec, under: 'app' }, 'stdout');
+    });
+  }
+  return result;
+}
+
+async function reveal(d: Deps, appId: string): Promise<void> {
+  const found = findApp(appId, d.session.model());
+  if (!found) return;
+  d.apps.provider.setParent(found.node, found.parent);
+  await d.apps.view.reveal(found.node, { select: true, focus: false, expand: true });
+}

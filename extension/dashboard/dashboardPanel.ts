@@ -1,0 +1,160 @@
+/**
+ * The dashboard (webview/ bundle) in a panel, fed through its VsCodeDataSource over postMessage
+ * (webview/protocol.ts). Strict CSP with a nonce (dashboardHtml), localResourceRoots limited to
+ * dist/, theme from VS Code's CSS variables. The panel owns its disposables and stops the log
+ * follows it started when it closes. What the panel sends is validated: its script is the less
+ * trusted side.
+ */
+import { randomBytes } from 'node:crypto';
+import { Value } from '@sinclair/typebox/value';
+import * as vscode from 'vscode';
+import { FollowLog, Kill, RequestLogRange, StopFollowLog } from '../../backend/agent/protocol.js';
+import { dashboardHtml } from '../../backend/http/dashboardPage.js';
+import {
+  type ExtensionToPanel,
+  type LogSource,
+  PanelToExtension,
+} from '../../webview/protocol.js';
+import type { Session } from '../session.js';
+
+export class DashboardPanel implements vscode.Disposable {
+  private static current: DashboardPanel | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly follows = new Set<string>();
+
+  static show(context: vscode.ExtensionContext, session: Session, relay: LogRelay): DashboardPanel {
+    if (DashboardPanel.current) {
+      DashboardPanel.current.panel.reveal();
+      return DashboardPanel.current;
+    }
+    const dist = vscode.Uri.joinPath(context.extensionUri, 'dist');
+    const panel = vscode.window.createWebviewPanel('wick.dashboard', 'Wick Dashboard', vscode.ViewColumn.Active, {
+      enableScripts: true,
+      retainContextWhenHidden: false,
+      localResourceRoots: [dist],
+    });
+    DashboardPanel.current = new DashboardPanel(panel, dist, session, relay);
+    return DashboardPanel.current;
+  }
+
+  private constructor(
+    readonly panel: vscode.WebviewPanel,
+    dist: vscode.Uri,
+    private readonly session: Session,
+    private readonly relay: LogRelay,
+  ) {
+    const w = panel.webview;
+    w.html = dashboardHtml({
+      nonce: randomBytes(16).toString('base64'),
+      scriptUri: w.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js')).toString(),
+      styleUri: w.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.css')).toString(),
+      config: { mode: 'master', host: 'vscode' },
+      title: 'Wick Dashboard',
+      cspSource: w.cspSource,
+    });
+    this.disposables.push(
+      w.onDidReceiveMessage((m) => void this.receive(m)),
+      panel.onDidDispose(() => this.dispose()),
+      session.onDidChange(() => this.sendState()),
+    );
+  }
+
+  private post(m: ExtensionToPanel): void {
+    void this.panel.webview.postMessage(m);
+  }
+
+  private sendState(): void {
+    const c = this.session.connection;
+    if (c.kind !== 'connected' || !this.session.state) {
+      this.post({ type: 'connection', connected: false, message: c.kind === 'error' ? c.message : 'Not connected' });
+      return;
+    }
+    this.post({
+      type: 'snapshot',
+      snapshot: {
+        state: this.session.state,
+        utilization: [],
+        capabilities: { killEnabled: true, killNeedsSecret: false },
+      },
+    });
+  }
+
+  private async receive(raw: unknown): Promise<void> {
+    if (!Value.Check(PanelToExtension, raw)) return;
+    const m = raw as PanelToExtension;
+    const client = this.session.client;
+    switch (m.type) {
+      case 'ready':
+        return this.sendState();
+      case 'requestLogRange':
+        try {
+          const r = await client.sendRequest(RequestLogRange, {
+            source: toSource(m.source),
+            stream: m.source.logType,
+            length: m.length,
+            ...(m.offset !== undefined ? { offset: m.offset } : {}),
+          });
+          const length = Buffer.from(r.data, 'base64').length;
+          return this.post({ type: 'logRange', requestId: m.requestId, range: { ...r, length } });
+        } catch (err) {
+          return this.post({ type: 'logRange', requestId: m.requestId, error: (err as Error).message });
+        }
+      case 'followLog':
+        this.follows.add(m.followId);
+        this.relay.add(m.followId, (msg) => this.post(msg));
+        await client
+          .sendRequest(FollowLog, { followId: m.followId, source: toSource(m.source), stream: m.source.logType, offset: m.offset })
+          .catch((err: Error) => this.post({ type: 'logFollowEnded', followId: m.followId, totalSize: 0, reason: err.message }));
+        return;
+      case 'stopFollowLog':
+        return this.stopFollow(m.followId);
+      case 'kill': {
+        const ok = await vscode.window.showWarningMessage(`Kill ${m.target.kind} ${m.target.id}?`, { modal: true }, 'Kill');
+        const result = ok === 'Kill' ? await client.sendRequest(Kill, { id: m.target.id }) : { success: false, message: 'Cancelled' };
+        return this.post({ type: 'killResult', requestId: m.requestId, result });
+      }
+      case 'requestWorkerState':
+        return this.post({ type: 'workerState', requestId: m.requestId, error: 'Not available in VS Code yet' });
+    }
+  }
+
+  private stopFollow(followId: string): void {
+    if (!this.follows.delete(followId)) return;
+    this.relay.remove(followId);
+    void this.session.client.sendNotification(StopFollowLog, { followId });
+  }
+
+  dispose(): void {
+    DashboardPanel.current = undefined;
+    for (const id of [...this.follows]) this.stopFollow(id);
+    for (const d of this.disposables) d.dispose();
+    this.panel.dispose();
+  }
+}
+
+function toSource(s: LogSource): { appId: string; execId: number } | { driverId: string } {
+  if (s.driverId) return { driverId: s.driverId };
+  return { appId: s.appId ?? '', execId: s.executorId ?? 0 };
+}
+
+/** Routes the agent's LogChunk/LogFollowEnded for follows a panel started (others go to documents). */
+export class LogRelay {
+  private readonly routes = new Map<string, (m: ExtensionToPanel) => void>();
+  add(id: string, fn: (m: ExtensionToPanel) => void): void {
+    this.routes.set(id, fn);
+  }
+  remove(id: string): void {
+    this.routes.delete(id);
+  }
+  chunk(followId: string, offset: number, data: string): boolean {
+    const r = this.routes.get(followId);
+    r?.({ type: 'logChunk', followId, offset, data });
+    return r !== undefined;
+  }
+  ended(followId: string, totalSize: number, reason: string): boolean {
+    const r = this.routes.get(followId);
+    this.routes.delete(followId);
+    r?.({ type: 'logFollowEnded', followId, totalSize, reason });
+    return r !== undefined;
+  }
+}

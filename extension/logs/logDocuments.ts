@@ -1,0 +1,138 @@
+/**
+ * Logs as real, read-only documents (`wick-log:` URIs): opening one reads the last
+ * `wick.logs.initialBytes` of the file from its worker through the agent, then follows it; each
+ * pushed chunk lands in a LogBuffer and the document changes. Closing the document stops the
+ * follow. Search, folding, minimap and word wrap are the editor's own.
+ */
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import {
+  FollowLog,
+  LogChunk,
+  LogFollowEnded,
+  type LogSource,
+  type LogStream,
+  RequestLogRange,
+  StopFollowLog,
+} from '../../backend/agent/protocol.js';
+import { LogBuffer } from './logBuffer.js';
+
+export const scheme = 'wick-log';
+
+interface Session {
+  uri: vscode.Uri;
+  buffer: LogBuffer;
+  followId?: string;
+  ready: Promise<void>;
+}
+
+export function logUri(source: LogSource, stream: LogStream): vscode.Uri {
+  const path =
+    'driverId' in source
+      ? `/${source.driverId}/${stream}`
+      : `/${source.appId}/${source.execId}/${stream}`;
+  return vscode.Uri.from({ scheme, path, query: JSON.stringify({ source, stream }) });
+}
+
+export class LogDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+  private readonly sessions = new Map<string, Session>();
+  private readonly byFollow = new Map<string, Session>();
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly client: () => LanguageClient) {
+    this.disposables.push(
+      vscode.workspace.onDidCloseTextDocument((d) => {
+        if (d.uri.scheme === scheme) this.close(d.uri.toString());
+      }),
+    );
+  }
+
+  /** Hooks the agent's notifications; called again after an agent restart. */
+  attach(client: LanguageClient, relay?: { chunk(id: string, o: number, d: string): boolean; ended(id: string, t: number, r: string): boolean }): void {
+    this.disposables.push(
+      client.onNotification(LogChunk, (c) => {
+        if (relay?.chunk(c.followId, c.offset, c.data)) return;
+        const s = this.byFollow.get(c.followId);
+        if (s?.buffer.append(c.offset, Buffer.from(c.data, 'base64'))) this.changed.fire(s.uri);
+      }),
+      client.onNotification(LogFollowEnded, (e) => {
+        if (relay?.ended(e.followId, e.totalSize, e.reason)) return;
+        const s = this.byFollow.get(e.followId);
+        if (!s) return;
+        this.byFollow.delete(e.followId);
+        s.followId = undefined;
+        s.buffer.end_(e.reason);
+        this.changed.fire(s.uri);
+      }),
+    );
+  }
+
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    let s = this.sessions.get(uri.toString());
+    if (!s) {
+      const session: Session = { uri, buffer: new LogBuffer(), ready: Promise.resolve() };
+      session.ready = this.open(session);
+      this.sessions.set(uri.toString(), session);
+      s = session;
+    }
+    await s.ready;
+    return s.buffer.text();
+  }
+
+  private async open(s: Session): Promise<void> {
+    const { source, stream } = JSON.parse(s.uri.query) as { source: LogSource; stream: LogStream };
+    const length = vscode.workspace
+      .getConfiguration('wick')
+      .get<number>('logs.initialBytes', 102400);
+    try {
+      const r = await this.client().sendRequest(RequestLogRange, { source, stream, length });
+      s.buffer.reset(r.offset, Buffer.from(r.data, 'base64'));
+      const followId = randomBytes(8).toString('hex');
+      s.followId = followId;
+      this.byFollow.set(followId, s);
+      await this.client().sendRequest(FollowLog, {
+        followId,
+        source,
+        stream,
+        offset: s.buffer.end,
+      });
+    } catch (err) {
+      s.buffer.end_(`Cannot read this log: ${(err as Error).message}`);
+    }
+  }
+
+  /** Shows the `wick.logs.initialBytes` before what the document has. */
+  async loadEarlier(uri: vscode.Uri): Promise<void> {
+    const s = this.sessions.get(uri.toString());
+    if (!s || s.buffer.start === 0) return;
+    const { source, stream } = JSON.parse(uri.query) as { source: LogSource; stream: LogStream };
+    const want = vscode.workspace.getConfiguration('wick').get<number>('logs.initialBytes', 102400);
+    const offset = Math.max(0, s.buffer.start - want);
+    const r = await this.client().sendRequest(RequestLogRange, {
+      source,
+      stream,
+      offset,
+      length: s.buffer.start - offset,
+    });
+    if (s.buffer.prepend(r.offset, Buffer.from(r.data, 'base64'))) this.changed.fire(uri);
+  }
+
+  private close(key: string): void {
+    const s = this.sessions.get(key);
+    if (!s) return;
+    this.sessions.delete(key);
+    if (s.followId) {
+      this.byFollow.delete(s.followId);
+      void this.client().sendNotification(StopFollowLog, { followId: s.followId });
+    }
+  }
+
+  dispose(): void {
+    for (const key of [...this.sessions.keys()]) this.close(key);
+    for (const d of this.disposables) d.dispose();
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * The extension's one view of the agent: the pushed model, the debounced tree refresh, the status
+ * bar, and the requests the commands make. Reconnects after an agent restart.
+ */
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import {
+  Connect,
+  type Connection,
+  Disconnect,
+  type MasterState,
+  StateChanged,
+} from '../backend/agent/protocol.js';
+import type { Model } from './tree/model.js';
+import { debounce, type WickTreeProvider } from './tree/treeView.js';
+
+export class Session implements vscode.Disposable {
+  connection: Connection = { kind: 'disconnected' };
+  state: MasterState | undefined;
+  /** The master the user asked for in this window (`Connect to Master…` overrides the setting). */
+  target: string | undefined;
+  private wanted = false;
+  readonly trees: WickTreeProvider[] = [];
+  private readonly refresh: ReturnType<typeof debounce>;
+  private readonly statusItem: vscode.StatusBarItem;
+  private readonly changed = new vscode.EventEmitter<Model>();
+  /** Fires after the debounced refresh of the views. */
+  readonly onDidChange = this.changed.event;
+  private readonly pushed = new vscode.EventEmitter<Model>();
+  /** Fires on every push from the agent, before the debounce. */
+  readonly onDidPush = this.pushed.event;
+  /** Agent push time of the last change, for the benchmark. */
+  lastPushAt = 0;
+
+  constructor(readonly client: LanguageClient) {
+    const ms = vscode.workspace.getConfiguration('wick').get<number>('tree.debounceMs', 100);
+    this.refresh = debounce(() => {
+      for (const t of this.trees) t.refresh();
+      this.updateStatus();
+      this.changed.fire(this.model());
+    }, ms);
+    this.statusItem = vscode.window.createStatusBarItem(
+      'wick.status',
+      vscode.StatusBarAlignment.Left,
+      10,
+    );
+    this.statusItem.name = 'Wick';
+    this.updateStatus();
+    this.statusItem.show();
+  }
+
+  model(): Model {
+    return {
+      connection: this.connection,
+      now: Date.now(),
+      ...(this.state ? { state: this.state } : {}),
+    };
+  }
+
+  /** Subscribes to the agent's pushes; called on start and after each agent restart. */
+  attach(): void {
+    this.client.onNotification(StateChanged, (p) => {
+      this.connection = p.connection;
+      this.state = p.state ?? (p.connection.kind === 'connected' ? this.state : undefined);
+      this.lastPushAt = p.at;
+      this.pushed.fire(this.model());
+      void vscode.commands.executeCommand('setContext', 'wick.connection', p.connection.kind);
+      this.refresh();
+    });
+  }
+
+  masterSetting(): string {
+    return this.target ?? vscode.workspace.getConfiguration('wick').get<string>('master', 'local');
+  }
+
+  /** Connects (starting the local cluster for `local`) unless connected; shows progress. */
+  async connect(master = this.masterSetting()): Promise<Connection> {
+    this.wanted = true;
+    const c = vscode.workspace.getConfiguration('wick');
+    const params = {
+      master,
+      localCluster: {
+        workers: c.get<number>('localCluster.workers', 2),
+        cores: c.get<number>('localCluster.cores', 2),
+        memory: c.get<string>('localCluster.memory', '2g'),
+      },
+    };
+    const conn = await vscode.window.withProgress(
+      {
+        location: vscode.ProgressLocation.Window,
+        title:
+          master === 'local' ? 'Wick: starting the local cluster' : `Wick: connecting to ${master}`,
+      },
+      () => this.client.sendRequest(Connect, params),
+    );
+    this.connection = conn;
+    this.refresh();
+    return conn;
+  }
+
+  async ensureConnected(): Promise<Connection> {
+    if (this.connection.kind === 'connected') return this.connection;
+    const conn = await this.connect();
+    if (conn.kind === 'error') throw new Error(`Cannot reach ${conn.target}: ${conn.message}`);
+    return conn;
+  }
+
+  /** After an agent restart: reconnect if the user had connected. */
+  async reconnect(): Promise<void> {
+    this.connection = { kind: 'disconnected' };
+    this.state = undefined;
+    this.refresh();
+    if (this.wanted) await this.connect().catch(() => undefined);
+  }
+
+  async disconnect(stopLocalCluster: boolean): Promise<void> {
+    this.wanted = false;
+    this.connection = await this.client.sendRequest(Disconnect, { stopLocalCluster });
+    this.state = undefined;
+    this.refresh();
+  }
+
+  private updateStatus(): void {
+    const it = this.statusItem;
+    const c = this.connection;
+    if (c.kind === 'connected' && this.state) {
+      const alive = this.state.workers.filter((w) => w.state === 'ALIVE');
+      const cores = alive.reduce((a, w) => a + w.cores, 0);
+      const used = alive.reduce((a, w) => a + w.coresUsed, 0);
+      it.text = `$(server) Wick ${this.state.status} · ${alive.length} workers · ${used}/${cores} cores`;
+      it.tooltip = `Master ${this.state.url} (${this.state.status})\n${alive.length} of ${this.state.workers.length} workers alive, ${used} of ${cores} cores used\nClick to open the dashboard`;
+      it.command = 'wick.openDashboard';
+      it.backgroundColor = undefined;
+    } else if (c.kind === 'connecting') {
+      it.text = '$(loading~spin) Wick: starting…';
+      it.tooltip = c.message;
+      it.command = undefined;
+    } else if (c.kind === 'error') {
+      it.text = '$(error) Wick: unreachable';
+      it.tooltip = `${c.target}: ${c.message}\nClick to retry`;
+      it.command = 'wick.refresh';
+      it.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
+    } else {
+      it.text = '$(debug-disconnect) Wick';
+      it.tooltip = 'Not connected to a cluster. Click to start the local cluster.';
+      it.command = 'wick.startLocalCluster';
+      it.backgroundColor = undefined;
+    }
+  }
+
+  dispose(): void {
+    this.refresh.dispose();
+    this.statusItem.dispose();
+    this.changed.dispose();
+    this.pushed.dispose();
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The state → tree mapping: roots, children and items of both views, from the agent's pushed
+ * model. Pure: no vscode import, so test/extension/tree.test.ts exercises it directly.
+ */
+import { appChildren, appItem } from './nodes/app.js';
+import { driverChildren, driverItem } from './nodes/driver.js';
+import { executorChildren, executorItem } from './nodes/executor.js';
+import { applicationGroups, groupChildren, groupItem } from './nodes/group.js';
+import type { Item } from './nodes/item.js';
+import { logItem } from './nodes/log.js';
+import { masterChildren, masterItem } from './nodes/master.js';
+import { messageItem } from './nodes/message.js';
+import type { Model, Node } from './nodes/node.js';
+import { workerChildren, workerItem } from './nodes/worker.js';
+
+export type { Model, Node };
+export type ViewId = 'cluster' | 'applications';
+
+/** An empty list (the welcome view) when disconnected; a message node for progress and errors. */
+export function roots(view: ViewId, m: Model): Node[] {
+  const c = m.connection;
+  if (c.kind === 'disconnected') return [];
+  if (c.kind === 'connecting')
+    return view === 'cluster'
+      ? [{ kind: 'message', id: 'connecting', text: c.message, severity: 'info' }]
+      : [];
+  if (c.kind === 'error')
+    return [
+      {
+        kind: 'message',
+        id: 'error',
+        text: `Cannot reach ${c.target === 'local' ? 'the local cluster' : c.target}: ${firstLine(c.message)}`,
+        detail: c.message,
+        severity: 'error',
+        action: { command: 'wick.refresh', title: 'Retry' },
+      },
+    ];
+  if (!m.state) return [];
+  return view === 'cluster'
+    ? [{ kind: 'master', state: m.state, connection: c }]
+    : applicationGroups(m);
+}
+
+export function children(n: Node, m: Model): Node[] {
+  switch (n.kind) {
+    case 'master':
+      return masterChildren(n);
+    case 'worker':
+      return workerChildren(n, m);
+    case 'group':
+      return groupChildren(n, m);
+    case 'app':
+      return appChildren(n);
+    case 'executor':
+      return executorChildren(n);
+    case 'driver':
+      return driverChildren(n);
+    case 'message':
+    case 'log':
+      return [];
+    default:
+      return assertNever(n);
+  }
+}
+
+export function item(n: Node, m: Model, parentId = ''): Item {
+  switch (n.kind) {
+    case 'message':
+      return messageItem(n);
+    case 'master':
+      return masterItem(n);
+    case 'worker':
+      return workerItem(n);
+    case 'group':
+      return groupItem(n);
+    case 'app':
+      return appItem(n, m);
+    case 'executor':
+      return executorItem(n);
+    case 'driver':
+      return driverItem(n);
+    case 'log':
+      return logItem(n, parentId);
+    default:
+      return assertNever(n);
+  }
+}
+
+/** The node that shows application `appId` in the Applications view, with its parent group. */
+export function findApp(appId: string, m: Model): { node: Node; parent: Node } | undefined {
+  for (const g of applicationGroups(m)) {
+    for (const a of groupChildren(g as Extract<Node, { kind: 'group' }>, m))
+      if (a.kind === 'app' && a.app.id === appId) return { node: a, parent: g };
+  }
+  return undefined;
+}
+
+function firstLine(s: string): string {
+  return s.split('\n')[0] ?? s;
+}
+
+function assertNever(x: never): never {
+  throw new Error(`Unexpected node ${JSON.stringify(x)}`);
+}

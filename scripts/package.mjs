@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+// Builds wick.vsix: the production bundles in dist/ plus the only runtime dependencies the backend
+// bundle keeps external (piscina, whose threads load its own files; esbuild, whose binary
+// `wick submit` runs), staged in build/vsix so that vsce packs exactly those.
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const stage = 'build/vsix';
+rmSync(stage, { recursive: true, force: true });
+mkdirSync(stage, { recursive: true });
+execFileSync(process.execPath, ['scripts/build.mjs', '--production'], { stdio: 'inherit' });
+const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
+const keep = ['piscina', 'esbuild'];
+pkg.dependencies = Object.fromEntries(keep.map((k) => [k, pkg.dependencies[k]]));
+delete pkg.devDependencies;
+delete pkg.scripts;
+delete pkg.exports;
+delete pkg.bin;
+writeFileSync(join(stage, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
+for (const f of ['README.md', 'LICENSE']) if (existsSync(f)) cpSync(f, join(stage, f));
+for (const f of ['extension.cjs', 'wick.cjs', 'task-worker.cjs', 'webview.js', 'webview.css'])
+  cpSync(join('dist', f), join(stage, 'dist', f));
+const modules = [...keep, `@esbuild/${process.platform}-${process.arch}`];
+for (const m of modules)
+  if (existsSync(join('node_modules', m)))
+    cpSync(join('node_modules', m), join(stage, 'node_modules', m), { recursive: true });
+writeFileSync(join(stage, '.vscodeignore'), '**/*.map\n**/*.md\n!README.md\nnode_modules/piscina/{test,test-jest,benchmark,src,docs}/**\n');
+execFileSync(
+  join(process.cwd(), 'node_modules/.bin/vsce'),
+  ['package', '--allow-missing-repository', '--skip-license', '--no-rewrite-relative-links', '-o', '../../wick.vsix'],
+  { cwd: stage, stdio: 'inherit' },
+);

@@ -1,0 +1,2 @@
+// The extensionTestsPath entry: VS Code calls run() in the extension host and exits with its outcome.
+export { run } from './suite.js';

@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+// Wick's tests in a real VS Code: the in-host suite (test/e2e/host, run through
+// extensionTestsPath) and the UI flow (test/e2e/ui.mjs), against a real local cluster that the
+// extension's agent starts. Exit 77 = skipped (code-server not installed and not in CI).
+// Usage: node test/e2e/run.mjs [host|ui]...   (after npm run build)
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { installed, openBrowser, startCodeServer, workbenchUrl } from './codeServer.mjs';
+
+const root = resolve(import.meta.dirname, '../..');
+const out = join(root, 'test-output', 'e2e');
+const which = process.argv.slice(2).length ? process.argv.slice(2) : ['host', 'ui'];
+
+if (!installed()) {
+  const r = spawnSync(join(root, 'test/e2e/install.sh'), { stdio: 'inherit' });
+  if (r.status !== 0 || !installed()) {
+    if (process.env.CI) {
+      console.error('code-server could not be installed (see above)');
+      process.exit(1);
+    }
+    console.error(
+      'SKIP: code-server is not installed and could not be (run test/e2e/install.sh; needs libkrb5-dev and chromium)',
+    );
+    process.exit(77);
+  }
+}
+mkdirSync(out, { recursive: true });
+
+let failed = 0;
+for (const what of which) {
+  const cs = await startCodeServer(root);
+  try {
+    if (what === 'host') failed += await hostTests(cs);
+    else failed += await ui(cs);
+  } catch (err) {
+    console.error(err);
+    console.error(cs.log().slice(-3000));
+    failed++;
+  } finally {
+    await cs.stop();
+  }
+}
+process.exit(failed ? 1 : 0);
+
+async function hostTests(cs) {
+  const report = join(out, 'host-report.json');
+  rmSync(report, { force: true });
+  const remote = (p) => `vscode-remote://${cs.host}${p}`;
+  const payload = [
+    ['extensionDevelopmentPath', remote(root)],
+    ['extensionTestsPath', remote(join(root, 'dist/e2e/host-tests.cjs'))],
+    ['extensionEnvironment', JSON.stringify({ WICK_E2E_ROOT: root, WICK_E2E_REPORT: report })],
+  ];
+  const { ctx, page } = await openBrowser(cs.tmp);
+  try {
+    const exited = new Promise((r) => page.exposeFunction('codeAutomationExit', (code) => r(code)));
+    await page.goto(workbenchUrl(cs.host, root, payload), { waitUntil: 'domcontentloaded' });
+    const code = await exited;
+    let text = '';
+    try {
+      text = readFileSync(report, 'utf8');
+    } catch {}
+    console.log(text || '(no report)');
+    console.log(`in-host tests exited with ${code}`);
+    return code === 0 ? 0 : 1;
+  } finally {
+    await ctx.close();
+  }
+}
+
+async function ui(cs) {
+  const { runUi } = await import('./ui.mjs');
+  const { ctx, page } = await openBrowser(cs.tmp);
+  try {
+    const payload = [['extensionDevelopmentPath', `vscode-remote://${cs.host}${root}`]];
+    await runUi(page, workbenchUrl(cs.host, root, payload), join(out, 'screenshots'), root);
+    return 0;
+  } finally {
+    await ctx.close();
+  }
+}

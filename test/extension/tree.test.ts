@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { MasterState } from '../../backend/agent/protocol.js';
+import {
+  children,
+  findApp,
+  item,
+  type Model,
+  type Node,
+  roots,
+} from '../../extension/tree/model.js';
+
+const worker = (id: string, state = 'ALIVE', extra = {}) => ({
+  id,
+  host: '127.0.0.1',
+  port: 4000,
+  webUiAddress: 'http://127.0.0.1:8081',
+  cores: 2,
+  coresUsed: 1,
+  memory: 2048,
+  memoryUsed: 512,
+  state,
+  lastHeartbeat: 0,
+  executors: [],
+  driverIds: [],
+  ...extra,
+});
+
+const app = (id: string, state: string, extra = {}) => ({
+  id,
+  name: 'Wick Pi',
+  user: 'me',
+  coresGranted: 1,
+  memoryPerExecutorMB: 512,
+  state,
+  startTime: 1_000,
+  driver: { address: '127.0.0.1:5000', name: 'AppClient' },
+  executors: [],
+  removedExecutors: [],
+  ...extra,
+});
+
+const exec = {
+  appId: 'app-1',
+  id: 0,
+  workerId: 'worker-a',
+  workerHostPort: '127.0.0.1:4000',
+  cores: 1,
+  memory: 512,
+  state: 'RUNNING',
+  history: [],
+};
+
+function model(over: Partial<MasterState> = {}): Model {
+  const state = {
+    url: 'wick://127.0.0.1:7077',
+    webUiUrl: 'http://127.0.0.1:8080',
+    status: 'ALIVE',
+    workers: [
+      worker('worker-a', 'ALIVE', { executors: [{ appId: 'app-1', execId: 0 }] }),
+      worker('worker-b', 'DEAD'),
+    ],
+    activeApps: [
+      app('app-1', 'RUNNING', { executors: [exec] }),
+      app('app-2', 'WAITING', { waitingReason: 'no worker has 4 GiB free' }),
+    ],
+    completedApps: [app('app-0', 'FINISHED', { endTime: 61_000 })],
+    activeDrivers: [],
+    completedDrivers: [],
+    seq: 7,
+    ...over,
+  } as MasterState;
+  return {
+    connection: { kind: 'connected', url: state.url, webUiUrl: state.webUiUrl, local: true },
+    state,
+    now: 5_000,
+  };
+}
+
+test('disconnected: no roots, so the welcome view shows', () => {
+  assert.deepEqual(roots('cluster', { connection: { kind: 'disconnected' }, now: 0 }), []);
+});
+
+test('an unreachable master is a message node with Retry, never an empty tree', () => {
+  const [n] = roots('cluster', {
+    connection: {
+      kind: 'error',
+      target: 'wick://h:7077',
+      message: 'connect ECONNREFUSED 1.2.3.4:7077\nmore',
+    },
+    now: 0,
+  });
+  const it = item(n as Node, { connection: { kind: 'disconnected' }, now: 0 });
+  assert.equal(it.label, 'Cannot reach wick://h:7077: connect ECONNREFUSED 1.2.3.4:7077 — Retry');
+  assert.equal(it.command?.command, 'wick.refresh');
+  assert.equal(it.contextValue, 'wick.message.error');
+});
+
+test('cluster: master → workers with state, cores and memory; contextValue by state', () => {
+  const m = model();
+  const [master] = roots('cluster', m);
+  const mi = item(master as Node, m);
+  assert.equal(mi.label, 'wick://127.0.0.1:7077');
+  assert.match(mi.description ?? '', /ALIVE · 1\/2 workers · 1\/2 cores · local/);
+  assert.equal(mi.contextValue, 'wick.master.alive.local');
+  const workers = children(master as Node, m);
+  assert.deepEqual(
+    workers.map((w) => item(w, m).contextValue),
+    ['wick.worker.alive', 'wick.worker.dead'],
+  );
+  assert.match(
+    item(workers[0] as Node, m).description ?? '',
+    /127\.0\.0\.1:4000 · ALIVE · 1\/2 cores · 512 MiB\/2 GiB/,
+  );
+  const [e] = children(workers[0] as Node, m);
+  assert.equal(item(e as Node, m).label, 'app-1/0');
+  assert.equal(item(workers[1] as Node, m).icon?.color, 'errorForeground');
+});
+
+test('applications: groups, waiting apps say why, executors carry stdout/stderr', () => {
+  const m = model();
+  const groups = roots('applications', m);
+  assert.deepEqual(
+    groups.map((g) => [item(g, m).label, item(g, m).description]),
+    [
+      ['Running', '1'],
+      ['Waiting', '1'],
+      ['Completed', '1'],
+    ],
+  );
+  const [waiting] = children(groups[1] as Node, m);
+  assert.match(item(waiting as Node, m).description ?? '', /WAITING: no worker has 4 GiB free/);
+  assert.equal(item(waiting as Node, m).contextValue, 'wick.app.waiting');
+  const [running] = children(groups[0] as Node, m);
+  assert.equal(item(running as Node, m).contextValue, 'wick.app.running');
+  assert.match(item(running as Node, m).description ?? '', /app-1 · RUNNING · 1 cores · 4s/);
+  const [e] = children(running as Node, m);
+  const logs = children(e as Node, m);
+  assert.deepEqual(
+    logs.map((l) => item(l, m, 'executor:app:app-1/0').command?.command),
+    ['wick.showStdout', 'wick.showStderr'],
+  );
+  const [done] = children(groups[2] as Node, m);
+  assert.match(item(done as Node, m).description ?? '', /FINISHED · 1 cores · 1m 0s/);
+});
+
+test('ids are stable across pushes, so expansion and selection survive refreshes', () => {
+  const a = model();
+  const b = model({ seq: 8 });
+  const ids = (m: Model) => {
+    const out: string[] = [];
+    const walk = (n: Node, parent = '') => {
+      const it = item(n, m, parent);
+      out.push(it.id);
+      for (const c of children(n, m)) walk(c, it.id);
+    };
+    for (const r of [...roots('cluster', m), ...roots('applications', m)]) walk(r);
+    return out;
+  };
+  assert.deepEqual(ids(a), ids(b));
+  assert.equal(new Set(ids(a)).size, ids(a).length, 'ids are unique');
+});
+
+test('findApp locates an app and its group for reveal', () => {
+  const m = model();
+  const f = findApp('app-0', m);
+  assert.equal(f?.parent.kind === 'group' && f.parent.group, 'completed');
+});

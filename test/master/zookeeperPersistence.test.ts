@@ -1,0 +1,47 @@
+/**
+ * ZooKeeperPersistenceEngine against a real ZooKeeper: records written, replaced, removed and read
+ * back; a znode that is not a valid record is skipped; a second engine (another master) sees what
+ * the first wrote.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ZooKeeperPersistenceEngine } from '../../backend/master/persistence/ZooKeeperPersistenceEngine.js';
+import { CreateMode, ZkConnection } from '../../backend/master/zookeeper/ZkConnection.js';
+import { skipWithoutZooKeeper, startZooKeeper } from '../helpers/zookeeper.js';
+
+const endpoint = { address: '127.0.0.1:40001', name: 'Worker' };
+const worker = (id: string, cores: number) => ({
+  id,
+  host: '127.0.0.1',
+  port: 40001,
+  cores,
+  memory: 1024,
+  endpoint,
+  webUiAddress: 'http://127.0.0.1:8081',
+});
+
+test('records round-trip through ZooKeeper, corrupt znodes are skipped, and another master sees them', {
+  timeout: 60_000,
+}, async (t) => {
+  if (skipWithoutZooKeeper(t)) return;
+  const zk = await startZooKeeper(t);
+  const a = await ZooKeeperPersistenceEngine.open(zk.url, '/wick-p/', 4_000);
+  t.after(() => a.close());
+  assert.equal(a.dir, '/wick-p/master_status');
+  await a.addWorker(worker('worker-1', 2));
+  await a.addWorker(worker('worker-1', 4)); // replaced, not duplicated
+  await a.addWorker(worker('worker-2', 1));
+  await a.removeWorker('worker-2');
+  await a.removeWorker('worker-never-there');
+
+  const raw = new ZkConnection(zk.url, 4_000);
+  t.after(() => raw.close());
+  await raw.waitConnected(10_000);
+  await raw.create(`${a.dir}/app_app-bad`, Buffer.from('{"id": '), CreateMode.PERSISTENT);
+  await raw.create(`${a.dir}/notes`, Buffer.from('not a record'), CreateMode.PERSISTENT);
+
+  const b = await ZooKeeperPersistenceEngine.open(zk.url, '/wick-p', 4_000);
+  t.after(() => b.close());
+  const state = await b.readPersistedData();
+  assert.deepEqual(state, { apps: [], drivers: [], workers: [worker('worker-1', 4)] });
+});
