@@ -44,10 +44,10 @@ import type { WickContext } from '../backend/app/index.js';
 import { setLogLevel } from '../backend/util/log.js';
 import { runCommand } from './lib/command.js';
 import { liveCount, stopAll } from './lib/process.js';
+import { cpuSeconds } from './lib/procStat.js';
 import { writeResults } from './lib/results.js';
 import { median, round } from './lib/stats.js';
 import { fmt, printTable } from './lib/table.js';
-import { cpuSeconds } from './lib/procStat.js';
 import { connect, executorPids, startCluster, waitForIdleCluster } from './lib/wickApp.js';
 
 const GOAL_EFFICIENCY = 0.9;
@@ -245,7 +245,10 @@ async function main(): Promise<void> {
     if (e2eRounds > 0) ratios.endToEndEfficiency = round(median(e2eEfficiency), 3);
     const file = writeResults('pi', {
       figures,
-      baseline: { singleThreadMs: round(single, 1), singleThreadCpuMs: round(median(singleCpuMs), 1) },
+      baseline: {
+        singleThreadMs: round(single, 1),
+        singleThreadCpuMs: round(median(singleCpuMs), 1),
+      },
       ratios,
     });
 

@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { State } from 'vscode-languageclient/node';
 import { createAgentClient } from './agent/agentClient.js';
-import { DashboardPanel, LogRelay } from './dashboard/dashboardPanel.js';
 import { registerCommands } from './commands.js';
+import { DashboardPanel, LogRelay } from './dashboard/dashboardPanel.js';
 import { LogDocuments, scheme } from './logs/logDocuments.js';
 import { Session } from './session.js';
 import type { Node } from './tree/nodes/node.js';
@@ -25,6 +25,7 @@ export async function activate(context: vscode.ExtensionContext) {
   let starts = 0;
   // After a crash the client restarts the agent; once it runs again, reconnect: the tree recovers.
   client.onDidChangeState((e) => {
+    if (e.newState === State.Stopped && starts > 0) session.agentLost();
     if (e.newState === State.Running && starts++ > 0) void session.reconnect();
   });
   const clusterTree = new WickTreeProvider('cluster', () => session.model());
@@ -41,7 +42,8 @@ export async function activate(context: vscode.ExtensionContext) {
   });
   const s = session;
   const openDashboard = () => {
-    if (s.connection.kind !== 'connected') throw new Error('Not connected to a master: start the local cluster or connect first');
+    if (s.connection.kind !== 'connected')
+      throw new Error('Not connected to a master: start the local cluster or connect first');
     return DashboardPanel.show(context, s, relay);
   };
   context.subscriptions.push(

@@ -9,6 +9,7 @@ import {
   type Connection,
   Disconnect,
   type MasterState,
+  RequestStatus,
   StateChanged,
 } from '../backend/agent/protocol.js';
 import type { Model } from './tree/model.js';
@@ -103,6 +104,23 @@ export class Session implements vscode.Disposable {
     const conn = await this.connect();
     if (conn.kind === 'error') throw new Error(`Cannot reach ${conn.target}: ${conn.message}`);
     return conn;
+  }
+
+  /** The agent's own view: connection, pid and memory (the benchmark and tests read it). */
+  status() {
+    return this.client.sendRequest(RequestStatus, {});
+  }
+
+  /** The agent process went away (the client restarts it): say so instead of showing stale state. */
+  agentLost(): void {
+    this.connection = {
+      kind: 'connecting',
+      target: 'agent',
+      message: 'The Wick agent stopped; restarting it…',
+    };
+    this.state = undefined;
+    this.pushed.fire(this.model());
+    this.refresh();
   }
 
   /** After an agent restart: reconnect if the user had connected. */

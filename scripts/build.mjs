@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Bundles the backend CLI, the VS Code extension and (when present) the webview with esbuild.
-// Usage: node scripts/build.mjs [--watch] [--production]
+// Usage: node scripts/build.mjs [--watch] [--production] [--outdir DIR]
 import { existsSync } from 'node:fs';
 import * as esbuild from 'esbuild';
 
@@ -25,6 +25,8 @@ const common = {
   bundle: true,
   sourcemap: production ? false : 'linked',
   minify: production,
+  // Loggers are named after classes (Master, Worker…): keep the names in a minified build too.
+  keepNames: true,
   logLevel: 'info',
   legalComments: 'none',
 };
@@ -93,6 +95,13 @@ if (existsSync('webview/main.ts')) {
     jsxImportSource: 'preact',
     tsconfig: 'webview/tsconfig.json',
   });
+}
+
+// --outdir DIR builds into DIR instead of dist/ (packaging must not swap dist/ under running tests).
+const at = process.argv.indexOf('--outdir');
+if (at > 0) {
+  const outdir = process.argv[at + 1];
+  for (const b of builds) b.outfile = b.outfile.replace(/^dist\//, `${outdir}/`);
 }
 
 if (watch) {

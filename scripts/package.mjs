@@ -9,7 +9,11 @@ import { join } from 'node:path';
 const stage = 'build/vsix';
 rmSync(stage, { recursive: true, force: true });
 mkdirSync(stage, { recursive: true });
-execFileSync(process.execPath, ['scripts/build.mjs', '--production'], { stdio: 'inherit' });
+execFileSync(process.execPath, ['scripts/build.mjs', '--production', '--outdir', `${stage}/dist`], {
+  stdio: 'inherit',
+});
+// Only what the extension and the backend need at run time; not the e2e suite.
+rmSync(join(stage, 'dist', 'e2e'), { recursive: true, force: true });
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 const keep = ['piscina', 'esbuild'];
 pkg.dependencies = Object.fromEntries(keep.map((k) => [k, pkg.dependencies[k]]));
@@ -19,15 +23,23 @@ delete pkg.exports;
 delete pkg.bin;
 writeFileSync(join(stage, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
 for (const f of ['README.md', 'LICENSE']) if (existsSync(f)) cpSync(f, join(stage, f));
-for (const f of ['extension.cjs', 'wick.cjs', 'task-worker.cjs', 'webview.js', 'webview.css'])
-  cpSync(join('dist', f), join(stage, 'dist', f));
 const modules = [...keep, `@esbuild/${process.platform}-${process.arch}`];
 for (const m of modules)
   if (existsSync(join('node_modules', m)))
     cpSync(join('node_modules', m), join(stage, 'node_modules', m), { recursive: true });
-writeFileSync(join(stage, '.vscodeignore'), '**/*.map\n**/*.md\n!README.md\nnode_modules/piscina/{test,test-jest,benchmark,src,docs}/**\n');
+writeFileSync(
+  join(stage, '.vscodeignore'),
+  '**/*.map\n**/*.md\n!README.md\nnode_modules/piscina/{test,test-jest,benchmark,src,docs}/**\n',
+);
 execFileSync(
   join(process.cwd(), 'node_modules/.bin/vsce'),
-  ['package', '--allow-missing-repository', '--skip-license', '--no-rewrite-relative-links', '-o', '../../wick.vsix'],
+  [
+    'package',
+    '--allow-missing-repository',
+    '--skip-license',
+    '--no-rewrite-relative-links',
+    '-o',
+    '../../wick.vsix',
+  ],
   { cwd: stage, stdio: 'inherit' },
 );

@@ -35,13 +35,41 @@ export function applyEvent(s: State, e: MessageOf<typeof MasterStateEvent>): voi
   }
 }
 
+/**
+ * Where each id sits in a list, kept beside the list: a cluster of 10,000 workers registering one
+ * by one would otherwise cost a scan of the list per event (quadratic in all). The index is
+ * rebuilt whenever the list was changed behind its back (its length no longer matches).
+ */
+const indexes = new WeakMap<object, Map<string, number>>();
+
+function rebuild<T extends { id: string }>(list: T[]): Map<string, number> {
+  const index = new Map(list.map((x, i) => [x.id, i]));
+  indexes.set(list, index);
+  return index;
+}
+
+/** The position of `id` in `list`, or -1; trusts the kept index only when it checks out. */
+function find<T extends { id: string }>(list: T[], id: string): number {
+  let index = indexes.get(list);
+  if (!index || index.size !== list.length) index = rebuild(list);
+  let i = index.get(id);
+  if (i !== undefined && list[i]?.id !== id) i = rebuild(list).get(id);
+  return i ?? -1;
+}
+
 function upsert<T extends { id: string }>(list: T[], item: T): void {
-  const i = list.findIndex((x) => x.id === item.id);
-  if (i >= 0) list[i] = item;
-  else list.push(item);
+  const i = find(list, item.id);
+  if (i >= 0) {
+    list[i] = item;
+    return;
+  }
+  list.push(item);
+  indexes.get(list)?.set(item.id, list.length - 1);
 }
 
 function remove<T extends { id: string }>(list: T[], id: string): void {
-  const i = list.findIndex((x) => x.id === id);
-  if (i >= 0) list.splice(i, 1);
+  const i = find(list, id);
+  if (i < 0) return;
+  list.splice(i, 1);
+  indexes.delete(list);
 }

@@ -16,7 +16,8 @@ import { WorkerInfo } from './WorkerInfo.js';
 const log = getLogger('Master');
 
 export async function electedLeader(m: Master): Promise<void> {
-  const stored = await m.persistence.readPersistedData();
+  const stored = await readPersisted(m);
+  if (!stored) return;
   const empty =
     stored.apps.length === 0 && stored.drivers.length === 0 && stored.workers.length === 0;
   m.setState(empty ? 'ALIVE' : 'RECOVERING');
@@ -124,6 +125,19 @@ export function stepDown(m: Master): void {
   m.waitingDrivers.length = 0;
   m.completedDrivers.length = 0;
   m.setState('STANDBY');
+}
+
+/** The persisted state, retried while the store fails (ZooKeeper reconnecting); undefined once stopped. */
+async function readPersisted(m: Master) {
+  for (;;) {
+    try {
+      return await m.persistence.readPersistedData();
+    } catch (err) {
+      if (m.rpcEnv.isStopped) return undefined;
+      log.warn(`Could not read the persisted state (${(err as Error).message}); trying again`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
 }
 
 /** Keeps new ids after recovered ones of the same second from colliding with them. */

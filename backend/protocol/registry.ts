@@ -47,15 +47,19 @@ export function defineMessage<N extends string, P extends TProperties>(
   );
   // `type` first on the wire, and not overwritten by fields spread from another message.
   const build = (f: object) => Object.assign({ type }, f, { type });
-  const def = Object.assign(build, {
-    type,
-    doc,
-    boundary,
-    schema,
-    check: TypeCompiler.Compile(schema),
-  }) as unknown as MessageDef<N, { type: N } & Static<TObject<P>>>;
+  const def = Object.assign(build, { type, doc, boundary, schema });
+  // Compiled on first use: a process loads every definition but receives few of them (an
+  // executor start-up would otherwise compile a hundred validators it never runs).
+  let check: TypeCheck<TSchema> | undefined;
+  Object.defineProperty(def, 'check', {
+    get: () => {
+      check ??= TypeCompiler.Compile(schema);
+      return check;
+    },
+    enumerable: true,
+  });
   registry.set(type, def as unknown as MessageDef);
-  return def;
+  return def as unknown as MessageDef<N, { type: N } & Static<TObject<P>>>;
 }
 
 export function messageDef(type: string): MessageDef | undefined {

@@ -71,15 +71,21 @@ export function ephemeralPorts(): number {
 }
 
 /**
- * "load 1.23 / 2 CPUs": the 1-minute load average against the CPUs, to print next to figures
- * that other processes on the machine can disturb (latencies most of all).
+ * "load 1.23 / 2 CPUs, CPU pressure 40.5%": the 1-minute load average against the CPUs, and how
+ * much of the last 10 s runnable tasks spent waiting for a CPU, to print next to figures that other
+ * processes on the machine can disturb (latencies most of all).
  */
 export function machineLoad(): string {
   const cpus = availableParallelism();
+  let text = `${cpus} CPUs`;
   try {
     const one = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
-    return `load ${one} / ${cpus} CPUs`;
+    text = `load ${one} / ${cpus} CPUs`;
+    // Pressure stall information: the share of the last 10 s in which a runnable task waited.
+    const psi = /^some avg10=([\d.]+)/m.exec(readFileSync('/proc/pressure/cpu', 'utf8'));
+    if (psi) text += `, CPU pressure ${psi[1]}%`;
   } catch {
-    return `${cpus} CPUs`;
+    // No /proc/loadavg or no PSI: say what is known.
   }
+  return text;
 }

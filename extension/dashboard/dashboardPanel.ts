@@ -10,11 +10,7 @@ import { Value } from '@sinclair/typebox/value';
 import * as vscode from 'vscode';
 import { FollowLog, Kill, RequestLogRange, StopFollowLog } from '../../backend/agent/protocol.js';
 import { dashboardHtml } from '../../backend/http/dashboardPage.js';
-import {
-  type ExtensionToPanel,
-  type LogSource,
-  PanelToExtension,
-} from '../../webview/protocol.js';
+import { type ExtensionToPanel, type LogSource, PanelToExtension } from '../../webview/protocol.js';
 import type { Session } from '../session.js';
 
 export class DashboardPanel implements vscode.Disposable {
@@ -28,11 +24,16 @@ export class DashboardPanel implements vscode.Disposable {
       return DashboardPanel.current;
     }
     const dist = vscode.Uri.joinPath(context.extensionUri, 'dist');
-    const panel = vscode.window.createWebviewPanel('wick.dashboard', 'Wick Dashboard', vscode.ViewColumn.Active, {
-      enableScripts: true,
-      retainContextWhenHidden: false,
-      localResourceRoots: [dist],
-    });
+    const panel = vscode.window.createWebviewPanel(
+      'wick.dashboard',
+      'Wick Dashboard',
+      vscode.ViewColumn.Active,
+      {
+        enableScripts: true,
+        retainContextWhenHidden: false,
+        localResourceRoots: [dist],
+      },
+    );
     DashboardPanel.current = new DashboardPanel(panel, dist, session, relay);
     return DashboardPanel.current;
   }
@@ -66,7 +67,11 @@ export class DashboardPanel implements vscode.Disposable {
   private sendState(): void {
     const c = this.session.connection;
     if (c.kind !== 'connected' || !this.session.state) {
-      this.post({ type: 'connection', connected: false, message: c.kind === 'error' ? c.message : 'Not connected' });
+      this.post({
+        type: 'connection',
+        connected: false,
+        message: c.kind === 'error' ? c.message : 'Not connected',
+      });
       return;
     }
     this.post({
@@ -97,24 +102,51 @@ export class DashboardPanel implements vscode.Disposable {
           const length = Buffer.from(r.data, 'base64').length;
           return this.post({ type: 'logRange', requestId: m.requestId, range: { ...r, length } });
         } catch (err) {
-          return this.post({ type: 'logRange', requestId: m.requestId, error: (err as Error).message });
+          return this.post({
+            type: 'logRange',
+            requestId: m.requestId,
+            error: (err as Error).message,
+          });
         }
       case 'followLog':
         this.follows.add(m.followId);
         this.relay.add(m.followId, (msg) => this.post(msg));
         await client
-          .sendRequest(FollowLog, { followId: m.followId, source: toSource(m.source), stream: m.source.logType, offset: m.offset })
-          .catch((err: Error) => this.post({ type: 'logFollowEnded', followId: m.followId, totalSize: 0, reason: err.message }));
+          .sendRequest(FollowLog, {
+            followId: m.followId,
+            source: toSource(m.source),
+            stream: m.source.logType,
+            offset: m.offset,
+          })
+          .catch((err: Error) =>
+            this.post({
+              type: 'logFollowEnded',
+              followId: m.followId,
+              totalSize: 0,
+              reason: err.message,
+            }),
+          );
         return;
       case 'stopFollowLog':
         return this.stopFollow(m.followId);
       case 'kill': {
-        const ok = await vscode.window.showWarningMessage(`Kill ${m.target.kind} ${m.target.id}?`, { modal: true }, 'Kill');
-        const result = ok === 'Kill' ? await client.sendRequest(Kill, { id: m.target.id }) : { success: false, message: 'Cancelled' };
+        const ok = await vscode.window.showWarningMessage(
+          `Kill ${m.target.kind} ${m.target.id}?`,
+          { modal: true },
+          'Kill',
+        );
+        const result =
+          ok === 'Kill'
+            ? await client.sendRequest(Kill, { id: m.target.id })
+            : { success: false, message: 'Cancelled' };
         return this.post({ type: 'killResult', requestId: m.requestId, result });
       }
       case 'requestWorkerState':
-        return this.post({ type: 'workerState', requestId: m.requestId, error: 'Not available in VS Code yet' });
+        return this.post({
+          type: 'workerState',
+          requestId: m.requestId,
+          error: 'Not available in VS Code yet',
+        });
     }
   }
 

@@ -51,7 +51,13 @@ export class LogDocuments implements vscode.TextDocumentContentProvider, vscode.
   }
 
   /** Hooks the agent's notifications; called again after an agent restart. */
-  attach(client: LanguageClient, relay?: { chunk(id: string, o: number, d: string): boolean; ended(id: string, t: number, r: string): boolean }): void {
+  attach(
+    client: LanguageClient,
+    relay?: {
+      chunk(id: string, o: number, d: string): boolean;
+      ended(id: string, t: number, r: string): boolean;
+    },
+  ): void {
     this.disposables.push(
       client.onNotification(LogChunk, (c) => {
         if (relay?.chunk(c.followId, c.offset, c.data)) return;

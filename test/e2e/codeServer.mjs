@@ -1,7 +1,7 @@
 // Starts code-server (installed by test/e2e/install.sh into $WICK_E2E_DIR or ~/.cache/wick-e2e)
 // headless on a free port with a throwaway profile, and opens workbench pages in Debian's chromium
 // through playwright-core. Everything it starts is stopped by stop(); nothing is left behind.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ export function installed() {
   return existsSync(join(E2E_DIR, 'cs/.installed')) && existsSync(CHROMIUM);
 }
 
-export async function startCodeServer(folder) {
+export async function startCodeServer(folder, vsix) {
   const tmp = mkdtempSync(join(tmpdir(), 'wick-e2e-'));
   const ud = join(tmp, 'ud');
   mkdirSync(join(ud, 'User'), { recursive: true });
@@ -39,6 +39,14 @@ export async function startCodeServer(folder) {
     XDG_DATA_HOME: join(tmp, 'xdg/data'),
     XDG_CACHE_HOME: join(tmp, 'xdg/cache'),
   };
+  if (vsix) {
+    const r = spawnSync(
+      CODE_SERVER,
+      ['--user-data-dir', ud, '--extensions-dir', join(tmp, 'exts'), '--install-extension', vsix],
+      { env, encoding: 'utf8' },
+    );
+    if (r.status !== 0) throw new Error(`installing ${vsix} failed:\n${r.stdout}${r.stderr}`);
+  }
   const child = spawn(
     CODE_SERVER,
     [

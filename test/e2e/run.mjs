@@ -2,7 +2,7 @@
 // Wick's tests in a real VS Code: the in-host suite (test/e2e/host, run through
 // extensionTestsPath) and the UI flow (test/e2e/ui.mjs), against a real local cluster that the
 // extension's agent starts. Exit 77 = skipped (code-server not installed and not in CI).
-// Usage: node test/e2e/run.mjs [host|ui]...   (after npm run build)
+// Usage: node test/e2e/run.mjs [host|ui|vsix]...   (after npm run build)
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -10,7 +10,7 @@ import { installed, openBrowser, startCodeServer, workbenchUrl } from './codeSer
 
 const root = resolve(import.meta.dirname, '../..');
 const out = join(root, 'test-output', 'e2e');
-const which = process.argv.slice(2).length ? process.argv.slice(2) : ['host', 'ui'];
+const which = process.argv.slice(2).length ? process.argv.slice(2) : ['host', 'ui', 'vsix'];
 
 if (!installed()) {
   const r = spawnSync(join(root, 'test/e2e/install.sh'), { stdio: 'inherit' });
@@ -29,9 +29,12 @@ mkdirSync(out, { recursive: true });
 
 let failed = 0;
 for (const what of which) {
-  const cs = await startCodeServer(root);
+  const vsix = what === 'vsix' ? join(root, 'wick.vsix') : undefined;
+  if (vsix) spawnSync('npm', ['run', 'package'], { cwd: root, stdio: 'inherit' });
+  const cs = await startCodeServer(root, vsix);
   try {
     if (what === 'host') failed += await hostTests(cs);
+    else if (what === 'vsix') failed += await vsixCheck(cs);
     else failed += await ui(cs);
   } catch (err) {
     console.error(err);
@@ -75,6 +78,31 @@ async function ui(cs) {
   try {
     const payload = [['extensionDevelopmentPath', `vscode-remote://${cs.host}${root}`]];
     await runUi(page, workbenchUrl(cs.host, root, payload), join(out, 'screenshots'), root);
+    return 0;
+  } finally {
+    await ctx.close();
+  }
+}
+
+/** The packaged VSIX, installed into code-server, works with default settings: two ALIVE workers. */
+async function vsixCheck(cs) {
+  const { ctx, page } = await openBrowser(cs.tmp);
+  try {
+    await page.goto(workbenchUrl(cs.host, root), { waitUntil: 'domcontentloaded' });
+    const long = { timeout: 90_000 };
+    const wick = page.locator('.part.activitybar [aria-label^="Wick"]').first();
+    await wick.waitFor(long);
+    await wick.click();
+    await page
+      .locator('.part.sidebar .monaco-list-row', { hasText: /worker-.*/ })
+      .nth(1)
+      .waitFor(long);
+    await page
+      .locator('.statusbar-item', { hasText: /Wick ALIVE · 2 workers/ })
+      .first()
+      .waitFor(long);
+    mkdirSync(join(out, 'screenshots'), { recursive: true });
+    await page.screenshot({ path: join(out, 'screenshots', '0-vsix-installed.png') });
     return 0;
   } finally {
     await ctx.close();

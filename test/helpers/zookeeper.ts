@@ -42,8 +42,8 @@ export interface ZooKeeperServer {
   tickTimeMs: number;
   readonly isRunning: boolean;
   output(): string;
-  /** Kills the server (SIGKILL by default) and waits until it has exited. */
-  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** SIGKILLs the server and waits until it has exited. */
+  kill(): Promise<void>;
   /** Starts it again on the same port and data directory, and waits until it is ready. */
   restart(): Promise<void>;
   /** Kills it and removes its data directory. */
@@ -85,10 +85,20 @@ export async function startZooKeeper(
 
   const launch = async () => {
     out = '';
-    const c = spawn('java', ['-Xmx256m', '-cp', CLASSPATH, MAIN, cfg], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ZOO_LOG_DIR: dataDir },
-    });
+    // Java under a shell that SIGKILLs it when its stdin (a pipe from this process) closes: when
+    // kill() closes it, or when this process dies however it dies, ZooKeeper goes too.
+    const c = spawn(
+      'sh',
+      [
+        '-c',
+        'exec 3<&0; java -Xmx256m -cp "$1" "$2" "$3" </dev/null & z=$!; (cat <&3 >/dev/null; kill -9 $z) & wait $z',
+        'zookeeper',
+        CLASSPATH,
+        MAIN,
+        cfg,
+      ],
+      { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ZOO_LOG_DIR: dataDir } },
+    );
     child = c;
     c.stdout?.setEncoding('utf8').on('data', (d: string) => {
       out += d;
@@ -108,10 +118,11 @@ export async function startZooKeeper(
     }
   };
 
-  const kill = async (signal: NodeJS.Signals = 'SIGKILL') => {
+  /** SIGKILLs ZooKeeper (by closing its shell's stdin) and waits until it has exited. */
+  const kill = async () => {
     const c = child;
     if (!c || c.exitCode !== null || c.signalCode !== null) return;
-    c.kill(signal);
+    c.stdin?.end();
     await exited;
   };
 

@@ -47,7 +47,7 @@ interface ExecutorData {
  * a time, so that they travel together in one write.
  */
 export const PREFETCH_PER_CORE = 16;
-const PREFETCH_QUEUE_MS = 5;
+const PREFETCH_QUEUE_MS = 20;
 /** Weight of the newest duration in a job's running average. */
 const DURATION_EWMA_WEIGHT = 0.2;
 

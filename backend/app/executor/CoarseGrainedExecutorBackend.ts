@@ -88,6 +88,8 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
         return;
       }
       case 'StopExecutor':
+        // Status reports still held for this turn's write go out before the RpcEnv stops.
+        this.executor?.flushReports();
         this.opts.exit(0, 'Driver commanded a shutdown');
         return;
       default:

@@ -80,7 +80,8 @@ export class Executor {
   };
   /** Status reports not sent yet: see report. */
   private reports: TaskReport[] = [];
-  private readonly sendReports = () => {
+  /** Sends the status reports held until the end of this turn now (before the RpcEnv stops). */
+  readonly flushReports = () => {
     const reports = this.reports;
     this.reports = [];
     for (const r of reports) {
@@ -155,7 +156,7 @@ export class Executor {
   }
 
   async stop(): Promise<void> {
-    this.sendReports();
+    this.flushReports();
     this.stopped = true;
     this.waiting = [];
     this.waitingHead = 0;
@@ -169,10 +170,12 @@ export class Executor {
   /**
    * Reports a task's state. The reports of one turn of the event loop go out together, once the
    * turn's other events are handled (setImmediate): a thread running short tasks posts outcomes
-   * faster than one write each can carry them. Their order is kept.
+   * faster than one write each can carry them. Their order is kept. StopExecutor and stop() send
+   * what is held at once; an executor ended by a signal loses at most one turn's reports, as a
+   * killed one loses its own: the driver runs the tasks it never heard the end of again elsewhere.
    */
   private report(r: TaskReport): void {
-    if (this.reports.length === 0) setImmediate(this.sendReports);
+    if (this.reports.length === 0) setImmediate(this.flushReports);
     this.reports.push(r);
   }
 

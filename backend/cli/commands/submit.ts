@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -85,6 +86,10 @@ export function registerSubmit(program: Command): void {
         stopClusterWhenDone(cluster);
       }
       if (flags.deployMode === 'client') {
+        // The bundle is only needed while the application runs here.
+        process.once('exit', () =>
+          rmSync(dirname(bundled.bundle), { recursive: true, force: true }),
+        );
         await runAppHere({
           bundle: bundled.bundle,
           source: bundled.source,
@@ -105,6 +110,9 @@ export function registerSubmit(program: Command): void {
         flags.wait || cluster !== undefined,
       );
       await cluster?.stop();
+      // A driver that was waited for is done with its file; otherwise a worker may still need it
+      // (a supervised driver relaunched elsewhere copies it again), so it stays.
+      if (flags.wait || cluster) rmSync(dirname(bundled.bundle), { recursive: true, force: true });
       process.exitCode = status;
     });
 }

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { Socket } from 'node:net';
 import zookeeper from 'node-zookeeper-client';
 import { getLogger } from '../../util/log.js';
 
@@ -24,6 +25,9 @@ export class ZkConnection extends EventEmitter {
   private client: Client;
   private closed = false;
   private connectedOnce = false;
+  private stallTimer: NodeJS.Timeout | undefined;
+  /** Calls waiting for an answer, failed when their client is replaced or closed. */
+  private readonly pending = new Set<(err: Error) => void>();
 
   constructor(
     readonly url: string,
@@ -47,22 +51,46 @@ export class ZkConnection extends EventEmitter {
     client.on('state', (state) => {
       if (this.closed || client !== this.client) return;
       if (state === zookeeper.State.SYNC_CONNECTED) {
+        clearTimeout(this.stallTimer);
         if (!this.connectedOnce) log.info(`Connected to ZooKeeper at ${this.url}`);
         else log.info(`Connection to ZooKeeper at ${this.url} is back`);
         this.connectedOnce = true;
         this.emit('connected', freshSession);
         freshSession = false;
       } else if (state === zookeeper.State.DISCONNECTED) {
+        this.watchForStall(client);
         this.emit('disconnected');
       } else if (state === zookeeper.State.EXPIRED) {
         log.warn(`ZooKeeper session expired; opening a new one at ${this.url}`);
-        this.emit('expired');
-        client.close();
-        this.client = this.newClient(true);
+        this.replace(client);
       }
     });
     client.connect();
+    this.watchForStall(client);
     return client;
+  }
+
+  /**
+   * node-zookeeper-client can wait forever for the answer to its reconnect request (seen when the
+   * server restarts just as it reconnects): if it has not reconnected within twice the session
+   * timeout, its session is gone anyway, so give up on it and open a new one.
+   */
+  private watchForStall(client: Client): void {
+    clearTimeout(this.stallTimer);
+    const ms = Math.max(2 * this.sessionTimeoutMs, 3_000);
+    this.stallTimer = setTimeout(() => {
+      if (this.closed || client !== this.client || this.isConnected) return;
+      log.warn(`No session with ZooKeeper at ${this.url} for ${ms} ms; opening a new one`);
+      this.replace(client);
+    }, ms);
+    this.stallTimer.unref();
+  }
+
+  private replace(client: Client): void {
+    this.failPending('ZooKeeper session replaced');
+    this.emit('expired');
+    destroy(client);
+    this.client = this.newClient(true);
   }
 
   /** Resolves once connected (or rejects after timeoutMs). */
@@ -84,7 +112,9 @@ export class ZkConnection extends EventEmitter {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.client.close();
+    clearTimeout(this.stallTimer);
+    this.failPending('ZooKeeper connection closed');
+    destroy(this.client);
     this.removeAllListeners();
   }
 
@@ -126,7 +156,28 @@ export class ZkConnection extends EventEmitter {
   private call<T>(fn: (client: Client, cb: (err: ZkError, value: T) => void) => void): Promise<T> {
     if (this.closed) return Promise.reject(new Error('ZooKeeper connection closed'));
     return new Promise<T>((resolve, reject) => {
-      fn(this.client, (err, value) => (err ? reject(err) : resolve(value)));
+      const fail = (err: Error) => reject(err);
+      this.pending.add(fail);
+      fn(this.client, (err, value) => {
+        this.pending.delete(fail);
+        if (err) reject(err);
+        else resolve(value);
+      });
     });
   }
+
+  private failPending(why: string): void {
+    const calls = [...this.pending];
+    this.pending.clear();
+    for (const fail of calls) fail(new Error(why));
+  }
+}
+
+/** Closes the session if it can, and the socket in any case, so that nothing keeps running. */
+function destroy(client: Client): void {
+  client.close();
+  const socket = (client as unknown as { connectionManager?: { socket?: Socket } })
+    .connectionManager?.socket;
+  // Let the close request go out if the connection is up; then the socket goes regardless.
+  setTimeout(() => socket?.destroy(), 200).unref();
 }

@@ -74,7 +74,12 @@ function signal1(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-async function allGone(pid: number, marker: string, waitMs: number, rootExited: boolean): Promise<boolean> {
+async function allGone(
+  pid: number,
+  marker: string,
+  waitMs: number,
+  rootExited: boolean,
+): Promise<boolean> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     if ((await survivors(pid, marker, rootExited)).size === 0) return true;
