@@ -56,10 +56,11 @@ import { RpcEndpoint, RpcEnv } from '../backend/rpc/index.js';
 import { setLogLevel } from '../backend/util/log.js';
 import { Control } from './lib/control.js';
 import { MockMaster } from './lib/mockMaster.js';
-import { liveCount, type ServerProcess, startServer, stopAll } from './lib/process.js';
+import { type ServerProcess, startServer, stopAll } from './lib/process.js';
 import { cpuSeconds, machineLoad } from './lib/procStat.js';
 import { profilingCommand } from './lib/profiling.js';
 import { writeResults } from './lib/results.js';
+import { runBenchmark } from './lib/run.js';
 import { median, percentile, round } from './lib/stats.js';
 import { fmt, printTable } from './lib/table.js';
 
@@ -482,25 +483,4 @@ async function main(): Promise<void> {
   }
 }
 
-const watchdog = setTimeout(() => {
-  console.error(`logs benchmark did not finish within ${WATCHDOG_MS / 60_000} min; stopping`);
-  void stopAll().finally(() => process.exit(1));
-}, WATCHDOG_MS);
-watchdog.unref();
-
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(sig, () => {
-    void stopAll().finally(() => process.exit(130));
-  });
-}
-
-try {
-  await main();
-  if (liveCount() !== 0) throw new Error(`${liveCount()} server processes are still running`);
-} catch (err) {
-  console.error(err);
-  await stopAll();
-  process.exitCode = 1;
-} finally {
-  clearTimeout(watchdog);
-}
+await runBenchmark('logs', main, WATCHDOG_MS);

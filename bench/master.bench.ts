@@ -65,7 +65,7 @@ import {
   type ScheduleWorkload,
   scheduleWorkload,
 } from './lib/naiveSchedule.js';
-import { liveCount, type ServerProcess, startServer, stopAll } from './lib/process.js';
+import { type ServerProcess, startServer, stopAll } from './lib/process.js';
 import {
   cpuSeconds,
   cpuTimes,
@@ -75,6 +75,7 @@ import {
   rssMB,
 } from './lib/procStat.js';
 import { writeResults } from './lib/results.js';
+import { runBenchmark } from './lib/run.js';
 import { median, percentile, round } from './lib/stats.js';
 import { fmt, printTable } from './lib/table.js';
 
@@ -533,25 +534,4 @@ async function main(): Promise<void> {
   console.log(`\n${machineLoad()} at the end. Wrote ${file}`);
 }
 
-const watchdog = setTimeout(() => {
-  console.error(`master benchmark did not finish within ${WATCHDOG_MS / 60_000} min; stopping`);
-  void stopAll().finally(() => process.exit(1));
-}, WATCHDOG_MS);
-watchdog.unref();
-
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(sig, () => {
-    void stopAll().finally(() => process.exit(130));
-  });
-}
-
-try {
-  await main();
-  if (liveCount() !== 0) throw new Error(`${liveCount()} server processes are still running`);
-} catch (err) {
-  console.error(err);
-  await stopAll();
-  process.exitCode = 1;
-} finally {
-  clearTimeout(watchdog);
-}
+await runBenchmark('master', main, WATCHDOG_MS);

@@ -43,9 +43,10 @@ import { parseArgs } from 'node:util';
 import type { WickContext } from '../backend/app/index.js';
 import { setLogLevel } from '../backend/util/log.js';
 import { runCommand } from './lib/command.js';
-import { liveCount, stopAll } from './lib/process.js';
+import { stopAll } from './lib/process.js';
 import { cpuSeconds } from './lib/procStat.js';
 import { writeResults } from './lib/results.js';
+import { runBenchmark } from './lib/run.js';
 import { median, round } from './lib/stats.js';
 import { fmt, printTable } from './lib/table.js';
 import { connect, executorPids, startCluster, waitForIdleCluster } from './lib/wickApp.js';
@@ -303,25 +304,4 @@ async function main(): Promise<void> {
   }
 }
 
-const watchdog = setTimeout(() => {
-  console.error(`pi benchmark did not finish within ${WATCHDOG_MS / 1000} s; stopping`);
-  void stopAll().finally(() => process.exit(1));
-}, WATCHDOG_MS);
-watchdog.unref();
-
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(sig, () => {
-    void stopAll().finally(() => process.exit(130));
-  });
-}
-
-try {
-  await main();
-  if (liveCount() !== 0) throw new Error(`${liveCount()} server processes are still running`);
-} catch (err) {
-  console.error(err);
-  await stopAll();
-  process.exitCode = 1;
-} finally {
-  clearTimeout(watchdog);
-}
+await runBenchmark('pi', main, WATCHDOG_MS);

@@ -23,8 +23,9 @@ import { parseArgs } from 'node:util';
 import { Ping, Pong } from '../backend/protocol/rpc.js';
 import { RpcEnv } from '../backend/rpc/index.js';
 import { setLogLevel } from '../backend/util/log.js';
-import { liveCount, startServer, stopAll } from './lib/process.js';
+import { startServer, stopAll } from './lib/process.js';
 import { writeResults } from './lib/results.js';
+import { runBenchmark } from './lib/run.js';
 import { elapsedUs, median, percentile, round } from './lib/stats.js';
 import { fmt, printTable } from './lib/table.js';
 import { RawClient } from './rpc/raw-client.js';
@@ -256,28 +257,4 @@ async function main(): Promise<void> {
   }
 }
 
-const watchdog = setTimeout(() => {
-  console.error(`rpc benchmark did not finish within ${WATCHDOG_MS / 1000} s; stopping`);
-  void stopAll().finally(() => process.exit(1));
-}, WATCHDOG_MS);
-watchdog.unref();
-
-for (const [sig, code] of [
-  ['SIGINT', 130],
-  ['SIGTERM', 143],
-] as const) {
-  process.once(sig, () => {
-    void stopAll().finally(() => process.exit(code));
-  });
-}
-
-try {
-  await main();
-  if (liveCount() !== 0) throw new Error(`${liveCount()} server processes are still running`);
-} catch (err) {
-  console.error(err);
-  await stopAll();
-  process.exitCode = 1;
-} finally {
-  clearTimeout(watchdog);
-}
+await runBenchmark('rpc', main, WATCHDOG_MS);

@@ -31,8 +31,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setLogLevel } from '../backend/util/log.js';
 import { type CommandLine, runCommand } from './lib/command.js';
-import { liveCount, stopAll } from './lib/process.js';
+import { stopAll } from './lib/process.js';
 import { writeResults } from './lib/results.js';
+import { runBenchmark } from './lib/run.js';
 import { median, percentile, round } from './lib/stats.js';
 import { fmt, printTable } from './lib/table.js';
 import { startCluster, waitForIdleCluster } from './lib/wickApp.js';
@@ -199,25 +200,4 @@ async function main(): Promise<void> {
   }
 }
 
-const watchdog = setTimeout(() => {
-  console.error(`submit benchmark did not finish within ${WATCHDOG_MS / 1000} s; stopping`);
-  void stopAll().finally(() => process.exit(1));
-}, WATCHDOG_MS);
-watchdog.unref();
-
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(sig, () => {
-    void stopAll().finally(() => process.exit(130));
-  });
-}
-
-try {
-  await main();
-  if (liveCount() !== 0) throw new Error(`${liveCount()} server processes are still running`);
-} catch (err) {
-  console.error(err);
-  await stopAll();
-  process.exitCode = 1;
-} finally {
-  clearTimeout(watchdog);
-}
+await runBenchmark('submit', main, WATCHDOG_MS);

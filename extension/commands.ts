@@ -115,6 +115,8 @@ function idOf(n: Node): string | undefined {
       return n.worker.id;
     case 'master':
       return n.state.url;
+    case 'peer':
+      return n.master.url;
     default:
       return undefined;
   }

@@ -12,6 +12,7 @@ type State = MessageOf<typeof MasterStateResponse>;
 export function applyEvent(s: State, e: MessageOf<typeof MasterStateEvent>): void {
   s.seq = e.seq;
   if (e.status) s.status = e.status;
+  if (e.masters) s.masters = e.masters;
   for (const w of e.workers ?? []) upsert(s.workers, w);
   for (const id of e.removedWorkers ?? []) remove(s.workers, id);
   for (const a of e.apps ?? []) {

@@ -13,7 +13,7 @@ import {
   LaunchExecutor,
 } from '../protocol/deploy.js';
 import type { MessageOf, WireMessage } from '../protocol/registry.js';
-import { MasterStateResponse } from '../protocol/state.js';
+import { type MasterEntry, MasterStateResponse } from '../protocol/state.js';
 import {
   type RpcCallContext,
   RpcEndpoint,
@@ -100,6 +100,8 @@ export class Master extends RpcEndpoint implements LeaderElectable {
   private timeoutTimer: TimerHandle | undefined;
   private readonly leaderElection: LeaderElectionAgentFactory;
   private leaderAgent: LeaderElectionAgent | undefined;
+  /** The URLs of every master in the election, the leader first; unknown with a single master. */
+  private masterUrls: string[] | undefined;
 
   constructor(options: MasterOptions) {
     super();
@@ -134,6 +136,26 @@ export class Master extends RpcEndpoint implements LeaderElectable {
 
   revokedLeadership(): void {
     this.self.send({ type: 'RevokedLeadership' });
+  }
+
+  mastersChanged(urls: string[]): void {
+    this.masterUrls = urls;
+    this.broadcaster.mastersChanged(this.masters() ?? []);
+  }
+
+  /**
+   * Every master and its state: this one's own state; a leader knows the others are STANDBY; a
+   * standby takes the first (lowest latch) as the leader, ALIVE.
+   */
+  masters(): MasterEntry[] | undefined {
+    const urls = this.masterUrls;
+    if (!urls) return undefined;
+    const leading = this.state !== 'STANDBY';
+    return urls.map((url, i) => ({
+      url,
+      status:
+        url === this.masterUrl ? this.state : !leading && i === 0 ? 'ALIVE' : 'STANDBY',
+    }));
   }
 
   override async onStop(): Promise<void> {
@@ -187,6 +209,8 @@ export class Master extends RpcEndpoint implements LeaderElectable {
   setState(state: RecoveryState): void {
     this.state = state;
     this.broadcaster.statusChanged(state);
+    const masters = this.masters();
+    if (masters) this.broadcaster.mastersChanged(masters);
   }
 
   canCompleteRecovery(): boolean {
@@ -473,6 +497,7 @@ export class Master extends RpcEndpoint implements LeaderElectable {
       completedApps: this.completedApps.map((a) => a.summary()),
       activeDrivers: [...this.drivers.values()].map((d) => d.summary()),
       completedDrivers: this.completedDrivers.map((d) => d.summary()),
+      ...(this.masterUrls ? { masters: this.masters() } : {}),
       seq: this.broadcaster.seq,
     });
   }

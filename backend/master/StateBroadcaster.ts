@@ -1,5 +1,5 @@
 import type { RecoveryState } from '../protocol/common.js';
-import { MasterStateEvent } from '../protocol/state.js';
+import { type MasterEntry, MasterStateEvent } from '../protocol/state.js';
 import type { RpcEndpointRef } from '../rpc/index.js';
 import { getLogger } from '../util/log.js';
 import type { ApplicationInfo } from './ApplicationInfo.js';
@@ -22,6 +22,7 @@ export class StateBroadcaster {
   private removedApps = new Set<string>();
   private removedDrivers = new Set<string>();
   private status: RecoveryState | undefined;
+  private masters: MasterEntry[] | undefined;
   private scheduled = false;
   /** The number of the last change pushed; a snapshot carries it so events can be ordered. */
   seq = 0;
@@ -79,18 +80,25 @@ export class StateBroadcaster {
     this.later();
   }
 
+  mastersChanged(m: MasterEntry[]): void {
+    this.masters = m;
+    this.later();
+  }
+
   /** Sends what is marked now, if anything. */
   flush(): void {
     this.scheduled = false;
     const empty =
       this.workers.size + this.apps.size + this.drivers.size === 0 &&
       this.removedWorkers.size + this.removedApps.size + this.removedDrivers.size === 0 &&
-      this.status === undefined;
+      this.status === undefined &&
+      this.masters === undefined;
     if (empty) return;
     this.seq++;
     if (this.subscribers.size > 0) {
       const event: Record<string, unknown> = { seq: this.seq };
       if (this.status !== undefined) event.status = this.status;
+      if (this.masters !== undefined) event.masters = this.masters;
       if (this.workers.size) event.workers = [...this.workers.values()].map((w) => w.summary());
       if (this.apps.size) event.apps = [...this.apps.values()].map((a) => a.summary());
       if (this.drivers.size) event.drivers = [...this.drivers.values()].map((d) => d.summary());
@@ -113,6 +121,7 @@ export class StateBroadcaster {
     this.removedApps = new Set();
     this.removedDrivers = new Set();
     this.status = undefined;
+    this.masters = undefined;
   }
 
   private later(): void {

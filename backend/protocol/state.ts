@@ -108,6 +108,22 @@ export const DriverSummary = Type.Object(
 );
 export type DriverSummary = Static<typeof DriverSummary>;
 
+/** One master of a cluster with standby masters (recovery mode ZOOKEEPER), as its peers see it. */
+export const MasterEntry = Type.Object(
+  {
+    url: Type.String({ description: 'wick://host:port' }),
+    status: RecoveryStateSchema,
+  },
+  { additionalProperties: false },
+);
+export type MasterEntry = Static<typeof MasterEntry>;
+
+/**
+ * Every master taking part in the ZooKeeper election, the leader first, from the URLs the masters
+ * write into their election znodes. Absent with a single master (and from older masters).
+ */
+const masters = Type.Optional(Type.Array(MasterEntry));
+
 const stateFields = {
   url: Type.String({ description: 'wick://host:port' }),
   webUiUrl: Type.String(),
@@ -117,6 +133,7 @@ const stateFields = {
   completedApps: Type.Array(AppSummary),
   activeDrivers: Type.Array(DriverSummary),
   completedDrivers: Type.Array(DriverSummary),
+  masters,
 };
 
 const ui = 'Client ↔ Master (state)';
@@ -161,6 +178,8 @@ export const MasterStateEvent = defineMessage(
   {
     seq: Type.Integer({ minimum: 1 }),
     status: Type.Optional(RecoveryStateSchema),
+    /** The whole list again, whenever it or a state in it changes. */
+    masters,
     workers: Type.Optional(Type.Array(WorkerSummary)),
     apps: Type.Optional(Type.Array(AppSummary)),
     drivers: Type.Optional(Type.Array(DriverSummary)),

@@ -13,6 +13,7 @@ import type { Clock, TimerHandle } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
 import { clientProof, newNonce, proofsEqual, serverProof } from './auth.js';
 import { RpcError, RpcErrorCode } from './errors.js';
+import { classifyFrame } from './frames.js';
 import { LineDecoder } from './LineDecoder.js';
 
 const log = getLogger('Connection');
@@ -501,96 +502,28 @@ export class Connection {
   }
 
   private onFrame(text: string): void {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (err) {
-      this.badFrame(null, RpcErrorCode.ParseError, `Parse error: ${(err as Error).message}`);
-      return;
-    }
-    if (typeof value !== 'object' || value === null) {
-      this.badFrame(
-        null,
-        RpcErrorCode.InvalidRequest,
-        `Invalid Request: expected a JSON-RPC 2.0 object, got ${text.slice(0, 80)}`,
-      );
-      return;
-    }
-    if (Array.isArray(value)) {
-      this.badFrame(
-        null,
-        RpcErrorCode.InvalidRequest,
-        'Invalid Request: batches are not supported; send one JSON-RPC message per line',
-      );
-      return;
-    }
-    const msg = value as Record<string, unknown>;
-    const id = msg.id;
-    const idOk =
-      id === undefined ||
-      id === null ||
-      typeof id === 'string' ||
-      (typeof id === 'number' && Number.isFinite(id));
-    const replyId = idOk && id !== undefined ? (id as JSONRPCID) : null;
-    if (msg.jsonrpc !== '2.0') {
-      this.badFrame(
-        replyId,
-        RpcErrorCode.InvalidRequest,
-        'Invalid Request: "jsonrpc" must be "2.0"',
-      );
-      return;
-    }
-    if ('method' in msg) {
-      const params = msg.params;
-      if (
-        typeof msg.method !== 'string' ||
-        !idOk ||
-        (params !== undefined && (typeof params !== 'object' || params === null))
-      ) {
-        this.badFrame(
-          replyId,
-          RpcErrorCode.InvalidRequest,
-          'Invalid Request: needs a string "method", an optional string or number "id", and "params" as an object or array',
-        );
+    const frame = classifyFrame(text, this.peer ?? this.remote);
+    switch (frame.kind) {
+      case 'bad':
+        this.badFrame(frame.id, frame.code, frame.message);
         return;
-      }
-      if (
-        this.direction === 'outbound' &&
-        this.state !== 'open' &&
-        this.held.length < HELD_REQUESTS_LIMIT
-      ) {
-        // The peer may write right after its handshake reply, in the same chunk; we only open
-        // once that reply's promise has settled, so hold its requests until then.
-        this.held.push(msg);
+      case 'response':
+        this.receiveReply(frame.response);
         return;
-      }
-      this.serve(msg);
-      return;
+      case 'request':
+        if (
+          this.direction === 'outbound' &&
+          this.state !== 'open' &&
+          this.held.length < HELD_REQUESTS_LIMIT
+        ) {
+          // The peer may write right after its handshake reply, in the same chunk; we only open
+          // once that reply's promise has settled, so hold its requests until then.
+          this.held.push(frame.request as unknown as Record<string, unknown>);
+          return;
+        }
+        this.serve(frame.request as unknown as Record<string, unknown>);
+        return;
     }
-    if (('result' in msg || 'error' in msg) && id !== undefined && idOk) {
-      const e = msg.error as Record<string, unknown> | undefined;
-      if (
-        e !== undefined &&
-        (typeof e !== 'object' ||
-          e === null ||
-          typeof e.code !== 'number' ||
-          typeof e.message !== 'string')
-      ) {
-        msg.error = {
-          code: RpcErrorCode.InvalidRequest,
-          message: `Malformed error reply from ${this.peer ?? this.remote}: ${previewJSON(e, 200)}`,
-        };
-      } else if (e === undefined && msg.result === undefined) {
-        msg.result = null;
-      }
-      this.receiveReply(msg as unknown as JSONRPCResponse);
-      return;
-    }
-    this.badFrame(
-      replyId,
-      RpcErrorCode.InvalidRequest,
-      'Invalid Request: neither a request ("method") nor a response ("result" or "error" with "id")',
-    );
   }
 
   private serve(msg: Record<string, unknown>): void {

@@ -17,6 +17,10 @@ export class DashboardPanel implements vscode.Disposable {
   private static current: DashboardPanel | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly follows = new Set<string>();
+  private readonly exchanged = new vscode.EventEmitter<void>();
+  /** For the in-host tests: messages the webview's script sent, and state posts it accepted. */
+  readonly stats = { received: 0, ready: 0, delivered: 0 };
+  readonly onDidExchange = this.exchanged.event;
 
   static show(context: vscode.ExtensionContext, session: Session, relay: LogRelay): DashboardPanel {
     if (DashboardPanel.current) {
@@ -61,7 +65,11 @@ export class DashboardPanel implements vscode.Disposable {
   }
 
   private post(m: ExtensionToPanel): void {
-    void this.panel.webview.postMessage(m);
+    void this.panel.webview.postMessage(m).then((ok) => {
+      if (!ok) return;
+      this.stats.delivered++;
+      this.exchanged.fire();
+    });
   }
 
   private sendState(): void {
@@ -88,6 +96,9 @@ export class DashboardPanel implements vscode.Disposable {
     if (!Value.Check(PanelToExtension, raw)) return;
     const m = raw as PanelToExtension;
     const client = this.session.client;
+    this.stats.received++;
+    if (m.type === 'ready') this.stats.ready++;
+    this.exchanged.fire();
     switch (m.type) {
       case 'ready':
         return this.sendState();
@@ -160,6 +171,7 @@ export class DashboardPanel implements vscode.Disposable {
     DashboardPanel.current = undefined;
     for (const id of [...this.follows]) this.stopFollow(id);
     for (const d of this.disposables) d.dispose();
+    this.exchanged.dispose();
     this.panel.dispose();
   }
 }

@@ -11,6 +11,7 @@ import { logItem } from './nodes/log.js';
 import { masterChildren, masterItem } from './nodes/master.js';
 import { messageItem } from './nodes/message.js';
 import type { Model, Node } from './nodes/node.js';
+import { peerItem } from './nodes/peer.js';
 import { workerChildren, workerItem } from './nodes/worker.js';
 
 export type { Model, Node };
@@ -36,9 +37,13 @@ export function roots(view: ViewId, m: Model): Node[] {
       },
     ];
   if (!m.state) return [];
-  return view === 'cluster'
-    ? [{ kind: 'master', state: m.state, connection: c }]
-    : applicationGroups(m);
+  if (view === 'applications') return applicationGroups(m);
+  // The connected master first, with its workers; then every other master with its state.
+  const url = m.state.url;
+  const peers: Node[] = (m.state.masters ?? [])
+    .filter((p) => p.url !== url)
+    .map((master) => ({ kind: 'peer', master }));
+  return [{ kind: 'master', state: m.state, connection: c }, ...peers];
 }
 
 export function children(n: Node, m: Model): Node[] {
@@ -56,6 +61,7 @@ export function children(n: Node, m: Model): Node[] {
     case 'driver':
       return driverChildren(n);
     case 'message':
+    case 'peer':
     case 'log':
       return [];
     default:
@@ -69,6 +75,8 @@ export function item(n: Node, m: Model, parentId = ''): Item {
       return messageItem(n);
     case 'master':
       return masterItem(n);
+    case 'peer':
+      return peerItem(n);
     case 'worker':
       return workerItem(n);
     case 'group':

@@ -53,13 +53,25 @@ async function hostTests(cs) {
   const payload = [
     ['extensionDevelopmentPath', remote(root)],
     ['extensionTestsPath', remote(join(root, 'dist/e2e/host-tests.cjs'))],
-    ['extensionEnvironment', JSON.stringify({ WICK_E2E_ROOT: root, WICK_E2E_REPORT: report })],
+    ['extensionEnvironment', JSON.stringify({
+        WICK_E2E_ROOT: root,
+        WICK_E2E_REPORT: report,
+        WICK_E2E_TREE_SAMPLES: process.env.WICK_E2E_TREE_SAMPLES ?? '5',
+      })],
   ];
   const { ctx, page } = await openBrowser(cs.tmp);
   try {
     const exited = new Promise((r) => page.exposeFunction('codeAutomationExit', (code) => r(code)));
     await page.goto(workbenchUrl(cs.host, root, payload), { waitUntil: 'domcontentloaded' });
-    const code = await exited;
+    // Bounded: a suite that hangs fails here instead of hanging `npm test`.
+    let timer;
+    const code = await Promise.race([
+      exited,
+      new Promise((r) => {
+        timer = setTimeout(() => r('timeout (600 s)'), 600_000);
+      }),
+    ]);
+    clearTimeout(timer);
     let text = '';
     try {
       text = readFileSync(report, 'utf8');

@@ -117,6 +117,29 @@ test('cluster: master → workers with state, cores and memory; contextValue by 
   assert.equal(item(workers[1] as Node, m).icon?.color, 'errorForeground');
 });
 
+test('cluster: every master of the election is a node with its state; one master, one node', () => {
+  assert.equal(roots('cluster', model()).length, 1);
+  const m = model({
+    masters: [
+      { url: 'wick://127.0.0.1:7077', status: 'ALIVE' },
+      { url: 'wick://127.0.0.1:7078', status: 'STANDBY' },
+    ],
+  });
+  const nodes = roots('cluster', m);
+  assert.deepEqual(
+    nodes.map((n) => n.kind),
+    ['master', 'peer'],
+  );
+  const peer = item(nodes[1] as Node, m);
+  assert.equal(peer.label, 'wick://127.0.0.1:7078');
+  assert.equal(peer.description, 'STANDBY');
+  assert.equal(peer.contextValue, 'wick.peer.standby');
+  assert.equal(peer.collapsible, 'none');
+  assert.equal(peer.icon?.color, 'charts.yellow');
+  assert.notEqual(peer.id, item(nodes[0] as Node, m).id);
+  assert.deepEqual(children(nodes[1] as Node, m), []);
+});
+
 test('applications: groups, waiting apps say why, executors carry stdout/stderr', () => {
   const m = model();
   const groups = roots('applications', m);

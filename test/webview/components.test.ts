@@ -48,6 +48,23 @@ test('the cluster summary counts only ALIVE workers, as Spark does', () => {
   assert.match(t, /Drivers 1 Running, 1 Completed/);
 });
 
+test('the cluster summary lists every master with its state, and no Masters item with one master', () => {
+  assert.doesNotMatch(text(render(h(ClusterSummary, { state: masterState() }))), /Masters/);
+  const state = {
+    ...masterState(),
+    masters: [
+      { url: 'wick://127.0.0.1:7077', status: 'ALIVE' as const },
+      { url: 'wick://127.0.0.1:7078', status: 'STANDBY' as const },
+    ],
+  };
+  const html = render(h(ClusterSummary, { state }));
+  assert.match(
+    text(html),
+    /Masters wick:\/\/127\.0\.0\.1:7077 ALIVE wick:\/\/127\.0\.0\.1:7078 STANDBY/,
+  );
+  assert.match(html, /aria-label="Masters"/);
+});
+
 test('the overview lists workers, running, waiting and completed applications, and drivers', () => {
   const html = render(h(Overview, { state: masterState(), utilization: [] }));
   const t = text(html);

@@ -23,6 +23,18 @@ export function ClusterSummary({ state }: { state: MasterState }) {
       `${state.activeDrivers.length} Running, ${state.completedDrivers.length} Completed`,
     ],
   ];
+  // With standby masters (recovery mode ZOOKEEPER): every master and its state, the leader first.
+  if (state.masters?.length)
+    items.push([
+      'Masters',
+      <ul class="masters" key="masters" aria-label="Masters">
+        {state.masters.map((m) => (
+          <li key={m.url}>
+            {m.url} <StateBadge state={m.status} />
+          </li>
+        ))}
+      </ul>,
+    ]);
   return (
     <dl class="summary" aria-label="Cluster summary">
       {items.map(([k, v]) => (

@@ -7,6 +7,8 @@
 export interface LeaderElectable {
   electedLeader(): void;
   revokedLeadership(): void;
+  /** Every master in the election by URL, the leader first (ZooKeeper's agent only). */
+  mastersChanged?(urls: string[]): void;
 }
 
 export interface LeaderElectionAgent {

@@ -46,6 +46,9 @@ class ZooKeeperLeaderElectionAgent implements LeaderElectionAgent {
   private checking = false;
   private again = false;
   private retryTimer: NodeJS.Timeout | undefined;
+  /** Whether a watch on the election's children is set (one at a time: ZooKeeper's are one-shot). */
+  private watchingChildren = false;
+  private lastMasters = '';
 
   constructor(
     private readonly master: LeaderElectable,
@@ -68,6 +71,7 @@ class ZooKeeperLeaderElectionAgent implements LeaderElectionAgent {
     });
     this.zk.on('expired', () => {
       this.myNode = undefined;
+      this.watchingChildren = false;
       this.setLeader(false);
     });
   }
@@ -117,6 +121,7 @@ class ZooKeeperLeaderElectionAgent implements LeaderElectionAgent {
       children = await this.latches();
     }
     if (this.stopped || !this.myNode) return;
+    await this.publishMasters();
     const name = this.myNode.slice(this.electionDir.length + 1);
     const i = children.indexOf(name);
     if (i < 0) {
@@ -132,6 +137,39 @@ class ZooKeeperLeaderElectionAgent implements LeaderElectionAgent {
     const before = `${this.electionDir}/${children[i - 1]}`;
     const exists = await this.zk.existsWatch(before, () => void this.check());
     if (!exists) this.again = true;
+  }
+
+  /**
+   * Tells the master every master's URL (the data of each latch znode), the leader first, and
+   * watches the election so as to tell it again when a master comes or goes.
+   */
+  private async publishMasters(): Promise<void> {
+    if (!this.master.mastersChanged) return;
+    let children: string[];
+    if (this.watchingChildren) {
+      children = await this.zk.getChildren(this.electionDir);
+    } else {
+      this.watchingChildren = true;
+      children = await this.zk
+        .getChildrenWatch(this.electionDir, () => {
+          this.watchingChildren = false;
+          void this.check();
+        })
+        .catch((err) => {
+          this.watchingChildren = false;
+          throw err;
+        });
+    }
+    const latches = children.filter((c) => c.startsWith(PREFIX)).sort((a, b) => seq(a) - seq(b));
+    const urls: string[] = [];
+    for (const c of latches) {
+      const data = await this.zk.getData(`${this.electionDir}/${c}`);
+      if (data?.length) urls.push(data.toString('utf8'));
+    }
+    const key = urls.join(',');
+    if (this.stopped || key === this.lastMasters) return;
+    this.lastMasters = key;
+    this.master.mastersChanged(urls);
   }
 
   /** This election's znodes, lowest sequence first. */

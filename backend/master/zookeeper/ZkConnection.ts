@@ -148,6 +148,11 @@ export class ZkConnection extends EventEmitter {
     return this.call((c, cb) => c.getChildren(path, cb));
   }
 
+  /** The node's children, leaving a one-shot watch that calls watcher when they change. */
+  getChildrenWatch(path: string, watcher: () => void): Promise<string[]> {
+    return this.call((c, cb) => c.getChildren(path, () => watcher(), cb));
+  }
+
   /** Whether the node exists, leaving a one-shot watch on it that calls watcher on its change. */
   existsWatch(path: string, watcher: () => void): Promise<boolean> {
     return this.call<unknown>((c, cb) => c.exists(path, () => watcher(), cb)).then((s) => !!s);

@@ -3,6 +3,7 @@ import type {
   AppSummary,
   DriverSummary,
   ExecutorSummary,
+  MasterEntry,
   WorkerSummary,
 } from '../../../backend/protocol/state.js';
 
@@ -17,6 +18,7 @@ export type Node =
       severity: 'error' | 'info';
     }
   | { kind: 'master'; state: MasterState; connection: Extract<Connection, { kind: 'connected' }> }
+  | { kind: 'peer'; master: MasterEntry }
   | { kind: 'worker'; worker: WorkerSummary }
   | { kind: 'group'; group: 'running' | 'waiting' | 'completed' | 'drivers'; count: number }
   | { kind: 'app'; app: AppSummary }

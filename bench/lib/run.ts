@@ -1,0 +1,35 @@
+import { liveCount, stopAll } from './process.js';
+
+/**
+ * Runs a benchmark's main function the way every benchmark must end: a watchdog that stops it
+ * after `watchdogMs`, SIGINT/SIGTERM stopping every server it started, a check that none is left
+ * running, and a non-zero exit code on failure.
+ */
+export async function runBenchmark(
+  name: string,
+  main: () => Promise<void>,
+  watchdogMs: number,
+): Promise<void> {
+  const watchdog = setTimeout(() => {
+    console.error(
+      `${name} benchmark did not finish within ${Math.round(watchdogMs / 1000)} s; stopping`,
+    );
+    void stopAll().finally(() => process.exit(1));
+  }, watchdogMs);
+  watchdog.unref();
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(sig, () => {
+      void stopAll().finally(() => process.exit(130));
+    });
+  }
+  try {
+    await main();
+    if (liveCount() !== 0) throw new Error(`${liveCount()} server processes are still running`);
+  } catch (err) {
+    console.error(err);
+    await stopAll();
+    process.exitCode = 1;
+  } finally {
+    clearTimeout(watchdog);
+  }
+}
