@@ -65,7 +65,7 @@ import {
   type ScheduleWorkload,
   scheduleWorkload,
 } from './lib/naiveSchedule.js';
-import { type ServerProcess, startServer, stopAll } from './lib/process.js';
+import { type ServerProcess, startServer } from './lib/process.js';
 import {
   cpuSeconds,
   cpuTimes,

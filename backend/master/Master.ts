@@ -153,8 +153,7 @@ export class Master extends RpcEndpoint implements LeaderElectable {
     const leading = this.state !== 'STANDBY';
     return urls.map((url, i) => ({
       url,
-      status:
-        url === this.masterUrl ? this.state : !leading && i === 0 ? 'ALIVE' : 'STANDBY',
+      status: url === this.masterUrl ? this.state : !leading && i === 0 ? 'ALIVE' : 'STANDBY',
     }));
   }
 

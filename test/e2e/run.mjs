@@ -53,11 +53,14 @@ async function hostTests(cs) {
   const payload = [
     ['extensionDevelopmentPath', remote(root)],
     ['extensionTestsPath', remote(join(root, 'dist/e2e/host-tests.cjs'))],
-    ['extensionEnvironment', JSON.stringify({
+    [
+      'extensionEnvironment',
+      JSON.stringify({
         WICK_E2E_ROOT: root,
         WICK_E2E_REPORT: report,
         WICK_E2E_TREE_SAMPLES: process.env.WICK_E2E_TREE_SAMPLES ?? '5',
-      })],
+      }),
+    ],
   ];
   const { ctx, page } = await openBrowser(cs.tmp);
   try {
