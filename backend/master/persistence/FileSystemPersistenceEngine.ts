@@ -1,22 +1,16 @@
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { TSchema } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { getLogger } from '../../util/log.js';
-import {
+import type {
   PersistedApp,
   PersistedDriver,
-  type PersistedState,
+  PersistedState,
   PersistedWorker,
-  type PersistenceEngine,
+  PersistenceEngine,
 } from './PersistenceEngine.js';
+import { readRecords } from './records.js';
 
 const log = getLogger('FileSystemPersistenceEngine');
-const checks = {
-  app: TypeCompiler.Compile(PersistedApp),
-  driver: TypeCompiler.Compile(PersistedDriver),
-  worker: TypeCompiler.Compile(PersistedWorker),
-};
 
 /**
  * One JSON file per worker, application and driver in the recovery directory (`worker_<id>`,
@@ -65,25 +59,13 @@ export class FileSystemPersistenceEngine implements PersistenceEngine {
   }
 
   async readPersistedData(): Promise<PersistedState> {
-    const state: PersistedState = { apps: [], drivers: [], workers: [] };
-    const names = (await readdir(this.dir)).sort();
-    for (const name of names) {
-      const kind = name.startsWith('app_')
-        ? 'app'
-        : name.startsWith('driver_')
-          ? 'driver'
-          : name.startsWith('worker_')
-            ? 'worker'
-            : undefined;
-      if (!kind) continue;
-      const path = join(this.dir, name);
-      const record = await readRecord(path, checks[kind]);
-      if (record === undefined) continue;
-      if (kind === 'app') state.apps.push(record as PersistedApp);
-      else if (kind === 'driver') state.drivers.push(record as PersistedDriver);
-      else state.workers.push(record as PersistedWorker);
-    }
-    return state;
+    return readRecords(
+      await readdir(this.dir),
+      (name) => readFile(join(this.dir, name), 'utf8'),
+      (name) => join(this.dir, name),
+      'recovery file',
+      log,
+    );
   }
 
   async close(): Promise<void> {}
@@ -117,25 +99,4 @@ export class FileSystemPersistenceEngine implements PersistenceEngine {
       await dh.close();
     }
   }
-}
-
-async function readRecord(
-  path: string,
-  check: ReturnType<typeof TypeCompiler.Compile<TSchema>>,
-): Promise<unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(path, 'utf8'));
-  } catch (err) {
-    log.warn(`Skipping corrupt recovery file ${path}: ${(err as Error).message}`);
-    return undefined;
-  }
-  if (!check.Check(value)) {
-    const first = check.Errors(value).First();
-    log.warn(
-      `Skipping corrupt recovery file ${path}: ${first ? `${first.path || '/'} ${first.message}` : 'unexpected content'}`,
-    );
-    return undefined;
-  }
-  return value;
 }

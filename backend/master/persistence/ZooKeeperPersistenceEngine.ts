@@ -1,21 +1,15 @@
-import type { TSchema } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { getLogger } from '../../util/log.js';
 import { CreateMode, Exception, isZkError, ZkConnection } from '../zookeeper/ZkConnection.js';
-import {
+import type {
   PersistedApp,
   PersistedDriver,
-  type PersistedState,
+  PersistedState,
   PersistedWorker,
-  type PersistenceEngine,
+  PersistenceEngine,
 } from './PersistenceEngine.js';
+import { readRecords } from './records.js';
 
 const log = getLogger('ZooKeeperPersistenceEngine');
-const checks = {
-  app: TypeCompiler.Compile(PersistedApp),
-  driver: TypeCompiler.Compile(PersistedDriver),
-  worker: TypeCompiler.Compile(PersistedWorker),
-};
 
 /**
  * Master state in ZooKeeper (Spark's ZooKeeperPersistenceEngine): one persistent znode per worker,
@@ -71,27 +65,13 @@ export class ZooKeeperPersistenceEngine implements PersistenceEngine {
   }
 
   async readPersistedData(): Promise<PersistedState> {
-    const state: PersistedState = { apps: [], drivers: [], workers: [] };
-    const names = (await this.zk.getChildren(this.dir)).sort();
-    for (const name of names) {
-      const kind = name.startsWith('app_')
-        ? 'app'
-        : name.startsWith('driver_')
-          ? 'driver'
-          : name.startsWith('worker_')
-            ? 'worker'
-            : undefined;
-      if (!kind) continue;
-      const path = `${this.dir}/${name}`;
-      const data = await this.zk.getData(path);
-      if (data === undefined) continue;
-      const record = parseRecord(path, data, checks[kind]);
-      if (record === undefined) continue;
-      if (kind === 'app') state.apps.push(record as PersistedApp);
-      else if (kind === 'driver') state.drivers.push(record as PersistedDriver);
-      else state.workers.push(record as PersistedWorker);
-    }
-    return state;
+    return readRecords(
+      await this.zk.getChildren(this.dir),
+      async (name) => (await this.zk.getData(`${this.dir}/${name}`))?.toString('utf8'),
+      (name) => `${this.dir}/${name}`,
+      'recovery znode',
+      log,
+    );
   }
 
   async close(): Promise<void> {
@@ -108,26 +88,4 @@ export class ZooKeeperPersistenceEngine implements PersistenceEngine {
       await this.zk.setData(path, data);
     }
   }
-}
-
-function parseRecord(
-  path: string,
-  data: Buffer,
-  check: ReturnType<typeof TypeCompiler.Compile<TSchema>>,
-): unknown {
-  let value: unknown;
-  try {
-    value = JSON.parse(data.toString('utf8'));
-  } catch (err) {
-    log.warn(`Skipping corrupt recovery znode ${path}: ${(err as Error).message}`);
-    return undefined;
-  }
-  if (!check.Check(value)) {
-    const first = check.Errors(value).First();
-    log.warn(
-      `Skipping corrupt recovery znode ${path}: ${first ? `${first.path || '/'} ${first.message}` : 'unexpected content'}`,
-    );
-    return undefined;
-  }
-  return value;
 }
