@@ -6,6 +6,7 @@
  * Every process a run starts is found by a marker in its environment, so "none left" covers the
  * master, which has nothing of the test on its command line.
  */
+
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -23,6 +24,7 @@ import {
   waitUntilGone,
 } from '../helpers/cli.js';
 import { HeldPorts } from '../helpers/net.js';
+import { assertSparkMasterJson } from '../helpers/sparkJson.js';
 import { skipWithoutZooKeeper, startZooKeeper } from '../helpers/zookeeper.js';
 
 before(assertBuilt);
@@ -118,22 +120,7 @@ test('local-cluster prints the master URL once both workers are registered, and 
   const json = JSON.parse(s.stdout) as Record<string, unknown> & {
     workers: Record<string, unknown>[];
   };
-  for (const key of [
-    'url',
-    'workers',
-    'aliveworkers',
-    'cores',
-    'coresused',
-    'memory',
-    'memoryused',
-    'activeapps',
-    'completedapps',
-    'activedrivers',
-    'completeddrivers',
-    'status',
-  ]) {
-    assert.ok(key in json, `/json has ${key}`);
-  }
+  assertSparkMasterJson(json, 'status --json');
   assert.equal(json.url, c.url);
   assert.equal(json.status, 'ALIVE');
   assert.equal(json.aliveworkers, 2);

@@ -3,6 +3,7 @@
  * applications: Spark's /json and /json/clusterutilization, the dashboard page and its
  * Content-Security-Policy, the state pushed over Server-Sent Events, and the log API's checks.
  */
+
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startMaster } from '../helpers/cluster.js';
@@ -15,6 +16,7 @@ import {
   MockWorker,
   workerIn,
 } from '../helpers/masterMocks.js';
+import { assertSparkMasterJson } from '../helpers/sparkJson.js';
 import { SseClient } from '../helpers/sse.js';
 
 checkNothingLeftRunning();
@@ -57,24 +59,7 @@ test("GET /json has every field of Spark's master /json, and /json/clusterutiliz
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
   const json = (await res.json()) as Record<string, unknown>;
-  assertHas(
-    json,
-    [
-      'url',
-      'workers',
-      'aliveworkers',
-      'cores',
-      'coresused',
-      'memory',
-      'memoryused',
-      'activeapps',
-      'completedapps',
-      'activedrivers',
-      'completeddrivers',
-      'status',
-    ],
-    '/json',
-  );
+  assertSparkMasterJson(json);
   assert.equal(json.url, master.url);
   assert.equal(json.status, 'ALIVE');
   assert.deepEqual(

@@ -3,6 +3,7 @@
  * through every kind of change, BoundPortsRequest, the web UI's Spark-shaped /json, and
  * `wick status`.
  */
+
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MasterStateMirror } from '../../backend/client/MasterStateMirror.js';
@@ -34,6 +35,7 @@ import {
   MockWorker,
   workerIn,
 } from '../helpers/masterMocks.js';
+import { assertSparkMasterJson } from '../helpers/sparkJson.js';
 
 checkNothingLeftRunning();
 
@@ -157,22 +159,7 @@ test("GET /json on the web UI port and `wick status --json` use Spark's field na
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /application\/json/);
   const json = (await res.json()) as Record<string, unknown>;
-  for (const key of [
-    'url',
-    'workers',
-    'aliveworkers',
-    'cores',
-    'coresused',
-    'memory',
-    'memoryused',
-    'activeapps',
-    'completedapps',
-    'activedrivers',
-    'completeddrivers',
-    'status',
-  ]) {
-    assert.ok(key in json, `/json lacks ${key}`);
-  }
+  assertSparkMasterJson(json);
   assert.equal(json.url, master.url);
   assert.equal(json.status, 'ALIVE');
   assert.equal(json.aliveworkers, 1);
