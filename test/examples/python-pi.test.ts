@@ -153,8 +153,23 @@ function assertPi(run: Run): void {
  * The Python executors ran the job: each was launched with the Python command, and between them
  * they finished each of the 4 tasks once; those that registered were stopped by the driver. Returns the pids they and their task processes logged.
  */
-function assertPythonExecutorsRan(c: Cluster, appId: string, auth: 'on' | 'off'): number[] {
-  const executors = executorsOf(c, appId);
+async function assertPythonExecutorsRan(
+  c: Cluster,
+  appId: string,
+  auth: 'on' | 'off',
+): Promise<number[]> {
+  // The driver may end before an executor has written its last line ("Exiting with status …"):
+  // wait for every executor that registered to have written it (the test's timeout bounds this).
+  let executors = executorsOf(c, appId);
+  while (
+    executors.some(
+      (e) =>
+        e.stdout.includes('Registered with driver') && !/Exiting with status \d+\n$/.test(e.stdout),
+    )
+  ) {
+    await new Promise((r) => setTimeout(r, 20));
+    executors = executorsOf(c, appId);
+  }
   // One per worker; a third when one came up after the job was done, was refused by the stopping
   // driver (exit status 1) and replaced by the master before the application ended.
   assert.ok(executors.length >= 2, `executors: ${executors.map((e) => e.dir).join(', ')}`);
@@ -201,7 +216,7 @@ test('a Python driver and Python executors compute Pi on a local cluster', TIMEO
   const appId = appIdOf(run);
   assert.match(run.stderr, /Registered executor wick:\/\/client-pyExecutor-[0-9a-f]{12}\/Executor/);
   assert.match(run.stderr, new RegExp(`Stopped application ${appId}`));
-  const pids = assertPythonExecutorsRan(c, appId, 'off');
+  const pids = await assertPythonExecutorsRan(c, appId, 'off');
   await stopAndAssertNothingLeft(c, pids);
 });
 
@@ -217,7 +232,7 @@ test(
     const run = await runDriver(t, c, ['--slices', '4'], { WICK_AUTH_SECRET: SECRET });
     assertPi(run);
     assert.match(run.stderr, /Listening on 127\.0\.0\.1:\d+ \(authentication on\)/);
-    const pids = assertPythonExecutorsRan(c, appIdOf(run), 'on');
+    const pids = await assertPythonExecutorsRan(c, appIdOf(run), 'on');
     await stopAndAssertNothingLeft(c, pids);
   },
 );
