@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Bundles the backend CLI, the VS Code extension and (when present) the webview with esbuild.
 // Usage: node scripts/build.mjs [--watch] [--production] [--outdir DIR]
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import * as esbuild from 'esbuild';
 
 const watch = process.argv.includes('--watch');
@@ -34,14 +34,35 @@ const common = {
 const builds = [
   {
     ...common,
-    entryPoints: ['backend/cli/main.ts'],
+    // ES modules split into chunks, so that each command loads only its own code: an executor
+    // or `wick status` does not pay for the master, the web UI or the agent (start-up time is
+    // most of what a submit waits for). dist/wick.cjs is the stable entry that loads main.mjs.
+    // lib.mjs is the library (`wick`) that applications run by the CLI import: the same modules
+    // as the CLI's, loaded once (dist/wick-lib.cjs is the package's export for other programs).
+    entryPoints: { main: 'backend/cli/main.ts', lib: 'backend/app/index.ts' },
+    outdir: 'dist/cli',
+    outExtension: { '.js': '.mjs' },
+    splitting: true,
+    chunkNames: 'chunk-[hash]',
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    // CommonJS dependencies inside the chunks still call require().
+    banner: {
+      js: "import { createRequire as __wickCreateRequire } from 'node:module'; const require = __wickCreateRequire(import.meta.url);",
+    },
+    // piscina starts its threads from its own files, and esbuild (for `wick submit`) runs its own
+    // binary: neither can be bundled.
+    external: ['piscina', 'esbuild'],
+  },
+  {
+    ...common,
+    entryPoints: ['backend/cli/entry.cts'],
     outfile: 'dist/wick.cjs',
     platform: 'node',
     target: 'node20',
     format: 'cjs',
-    // piscina starts its threads from its own files, and esbuild (for `wick submit`) runs its own
-    // binary: neither can be bundled.
-    external: ['piscina', 'esbuild'],
+    sourcemap: false,
   },
   {
     ...common,
@@ -101,7 +122,10 @@ if (existsSync('webview/main.ts')) {
 const at = process.argv.indexOf('--outdir');
 if (at > 0) {
   const outdir = process.argv[at + 1];
-  for (const b of builds) b.outfile = b.outfile.replace(/^dist\//, `${outdir}/`);
+  for (const b of builds) {
+    if (b.outfile) b.outfile = b.outfile.replace(/^dist\//, `${outdir}/`);
+    if (b.outdir) b.outdir = b.outdir.replace(/^dist\//, `${outdir}/`);
+  }
 }
 
 if (watch) {
@@ -110,5 +134,7 @@ if (watch) {
   );
   await Promise.all(contexts.map((c) => c.watch()));
 } else {
+  // Chunk names change with their contents: drop the previous build's.
+  for (const b of builds) if (b.splitting) rmSync(b.outdir, { recursive: true, force: true });
   await Promise.all(builds.map((b) => esbuild.build(b)));
 }

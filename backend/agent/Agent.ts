@@ -18,7 +18,7 @@ import {
 } from '../protocol/client.js';
 import { LogRangeResponse, RequestLogRange } from '../protocol/worker.js';
 import { type RpcEndpointRef, RpcEnv } from '../rpc/index.js';
-import { parseMasterUrls } from '../worker/startWorker.js';
+import { parseMasterUrls } from '../rpc/masterUrls.js';
 import { LogForwarder } from './LogForwarder.js';
 import type {
   Connection,

@@ -1,39 +1,56 @@
 import '../conf/all.js';
 import { Command } from 'commander';
-import { registerAgent } from './commands/agent.js';
-import { registerDaemons } from './commands/daemons.js';
-import { registerDemo } from './commands/demo.js';
-import { registerDriverWrapper } from './commands/driverWrapper.js';
-import { registerExecutor } from './commands/executor.js';
-import { registerKill } from './commands/kill.js';
-import { registerLocalCluster } from './commands/localCluster.js';
-import { registerLogs } from './commands/logs.js';
-import { registerStatus } from './commands/status.js';
-import { registerSubmit } from './commands/submit.js';
 import { version } from './version.js';
 
-/** `wick`: one binary for every daemon and command, as Spark's sbin/ and bin/ scripts are. */
-export function buildProgram(): Command {
+type Register = (program: Command) => void;
+
+/**
+ * Every command's module, by the names it registers. Each is loaded only when its command runs
+ * (esbuild puts it in its own chunk): an executor, a driver or `wick status` starts without
+ * loading the master, the web UI or the agent, and start-up is most of a submit's wait.
+ */
+const COMMANDS: readonly (readonly [names: readonly string[], load: () => Promise<Register>])[] = [
+  [['master', 'worker'], async () => (await import('./commands/daemons.js')).registerDaemons],
+  [
+    ['local-cluster'],
+    async () => (await import('./commands/localCluster.js')).registerLocalCluster,
+  ],
+  [['submit'], async () => (await import('./commands/submit.js')).registerSubmit],
+  [['kill'], async () => (await import('./commands/kill.js')).registerKill],
+  [
+    ['driver-wrapper'],
+    async () => (await import('./commands/driverWrapper.js')).registerDriverWrapper,
+  ],
+  [['status'], async () => (await import('./commands/status.js')).registerStatus],
+  [['logs'], async () => (await import('./commands/logs.js')).registerLogs],
+  [
+    ['executor', 'executor-standby'],
+    async () => (await import('./commands/executor.js')).registerExecutor,
+  ],
+  [['demo', 'demo-server'], async () => (await import('./commands/demo.js')).registerDemo],
+  [['agent'], async () => (await import('./commands/agent.js')).registerAgent],
+];
+
+/**
+ * `wick`: one binary for every daemon and command, as Spark's sbin/ and bin/ scripts are. When
+ * `only` names a command, just that one is registered; --version needs none; anything else (help,
+ * a typo, options first) gets all, so that help and commander's suggestions see every command.
+ */
+export async function buildProgram(only?: string): Promise<Command> {
   const program = new Command('wick')
     .description("Wick: Apache Spark's standalone cluster manager, in TypeScript")
     .version(version, '-V, --version')
     .enablePositionalOptions()
     .showHelpAfterError('(run wick --help for the commands and their options)');
-  registerDaemons(program);
-  registerLocalCluster(program);
-  registerSubmit(program);
-  registerKill(program);
-  registerDriverWrapper(program);
-  registerStatus(program);
-  registerLogs(program);
-  registerExecutor(program);
-  registerDemo(program);
-  registerAgent(program);
+  const named = COMMANDS.filter(([names]) => names.includes(only ?? ''));
+  const toLoad = only === '-V' || only === '--version' ? [] : named.length > 0 ? named : COMMANDS;
+  const registers = await Promise.all(toLoad.map(([, load]) => load()));
+  for (const register of registers) register(program);
   return program;
 }
 
-buildProgram()
-  .parseAsync(process.argv)
+buildProgram(process.argv[2])
+  .then((program) => program.parseAsync(process.argv))
   .catch((err: Error) => {
     console.error(`wick: ${err.message}`);
     process.exit(1);

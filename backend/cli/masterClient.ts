@@ -3,7 +3,7 @@ import type { WickConf } from '../conf/WickConf.js';
 import type { MessageOf } from '../protocol/registry.js';
 import { MasterStateResponse, RequestMasterState } from '../protocol/state.js';
 import { type RpcEndpointRef, RpcEnv } from '../rpc/index.js';
-import { parseMasterUrls } from '../worker/startWorker.js';
+import { parseMasterUrls } from '../rpc/masterUrls.js';
 
 /**
  * A short-lived client of a master for the CLI: connects in client mode, tries every master URL

@@ -4,7 +4,7 @@ import type { ApplicationDescription, ExecutorState } from '../protocol/common.j
 import { getLogger } from '../util/log.js';
 import { describeExit, exitStatusOf } from './exitStatus.js';
 import { killProcessTree, sweep } from './process/kill.js';
-import { type Launched, launch } from './process/launch.js';
+import { type Launched, type LaunchSpec, launch } from './process/launch.js';
 import { formatCommand, substituteVariables } from './process/substitute.js';
 
 const log = getLogger('ExecutorRunner');
@@ -15,6 +15,8 @@ export interface RunnerHost {
   readonly workerUrl: string;
   readonly webUiUrl: string;
   readonly killTimeoutMs: number;
+  /** A process already started that becomes this launch, if the host has one that fits. */
+  takeStandby?(spec: LaunchSpec): Launched | undefined;
 }
 
 /**
@@ -76,7 +78,7 @@ export class ExecutorRunner {
       });
       const logUrl = (stream: string) =>
         `${this.host.webUiUrl}/logPage/?appId=${this.appId}&executorId=${this.execId}&logType=${stream}`;
-      this.process = launch({
+      const spec: LaunchSpec = {
         argv,
         cwd: this.dir,
         env: {
@@ -86,7 +88,8 @@ export class ExecutorRunner {
           WICK_LOG_URL_STDERR: logUrl('stderr'),
         },
         header: `Wick Executor Command: ${formatCommand(argv)}`,
-      });
+      };
+      this.process = this.host.takeStandby?.(spec) ?? launch(spec);
     } catch (err) {
       this.finish(
         'FAILED',

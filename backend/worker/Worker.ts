@@ -20,13 +20,19 @@ import {
   unsupported,
 } from '../rpc/index.js';
 import { type Clock, systemClock, type TimerHandle } from '../util/clock.js';
+import { distFile } from '../util/paths.js';
 import { WorkerConf } from './config.js';
 import type { DriverRunner } from './DriverRunner.js';
 import type { ExecutorRunner, RunnerHost } from './ExecutorRunner.js';
 import * as launchHandlers from './handlers/launch.js';
 import * as logHandlers from './handlers/logs.js';
 import * as masterHandlers from './handlers/master.js';
+import type { Launched, LaunchSpec } from './process/launch.js';
+import { ExecutorPrestarter } from './process/prestart.js';
 import { cleanupWorkDir } from './workDirCleanup.js';
+
+/** After a launch used the standby, how long until the next one starts. */
+const PRESTART_REFILL_MS = 3000;
 
 export interface WorkerOptions {
   conf: WickConf;
@@ -44,6 +50,8 @@ export interface WorkerOptions {
   random?: () => number;
   /** Called when the worker must end the process (Spark's System.exit). */
   exit?: (code: number, reason: string) => void;
+  /** The CLI that standby executors run (default dist/wick.cjs). */
+  wickCli?: string;
 }
 
 /**
@@ -68,6 +76,9 @@ export class Worker extends RpcEndpoint implements RunnerHost {
   readonly localDirs: string[];
   readonly killTimeoutMs: number;
   readonly heartbeatMs: number;
+  /** A Wick executor process started ahead (wick.worker.executor.prestart), or none. */
+  readonly prestart: ExecutorPrestarter | undefined;
+  private prestartTimer: TimerHandle | undefined;
   readonly exit: (code: number, reason: string) => void;
 
   registered = false;
@@ -108,6 +119,13 @@ export class Worker extends RpcEndpoint implements RunnerHost {
     this.killTimeoutMs = this.conf.get(WorkerConf.killTimeout);
     this.heartbeatMs = Math.max(1, Math.floor(this.conf.get(MasterConf.workerTimeout) / 4));
     this.exit = options.exit ?? ((code) => process.exit(code));
+    this.prestart = this.conf.get(WorkerConf.executorPrestart)
+      ? new ExecutorPrestarter(
+          this.workDir,
+          [process.execPath, options.wickCli ?? distFile('wick.cjs')],
+          this.killTimeoutMs,
+        )
+      : undefined;
   }
 
   get host(): string {
@@ -124,14 +142,16 @@ export class Worker extends RpcEndpoint implements RunnerHost {
       `Starting Wick worker ${this.rpcEnv.address} with ${this.cores} cores, ${this.memory} MiB RAM; work dir ${this.workDir}`,
     );
     masterHandlers.registerWithMaster(this);
+    this.prestart?.fill();
   }
 
   override async onStop(): Promise<void> {
     this.registrationTimer?.cancel();
     this.heartbeatTimer?.cancel();
     this.cleanupTimer?.cancel();
+    this.prestartTimer?.cancel();
     logHandlers.stopAll(this);
-    await this.killAll();
+    await Promise.all([this.killAll(), this.prestart?.stop()]);
   }
 
   /** Kills every executor and driver tree (worker shutdown). */
@@ -262,6 +282,21 @@ export class Worker extends RpcEndpoint implements RunnerHost {
       );
     }
     void this.maybeCleanupApplication(runner.appId);
+    this.prestart?.fill();
+  }
+
+  /**
+   * The standby executor process turned into `spec`'s launch, if it qualifies. The next standby
+   * starts a little later (or when an executor ends), so that its start-up takes no CPU from the
+   * executor that just started.
+   */
+  takeStandby(spec: LaunchSpec): Launched | undefined {
+    const launched = this.prestart?.take(spec);
+    if (launched) {
+      this.prestartTimer?.cancel();
+      this.prestartTimer = this.clock.setTimeout(() => this.prestart?.fill(), PRESTART_REFILL_MS);
+    }
+    return launched;
   }
 
   driverFinished(runner: DriverRunner): void {

@@ -55,4 +55,9 @@ export const WorkerConf = {
     0,
   ),
   retainedDrivers: conf.int('wick.worker.ui.retainedDrivers', 1000, 'Finished drivers kept.', 0),
+  executorPrestart: conf.bool(
+    'wick.worker.executor.prestart',
+    true,
+    "Keep one Wick executor process started ahead, so that a Wick application's executor runs in milliseconds instead of a Node start-up; launches of other commands are unaffected.",
+  ),
 };

@@ -4,7 +4,7 @@ import { DaemonConf } from '../conf/daemon.js';
 import type { WickConf } from '../conf/WickConf.js';
 import { WorkerWebUI } from '../http/WorkerWebUI.js';
 import { workerId } from '../master/ids.js';
-import { RpcAddress, RpcConf, RpcEnv } from '../rpc/index.js';
+import { type RpcAddress, RpcConf, RpcEnv } from '../rpc/index.js';
 import type { Clock } from '../util/clock.js';
 import { Worker } from './Worker.js';
 
@@ -14,29 +14,6 @@ export interface RunningWorker {
   /** The worker's web UI (the dashboard's worker page, /json, /log). */
   webUi: WorkerWebUI;
   stop(): Promise<void>;
-}
-
-/** Parses `wick://h1:7077,h2:7077` (or `h1:7077,h2:7077`) into host:port addresses. */
-export function parseMasterUrls(spec: string): string[] {
-  const body = spec.trim().replace(/^wick:\/\//, '');
-  const parts = body.split(',').map((p) =>
-    p
-      .trim()
-      .replace(/^wick:\/\//, '')
-      .replace(/\/+$/, ''),
-  );
-  if (parts.length === 0 || parts.some((p) => p === '')) {
-    throw new Error(`Invalid master URL "${spec}": expected wick://host:port[,host:port…]`);
-  }
-  return parts.map((p) => {
-    try {
-      return RpcAddress.parse(p).hostPort;
-    } catch {
-      throw new Error(
-        `Invalid master URL "${spec}": "${p}" is not host:port (expected wick://host:port[,host:port…])`,
-      );
-    }
-  });
 }
 
 /**

@@ -12,9 +12,9 @@ import { type ConfSources, loadConf, readPropertiesFile } from '../../backend/co
 import { ConfigError } from '../../backend/conf/WickConf.js';
 import { MasterConf } from '../../backend/master/config.js';
 import { RpcConf } from '../../backend/rpc/config.js';
+import { parseMasterUrls } from '../../backend/rpc/masterUrls.js';
 import { setLogSink } from '../../backend/util/log.js';
 import { WorkerConf } from '../../backend/worker/config.js';
-import { parseMasterUrls } from '../../backend/worker/startWorker.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wick-load-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,8 +1,9 @@
 import { type Command, Option } from 'commander';
 import { loadConf } from '../../conf/load.js';
 import { startMaster } from '../../master/startMaster.js';
+import { parseMasterUrls } from '../../rpc/masterUrls.js';
 import { getLogger } from '../../util/log.js';
-import { parseMasterUrls, startWorker } from '../../worker/startWorker.js';
+import { startWorker } from '../../worker/startWorker.js';
 import { addConfOptions, exitWithParent, onSignals } from '../options.js';
 
 const log = getLogger('wick');

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Command } from 'commander';
 import { CoarseGrainedExecutorBackend } from '../../app/executor/CoarseGrainedExecutorBackend.js';
 import { WorkerWatcher } from '../../app/WorkerWatcher.js';
 import { RpcEnv } from '../../rpc/index.js';
@@ -6,8 +6,33 @@ import { getLogger } from '../../util/log.js';
 
 const log = getLogger('CoarseGrainedExecutorBackend');
 
-/** `wick executor`: the command a worker launches for a Wick application's executor. */
+/** A standby's launch: what the worker would have spawned (backend/worker/process/prestart.ts). */
+interface StandbyLaunch {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+/**
+ * `wick executor`: the command a worker launches for a Wick application's executor; and
+ * `wick executor-standby`, the same code loaded ahead, waiting for the launch it becomes.
+ */
 export function registerExecutor(program: Command): void {
+  program
+    .command('executor-standby', { hidden: true })
+    .description('Wait, loaded, for the executor launch a worker hands over on stdin')
+    .action(async () => {
+      const line = await firstLine(process.stdin);
+      // No line: the worker stopped, or discarded this standby.
+      if (line === undefined) process.exit(0);
+      const launch = parseLaunch(line);
+      process.chdir(launch.cwd);
+      Object.assign(process.env, launch.env);
+      const executor = new Command('wick');
+      registerExecutor(executor);
+      await executor.parseAsync(launch.argv);
+    });
+
   program
     .command('executor')
     .description('Run an executor for a Wick application (workers launch this; you do not)')
@@ -50,4 +75,44 @@ export function registerExecutor(program: Command): void {
         await env.awaitTermination();
       },
     );
+}
+
+function firstLine(
+  stream: NodeJS.ReadableStream & { destroy(): void },
+): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    let text = '';
+    const done = (line: string | undefined) => {
+      stream.removeAllListeners('data');
+      stream.destroy();
+      resolve(line);
+    };
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      text += chunk;
+      const nl = text.indexOf('\n');
+      if (nl >= 0) done(text.slice(0, nl));
+    });
+    stream.once('end', () => done(undefined));
+    stream.once('error', () => done(undefined));
+  });
+}
+
+function parseLaunch(line: string): StandbyLaunch {
+  const v = JSON.parse(line) as Partial<StandbyLaunch>;
+  const strings = (a: unknown): a is string[] =>
+    Array.isArray(a) && a.every((x) => typeof x === 'string');
+  if (
+    !strings(v.argv) ||
+    v.argv[2] !== 'executor' ||
+    typeof v.cwd !== 'string' ||
+    typeof v.env !== 'object' ||
+    v.env === null ||
+    !Object.values(v.env).every((x) => typeof x === 'string')
+  ) {
+    throw new Error(
+      `executor-standby expects {"argv": [node, wick, "executor", …], "cwd": "…", "env": {…}} on stdin, got ${line.slice(0, 200)}`,
+    );
+  }
+  return v as StandbyLaunch;
 }

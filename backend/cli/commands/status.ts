@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { sparkMasterJson } from '../../master/sparkJson.js';
 import type { MessageOf } from '../../protocol/registry.js';
 import type { MasterStateResponse } from '../../protocol/state.js';
-import { parseMasterUrls } from '../../worker/startWorker.js';
+import { parseMasterUrls } from '../../rpc/masterUrls.js';
 import {
   allMasterStates,
   type MasterStatus,

@@ -8,7 +8,7 @@ import { parseMemoryMB } from '../../conf/daemon.js';
 import { parseInteger } from '../../conf/parse.js';
 import { RequestSubmitDriver, SubmitDriverResponse } from '../../protocol/client.js';
 import { distFile } from '../../util/paths.js';
-import { type LocalCluster, startLocalCluster } from '../localClusterProcess.js';
+import type { LocalCluster } from '../localClusterProcess.js';
 import { withMaster } from '../masterClient.js';
 import { collect } from '../options.js';
 import { bundleApp } from '../submit/bundle.js';
@@ -71,6 +71,8 @@ export function registerSubmit(program: Command): void {
       let masterUrl = master;
       if (master === 'local') {
         process.stderr.write('Starting an embedded local cluster (a master and 2 workers)…\n');
+        // Loaded only here: process management is not needed to submit to a running cluster.
+        const { startLocalCluster } = await import('../localClusterProcess.js');
         cluster = await startLocalCluster({
           workers: 2,
           cores: '1',

@@ -1,8 +1,10 @@
 import { access, constants, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, extname, join, resolve } from 'node:path';
-import * as esbuild from 'esbuild';
+import type * as esbuild from 'esbuild';
 import { distFile } from '../../util/paths.js';
+import { version } from '../version.js';
+import { BundleCache } from './bundleCache.js';
 
 export interface BundledApp {
   /** The original file. */
@@ -20,6 +22,8 @@ export interface BundledApp {
 const RUNS_AS_IS = /\.(?:js|cjs|mjs|json|node)$/;
 /** Marks the resolution the plugin asks for itself, so that it does not answer it again. */
 const LOOKUP = Symbol('wick-lookup');
+/** Changes whenever the options below change what a bundle holds, so older cached ones miss. */
+const BUNDLE_FORMAT = 'esm-node20-inline-map-1';
 
 export async function bundleApp(appPath: string): Promise<BundledApp> {
   const source = resolve(appPath);
@@ -38,9 +42,17 @@ export async function bundleApp(appPath: string): Promise<BundledApp> {
   }
   const dir = await mkdtemp(join(tmpdir(), 'wick-submit-'));
   const bundle = join(dir, `${basename(source, ext)}.mjs`);
-  const lib = distFile('wick-lib.cjs');
+  // The CLI's own chunks (scripts/build.mjs): the driver reuses the modules the CLI has loaded.
+  const lib = distFile('cli/lib.mjs');
+  const cache = BundleCache.fromEnv();
+  const key = BundleCache.key({ source, lib, wick: version, format: BUNDLE_FORMAT });
+  if (await cache?.restore(key, bundle)) return { source, bundle };
+  const startedAt = Date.now();
+  // Loaded only on a cache miss: esbuild's start-up is most of a fresh bundle's cost.
+  const { build: runEsbuild } = await import('esbuild');
+  let result: esbuild.BuildResult<{ metafile: true }>;
   try {
-    await esbuild.build({
+    result = await runEsbuild({
       entryPoints: [source],
       outfile: bundle,
       bundle: true,
@@ -54,16 +66,17 @@ export async function bundleApp(appPath: string): Promise<BundledApp> {
       },
       sourcemap: 'inline',
       logLevel: 'silent',
+      metafile: true,
       plugins: [
         {
           name: 'wick-library',
-          setup(build) {
+          setup(build: esbuild.PluginBuild) {
             build.onResolve({ filter: /^wick$/ }, () => ({ path: lib, external: true }));
             // A require() or import() call is left a call, to the absolute path of a JavaScript
             // file, rather than inlined: inside a function shipped to executors, an inlined
             // module would be a free variable of the bundle, while the call runs there as it does
             // here (executors resolve it from the application's folder; a path is the same one).
-            build.onResolve({ filter: /.*/ }, async (args) => {
+            build.onResolve({ filter: /.*/ }, async (args: esbuild.OnResolveArgs) => {
               if (args.kind !== 'require-call' && args.kind !== 'dynamic-import') return undefined;
               if (args.pluginData === LOOKUP || args.path === 'wick') return undefined;
               const found = await build.resolve(args.path, {
@@ -89,5 +102,7 @@ export async function bundleApp(appPath: string): Promise<BundledApp> {
     }
     throw err;
   }
+  const inputs = Object.keys(result.metafile.inputs).map((p) => resolve(p));
+  await cache?.store(key, bundle, inputs, startedAt);
   return { source, bundle };
 }

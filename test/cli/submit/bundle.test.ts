@@ -1,0 +1,121 @@
+/**
+ * Bundling a submitted application, with the cache of bundles between submits: a second submit of
+ * an unchanged app reuses the bundle; an edit, or a new file beside an input, makes it bundle again.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { bundleApp } from '../../../backend/cli/submit/bundle.js';
+import { BundleCache } from '../../../backend/cli/submit/bundleCache.js';
+import { assertBuilt } from '../../helpers/cli.js';
+
+let root: string;
+const saved = process.env.WICK_BUNDLE_CACHE;
+
+before(async () => {
+  assertBuilt();
+  root = await mkdtemp(join(tmpdir(), 'wick-bundle-test-'));
+});
+after(async () => {
+  if (saved === undefined) delete process.env.WICK_BUNDLE_CACHE;
+  else process.env.WICK_BUNDLE_CACHE = saved;
+  await rm(root, { recursive: true, force: true });
+});
+
+/** Writes a file and dates it (and its folder) a minute back: settled, as files being submitted are. */
+async function writeOld(path: string, text: string): Promise<void> {
+  await writeFile(path, text);
+  const past = new Date(Date.now() - 60_000);
+  await utimes(path, past, past);
+  await utimes(dirname(path), past, past);
+}
+
+async function bundled(app: string): Promise<string> {
+  const b = await bundleApp(app);
+  try {
+    return await readFile(b.bundle, 'utf8');
+  } finally {
+    await rm(dirname(b.bundle), { recursive: true, force: true });
+  }
+}
+
+async function entries(cacheDir: string): Promise<string[]> {
+  return (await readdir(cacheDir).catch(() => [])).filter((f) => f.endsWith('.json')).sort();
+}
+
+test('an unchanged app is bundled once; an edit of an imported file bundles again', async () => {
+  const dir = await mkdtemp(join(root, 'app-'));
+  const cacheDir = join(root, 'cache-edit');
+  process.env.WICK_BUNDLE_CACHE = cacheDir;
+  await writeOld(join(dir, 'helper.ts'), "export const word: string = 'first';\n");
+  await writeOld(join(dir, 'app.ts'), "import { word } from './helper.js';\nconsole.log(word);\n");
+  const app = join(dir, 'app.ts');
+
+  const one = await bundled(app);
+  assert.match(one, /"first"/);
+  const kept = await entries(cacheDir);
+  assert.equal(kept.length, 1, 'the first bundle is kept');
+  // A hit copies the kept bundle, not a new build: a mark added to the kept file shows up.
+  const keptBundle = join(cacheDir, (kept[0] as string).replace(/\.json$/, '.mjs'));
+  await writeFile(keptBundle, `${one}// from the cache\n`);
+  assert.equal(await bundled(app), `${one}// from the cache\n`);
+  assert.deepEqual(await entries(cacheDir), kept);
+
+  // The imported file changes (its size too, but the stamp's time alone would do).
+  await writeOld(join(dir, 'helper.ts'), "export const word: string = 'second, edited';\n");
+  const two = await bundled(app);
+  assert.match(two, /"second, edited"/);
+  assert.doesNotMatch(two, /"first"/);
+});
+
+test('a file added beside an input makes the bundle stale (resolution may change)', async () => {
+  const dir = await mkdtemp(join(root, 'app-'));
+  process.env.WICK_BUNDLE_CACHE = join(root, 'cache-add');
+  await writeOld(join(dir, 'dep.js'), "export const from = 'js';\n");
+  await writeOld(join(dir, 'app.ts'), "import { from } from './dep';\nconsole.log(from);\n");
+  const app = join(dir, 'app.ts');
+  assert.match(await bundled(app), /"js"/);
+  // esbuild prefers dep.ts over dep.js for './dep': a new file changes what the app imports.
+  await writeFile(join(dir, 'dep.ts'), "export const from: string = 'ts';\n");
+  const after = await bundled(app);
+  assert.match(after, /"ts"/);
+});
+
+test('files changed just before the build are not trusted: nothing is kept', async () => {
+  const dir = await mkdtemp(join(root, 'app-'));
+  const cacheDir = join(root, 'cache-fresh');
+  process.env.WICK_BUNDLE_CACHE = cacheDir;
+  await writeFile(join(dir, 'app.js'), 'console.log(1);\n');
+  await bundled(join(dir, 'app.js'));
+  assert.deepEqual(await entries(cacheDir), []);
+});
+
+test('WICK_BUNDLE_CACHE=off bundles every time and keeps nothing', async () => {
+  process.env.WICK_BUNDLE_CACHE = 'off';
+  assert.equal(BundleCache.fromEnv(), undefined);
+  const dir = await mkdtemp(join(root, 'app-'));
+  await writeOld(join(dir, 'app.js'), 'console.log(2);\n');
+  assert.match(await bundled(join(dir, 'app.js')), /console\.log\(2\)/);
+});
+
+test('the default cache folder follows XDG_CACHE_HOME, else ~/.cache', () => {
+  assert.equal(
+    BundleCache.fromEnv({ XDG_CACHE_HOME: '/x/cache' })?.dir,
+    join('/x/cache', 'wick', 'bundles'),
+  );
+  assert.match(BundleCache.fromEnv({})?.dir ?? '', /\.cache\/wick\/bundles$/);
+});
+
+test('a corrupt cache entry is a miss, never an error', async () => {
+  const dir = await mkdtemp(join(root, 'app-'));
+  const cacheDir = join(root, 'cache-corrupt');
+  process.env.WICK_BUNDLE_CACHE = cacheDir;
+  await writeOld(join(dir, 'app.js'), 'console.log(3);\n');
+  await bundled(join(dir, 'app.js'));
+  const [entry] = await entries(cacheDir);
+  assert.ok(entry);
+  await writeFile(join(cacheDir, entry), '{ not json');
+  assert.match(await bundled(join(dir, 'app.js')), /console\.log\(3\)/);
+});
