@@ -126,7 +126,11 @@ export async function startSharedCluster(
       (s) => s.workers.filter((w) => w.state === 'ALIVE').length === workers.length,
     );
     const daemonPids = new Set(daemons.map((d) => d.pid));
-    const others = () => markedProcesses(mark).filter((p) => !daemonPids.has(p.pid));
+    // A worker's standby executor process (wick.worker.executor.prestart) is the worker's own.
+    const others = () =>
+      markedProcesses(mark).filter(
+        (p) => !daemonPids.has(p.pid) && !p.cmdline.endsWith(' executor-standby'),
+      );
     return {
       url: master.url,
       mark,

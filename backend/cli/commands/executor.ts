@@ -21,6 +21,7 @@ export function registerExecutor(program: Command): void {
   program
     .command('executor-standby', { hidden: true })
     .description('Wait, loaded, for the executor launch a worker hands over on stdin')
+    .argument('[room]', 'blank space for the process title to take over')
     .action(async () => {
       const line = await firstLine(process.stdin);
       // No line: the worker stopped, or discarded this standby.
@@ -28,6 +29,8 @@ export function registerExecutor(program: Command): void {
       const launch = parseLaunch(line);
       process.chdir(launch.cwd);
       Object.assign(process.env, launch.env);
+      // What `ps` shows: the command line this process would have had, spawned fresh.
+      process.title = launch.argv.join(' ');
       const executor = new Command('wick');
       registerExecutor(executor);
       await executor.parseAsync(launch.argv);

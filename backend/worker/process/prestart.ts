@@ -10,6 +10,12 @@ const log = getLogger('ExecutorPrestart');
 
 /** Environment variables Node reads while it starts: a standby started without them cannot honour them. */
 const STARTUP_ENV = /^(?:NODE_|UV_)/;
+/**
+ * Blank room in the standby's command line: once launched it shows the launch's command line
+ * there (process.title can only reuse the space of the original arguments), so that `ps` and the
+ * tools that look for an application's executors by `--app-id` find it as they find any other.
+ */
+const TITLE_ROOM = ' '.repeat(2048);
 
 interface Standby {
   stdin: Writable;
@@ -120,7 +126,7 @@ export class ExecutorPrestarter {
     const err = openSync(join(dir, 'stderr'), 'w');
     const marker = `${process.pid}-${Date.now().toString(36)}-standby-${counter}`;
     type Fd = 3;
-    const child = execa(this.command[0], [this.command[1], 'executor-standby'], {
+    const child = execa(this.command[0], [this.command[1], 'executor-standby', TITLE_ROOM], {
       cwd: dir,
       env: { [MARKER_VAR]: marker },
       extendEnv: true,

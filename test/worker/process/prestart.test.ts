@@ -112,6 +112,9 @@ test("a Wick executor launch becomes the standby: its pid, the header first, the
   const text = readFileSync(stderr, 'utf8');
   assert.ok(text.startsWith(`${spec.header}\n${'='.repeat(40)}\n\n`), text);
   assert.equal(readlinkSync(`/proc/${launched.pid}/cwd`), spec.cwd);
+  // `ps` shows the executor's command line, as for a fresh spawn.
+  const cmdline = readFileSync(`/proc/${launched.pid}/cmdline`, 'utf8').replace(/\0+$/, '');
+  assert.equal(cmdline, spec.argv.join(' '));
   assert.equal(readFileSync(join(spec.cwd, 'stdout'), 'utf8'), '');
   const prestartDir = join(dir, '.prestart');
   assert.deepEqual(
