@@ -92,7 +92,7 @@ async function ui(cs) {
   const { ctx, page } = await openBrowser(cs.tmp);
   try {
     const payload = [['extensionDevelopmentPath', `vscode-remote://${cs.host}${root}`]];
-    await runUi(page, workbenchUrl(cs.host, root, payload), join(out, 'screenshots'), root);
+    await runUi(page, workbenchUrl(cs.host, root, payload), join(out, 'screenshots'));
     return 0;
   } finally {
     await ctx.close();
