@@ -12,8 +12,9 @@ import {
   RequestStatus,
   StateChanged,
 } from '../backend/agent/protocol.js';
+import { type Debounced, debounce } from './tree/debounce.js';
 import type { Model } from './tree/model.js';
-import { debounce, type WickTreeProvider } from './tree/treeView.js';
+import type { WickTreeProvider } from './tree/treeView.js';
 
 export class Session implements vscode.Disposable {
   connection: Connection = { kind: 'disconnected' };
@@ -22,7 +23,7 @@ export class Session implements vscode.Disposable {
   target: string | undefined;
   private wanted = false;
   readonly trees: WickTreeProvider[] = [];
-  private readonly refresh: ReturnType<typeof debounce>;
+  private readonly refresh: Debounced;
   private readonly statusItem: vscode.StatusBarItem;
   private readonly changed = new vscode.EventEmitter<Model>();
   /** Fires after the debounced refresh of the views. */
@@ -48,6 +49,11 @@ export class Session implements vscode.Disposable {
     this.statusItem.name = 'Wick';
     this.updateStatus();
     this.statusItem.show();
+  }
+
+  /** Resolves once the views have been told of every push so far (a pending refresh has run). */
+  settled(): Promise<void> {
+    return this.refresh.flushed();
   }
 
   model(): Model {

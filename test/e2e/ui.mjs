@@ -29,8 +29,10 @@ export async function runUi(page, url, shots) {
       .ariaSnapshot({ timeout: 5_000 })
       .catch((e) => `(no accessibility snapshot: ${e.message})`);
     writeFileSync(join(shots, 'failure-aria.yml'), aria);
-    err.message = `UI flow failed after stage "${stage}" (see ${join(shots, 'failure.png')} and failure-aria.yml): ${err.message}`;
-    throw err;
+    throw new Error(
+      `UI flow failed after stage "${stage}" (see ${join(shots, 'failure.png')} and failure-aria.yml): ${err.message}`,
+      { cause: err },
+    );
   }
 }
 
@@ -87,7 +89,11 @@ async function flow(page, url, shot) {
   await running.waitFor(long);
   const appId = /\((app-\S+)\)/.exec(await running.getAttribute('aria-label'))?.[1];
   assert.ok(appId, 'the running app names its id');
-  await running.click();
+  // Submit reveals the new application: its row is the selected one, open on its executors.
+  await apps
+    .getByRole('treeitem', { name: new RegExp(`^until killed \\(${appId}\\)`), selected: true })
+    .waitFor(long);
+  await expand(running);
   const executors = apps.getByRole('treeitem', {
     name: new RegExp(`^Executor \\d+ of ${appId} .*State: RUNNING`),
   });
