@@ -130,6 +130,8 @@ async function flow(page, url, shot) {
     .getByRole('row', { name: /ALIVE/ });
   await aliveRows.nth(1).waitFor(long);
   assert.equal(await aliveRows.count(), 2, 'the dashboard lists two ALIVE workers');
+  // The chart has the history from before the panel opened: the cores the killed job held.
+  await dash.getByRole('img', { name: /Now: 0 of 4 cores .*Peak: 4 cores/ }).waitFor(long);
   await dash.getByText('No application is running.').waitFor(long);
   const done = dash.getByRole('table', { name: 'Completed applications' });
   await done
