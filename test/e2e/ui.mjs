@@ -16,9 +16,12 @@ export async function runUi(page, url, shots) {
   rmSync(shots, { recursive: true, force: true });
   mkdirSync(shots, { recursive: true });
   let stage = 'start';
+  const t0 = Date.now();
   const shot = async (name) => {
     stage = name;
     await page.screenshot({ path: join(shots, `${name}.png`) });
+    // Where the time goes, for a run that is slow on a busy machine.
+    console.log(`ui: ${name} at ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   };
   try {
     await flow(page, url, shot);
@@ -51,7 +54,7 @@ async function flow(page, url, shot) {
   await shot('1-cluster-two-workers');
 
   await openFile(page, 'pi.ts');
-  await submitActiveFile(page, { args: '200', beforeLast: () => shot('2-submit-quick-input') });
+  await submitActiveFile(page, { args: '20', beforeLast: () => shot('2-submit-quick-input') });
   // pi.ts finishes in about a second: wait for it under Completed, then open it there.
   const completed = apps.getByRole('treeitem', { name: /^Completed [1-9]/ });
   await completed.waitFor(long);
