@@ -26,6 +26,8 @@ if (!installed()) {
   }
 }
 mkdirSync(out, { recursive: true });
+// Screenshots of an earlier run would pass for this one's.
+rmSync(join(out, 'screenshots'), { recursive: true, force: true });
 
 let failed = 0;
 for (const what of which) {

@@ -6,14 +6,12 @@
 // failure, failure.png and failure-aria.yml (the accessibility tree, as text) show what was there.
 // Elements are found by role and accessible name, as a screen reader would find them.
 import assert from 'node:assert/strict';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const long = { timeout: 60_000 };
 
 export async function runUi(page, url, shots) {
-  // Old screenshots would pass for this run's: start from an empty folder.
-  rmSync(shots, { recursive: true, force: true });
   mkdirSync(shots, { recursive: true });
   let stage = 'start';
   const t0 = Date.now();
@@ -71,7 +69,7 @@ async function flow(page, url, shot) {
     .locator('.monaco-editor .view-lines', { hasText: 'Running task' })
     .first()
     .waitFor(long);
-  await shot('5-executor-stdout');
+  await shot('4-executor-stdout');
 
   // The context menu's when-clauses: a finished app offers Copy ID but no Kill.
   await pi.click({ button: 'right' });
@@ -101,15 +99,15 @@ async function flow(page, url, shot) {
     name: new RegExp(`^Executor \\d+ of ${appId} .*State: RUNNING`),
   });
   await executors.first().waitFor(long);
-  await shot('6-app-running');
+  await shot('5-app-running');
   await running.click({ button: 'right' });
   const kill = menu.getByRole('menuitem', { name: 'Kill Application' });
   await kill.waitFor(long);
-  await shot('7-kill-context-menu');
+  await shot('6-kill-context-menu');
   await kill.click();
   const dialog = page.getByRole('dialog').filter({ hasText: `Kill application ${appId}?` });
   await dialog.waitFor(long);
-  await shot('8-kill-confirm');
+  await shot('7-kill-confirm');
   await dialog.getByRole('button', { name: 'Kill', exact: true }).click();
   await dialog.waitFor({ state: 'hidden', ...long });
   const killed = apps.getByRole('treeitem', {
@@ -121,7 +119,7 @@ async function flow(page, url, shot) {
     await apps.getByRole('treeitem', { name: /^Running \d/ }).getAttribute('aria-label'),
     'Running 0',
   );
-  await shot('9-app-killed');
+  await shot('8-app-killed');
 
   // The dashboard, opened by the status bar item; its content is in the webview's nested iframes.
   await status.click();
@@ -141,9 +139,9 @@ async function flow(page, url, shot) {
     .getByRole('row', { name: new RegExp(`^${appId} until killed .* KILLED`) })
     .waitFor(long);
   await done.getByRole('row', { name: /^app-\S+ Wick Pi .* FINISHED/ }).waitFor(long);
-  await shot('10-dashboard');
+  await shot('9-dashboard');
   await done.scrollIntoViewIfNeeded();
-  await shot('11-dashboard-completed-apps');
+  await shot('10-dashboard-completed-apps');
 }
 
 /** Quick Open (Ctrl+P) a workspace file by name, and wait for its editor tab. */
