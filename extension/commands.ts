@@ -277,6 +277,9 @@ async function submit(d: Deps, uri?: vscode.Uri, preset?: Partial<SubmitParams>)
 }
 
 async function reveal(d: Deps, appId: string): Promise<void> {
+  // The push that added the app reaches the views only after the session's debounce; VS Code
+  // waits for refreshes it has been told of, not for that one, and would reveal into a stale tree.
+  await d.session.settled();
   const found = findApp(appId, d.session.model());
   if (!found) return;
   d.apps.provider.setParent(found.node, found.parent);

@@ -12,8 +12,10 @@ import {
   RequestStatus,
   StateChanged,
 } from '../backend/agent/protocol.js';
+import { UtilizationHistory } from '../backend/http/utilization.js';
+import { type Debounced, debounce } from './tree/debounce.js';
 import type { Model } from './tree/model.js';
-import { debounce, type WickTreeProvider } from './tree/treeView.js';
+import type { WickTreeProvider } from './tree/treeView.js';
 
 export class Session implements vscode.Disposable {
   connection: Connection = { kind: 'disconnected' };
@@ -22,7 +24,7 @@ export class Session implements vscode.Disposable {
   target: string | undefined;
   private wanted = false;
   readonly trees: WickTreeProvider[] = [];
-  private readonly refresh: ReturnType<typeof debounce>;
+  private readonly refresh: Debounced;
   private readonly statusItem: vscode.StatusBarItem;
   private readonly changed = new vscode.EventEmitter<Model>();
   /** Fires after the debounced refresh of the views. */
@@ -32,6 +34,11 @@ export class Session implements vscode.Disposable {
   readonly onDidPush = this.pushed.event;
   /** Agent push time of the last change, for the benchmark. */
   lastPushAt = 0;
+  /**
+   * Cores and memory in use over the last minutes, recorded on each push as the master's web UI
+   * records them, so the dashboard's chart has a history even when it opens late.
+   */
+  utilization = new UtilizationHistory();
 
   constructor(readonly client: LanguageClient) {
     const ms = vscode.workspace.getConfiguration('wick').get<number>('tree.debounceMs', 100);
@@ -50,6 +57,11 @@ export class Session implements vscode.Disposable {
     this.statusItem.show();
   }
 
+  /** Resolves once the views have been told of every push so far (a pending refresh has run). */
+  settled(): Promise<void> {
+    return this.refresh.flushed();
+  }
+
   model(): Model {
     return {
       connection: this.connection,
@@ -62,6 +74,11 @@ export class Session implements vscode.Disposable {
   attach(): void {
     this.client.onNotification(StateChanged, (p) => {
       this.connection = p.connection;
+      if (p.state) {
+        // Another master (or a new local cluster) starts its own history.
+        if (p.state.url !== this.state?.url) this.utilization = new UtilizationHistory();
+        this.utilization.record(p.state, p.at);
+      }
       this.state = p.state ?? (p.connection.kind === 'connected' ? this.state : undefined);
       this.lastPushAt = p.at;
       this.pushed.fire(this.model());

@@ -86,7 +86,7 @@ export class DashboardPanel implements vscode.Disposable {
       type: 'snapshot',
       snapshot: {
         state: this.session.state,
-        utilization: [],
+        utilization: [...this.session.utilization.samples],
         capabilities: { killEnabled: true, killNeedsSecret: false },
       },
     });

@@ -81,14 +81,3 @@ export function toTreeItem(it: Item): vscode.TreeItem {
   if (it.command) t.command = it.command;
   return t;
 }
-
-/** Calls `fn` once, `ms` after the last of a burst of calls. */
-export function debounce(fn: () => void, ms: number): { (): void; dispose(): void } {
-  let timer: NodeJS.Timeout | undefined;
-  const d = () => {
-    clearTimeout(timer);
-    timer = setTimeout(fn, ms);
-  };
-  d.dispose = () => clearTimeout(timer);
-  return d;
-}

@@ -26,6 +26,8 @@ if (!installed()) {
   }
 }
 mkdirSync(out, { recursive: true });
+// Screenshots of an earlier run would pass for this one's.
+rmSync(join(out, 'screenshots'), { recursive: true, force: true });
 
 let failed = 0;
 for (const what of which) {
@@ -92,7 +94,7 @@ async function ui(cs) {
   const { ctx, page } = await openBrowser(cs.tmp);
   try {
     const payload = [['extensionDevelopmentPath', `vscode-remote://${cs.host}${root}`]];
-    await runUi(page, workbenchUrl(cs.host, root, payload), join(out, 'screenshots'), root);
+    await runUi(page, workbenchUrl(cs.host, root, payload), join(out, 'screenshots'));
     return 0;
   } finally {
     await ctx.close();

@@ -184,6 +184,22 @@ test('ids are stable across pushes, so expansion and selection survive refreshes
   assert.equal(new Set(ids(a)).size, ids(a).length, 'ids are unique');
 });
 
+test('a group that fills gets a new id, so VS Code opens it instead of keeping it shut', () => {
+  const empty = model({ activeApps: [] });
+  const full = model();
+  const running = (m: Model) => item(roots('applications', m)[0] as Node, m);
+  assert.equal(running(empty).collapsible, 'none');
+  assert.equal(running(full).collapsible, 'expanded');
+  assert.notEqual(running(empty).id, running(full).id);
+  // While it has apps the id stays, so a user who closed it finds it closed after each push.
+  const two = model({
+    seq: 8,
+    activeApps: [app('app-1', 'RUNNING'), app('app-3', 'RUNNING')] as MasterState['activeApps'],
+  });
+  assert.equal(running(two).description, '2');
+  assert.equal(running(two).id, running(full).id);
+});
+
 test('findApp locates an app and its group for reveal', () => {
   const m = model();
   const f = findApp('app-0', m);

@@ -12,6 +12,7 @@ import { type DashboardContext, DashboardCtx } from '../../webview/components/co
 import { KillButton } from '../../webview/components/KillButton.js';
 import { LogViewer } from '../../webview/components/LogViewer.js';
 import { ClusterSummary, Overview } from '../../webview/components/Overview.js';
+import { UtilizationChart } from '../../webview/components/UtilizationChart.js';
 import { WorkerView } from '../../webview/components/WorkerPage.js';
 import { DashboardStore } from '../../webview/data/store.js';
 import type { WorkerState } from '../../webview/protocol.js';
@@ -95,6 +96,26 @@ test('the overview lists workers, running, waiting and completed applications, a
   assert.match(html, /<caption class="sr-only">Workers<\/caption>/);
   assert.match(html, /<th scope="col">Worker Id<\/th>/);
   assert.match(html, /role="img" aria-label="Cluster utilization: no data yet\."/);
+});
+
+test('the chart in words: the values now and the peak over the window', () => {
+  const sample = (time: number, coresUsed: number, memoryUsed: number) => ({
+    time,
+    cores: 4,
+    coresUsed,
+    memory: 4096,
+    memoryUsed,
+  });
+  const html = render(
+    h(UtilizationChart, {
+      samples: [sample(T0, 0, 0), sample(T0 + 1000, 4, 1024), sample(T0 + 5000, 0, 0)],
+      now: T0 + 90_000,
+    }),
+  );
+  assert.match(
+    html,
+    /aria-label="Cluster utilization over the last 15 minutes\. Now: 0 of 4 cores and 0\.0 MiB of 4\.0 GiB in use\. Peak: 4 cores and 1\.0 GiB\."/,
+  );
 });
 
 test('kill buttons are not offered when the host does not allow kills', () => {

@@ -25,9 +25,7 @@ export function UtilizationChart({
   const plot = useRef<uPlot | null>(null);
   const theme = useThemeVersion();
   const last = samples[samples.length - 1];
-  const label = last
-    ? `Cluster utilization over the last ${Math.round(windowMs / 60000)} minutes. Now: ${last.coresUsed} of ${last.cores} cores and ${formatMiB(last.memoryUsed)} of ${formatMiB(last.memory)} in use.`
-    : 'Cluster utilization: no data yet.';
+  const label = utilizationLabel(samples, windowMs);
 
   // Built once per theme; the data and the window are set below on every change.
   useEffect(() => {
@@ -158,6 +156,15 @@ export function UtilizationChart({
       <figcaption class="sr-only">{label}</figcaption>
     </figure>
   );
+}
+
+/** The chart in words: the values now and the most in use over the window, which the lines show. */
+export function utilizationLabel(samples: UtilizationSample[], windowMs: number): string {
+  const last = samples[samples.length - 1];
+  if (!last) return 'Cluster utilization: no data yet.';
+  const peakCores = Math.max(...samples.map((s) => s.coresUsed));
+  const peakMemory = Math.max(...samples.map((s) => s.memoryUsed));
+  return `Cluster utilization over the last ${Math.round(windowMs / 60000)} minutes. Now: ${last.coresUsed} of ${last.cores} cores and ${formatMiB(last.memoryUsed)} of ${formatMiB(last.memory)} in use. Peak: ${peakCores} cores and ${formatMiB(peakMemory)}.`;
 }
 
 /** Changes when the colour scheme or VS Code's theme (a class on body) changes. */

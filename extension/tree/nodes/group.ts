@@ -13,7 +13,9 @@ const icons = { running: 'play-circle', waiting: 'watch', completed: 'history', 
 
 export function groupItem(n: G): Item {
   return {
-    id: `group:${n.group}`,
+    // VS Code keeps a known id's collapsible state across refreshes: an empty group (no chevron)
+    // that kept its id would stay shut once it had apps. A new id when it fills shows it open.
+    id: `group:${n.group}${n.count === 0 ? ':empty' : ''}`,
     label: labels[n.group],
     description: String(n.count),
     icon: { id: icons[n.group] },
