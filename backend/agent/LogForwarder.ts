@@ -1,3 +1,4 @@
+import { bytesOf } from '../protocol/base64.js';
 import type { MessageOf, WireMessage } from '../protocol/registry.js';
 import {
   FollowLog,
@@ -71,7 +72,7 @@ export class LogForwarder extends RpcEndpoint {
     if (message.type === 'LogChunk') {
       const c = message as MessageOf<typeof LogChunk>;
       if (this.follows.has(c.followId))
-        this.sink.logChunk(c.followId, c.offset, Buffer.from(c.data, 'base64'));
+        this.sink.logChunk(c.followId, c.offset, bytesOf(c, 'data'));
       return;
     }
     if (message.type === 'LogFollowEnded') {
