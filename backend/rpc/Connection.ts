@@ -13,6 +13,7 @@ import type { Clock, TimerHandle } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
 import { clientProof, newNonce, proofsEqual, serverProof } from './auth.js';
 import { RpcError, RpcErrorCode } from './errors.js';
+import { FrameBuffers } from './FrameBuffers.js';
 import { classifyFrame } from './frames.js';
 import { LineDecoder } from './LineDecoder.js';
 import { splicedNotification } from './splicedFrames.js';
@@ -79,6 +80,8 @@ export class Connection {
   /** True while writes of this tick are held for one writev (see writeCoalesced). */
   private corked = false;
   private closeError: Error | undefined;
+  /** Buffers for spliced frames, made on the first one (see notifyWithBase64). */
+  private frameBuffers: FrameBuffers | undefined;
   /** Where the socket goes, for logs: the peer's socket address. */
   readonly remote: string;
 
@@ -337,15 +340,23 @@ export class Connection {
       this.notify(method, { ...params, message: { ...params.message, [field]: base64 } });
       return;
     }
-    const frame = splicedNotification(method, params, field, base64);
+    this.frameBuffers ??= new FrameBuffers();
+    const pool = this.frameBuffers;
+    let buf: Buffer | undefined;
+    const frame = splicedNotification(method, params, field, base64, (size) => {
+      buf = pool.take(size);
+      return buf;
+    });
     const max = this.host.maxMessageSize;
     if (frame.length - 1 > max) {
+      pool.give(buf as Buffer);
       throw new RpcError(
         RpcErrorCode.FrameTooLarge,
         `${method} of ${frame.length - 1} bytes exceeds wick.rpc.message.maxSize (${max} bytes)`,
       );
     }
-    this.writeCoalesced(frame);
+    // The socket calls back once it has written the frame (or failed to): then it is free.
+    this.writeCoalesced(frame, () => pool.give(buf as Buffer));
   }
 
   /**
@@ -513,13 +524,13 @@ export class Connection {
    * writev instead of one syscall each. Bytes and their order are unchanged; every other write
    * goes through the same socket, so it queues behind these in order.
    */
-  private writeCoalesced(data: string | Buffer): void {
+  private writeCoalesced(data: string | Buffer, written?: () => void): void {
     if (!this.corked) {
       this.corked = true;
       this.socket.cork();
       process.nextTick(uncork, this);
     }
-    this.socket.write(data);
+    this.socket.write(data, written);
   }
 
   /** Sends what is corked now. */

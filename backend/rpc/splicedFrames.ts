@@ -21,19 +21,21 @@ export const SPLICE_MIN_CHARS = 64 * 1024;
  * One notification as a line of bytes: `{"jsonrpc":"2.0","method":…,"params":{…,"message":{…,
  * "<field>":"<base64>"}}}` and a newline. `base64` must be standard base64 (its characters need no
  * escaping, so it is copied in as it is); the caller makes it with Buffer#toString('base64').
+ * The frame is written at the start of `alloc(size)`, which may return a larger buffer.
  */
 export function splicedNotification(
   method: string,
   params: { message: object },
   field: string,
   base64: string,
+  alloc: (size: number) => Buffer = Buffer.allocUnsafe,
 ): Buffer {
   const text = JSON.stringify({ jsonrpc: '2.0', method, params });
   // `message` is the last member of params and params the last of the frame: the text ends in
   // the three braces that close message, params and the frame.
   const head = `${text.slice(0, -3)},${JSON.stringify(field)}:"`;
   const headBytes = Buffer.byteLength(head);
-  const frame = Buffer.allocUnsafe(headBytes + base64.length + 5);
+  const frame = alloc(headBytes + base64.length + 5).subarray(0, headBytes + base64.length + 5);
   frame.write(head, 0, 'utf8');
   frame.write(base64, headBytes, 'latin1');
   frame.write('"}}}\n', headBytes + base64.length, 'latin1');
