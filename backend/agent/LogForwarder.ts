@@ -1,4 +1,3 @@
-import { bytesOf } from '../protocol/base64.js';
 import type { MessageOf, WireMessage } from '../protocol/registry.js';
 import {
   FollowLog,
@@ -71,8 +70,7 @@ export class LogForwarder extends RpcEndpoint {
   override receive(message: WireMessage, sender: RpcSenderContext): void {
     if (message.type === 'LogChunk') {
       const c = message as MessageOf<typeof LogChunk>;
-      if (this.follows.has(c.followId))
-        this.sink.logChunk(c.followId, c.offset, bytesOf(c, 'data'));
+      if (this.follows.has(c.followId)) this.sink.logChunk(c.followId, c.offset, c.data);
       return;
     }
     if (message.type === 'LogFollowEnded') {
