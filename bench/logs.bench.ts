@@ -50,8 +50,9 @@ import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { WireMessage } from '../backend/protocol/registry.js';
-import { FollowLog, LogFollowStarted } from '../backend/protocol/worker.js';
+import { bytesOf } from '../backend/protocol/base64.js';
+import type { MessageOf, WireMessage } from '../backend/protocol/registry.js';
+import { FollowLog, type LogChunk, LogFollowStarted } from '../backend/protocol/worker.js';
 import { RpcEndpoint, RpcEnv } from '../backend/rpc/index.js';
 import { setLogLevel } from '../backend/util/log.js';
 import { Control } from './lib/control.js';
@@ -117,13 +118,14 @@ class Follower extends RpcEndpoint {
   }
 
   override receive(message: WireMessage): void {
-    if (message.type === 'LogChunk') this.chunk(message.offset as number, message.data as string);
-    else if (message.type === 'LogFollowEnded') this.ended?.(message);
+    if (message.type === 'LogChunk') {
+      const c = message as MessageOf<typeof LogChunk>;
+      this.chunk(c.offset, bytesOf(c, 'data'));
+    } else if (message.type === 'LogFollowEnded') this.ended?.(message);
   }
 
-  private chunk(offset: number, base64: string): void {
+  private chunk(offset: number, data: Buffer): void {
     const at = wallNow();
-    const data = Buffer.from(base64, 'base64');
     if (offset > this.next) {
       this.gapBytes += offset - this.next;
       this.tail = Buffer.alloc(0);

@@ -33,7 +33,8 @@ import { submitApplication } from './submitApp.js';
 
 export interface AgentSink {
   stateChanged(connection: Connection, state: MasterState | undefined): void;
-  logChunk(followId: string, offset: number, data: Buffer): void;
+  /** `base64` as the worker sent it (checked on receipt): passed on without decoding it. */
+  logChunk(followId: string, offset: number, base64: string): void;
   logFollowEnded(followId: string, totalSize: number, reason: string): void;
   log(line: string): void;
 }

@@ -70,8 +70,7 @@ export class LogForwarder extends RpcEndpoint {
   override receive(message: WireMessage, sender: RpcSenderContext): void {
     if (message.type === 'LogChunk') {
       const c = message as MessageOf<typeof LogChunk>;
-      if (this.follows.has(c.followId))
-        this.sink.logChunk(c.followId, c.offset, Buffer.from(c.data, 'base64'));
+      if (this.follows.has(c.followId)) this.sink.logChunk(c.followId, c.offset, c.data);
       return;
     }
     if (message.type === 'LogFollowEnded') {

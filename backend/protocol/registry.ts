@@ -1,5 +1,6 @@
 import { type Static, type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler';
+import { base64Fields, checkBase64Fields } from './base64.js';
 
 /**
  * Every message that crosses a process boundary is declared here through `defineMessage`: its
@@ -16,6 +17,8 @@ export interface MessageDef<N extends string = string, T extends { type: N } = {
   readonly boundary: string;
   readonly schema: TSchema;
   readonly check: TypeCheck<TSchema>;
+  /** Its fields that carry bytes as base64 (checked on receipt beyond the schema). */
+  readonly base64: readonly string[];
   /** Builds a message, filling in `type`. */
   (fields: Omit<T, 'type'>): T;
 }
@@ -47,7 +50,7 @@ export function defineMessage<N extends string, P extends TProperties>(
   );
   // `type` first on the wire, and not overwritten by fields spread from another message.
   const build = (f: object) => Object.assign({ type }, f, { type });
-  const def = Object.assign(build, { type, doc, boundary, schema });
+  const def = Object.assign(build, { type, doc, boundary, schema, base64: base64Fields(schema) });
   // Compiled on first use: a process loads every definition but receives few of them (an
   // executor start-up would otherwise compile a hundred validators it never runs).
   let check: TypeCheck<TSchema> | undefined;
@@ -75,7 +78,13 @@ export function allMessageDefs(): MessageDef[] {
  * sentence naming the first offending field, its value and what was expected.
  */
 export function validateMessage(def: AnyMessageDef, value: unknown): string | undefined {
-  if (def.check.Check(value)) return undefined;
+  if (def.check.Check(value)) {
+    // TypeBox does not look at contentEncoding; a base64 field is checked by decoding it.
+    const bad = def.base64.length > 0 ? checkBase64Fields(value as object, def.base64) : undefined;
+    if (bad === undefined) return undefined;
+    const text = (value as Record<string, string>)[bad] as string;
+    return `${def.type}: field /${bad} expected standard base64 (length a multiple of 4, padded with =), got ${previewJSON(text.length > 60 ? `${text.slice(0, 60)}…` : text)}`;
+  }
   const first = def.check.Errors(value).First();
   if (!first) return `${def.type} does not match its schema`;
   const where = first.path === '' ? 'the message' : `field ${first.path}`;

@@ -13,8 +13,10 @@ import type { Clock, TimerHandle } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
 import { clientProof, newNonce, proofsEqual, serverProof } from './auth.js';
 import { RpcError, RpcErrorCode } from './errors.js';
+import { FrameBuffers } from './FrameBuffers.js';
 import { classifyFrame } from './frames.js';
 import { LineDecoder } from './LineDecoder.js';
+import { splicedNotification } from './splicedFrames.js';
 
 const log = getLogger('Connection');
 const checkHelloParams = TypeCompiler.Compile(HelloParams);
@@ -78,6 +80,8 @@ export class Connection {
   /** True while writes of this tick are held for one writev (see writeCoalesced). */
   private corked = false;
   private closeError: Error | undefined;
+  /** Buffers for spliced frames, made on the first one (see notifyWithBase64). */
+  private frameBuffers: FrameBuffers | undefined;
   /** Where the socket goes, for logs: the peer's socket address. */
   readonly remote: string;
 
@@ -321,6 +325,41 @@ export class Connection {
   }
 
   /**
+   * Sends a notification whose params.message gets `field` = `base64` spliced in as bytes rather
+   * than through JSON.stringify (splicedFrames.ts): for megabytes of log data.
+   */
+  notifyWithBase64(
+    method: string,
+    params: { message: object },
+    field: string,
+    base64: string,
+  ): void {
+    if (this.state === 'closed') throw this.closedError();
+    if (this.handshakeReplyId !== undefined) {
+      // Rare (a follow set up before our handshake reply left): the ordinary path queues it.
+      this.notify(method, { ...params, message: { ...params.message, [field]: base64 } });
+      return;
+    }
+    this.frameBuffers ??= new FrameBuffers();
+    const pool = this.frameBuffers;
+    let buf: Buffer | undefined;
+    const frame = splicedNotification(method, params, field, base64, (size) => {
+      buf = pool.take(size);
+      return buf;
+    });
+    const max = this.host.maxMessageSize;
+    if (frame.length - 1 > max) {
+      pool.give(buf as Buffer);
+      throw new RpcError(
+        RpcErrorCode.FrameTooLarge,
+        `${method} of ${frame.length - 1} bytes exceeds wick.rpc.message.maxSize (${max} bytes)`,
+      );
+    }
+    // The socket calls back once it has written the frame (or failed to): then it is free.
+    this.writeCoalesced(frame, () => pool.give(buf as Buffer));
+  }
+
+  /**
    * Closes now. `graceful` lets what was written drain to the peer first (a FIN after the data,
    * then a hard close if the peer does not finish within a second): RpcEnv.stop() uses it so that
    * its last messages (an UnregisterApplication, say) are not lost.
@@ -485,13 +524,13 @@ export class Connection {
    * writev instead of one syscall each. Bytes and their order are unchanged; every other write
    * goes through the same socket, so it queues behind these in order.
    */
-  private writeCoalesced(data: string): void {
+  private writeCoalesced(data: string | Buffer, written?: () => void): void {
     if (!this.corked) {
       this.corked = true;
       this.socket.cork();
       process.nextTick(uncork, this);
     }
-    this.socket.write(data);
+    this.socket.write(data, written);
   }
 
   /** Sends what is corked now. */

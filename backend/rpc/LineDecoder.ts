@@ -14,6 +14,8 @@ export const OVERSIZE_HEAD_BYTES = 256;
 
 /** Frames from this size on are checked for being pure ASCII before they are decoded. */
 const ASCII_CHECK_BYTES = 16 * 1024;
+/** The buffer that holds unfinished frames is kept between frames up to this size. */
+const KEEP_HOLD_BYTES = 2 * 1024 * 1024;
 
 /**
  * UTF-8 text of buf[from, to). A large frame that is all ASCII (base64 log data, say) is decoded
@@ -27,7 +29,13 @@ function decode(buf: Buffer, from: number, to: number): string {
 }
 
 export class LineDecoder {
-  private pending: Buffer[] = [];
+  /**
+   * The bytes of an unfinished frame, copied (the socket may reuse a chunk's memory once push
+   * returns) into one buffer that is reused from frame to frame: a frame of megabytes arrives in
+   * dozens of socket chunks, and a new Buffer for each, then one more to join them, was most of
+   * the garbage a log follower made.
+   */
+  private hold: Buffer | undefined;
   private pendingBytes = 0;
   private discarding = false;
   private discardedBytes = 0;
@@ -68,13 +76,29 @@ export class LineDecoder {
       this.discarding = true;
       this.discardedBytes = this.pendingBytes + len;
       this.discardedHead = this.head(chunk, from, to);
-      this.pending = [];
-      this.pendingBytes = 0;
+      this.release();
       return;
     }
-    // Copy: the socket may reuse the chunk's memory once this returns.
-    this.pending.push(Buffer.from(chunk.subarray(from, to)));
-    this.pendingBytes += len;
+    this.append(chunk, from, to);
+  }
+
+  /** Empties the held frame; a large buffer goes back to the allocator rather than staying. */
+  private release(): void {
+    this.pendingBytes = 0;
+    if (this.hold && this.hold.length > KEEP_HOLD_BYTES) this.hold = undefined;
+  }
+
+  private append(chunk: Buffer, from: number, to: number): void {
+    const need = this.pendingBytes + to - from;
+    if (!this.hold || this.hold.length < need) {
+      const grown = Buffer.allocUnsafe(
+        Math.min(this.maxBytes, Math.max(need, 2 * (this.hold?.length ?? 0), 1024)),
+      );
+      this.hold?.copy(grown, 0, 0, this.pendingBytes);
+      this.hold = grown;
+    }
+    chunk.copy(this.hold, this.pendingBytes, from, to);
+    this.pendingBytes = need;
   }
 
   private finish(chunk: Buffer, from: number, to: number): void {
@@ -91,8 +115,7 @@ export class LineDecoder {
     const total = this.pendingBytes + len;
     if (total > this.maxBytes) {
       const head = this.head(chunk, from, to);
-      this.pending = [];
-      this.pendingBytes = 0;
+      this.release();
       this.onOversize(total, head);
       return;
     }
@@ -100,10 +123,9 @@ export class LineDecoder {
     if (this.pendingBytes === 0) {
       text = decode(chunk, from, to);
     } else {
-      this.pending.push(chunk.subarray(from, to));
-      text = decode(Buffer.concat(this.pending, total), 0, total);
-      this.pending = [];
-      this.pendingBytes = 0;
+      this.append(chunk, from, to);
+      text = decode(this.hold as Buffer, 0, total);
+      this.release();
     }
     if (text.length > 0 && text.charCodeAt(text.length - 1) === 0x0d) text = text.slice(0, -1);
     if (text.trim().length === 0) return;
@@ -114,7 +136,8 @@ export class LineDecoder {
   private head(chunk: Buffer, from: number, to: number): string {
     const parts: Buffer[] = [];
     let n = 0;
-    for (const b of [...this.pending, chunk.subarray(from, to)]) {
+    const held = this.hold?.subarray(0, this.pendingBytes) ?? Buffer.alloc(0);
+    for (const b of [held, chunk.subarray(from, to)]) {
       if (n >= OVERSIZE_HEAD_BYTES) break;
       const part = b.subarray(0, OVERSIZE_HEAD_BYTES - n);
       parts.push(part);

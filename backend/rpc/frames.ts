@@ -1,6 +1,7 @@
 import type { JSONRPCID, JSONRPCRequest, JSONRPCResponse } from 'json-rpc-2.0';
-import { previewJSON } from '../protocol/registry.js';
+import { messageDef, previewJSON } from '../protocol/registry.js';
 import { RpcErrorCode } from './errors.js';
+import { parseSplicedFrame } from './splicedFrames.js';
 
 /** What one received line is, once checked against JSON-RPC 2.0's shapes. */
 export type Frame =
@@ -17,7 +18,7 @@ export type Frame =
 export function classifyFrame(text: string, peer: string): Frame {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseSplicedFrame(text, isBase64Field) ?? JSON.parse(text);
   } catch (err) {
     return bad(null, RpcErrorCode.ParseError, `Parse error: ${(err as Error).message}`);
   }
@@ -84,6 +85,11 @@ export function classifyFrame(text: string, peer: string): Frame {
     RpcErrorCode.InvalidRequest,
     'Invalid Request: neither a request ("method") nor a response ("result" or "error" with "id")',
   );
+}
+
+/** Only a base64 field may skip JSON.parse: validation decodes it, which rejects what JSON would. */
+function isBase64Field(method: string, field: string): boolean {
+  return messageDef(method)?.base64.includes(field) === true;
 }
 
 function bad(id: JSONRPCID, code: number, message: string): Frame {

@@ -20,6 +20,7 @@ function decode(bytes: Buffer, cuts: number[], maxBytes = 1 << 20): Event[] {
   );
   for (const chunk of split(bytes, cuts)) {
     decoder.push(chunk);
+    chunk.fill(0x21); // as a socket reusing its read buffer would
     assert.ok(
       decoder.bufferedBytes <= maxBytes,
       `buffered ${decoder.bufferedBytes} > max ${maxBytes}`,
@@ -35,7 +36,7 @@ function split(bytes: Buffer, cuts: number[]): Buffer[] {
   const chunks: Buffer[] = [];
   let from = 0;
   for (const p of [...points, bytes.length]) {
-    // Copies, so that a decoder keeping a view of an old chunk would be caught by reuse below.
+    // Copies, so that a decoder keeping a view of an old chunk is caught by the reuse in decode().
     chunks.push(Buffer.from(bytes.subarray(from, p)));
     from = p;
   }
@@ -195,4 +196,12 @@ test('a chunk the caller reuses afterwards does not corrupt a held frame', () =>
   chunk.fill(0x21); // the socket would reuse its buffer like this
   decoder.push(Buffer.from(' world\n'));
   assert.deepEqual(seen, ['hello world']);
+});
+
+test('frames of megabytes in 64 KiB chunks, between small ones, come back exactly', () => {
+  const sizes = [100, 3 * 1024 * 1024, 10, 1_500_000, 2 * 1024 * 1024 + 1, 5, 700_000];
+  const input = sizes.map((n, i) => String.fromCharCode(65 + i).repeat(n));
+  const bytes = Buffer.from(input.map((f) => `${f}\n`).join(''), 'latin1');
+  const cuts = Array.from({ length: Math.ceil(bytes.length / 65536) }, (_, i) => i * 65536 + 17);
+  assert.deepEqual(frames(decode(bytes, cuts, 4 * 1024 * 1024)), input);
 });

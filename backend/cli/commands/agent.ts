@@ -36,11 +36,7 @@ export function registerAgent(program: Command): void {
             at: Date.now(),
           }),
         logChunk: (followId, offset, data) =>
-          void connection.sendNotification(LogChunk, {
-            followId,
-            offset,
-            data: data.toString('base64'),
-          }),
+          void connection.sendNotification(LogChunk, { followId, offset, data }),
         logFollowEnded: (followId, totalSize, reason) =>
           void connection.sendNotification(LogFollowEnded, { followId, totalSize, reason }),
         log: (line) => connection.console.log(line),

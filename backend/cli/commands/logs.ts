@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
+import { bytesOf } from '../../protocol/base64.js';
 import type { MessageOf, WireMessage } from '../../protocol/registry.js';
 import {
   FollowLog,
@@ -35,7 +36,7 @@ export function registerLogs(program: Command): void {
       await withMaster(flags.master ?? defaultMasterUrl(), async (master, env) => {
         const worker = await findWorker(master, env, source);
         const range = await worker.ask(RequestLogRange({ ...source, stream }), LogRangeResponse);
-        const data = Buffer.from(range.data, 'base64');
+        const data = bytesOf(range, 'data');
         process.stdout.write(data);
         if (flags.follow) {
           const reason = await followLog(
@@ -119,7 +120,7 @@ class LogPrinter extends RpcEndpoint {
     if (message.type === 'LogChunk') {
       const c = message as MessageOf<typeof LogChunk>;
       if (c.followId !== this.followId) return;
-      const data = Buffer.from(c.data, 'base64');
+      const data = bytesOf(c, 'data');
       // Chunks come in order from one follower; skip any overlap with what was already printed.
       const skip = Math.max(0, this.next - c.offset);
       if (skip < data.length) process.stdout.write(data.subarray(skip));

@@ -108,8 +108,14 @@ async function follow(
     path,
     m.offset,
     {
-      chunk: (offset, data) =>
-        ref.send(LogChunk({ followId: m.followId, offset, data: data.toString('base64') })),
+      chunk: (offset, data) => {
+        const chunk: Omit<MessageOf<typeof LogChunk>, 'data'> = {
+          type: LogChunk.type,
+          followId: m.followId,
+          offset,
+        };
+        w.rpcEnv.sendWithBytes(ref, chunk, 'data', data);
+      },
       end: (totalSize, reason) => {
         table(w).delete(key);
         try {

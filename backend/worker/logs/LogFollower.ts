@@ -5,12 +5,11 @@ import { getLogger } from '../../util/log.js';
 const log = getLogger('LogFollower');
 
 const CHUNK_BYTES = 1024 * 1024;
-/** Reads up to this size are copied out of the read buffer, which is then reused. */
-const SMALL_READ_BYTES = 256 * 1024;
 /** fs.watch can miss an event under load; a slow re-check makes a missed one cost a delay, not bytes. */
 const RECHECK_MS = 500;
 
 export interface FollowSink {
+  /** `data` is the follower's read buffer: valid during the call only (copy what you keep). */
   chunk(offset: number, data: Buffer): void;
   end(totalSize: number, reason: string): void;
   /** False while the receiver is behind; the follower then waits for drained(). */
@@ -32,8 +31,11 @@ export class LogFollower {
   private pumping = false;
   private again = false;
   private stopped = false;
-  /** The read buffer, while no chunk handed to the sink shares its memory. */
-  private spare: Buffer | undefined;
+  /**
+   * One read buffer for the whole follow: the sink encodes each chunk before it returns, and a
+   * new megabyte per read was most of what the worker's garbage collector did.
+   */
+  private readonly buf = Buffer.allocUnsafe(CHUNK_BYTES);
 
   constructor(
     readonly path: string,
@@ -89,22 +91,10 @@ export class LogFollower {
         if (this.stopped) return;
         // Ask before reading: a process that is done has written its last byte.
         const done = this.sourceDone();
-        const buf = this.spare ?? Buffer.allocUnsafe(CHUNK_BYTES);
-        this.spare = buf;
-        const { bytesRead } = await fh.read(buf, 0, CHUNK_BYTES, this.offset);
+        const { bytesRead } = await fh.read(this.buf, 0, CHUNK_BYTES, this.offset);
         if (this.stopped) return;
         if (bytesRead > 0) {
-          // A small read is copied out and the buffer read into again; a large one is handed over.
-          // Every pump ends on a read of nothing, and a process writing a little at a time wakes
-          // it often: a new 1 MiB buffer per read was most of what following such a log cost.
-          let data: Buffer;
-          if (bytesRead <= SMALL_READ_BYTES) {
-            data = Buffer.from(buf.subarray(0, bytesRead));
-          } else {
-            data = buf.subarray(0, bytesRead);
-            this.spare = undefined;
-          }
-          this.sink.chunk(this.offset, data);
+          this.sink.chunk(this.offset, this.buf.subarray(0, bytesRead));
           this.offset += bytesRead;
           continue;
         }

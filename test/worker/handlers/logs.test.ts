@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
+import { bytesOf } from '../../../backend/protocol/base64.js';
 import { LaunchDriver } from '../../../backend/protocol/deploy.js';
 import type { MessageOf, WireMessage } from '../../../backend/protocol/registry.js';
 import {
@@ -69,7 +70,7 @@ class FollowReceiver extends RpcEndpoint {
       if (c.followId !== this.followId) return;
       if (this.ended) this.problems.push(`chunk at ${c.offset} after the end`);
       if (c.offset !== this.next) this.problems.push(`chunk at ${c.offset}, expected ${this.next}`);
-      const data = Buffer.from(c.data, 'base64');
+      const data = bytesOf(c, 'data');
       if (data.length === 0) this.problems.push(`empty chunk at ${c.offset}`);
       this.hash.update(data);
       if (this.keep) this.data.push(data);
