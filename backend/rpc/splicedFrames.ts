@@ -110,10 +110,14 @@ function keyBefore(text: string, open: number): string | undefined {
   return key.includes('\\') ? undefined : key;
 }
 
-/** Whether `key` is the last member of `obj` and holds an object. */
+/**
+ * Whether `key` is the last member of `obj` and holds an object. Object.keys lists integer-like
+ * keys first, whatever their place in the text: with one of those, "last" proves nothing.
+ */
 function lastMemberObject(obj: unknown, key: string): boolean {
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return false;
   const keys = Object.keys(obj);
+  if (keys.some((k) => /^(?:0|[1-9]\d*)$/.test(k))) return false;
   const v = (obj as Record<string, unknown>)[key];
   return keys[keys.length - 1] === key && typeof v === 'object' && v !== null && !Array.isArray(v);
 }

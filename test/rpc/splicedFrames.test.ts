@@ -86,6 +86,10 @@ test('frames it cannot vouch for are left to JSON.parse', () => {
     `,"data":"${data}"}}}`,
   );
   assert.deepEqual(parseSplicedFrame(twice, any), JSON.parse(twice));
+  // An integer-like key after `message` is listed first by Object.keys: the string cut out is
+  // not message's, whatever Object.keys says, so JSON.parse decides.
+  const indexKey = `{"jsonrpc":"2.0","method":"LogChunk","params":{"to":"F","from":"x:1","message":{"type":"LogChunk","data":""},"7":{"data":"${data}"}}}`;
+  assert.equal(parseSplicedFrame(indexKey, any), undefined);
   // A quote escaped just before the cut-out string: the splice fails to parse, JSON.parse decides.
   const escaped = frameOf({ type: 'LogChunk', data: `x"${data}` });
   assert.equal(parseSplicedFrame(escaped, any), undefined);
