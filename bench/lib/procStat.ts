@@ -35,6 +35,16 @@ export function cpuSeconds(pid: number): number {
   return t.user + t.system;
 }
 
+/**
+ * CPU seconds of the process's main thread alone (its thread id is its pid): with cpuSeconds, what
+ * its other threads (worker threads, V8's and libuv's helpers) used.
+ */
+export function mainThreadCpuSeconds(pid: number): number {
+  const text = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / clockTicks();
+}
+
 /** User and system CPU seconds apart (utime, stime). */
 export function cpuTimes(pid: number): { user: number; system: number } {
   const f = statFields(pid);

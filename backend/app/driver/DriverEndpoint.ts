@@ -45,9 +45,15 @@ interface ExecutorData {
  * a time (Executor queues the rest), and jobs of tasks longer than PREFETCH_QUEUE_MS are placed
  * exactly as Spark places them: one task per free core. Queue slots are refilled half a queue at
  * a time, so that they travel together in one write.
+ *
+ * Each refill costs the driver and the executor a wake-up and a write or two, which for tasks of a
+ * millisecond or so is CPU taken from the tasks themselves: the queue is long enough (60 ms) that
+ * refills come every 30 ms of work, and that the executor may hold its status reports a few ms to
+ * send them together (StatusReporter) with work to spare. The cost is the end of a job: when its
+ * last tasks are queued, one executor may finish up to a queue's worth before another.
  */
 export const PREFETCH_PER_CORE = 16;
-const PREFETCH_QUEUE_MS = 20;
+const PREFETCH_QUEUE_MS = 60;
 /** Weight of the newest duration in a job's running average. */
 const DURATION_EWMA_WEIGHT = 0.2;
 

@@ -1,26 +1,24 @@
 import { availableParallelism } from 'node:os';
 import { MessageChannel, type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import type { TaskDescription, TaskError } from '../../protocol/executor.js';
+import type { TaskDescription } from '../../protocol/executor.js';
 import { distFile } from '../../util/paths.js';
 import {
   BATCH_STOPPED,
   type BatchOutcome,
+  CLAIMED,
+  CONTROL_LENGTH,
+  ENDED,
   type TaskBatchRequest,
   type TaskOutcome,
   type TaskRequest,
 } from '../task/taskWorker.js';
-
-export interface TaskReport {
-  taskId: number;
-  state: 'RUNNING' | 'FINISHED' | 'FAILED' | 'KILLED';
-  result?: unknown;
-  error?: TaskError;
-  durationMs?: number;
-}
+import { StatusReporter, type TaskReport } from './StatusReporter.js';
 
 /** The most tasks handed to a pool thread at once (see Executor). */
 const MAX_BATCH = 16;
+/** Weight of the newest duration in the running average of tasks' durations. */
+const DURATION_EWMA_WEIGHT = 0.2;
 
 /** A task handed to a pool thread, alone or in a batch, and not ended yet. */
 interface Handed {
@@ -28,13 +26,15 @@ interface Handed {
   batch: Batch;
   /** Its place in the batch. */
   index: number;
+  /** Why it was killed: should its outcome be lost with its thread, it ends KILLED. */
+  killReason?: string;
 }
 
 /** Tasks handed to one pool thread together (one piscina run). */
 interface Batch {
   tasks: TaskDescription[];
   abort: TaskAbort;
-  /** Shared with the thread: tasks it has claimed (started), and BATCH_STOPPED (see taskWorker). */
+  /** Shared with the thread: tasks it has claimed and ended, and BATCH_STOPPED (see taskWorker). */
   control: Int32Array | undefined;
   /** Our end of the batch's port; undefined for a lone task, whose outcome is the run's result. */
   port: MessagePort | undefined;
@@ -55,12 +55,14 @@ interface Batch {
  * next task is already here when a core frees up.
  *
  * A free thread gets every task waiting (up to MAX_BATCH, shared between free threads) in one
- * batch, which it runs one after another, posting each outcome as it ends: a task of a few
- * microseconds then costs one message between threads instead of a round trip per task. A task
- * is RUNNING (reported, and logged) when its thread starts it, and FINISHED when it ends, as if it
- * had been handed over alone. Killing a task a thread has not started takes it and the rest of its
- * batch back (they wait here again); killing the one running ends its thread, as piscina's abort
- * does, and the batch's tasks after it wait here again.
+ * batch, which it runs one after another, posting outcomes a few at a time (OUTCOME_HOLD_MS): a
+ * task of a few microseconds then costs a fraction of a message between threads instead of a round
+ * trip. A task is RUNNING (reported, and logged) once we learn its thread has started it, and
+ * FINISHED when its outcome comes, as if it had been handed over alone. Killing a task a thread
+ * has not started takes it and the rest of its batch back (they wait here again); killing the one
+ * running ends its thread, as piscina's abort does: the batch's tasks after it wait here again,
+ * and so do those that had ended but whose outcomes the thread still held (they run again, as
+ * Spark reruns tasks whose results are lost), unless they were killed too.
  *
  * Writes a line per task start and end to stdout and each failure to stderr: those files are what
  * users read.
@@ -78,27 +80,20 @@ export class Executor {
     this.dispatchQueued = false;
     this.dispatch();
   };
-  /** Status reports not sent yet: see report. */
-  private reports: TaskReport[] = [];
-  /** Sends the status reports held until the end of this turn now (before the RpcEnv stops). */
-  readonly flushReports = () => {
-    const reports = this.reports;
-    this.reports = [];
-    for (const r of reports) {
-      try {
-        this.send(r);
-      } catch {
-        // The executor is stopping (its RpcEnv refuses sends): nobody waits for these any more.
-      }
-    }
-  };
+  private readonly reporter: StatusReporter;
+  /** Running average of the tasks' durations (ms), for how long the tasks queued will take. */
+  private taskMs = 0;
 
   constructor(
     readonly executorId: string,
     readonly cores: number,
     private readonly appDir: string,
-    private readonly send: (r: TaskReport) => void,
+    send: (r: TaskReport) => void,
+    /** Where the task start and end lines go (stdout). */
+    writeLog: (text: string) => void = (text) => process.stdout.write(text),
   ) {
+    this.reporter = new StatusReporter(send, () => this.backlog() * this.taskMs, writeLog);
+    process.on('exit', this.reporter.writeLines);
     this.pool = new Piscina({
       filename: distFile('task-worker.cjs'),
       minThreads: cores,
@@ -150,9 +145,17 @@ export class Executor {
         this.dispatch();
         return;
       }
+      h.killReason = reason;
+      // It has ended: the thread, stopped now, posts its outcome as it leaves the batch.
+      if (h.index < Atomics.load(b.control, ENDED)) return;
     }
     // It is running: end its thread (piscina's abort); the run's rejection reports it KILLED.
     b.abort.abort(new Error(reason));
+  }
+
+  /** Sends the status reports held now (before the RpcEnv stops). */
+  flushReports(): void {
+    this.reporter.flush();
   }
 
   async stop(): Promise<void> {
@@ -165,18 +168,23 @@ export class Executor {
       b.abort.abort(new Error('executor stopped'));
     }
     await this.pool.destroy();
+    process.off('exit', this.reporter.writeLines);
   }
 
   /**
-   * Reports a task's state. The reports of one turn of the event loop go out together, once the
-   * turn's other events are handled (setImmediate): a thread running short tasks posts outcomes
-   * faster than one write each can carry them. Their order is kept. StopExecutor and stop() send
-   * what is held at once; an executor ended by a signal loses at most one turn's reports, as a
-   * killed one loses its own: the driver runs the tasks it never heard the end of again elsewhere.
+   * Reports a task's state, with its line for stdout, several per write (StatusReporter). An
+   * executor ended by a signal loses the reports held, as a killed one loses its own: the driver
+   * runs the tasks it never heard the end of again elsewhere.
    */
-  private report(r: TaskReport): void {
-    if (this.reports.length === 0) setImmediate(this.flushReports);
-    this.reports.push(r);
+  private report(r: TaskReport, line?: string): void {
+    this.reporter.report(r, line);
+  }
+
+  /** Launched tasks that have not started: waiting here, or handed to a thread not at them yet. */
+  private backlog(): number {
+    let n = this.waiting.length - this.waitingHead;
+    for (const b of this.batches) n += Math.max(0, b.limit - b.announced);
+    return n;
   }
 
   /** Hands waiting tasks to free threads. */
@@ -201,7 +209,7 @@ export class Executor {
     const b: Batch = {
       tasks,
       abort: new TaskAbort(),
-      control: alone ? undefined : new Int32Array(new SharedArrayBuffer(4)),
+      control: alone ? undefined : new Int32Array(new SharedArrayBuffer(4 * CONTROL_LENGTH)),
       port: undefined,
       received: 0,
       limit: tasks.length,
@@ -224,7 +232,7 @@ export class Executor {
     } else {
       const { port1, port2 } = new MessageChannel();
       b.port = port1;
-      port1.on('message', (m: BatchOutcome) => this.onOutcome(b, m));
+      port1.on('message', (m: BatchOutcome[]) => this.onOutcomes(b, m));
       run = this.pool.run(
         { appDir: this.appDir, tasks, control: b.control as Int32Array, port: port2 },
         { name: 'runBatch', signal: b.abort, transferList: [port2] },
@@ -244,24 +252,32 @@ export class Executor {
 
   /** Reports RUNNING for the batch's tasks before `upTo` that have not been yet. */
   private announce(b: Batch, upTo: number): void {
-    for (; b.announced < Math.min(upTo, b.limit); b.announced++) {
-      const task = b.tasks[b.announced] as TaskDescription;
+    while (b.announced < Math.min(upTo, b.limit)) {
+      // Counted before it is reported, so that the backlog the report sees no longer holds it.
+      const task = b.tasks[b.announced++] as TaskDescription;
       if (!this.handed.has(task.taskId)) continue;
-      stdoutLine(`${stamp()} INFO Executor: Running ${taskName(task)}\n`);
-      this.report({ taskId: task.taskId, state: 'RUNNING' });
+      this.report(
+        { taskId: task.taskId, state: 'RUNNING' },
+        `${stamp()} INFO Executor: Running ${taskName(task)}\n`,
+      );
     }
   }
 
   private onOutcome(b: Batch, m: BatchOutcome): void {
     const task = b.tasks[m.index] as TaskDescription;
     b.received = m.index + 1;
-    if (!this.handed.delete(task.taskId)) return;
+    if (!this.handed.has(task.taskId)) return;
+    // Outcomes come a few at a time: a task may end before we have seen it start.
     this.announce(b, m.index + 1);
+    this.handed.delete(task.taskId);
     const durationMs = m.durationMs;
+    this.taskMs += DURATION_EWMA_WEIGHT * (durationMs - this.taskMs);
     const name = taskName(task);
     if (m.outcome.ok) {
-      stdoutLine(`${stamp()} INFO Executor: Finished ${name} in ${durationMs.toFixed(0)} ms\n`);
-      this.report({ taskId: task.taskId, state: 'FINISHED', result: m.outcome.result, durationMs });
+      this.report(
+        { taskId: task.taskId, state: 'FINISHED', result: m.outcome.result, durationMs },
+        `${stamp()} INFO Executor: Finished ${name} in ${durationMs.toFixed(0)} ms\n`,
+      );
     } else {
       const e = m.outcome.error;
       process.stderr.write(
@@ -269,16 +285,19 @@ export class Executor {
       );
       this.report({ taskId: task.taskId, state: 'FAILED', error: e, durationMs });
     }
-    // The thread goes straight on to the next task it can claim.
-    if (b.control && (Atomics.load(b.control, 0) & ~BATCH_STOPPED) > m.index + 1)
-      this.announce(b, m.index + 2);
+  }
+
+  private onOutcomes(b: Batch, outcomes: BatchOutcome[]): void {
+    for (const m of outcomes) this.onOutcome(b, m);
+    // The thread goes straight on to the next tasks it can claim.
+    if (b.control) this.announce(b, Atomics.load(b.control, CLAIMED) & ~BATCH_STOPPED);
   }
 
   /** Handles the outcomes the batch's thread has posted and we have not read yet. */
   private drain(b: Batch): void {
     if (!b.port) return;
     for (let m = receiveMessageOnPort(b.port); m; m = receiveMessageOnPort(b.port)) {
-      this.onOutcome(b, m.message as BatchOutcome);
+      this.onOutcomes(b, m.message as BatchOutcome[]);
     }
   }
 
@@ -286,7 +305,7 @@ export class Executor {
   private takeBack(b: Batch): void {
     if (!b.control || b.takenBack) return;
     b.takenBack = true;
-    const claimed = Atomics.or(b.control, 0, BATCH_STOPPED) & ~BATCH_STOPPED;
+    const claimed = Atomics.or(b.control, CLAIMED, BATCH_STOPPED) & ~BATCH_STOPPED;
     b.limit = claimed;
     const back: TaskDescription[] = [];
     for (const task of b.tasks.slice(claimed)) {
@@ -299,17 +318,20 @@ export class Executor {
   }
 
   private batchEnded(b: Batch, err: Error | undefined): void {
-    if (b.control) Atomics.or(b.control, 0, BATCH_STOPPED);
+    if (b.control) Atomics.or(b.control, CLAIMED, BATCH_STOPPED);
     this.drain(b);
     b.port?.close();
     this.batches.delete(b);
     if (err) {
       // The task that was running when the thread ended, if any, ends with it; the batch's
-      // tasks it had not started wait here again.
+      // tasks it had not started wait here again, and so do those that had ended but whose
+      // outcomes went with the thread.
       this.takeBack(b);
-      const running = b.tasks[b.received];
-      if (running && b.received < b.limit && this.handed.delete(running.taskId)) {
-        this.announce(b, b.received + 1);
+      const ended = b.control ? Math.min(Atomics.load(b.control, ENDED), b.limit) : b.received;
+      this.requeueLost(b, ended);
+      const running = b.tasks[ended];
+      if (running && ended < b.limit && this.handed.delete(running.taskId)) {
+        this.announce(b, ended + 1);
         const killed = b.abort.aborted;
         process.stderr.write(
           `${stamp()} ${killed ? 'INFO' : 'ERROR'} Executor: ${killed ? 'Killed' : 'Lost'} ${taskName(running)}: ${err.message}\n`,
@@ -328,6 +350,23 @@ export class Executor {
       if (h?.batch === b) this.handed.delete(task.taskId);
     }
     this.dispatch();
+  }
+
+  /** The batch's tasks from the last outcome received up to `ended` lost their outcomes. */
+  private requeueLost(b: Batch, ended: number): void {
+    const lost: TaskDescription[] = [];
+    for (let i = b.received; i < ended; i++) {
+      const task = b.tasks[i] as TaskDescription;
+      const h = this.handed.get(task.taskId);
+      if (!h) continue;
+      this.handed.delete(task.taskId);
+      if (h.killReason === undefined) lost.push(task);
+      else this.reportKilledBeforeStart(task, h.killReason);
+    }
+    if (lost.length > 0) {
+      this.waiting = [...lost, ...this.waiting.slice(this.waitingHead)];
+      this.waitingHead = 0;
+    }
   }
 
   private reportKilledBeforeStart(task: TaskDescription, reason: string): void {
@@ -372,27 +411,6 @@ class TaskAbort {
     listener?.();
   }
 }
-
-/**
- * Task start and end lines for stdout, written together once per turn of the event loop rather
- * than one write each (a short task's end and the next one's start come in the same turn). Their
- * order is kept, and what is pending is written when the process exits.
- */
-let pendingStdout = '';
-
-function stdoutLine(line: string): void {
-  if (pendingStdout === '') setImmediate(flushStdout);
-  pendingStdout += line;
-}
-
-function flushStdout(): void {
-  if (pendingStdout === '') return;
-  const text = pendingStdout;
-  pendingStdout = '';
-  process.stdout.write(text);
-}
-
-process.on('exit', flushStdout);
 
 let stampSecond = -1;
 let stampText = '';

@@ -1,0 +1,161 @@
+/**
+ * The Executor on its real thread pool (dist/task-worker.cjs: run `npm run build` first), with
+ * tasks launched in one turn so that one thread runs them as a batch. A task that must be running
+ * when it is killed writes a "started" file and waits for a "go" file the test writes, so nothing
+ * depends on timing; the quick tasks before it may have had their outcomes posted or still held
+ * by the thread when the kill comes, and either way each task must end exactly once, as itself.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { Executor } from '../../../backend/app/executor/Executor.js';
+import type { TaskReport } from '../../../backend/app/executor/StatusReporter.js';
+import type { TaskDescription } from '../../../backend/protocol/executor.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'wick-test-executor-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Maps each element to itself; the element "block" first waits for `go` (see the file's note). */
+function blockingMap(name: string): string {
+  const started = JSON.stringify(join(dir, `${name}.started`));
+  const go = JSON.stringify(join(dir, `${name}.go`));
+  return `(x) => {
+    if (x === 'block') {
+      const fs = require('node:fs');
+      fs.writeFileSync(${started}, '');
+      while (!fs.existsSync(${go})) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+    return x;
+  }`;
+}
+
+function tasks(name: string, elements: string[], source = blockingMap(name)): TaskDescription[] {
+  return elements.map((e, i) => ({
+    taskId: i,
+    jobId: 0,
+    stageId: 0,
+    partition: i,
+    attempt: 0,
+    source: { kind: 'array', data: [e] },
+    transformations: [{ kind: 'map', fn: { source } }],
+    action: { kind: 'collect' },
+  }));
+}
+
+async function until(what: string, ok: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!ok()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Each task's ends (FINISHED, FAILED, KILLED) with their results, by task id. */
+function ends(reports: TaskReport[]): Map<number, string[]> {
+  const m = new Map<number, string[]>();
+  for (const r of reports) {
+    if (r.state === 'RUNNING') continue;
+    const e = r.state === 'FINISHED' ? `FINISHED ${JSON.stringify(r.result)}` : r.state;
+    m.set(r.taskId, [...(m.get(r.taskId) ?? []), e]);
+  }
+  return m;
+}
+
+async function withExecutor(fn: (e: Executor, reports: TaskReport[]) => Promise<void>) {
+  const reports: TaskReport[] = [];
+  const executor = new Executor(
+    'exec-test',
+    1,
+    dir,
+    (r) => reports.push(r),
+    () => {},
+  );
+  try {
+    await fn(executor, reports);
+  } finally {
+    await executor.stop();
+  }
+}
+
+test('killing the running task of a batch ends it KILLED; the batch’s other tasks each finish once', async () => {
+  await withExecutor(async (executor, reports) => {
+    const ts = tasks('kill-running', ['a', 'b', 'block', 'c']);
+    for (const t of ts) executor.launchTask(t);
+    await until('the blocking task to start', () => existsSync(join(dir, 'kill-running.started')));
+    executor.killTask(2, 'its job was aborted');
+    await until('every task to end', () => ends(reports).size === 4);
+    // Nothing more comes: a lost outcome run again would show as a second end.
+    await new Promise((r) => setTimeout(r, 200));
+    executor.flushReports();
+    assert.deepEqual(
+      [...ends(reports)].sort((x, y) => x[0] - y[0]),
+      [
+        [0, ['FINISHED ["a"]']],
+        [1, ['FINISHED ["b"]']],
+        [2, ['KILLED']],
+        [3, ['FINISHED ["c"]']],
+      ],
+    );
+  });
+});
+
+test('killing a task of a batch that has already ended leaves its outcome as it was', async () => {
+  await withExecutor(async (executor, reports) => {
+    const ts = tasks('kill-ended', ['a', 'b', 'block', 'c']);
+    for (const t of ts) executor.launchTask(t);
+    await until('the blocking task to start', () => existsSync(join(dir, 'kill-ended.started')));
+    // Task 0 has ended (its thread is at task 2), whether or not its outcome has come yet.
+    executor.killTask(0, 'its job was aborted');
+    writeFileSync(join(dir, 'kill-ended.go'), '');
+    await until('every task to end', () => ends(reports).size === 4);
+    await new Promise((r) => setTimeout(r, 200));
+    executor.flushReports();
+    assert.deepEqual(
+      [...ends(reports)].sort((x, y) => x[0] - y[0]),
+      [
+        [0, ['FINISHED ["a"]']],
+        [1, ['FINISHED ["b"]']],
+        [2, ['FINISHED ["block"]']],
+        [3, ['FINISHED ["c"]']],
+      ],
+    );
+  });
+});
+
+test('a batch’s outcomes all come, in order, and every task is reported RUNNING before it ends', async () => {
+  await withExecutor(async (executor, reports) => {
+    const ts = tasks('batch', ['a', 'b', 'c', 'd', 'e', 'f']);
+    for (const t of ts) executor.launchTask(t);
+    await until('every task to end', () => ends(reports).size === 6);
+    executor.flushReports();
+    const order = reports.map((r) => `${r.taskId} ${r.state}`);
+    for (const t of ts) {
+      const running = order.indexOf(`${t.taskId} RUNNING`);
+      const finished = order.indexOf(`${t.taskId} FINISHED`);
+      assert.ok(running >= 0 && running < finished, `task ${t.taskId}: ${order.join(', ')}`);
+    }
+    const finishedOrder = reports.filter((r) => r.state === 'FINISHED').map((r) => r.taskId);
+    assert.deepEqual(finishedOrder, [0, 1, 2, 3, 4, 5]);
+  });
+});
+
+test('in a batch, a task whose result cannot be sent back fails alone; the others finish', async () => {
+  await withExecutor(async (executor, reports) => {
+    const ts = tasks('uncloneable', ['a', 'fn', 'c'], `(x) => (x === 'fn' ? () => x : x)`);
+    for (const t of ts) executor.launchTask(t);
+    await until('every task to end', () => ends(reports).size === 3);
+    executor.flushReports();
+    assert.deepEqual(
+      [...ends(reports)].sort((x, y) => x[0] - y[0]),
+      [
+        [0, ['FINISHED ["a"]']],
+        [1, ['FAILED']],
+        [2, ['FINISHED ["c"]']],
+      ],
+    );
+    const failed = reports.find((r) => r.state === 'FAILED');
+    assert.match(failed?.error?.message ?? '', /could not be cloned/);
+  });
+});

@@ -1,0 +1,145 @@
+/**
+ * StatusReporter's holding policy, driven by hand: the timers are fakes that run only when the
+ * test says, and the executor's queued work is a number the test sets.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  REPORT_HOLD_MS,
+  type ReportTimers,
+  StatusReporter,
+  type TaskReport,
+} from '../../../backend/app/executor/StatusReporter.js';
+
+class FakeTimers implements ReportTimers {
+  soonQueue: (() => void)[] = [];
+  held: { fn: () => void; ms: number; cancelled: boolean }[] = [];
+
+  soon(fn: () => void): void {
+    this.soonQueue.push(fn);
+  }
+
+  after(fn: () => void, ms: number): () => void {
+    const t = { fn, ms, cancelled: false };
+    this.held.push(t);
+    return () => {
+      t.cancelled = true;
+    };
+  }
+
+  /** Ends the current turn: what was queued with soon() runs. */
+  endTurn(): void {
+    for (const fn of this.soonQueue.splice(0)) fn();
+  }
+
+  /** The hold timers expire. */
+  expire(): void {
+    for (const t of this.held.splice(0)) if (!t.cancelled) t.fn();
+  }
+
+  get pendingHolds(): number {
+    return this.held.filter((t) => !t.cancelled).length;
+  }
+}
+
+function setup() {
+  const sent: TaskReport[] = [];
+  let written = '';
+  const state = { queuedMs: 0 };
+  const timers = new FakeTimers();
+  const reporter = new StatusReporter(
+    (r) => sent.push(r),
+    () => state.queuedMs,
+    (text) => {
+      written += text;
+    },
+    timers,
+  );
+  return { sent, written: () => written, state, timers, reporter };
+}
+
+const finished = (taskId: number): TaskReport => ({ taskId, state: 'FINISHED', result: taskId });
+
+test('with little work queued, reports and their lines go out together at the end of the turn', () => {
+  const { sent, written, state, timers, reporter } = setup();
+  state.queuedMs = 2 * REPORT_HOLD_MS - 0.1;
+  reporter.report(finished(1), 'one\n');
+  reporter.report(finished(2), 'two\n');
+  assert.equal(sent.length, 0, 'nothing is sent before the turn ends');
+  assert.equal(written(), '');
+  timers.endTurn();
+  assert.deepEqual(
+    sent.map((r) => r.taskId),
+    [1, 2],
+  );
+  assert.equal(written(), 'one\ntwo\n');
+  assert.equal(timers.pendingHolds, 0);
+});
+
+test('with enough work queued, reports wait for the hold timer, in order', () => {
+  const { sent, written, state, timers, reporter } = setup();
+  state.queuedMs = 2 * REPORT_HOLD_MS;
+  reporter.report(finished(1), 'one\n');
+  reporter.report(finished(2), 'two\n');
+  timers.endTurn();
+  assert.equal(sent.length, 0, 'held while the executor has work queued');
+  assert.equal(timers.held.length, 1, 'one timer for all the reports held');
+  assert.equal(timers.held[0]?.ms, REPORT_HOLD_MS);
+  timers.expire();
+  assert.deepEqual(
+    sent.map((r) => r.taskId),
+    [1, 2],
+  );
+  assert.equal(written(), 'one\ntwo\n');
+});
+
+test('once the queue runs low, what is held goes out at the end of the turn and the timer is cancelled', () => {
+  const { sent, state, timers, reporter } = setup();
+  state.queuedMs = 100;
+  reporter.report(finished(1));
+  assert.equal(timers.pendingHolds, 1);
+  state.queuedMs = 0;
+  reporter.report(finished(2));
+  assert.equal(timers.pendingHolds, 0, 'the hold timer is cancelled');
+  timers.endTurn();
+  assert.deepEqual(
+    sent.map((r) => r.taskId),
+    [1, 2],
+  );
+  timers.expire();
+  assert.equal(sent.length, 2, 'nothing is sent twice');
+});
+
+test('flush sends what is held at once; a send that throws does not stop the others', () => {
+  const sent: number[] = [];
+  const timers = new FakeTimers();
+  const reporter = new StatusReporter(
+    (r) => {
+      if (r.taskId === 2) throw new Error('RpcEnv stopped');
+      sent.push(r.taskId);
+    },
+    () => 1000,
+    () => {},
+    timers,
+  );
+  reporter.report(finished(1));
+  reporter.report(finished(2));
+  reporter.report(finished(3));
+  reporter.flush();
+  assert.deepEqual(sent, [1, 3]);
+  assert.equal(timers.pendingHolds, 0);
+  timers.expire();
+  timers.endTurn();
+  assert.deepEqual(sent, [1, 3]);
+});
+
+test('writeLines writes the lines held without sending their reports (the process is exiting)', () => {
+  const { sent, written, state, reporter } = setup();
+  state.queuedMs = 1000;
+  reporter.report(finished(1), 'one\n');
+  reporter.writeLines();
+  assert.equal(written(), 'one\n');
+  assert.equal(sent.length, 0);
+  reporter.writeLines();
+  assert.equal(written(), 'one\n', 'a line is written once');
+});
