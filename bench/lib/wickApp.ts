@@ -96,7 +96,8 @@ export function executorPids(appId: string): number[] {
     if (!/^\d+$/.test(entry)) continue;
     let argv: string[];
     try {
-      argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      // A standby executor that took a launch over shows it as one title, words split by spaces.
+      argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split(/[\0 ]+/);
     } catch {
       continue;
     }
