@@ -14,6 +14,7 @@ import { clientProof, newNonce, proofsEqual, serverProof } from './auth.js';
 import { RpcError, RpcErrorCode } from './errors.js';
 import { classifyFrame } from './frames.js';
 import { LineDecoder } from './LineDecoder.js';
+import type { RpcSenderContext } from './RpcEndpoint.js';
 
 const log = getLogger('Connection');
 const checkHelloParams = TypeCompiler.Compile(HelloParams);
@@ -61,6 +62,8 @@ const HELD_REQUESTS_LIMIT = 1024;
 export class Connection {
   /** The peer's env identity, known once the handshake is done. */
   peer: string | undefined;
+  /** The sender of what arrives here, once the peer is known: one object, not one per message. */
+  sender: RpcSenderContext = { senderAddress: '' };
   private state: State = 'handshaking';
   /** Our requests waiting for their response, by id (what json-rpc-2.0's client kept). */
   private readonly waiting = new Map<JSONRPCID, (response: JSONRPCResponse) => void>();
@@ -364,6 +367,7 @@ export class Connection {
    */
   private open(peer: string, replyId?: JSONRPCID): void {
     this.peer = peer;
+    this.sender = { senderAddress: peer };
     this.state = 'open';
     this.handshakeTimer?.cancel();
     this.handshakeTimer = undefined;

@@ -20,6 +20,7 @@ function answerRpc(ctx: RpcCallContext, v: unknown): void {
 }
 
 const resolved = Promise.resolve();
+const noop = () => {};
 
 function isThenable(v: unknown): v is PromiseLike<unknown> {
   return typeof (v as PromiseLike<unknown> | null)?.then === 'function';
@@ -143,7 +144,7 @@ export class Inbox {
           () => this.resolveStopped(),
         );
       case 'OneWay':
-        return this.guard(() => ep.receive(msg.message, msg.sender));
+        return this.handleOneWay(msg.message, msg.sender);
       case 'Rpc':
         return this.handleRpc(msg.message, msg.ctx);
       case 'Connected':
@@ -153,6 +154,20 @@ export class Inbox {
       case 'NetworkError':
         return this.guard(() => ep.onNetworkError(msg.error, msg.address));
     }
+  }
+
+  // Every heartbeat passes here: a handler that returns at once costs no closure and no promise.
+  private handleOneWay(message: WireMessage, sender: RpcSenderContext): Promise<void> | undefined {
+    let result: unknown;
+    try {
+      result = this.endpoint.receive(message, sender);
+    } catch (err) {
+      this.reportError(err);
+      return undefined;
+    }
+    return isThenable(result)
+      ? Promise.resolve(result).then(noop, (err) => this.reportError(err))
+      : undefined;
   }
 
   // Every ask passes here: a handler that answers at once costs no closure.

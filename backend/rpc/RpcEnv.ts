@@ -481,7 +481,7 @@ export class RpcEnv implements ConnectionHost {
     const params = req.params as { to: string; message: WireMessage };
     const sender = conn.peer as string;
     if (id === undefined) {
-      this.dispatcher.postOneWay(params.to, params.message, { senderAddress: sender });
+      this.dispatcher.postOneWay(params.to, params.message, conn.sender);
       return null;
     }
     return new Promise((resolve) => {
