@@ -20,7 +20,10 @@
  *    - baseline, the floor: the same simulators against bench/lib/rawMaster.ts, the least a master
  *      written directly on node:net does for the same wire protocol (one JSON.parse per line, a Map
  *      of heartbeat times, nothing else), measured the same way right after. Its CPU share is what
- *      one TCP connection per worker costs in Node at all; cpuShareVsRaw is Wick's over it.
+ *      one TCP connection per worker costs in Node at all; cpuShareVsRaw is Wick's over it. Most
+ *      of that floor is below JavaScript (the kernel's wake-up, epoll and read per message, and
+ *      Node's per-read buffer and stream machinery): the `heartbeat` benchmark measures Wick's own
+ *      receive path against the same floor in one process, where machine load cancels out.
  *    - baseline, idle: the master's CPU share over a window with the same N workers connected but
  *      not heartbeating (timers, the web UI).
  *

@@ -8,6 +8,7 @@ import {
 import type { ApplicationState, DriverState, RecoveryState } from '../protocol/common.js';
 import {
   ApplicationFinished,
+  type Heartbeat,
   KillExecutor,
   LaunchDriver,
   LaunchExecutor,
@@ -165,7 +166,17 @@ export class Master extends RpcEndpoint implements LeaderElectable {
     await this.persistence.close();
   }
 
-  override async receive(message: WireMessage, sender: RpcSenderContext): Promise<void> {
+  override receive(message: WireMessage, sender: RpcSenderContext): void | Promise<void> {
+    // Heartbeats are nearly all a master receives (one per worker every timeout/4), so they are
+    // handled synchronously: no promise per heartbeat, and the inbox need not await one.
+    if (message.type === 'Heartbeat') {
+      workerHandlers.heartbeat(this, message as MessageOf<typeof Heartbeat>);
+      return;
+    }
+    return this.receiveOther(message, sender);
+  }
+
+  private async receiveOther(message: WireMessage, sender: RpcSenderContext): Promise<void> {
     if (message.type === 'ElectedLeader' && sender.senderAddress === this.address) {
       await electedLeader(this);
       return;
@@ -183,11 +194,14 @@ export class Master extends RpcEndpoint implements LeaderElectable {
     throw unsupported(message, sender);
   }
 
-  override async receiveAndReply(message: WireMessage, ctx: RpcCallContext): Promise<unknown> {
+  override receiveAndReply(message: WireMessage, ctx: RpcCallContext): unknown {
+    // State queries (BoundPortsRequest, RequestMasterState) answer at once, without a promise.
+    return stateHandlers.reply(this, message) ?? this.replyOther(message, ctx);
+  }
+
+  private async replyOther(message: WireMessage, ctx: RpcCallContext): Promise<unknown> {
     const reply =
-      (await driverHandlers.reply(this, message)) ??
-      (await appHandlers.reply(this, message)) ??
-      stateHandlers.reply(this, message);
+      (await driverHandlers.reply(this, message)) ?? (await appHandlers.reply(this, message));
     if (reply === undefined) throw unsupported(message, ctx);
     return reply;
   }

@@ -5,7 +5,6 @@ import {
   type JSONRPCID,
   type JSONRPCRequest,
   type JSONRPCResponse,
-  type JSONRPCServer,
 } from 'json-rpc-2.0';
 import { previewJSON } from '../protocol/registry.js';
 import { AuthParams, HelloParams, HelloResult } from '../protocol/rpc.js';
@@ -16,6 +15,7 @@ import { RpcError, RpcErrorCode } from './errors.js';
 import { FrameBuffers } from './FrameBuffers.js';
 import { classifyFrame } from './frames.js';
 import { LineDecoder } from './LineDecoder.js';
+import type { RpcSenderContext } from './RpcEndpoint.js';
 import { splicedNotification } from './splicedFrames.js';
 
 const log = getLogger('Connection');
@@ -32,8 +32,14 @@ export interface ConnectionHost {
   readonly secret: string | undefined;
   readonly clock: Clock;
   readonly handshakeTimeoutMs: number;
-  /** Serves requests and notifications from every connection of the env. */
-  readonly server: JSONRPCServer<Connection>;
+  /**
+   * Serves a request or notification from the peer: its response, null when there is none to
+   * send (a notification), or a promise of either (an ask its endpoint answers later).
+   */
+  handleRequest(
+    request: JSONRPCRequest,
+    conn: Connection,
+  ): JSONRPCResponse | null | Promise<JSONRPCResponse | null>;
   onConnectionOpen(conn: Connection): void;
   onConnectionClosed(conn: Connection, err: Error | undefined): void;
 }
@@ -58,6 +64,8 @@ const HELD_REQUESTS_LIMIT = 1024;
 export class Connection {
   /** The peer's env identity, known once the handshake is done. */
   peer: string | undefined;
+  /** The sender of what arrives here, once the peer is known: one object, not one per message. */
+  sender: RpcSenderContext = { senderAddress: '' };
   private state: State = 'handshaking';
   /** Our requests waiting for their response, by id (what json-rpc-2.0's client kept). */
   private readonly waiting = new Map<JSONRPCID, (response: JSONRPCResponse) => void>();
@@ -398,6 +406,7 @@ export class Connection {
    */
   private open(peer: string, replyId?: JSONRPCID): void {
     this.peer = peer;
+    this.sender = { senderAddress: peer };
     this.state = 'open';
     this.handshakeTimer?.cancel();
     this.handshakeTimer = undefined;
@@ -566,20 +575,49 @@ export class Connection {
   }
 
   private serve(msg: Record<string, unknown>): void {
-    // What receiveAndSend does for a request, without its extra async generator per message.
+    const request = msg as unknown as JSONRPCRequest;
+    let response: JSONRPCResponse | null | Promise<JSONRPCResponse | null>;
+    try {
+      response = this.host.handleRequest(request, this);
+    } catch (err) {
+      response = this.handlerFailed(request, err);
+    }
+    // Notifications (heartbeats, most of the traffic) and replies known at once end here, without
+    // a promise: only an ask that its endpoint answers later waits on one.
+    if (!(response instanceof Promise)) {
+      this.answer(request, response);
+      return;
+    }
     this.serving++;
-    this.host.server
-      .receive(msg as unknown as JSONRPCRequest, this)
-      .then((response) => {
-        if (response) this.write(response);
-      })
-      .then(undefined, (err: unknown) => {
-        log.warn(`Could not answer ${msg.method} from ${this.peer ?? this.remote}`, err);
-      })
-      .then(() => {
+    response
+      .then(
+        (res) => this.answer(request, res),
+        (err: unknown) => this.answer(request, this.handlerFailed(request, err)),
+      )
+      .finally(() => {
         this.serving--;
         this.closeIfRetired();
       });
+  }
+
+  private answer(request: JSONRPCRequest, response: JSONRPCResponse | null): void {
+    if (response === null && request.id !== undefined) {
+      // A request always gets an answer, as it did from json-rpc-2.0's server.
+      response = errorResponse(request.id, RpcErrorCode.InternalError, 'Internal error');
+    }
+    if (response === null) return;
+    try {
+      this.write(response);
+    } catch (err) {
+      log.warn(`Could not answer ${request.method} from ${this.peer ?? this.remote}`, err);
+    }
+  }
+
+  private handlerFailed(request: JSONRPCRequest, err: unknown): JSONRPCResponse | null {
+    log.warn(`Serving ${request.method} from ${this.peer ?? this.remote} failed`, err);
+    if (request.id === undefined) return null;
+    const e = RpcError.from(err);
+    return errorResponse(request.id, RpcErrorCode.InternalError, e.message);
   }
 
   /**

@@ -19,6 +19,9 @@ function answerRpc(ctx: RpcCallContext, v: unknown): void {
   if (v !== undefined) ctx.reply(v as WireMessage);
 }
 
+const resolved = Promise.resolve();
+const noop = () => {};
+
 function isThenable(v: unknown): v is PromiseLike<unknown> {
   return typeof (v as PromiseLike<unknown> | null)?.then === 'function';
 }
@@ -83,31 +86,44 @@ export class Inbox {
   private schedule(): void {
     if (this.draining) return;
     this.draining = true;
-    queueMicrotask(() => void this.drain());
+    // A bare promise job, not queueMicrotask: Node wraps each of those in an AsyncResource, and a
+    // drain is scheduled for nearly every message read from a socket.
+    resolved.then(() => this.drain());
   }
 
-  private async drain(): Promise<void> {
+  /**
+   * Handles what is queued, synchronously for as long as handlers are; it returns when one must be
+   * awaited and carries on when that one settles. `draining` stays true all the while.
+   */
+  private drain(): void {
     try {
       while (this.head < this.queue.length) {
         const msg = this.queue[this.head] as InboxMessage;
+        if (msg.kind === 'OnStop' && this.inFlight > 0) {
+          // OnStop of a concurrent endpoint waits for the handlers still running.
+          setImmediate(() => this.drain());
+          return;
+        }
         this.queue[this.head++] = undefined as unknown as InboxMessage;
         if (this.head > 1024 && this.head * 2 > this.queue.length) {
           this.queue = this.queue.slice(this.head);
           this.head = 0;
         }
-        if (msg.kind === 'OnStop') await this.concurrentHandlersDone();
         const pending = this.handle(msg);
-        if (pending) {
-          if (this.endpoint.concurrent && this.started && msg.kind !== 'OnStop') {
-            this.inFlight++;
-            void pending.finally(() => this.inFlight--);
-          } else {
-            await pending;
-          }
+        if (!pending) continue;
+        if (this.endpoint.concurrent && this.started && msg.kind !== 'OnStop') {
+          this.inFlight++;
+          void pending.finally(() => this.inFlight--);
+          continue;
         }
+        // handle()'s promises never reject: handlers' errors went to onError already.
+        pending.then(() => this.drain());
+        return;
       }
-    } finally {
       this.draining = false;
+    } catch (err) {
+      this.draining = false;
+      throw err;
     }
   }
 
@@ -128,7 +144,7 @@ export class Inbox {
           () => this.resolveStopped(),
         );
       case 'OneWay':
-        return this.guard(() => ep.receive(msg.message, msg.sender));
+        return this.handleOneWay(msg.message, msg.sender);
       case 'Rpc':
         return this.handleRpc(msg.message, msg.ctx);
       case 'Connected':
@@ -138,6 +154,20 @@ export class Inbox {
       case 'NetworkError':
         return this.guard(() => ep.onNetworkError(msg.error, msg.address));
     }
+  }
+
+  // Every heartbeat passes here: a handler that returns at once costs no closure and no promise.
+  private handleOneWay(message: WireMessage, sender: RpcSenderContext): Promise<void> | undefined {
+    let result: unknown;
+    try {
+      result = this.endpoint.receive(message, sender);
+    } catch (err) {
+      this.reportError(err);
+      return undefined;
+    }
+    return isThenable(result)
+      ? Promise.resolve(result).then(noop, (err) => this.reportError(err))
+      : undefined;
   }
 
   // Every ask passes here: a handler that answers at once costs no closure.
@@ -188,11 +218,6 @@ export class Inbox {
     }
     after?.();
     return undefined;
-  }
-
-  /** OnStop of a concurrent endpoint waits for the handlers still running. */
-  private async concurrentHandlersDone(): Promise<void> {
-    while (this.inFlight > 0) await new Promise((r) => setImmediate(r));
   }
 
   private reportError(err: unknown): void {

@@ -2,15 +2,9 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import os from 'node:os';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import {
-  type JSONRPCID,
-  type JSONRPCRequest,
-  type JSONRPCResponse,
-  JSONRPCServer,
-} from 'json-rpc-2.0';
+import type { JSONRPCID, JSONRPCRequest, JSONRPCResponse } from 'json-rpc-2.0';
 import { WickConf } from '../conf/WickConf.js';
 import {
-  allMessageDefs,
   messageDef,
   previewJSON,
   validateMessage,
@@ -74,7 +68,6 @@ export class RpcEnv implements ConnectionHost {
   readonly maxMessageSize: number;
   readonly handshakeTimeoutMs: number;
   readonly secret: string | undefined;
-  readonly server = new JSONRPCServer<Connection>({ errorListener: () => {} });
   private readonly askTimeoutMs: number;
   private readonly dispatcher: Dispatcher;
   private readonly outboxes = new Map<string, Outbox>();
@@ -101,7 +94,6 @@ export class RpcEnv implements ConnectionHost {
     this.terminated = new Promise((r) => {
       this.resolveTerminated = r;
     });
-    this.installMethods();
   }
 
   /** Creates an env and, unless in client mode, binds its port. */
@@ -459,56 +451,59 @@ export class RpcEnv implements ConnectionHost {
     this.connections.add(conn);
   }
 
-  private installMethods(): void {
-    const server = this.server;
-    server.addMethodAdvanced('wick.hello', (req, conn) => Promise.resolve(conn.handleHello(req)));
-    server.addMethodAdvanced('wick.auth', (req, conn) => Promise.resolve(conn.handleAuth(req)));
-    for (const def of allMessageDefs()) {
-      server.addMethodAdvanced(def.type, (req, conn) => this.receive(req, conn));
-    }
-    server.applyMiddleware((next, req, conn) => {
-      if (conn.isOpen || req.method === 'wick.hello' || req.method === 'wick.auth')
-        return next(req, conn);
-      if (req.id === undefined) return Promise.resolve(null);
-      return Promise.resolve(
-        errorResponse(
-          req.id,
-          RpcErrorCode.HandshakeRequired,
-          `Finish the handshake (wick.hello, then wick.auth when authenticating) before ${clip(req.method)}`,
-        ),
+  /**
+   * Serves one request or notification from a peer (ConnectionHost). Routed by hand rather than
+   * through json-rpc-2.0's JSONRPCServer: that server awaits a middleware chain and a generator per
+   * message, and every heartbeat of every worker passes here. A notification is handled at once and
+   * answers null; an ask answers a promise of its response.
+   */
+  handleRequest(
+    req: JSONRPCRequest,
+    conn: Connection,
+  ): JSONRPCResponse | null | Promise<JSONRPCResponse | null> {
+    const method = req.method;
+    if (method === 'wick.hello') return conn.handleHello(req);
+    if (method === 'wick.auth') return conn.handleAuth(req);
+    if (!conn.isOpen) {
+      if (req.id === undefined) return null;
+      return errorResponse(
+        req.id,
+        RpcErrorCode.HandshakeRequired,
+        `Finish the handshake (wick.hello, then wick.auth when authenticating) before ${clip(method)}`,
       );
-    });
-    // json-rpc-2.0 types this hook generically; the server params here are always the Connection.
-    server.handleMethodNotFound = (async (req: JSONRPCRequest, conn: Connection) => {
-      conn.warnAboutPeer(`unknown message type ${JSON.stringify(clip(req.method))}`);
+    }
+    if (messageDef(method) === undefined) {
+      conn.warnAboutPeer(`unknown message type ${JSON.stringify(clip(method))}`);
       return req.id === undefined
         ? null
         : errorResponse(
             req.id,
             RpcErrorCode.MethodNotFound,
-            `Method not found: ${clip(req.method)} is not a Wick message type`,
+            `Method not found: ${clip(method)} is not a Wick message type`,
           );
-    }) as JSONRPCServer<Connection>['handleMethodNotFound'];
+    }
+    return this.receive(req, conn);
   }
 
   /** An endpoint message from a peer: check the envelope and the message, then dispatch. */
-  private receive(req: JSONRPCRequest, conn: Connection): Promise<JSONRPCResponse | null> {
+  private receive(
+    req: JSONRPCRequest,
+    conn: Connection,
+  ): JSONRPCResponse | null | Promise<JSONRPCResponse> {
     const id = req.id;
     const problem = this.envelopeProblem(req, conn);
     if (problem) {
       if (id === undefined) {
         conn.warnAboutPeer(`dropped ${clip(req.method)}: ${problem}`);
-        return Promise.resolve(null);
+        return null;
       }
-      return Promise.resolve(
-        errorResponse(id, RpcErrorCode.InvalidParams, `Invalid params: ${problem}`),
-      );
+      return errorResponse(id, RpcErrorCode.InvalidParams, `Invalid params: ${problem}`);
     }
     const params = req.params as { to: string; message: WireMessage };
     const sender = conn.peer as string;
     if (id === undefined) {
-      this.dispatcher.postOneWay(params.to, params.message, { senderAddress: sender });
-      return Promise.resolve(null);
+      this.dispatcher.postOneWay(params.to, params.message, conn.sender);
+      return null;
     }
     return new Promise((resolve) => {
       this.dispatcher.postRpc(

@@ -28,19 +28,28 @@ interface Frame {
 
 server.on('connection', (socket) => {
   socket.setNoDelay(true);
-  let pending = '';
-  socket.setEncoding('utf8');
-  socket.on('data', (text: string) => {
-    let data = pending + text;
-    let nl = data.indexOf('\n');
+  // Bytes, not setEncoding('utf8'): a StringDecoder per chunk and string concatenation are more
+  // than the least that splitting lines needs. A line split over two reads is rare (heartbeats
+  // are small) and is joined by copying.
+  let pending: Buffer | undefined;
+  socket.on('data', (chunk: Buffer) => {
     let start = 0;
-    while (nl !== -1) {
-      handle(socket, data.slice(start, nl));
+    let nl = chunk.indexOf(0x0a);
+    if (pending !== undefined && nl !== -1) {
+      handle(socket, Buffer.concat([pending, chunk.subarray(0, nl)]).toString('utf8'));
+      pending = undefined;
       start = nl + 1;
-      nl = data.indexOf('\n', start);
+      nl = chunk.indexOf(0x0a, start);
     }
-    data = data.slice(start);
-    pending = data;
+    while (nl !== -1) {
+      handle(socket, chunk.toString('utf8', start, nl));
+      start = nl + 1;
+      nl = chunk.indexOf(0x0a, start);
+    }
+    if (start < chunk.length) {
+      const rest = chunk.subarray(start);
+      pending = pending === undefined ? Buffer.from(rest) : Buffer.concat([pending, rest]);
+    }
   });
   socket.on('error', () => {});
 });

@@ -26,9 +26,6 @@ export async function receive(m: Master, msg: WireMessage): Promise<boolean> {
     case 'RegisterWorker':
       await registerWorker(m, msg as MessageOf<typeof RegisterWorker>);
       return true;
-    case 'Heartbeat':
-      heartbeat(m, msg as MessageOf<typeof Heartbeat>);
-      return true;
     case 'WorkerLatestState':
       workerLatestState(m, msg as MessageOf<typeof WorkerLatestState>);
       return true;
@@ -94,7 +91,8 @@ async function registerWorker(m: Master, msg: MessageOf<typeof RegisterWorker>):
   m.schedule();
 }
 
-function heartbeat(m: Master, msg: MessageOf<typeof Heartbeat>): void {
+/** Handled apart, synchronously, by Master.receive: see there. */
+export function heartbeat(m: Master, msg: MessageOf<typeof Heartbeat>): void {
   const worker = m.idToWorker.get(msg.workerId);
   if (worker) {
     worker.lastHeartbeat = m.clock.now();

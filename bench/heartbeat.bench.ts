@@ -1,0 +1,272 @@
+/**
+ * Benchmark `heartbeat`: the CPU one Heartbeat costs a Master on its receive path (socket data →
+ * LineDecoder → JSON-RPC → envelope and schema checks → Inbox → Master's handler), in this one
+ * process, against the least a server on bare node:net does with the same bytes (split lines,
+ * JSON.parse, a Map update), measured in the same run.
+ *
+ * It complements `master`, whose figures on a shared 2-core machine move with every other process's
+ * load: here nothing else runs between the two sides and CPU time is this process's own
+ * (process.cpuUsage), so the difference between them is what Wick's layers add per heartbeat.
+ *
+ * A real Master (startMaster) holds --workers workers; they are put in its table directly, because
+ * registration is not what is measured. One loopback socket, after the wick.hello handshake, sends
+ * one heartbeat per worker per round, two ways:
+ *
+ *   - chunked: --per-write heartbeats per write, so each read carries many: the per-message cost;
+ *   - single: one heartbeat per write with a turn of the event loop between writes, so each read
+ *     carries one, as with one socket per worker: adds the per-read cost. The writes are made from
+ *     this process too and cost both sides alike, so here the difference is the figure to read.
+ *
+ * Rounds alternate between Wick and the bare server; each figure is the median µs of CPU per
+ * heartbeat over --rounds rounds. Writes bench/results/heartbeat.json.
+ *
+ *   npm run bench -- heartbeat [--workers 10000] [--rounds 9] [--per-write 1000]
+ */
+import net from 'node:net';
+import { parseArgs } from 'node:util';
+import { WickConf } from '../backend/conf/WickConf.js';
+import { workerId } from '../backend/master/ids.js';
+import { startMaster } from '../backend/master/startMaster.js';
+import { WorkerInfo } from '../backend/master/WorkerInfo.js';
+import { setLogLevel } from '../backend/util/log.js';
+import { machineLoad } from './lib/procStat.js';
+import { writeResults } from './lib/results.js';
+import { runBenchmark } from './lib/run.js';
+import { median, round } from './lib/stats.js';
+import { fmt, printTable } from './lib/table.js';
+
+const { values: opts } = parseArgs({
+  options: {
+    workers: { type: 'string', default: '10000' },
+    rounds: { type: 'string', default: '9' },
+    'per-write': { type: 'string', default: '1000' },
+  },
+  strict: true,
+});
+
+function int(name: string, raw: string | undefined, min: number, max: number): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new Error(`--${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+const workers = int('workers', opts.workers, 1, 100_000);
+const rounds = int('rounds', opts.rounds, 1, 100);
+const perWrite = int('per-write', opts['per-write'], 2, 100_000);
+/** The sender's env address: what the handshake names and every envelope's `from` repeats. */
+const FROM = '127.0.0.1:1';
+
+const ids = Array.from({ length: workers }, (_, i) =>
+  workerId(Date.now(), '127.0.0.1', 20_000 + i),
+);
+const lines = ids.map(
+  (id, i) =>
+    `${JSON.stringify({
+      jsonrpc: '2.0',
+      method: 'Heartbeat',
+      params: {
+        to: 'Master',
+        from: FROM,
+        message: {
+          type: 'Heartbeat',
+          workerId: id,
+          worker: { address: `127.0.0.1:${20_000 + i}`, name: 'Worker' },
+        },
+      },
+    })}\n`,
+);
+
+/**
+ * A server under test. One connection delivers in order, so a round is done once the last worker's
+ * heartbeat is handled: `reset` forgets that one, `done` says whether it came back.
+ */
+interface Target {
+  port: number;
+  reset(): void;
+  done(): boolean;
+  stop(): Promise<void>;
+}
+
+const lastId = ids[ids.length - 1] as string;
+
+async function wickTarget(): Promise<Target> {
+  const running = await startMaster(
+    new WickConf({
+      'wick.master.host': '127.0.0.1',
+      'wick.master.port': '0',
+      'wick.master.ui.port': '0',
+      'wick.worker.timeout': '3600s',
+    }),
+  );
+  const m = running.master;
+  while (m.state !== 'ALIVE') await new Promise((r) => setTimeout(r, 10));
+  const ref = running.env.endpointRef({ address: FROM, name: 'Worker' });
+  for (const [i, id] of ids.entries()) {
+    m.idToWorker.set(
+      id,
+      new WorkerInfo(id, '127.0.0.1', 20_000 + i, 8, 32 * 1024, ref, '', m.clock.now()),
+    );
+  }
+  const lastWorker = m.idToWorker.get(lastId) as WorkerInfo;
+  return {
+    port: running.env.rpcAddress?.port as number,
+    reset: () => {
+      lastWorker.lastHeartbeat = 0;
+    },
+    done: () => lastWorker.lastHeartbeat !== 0,
+    stop: () => running.stop(),
+  };
+}
+
+/** The floor: split lines on bytes, JSON.parse, answer the handshake, note the time by id. */
+async function bareTarget(): Promise<Target> {
+  const last = new Map<string, number>();
+  const server = net.createServer((socket) => {
+    let pending: Buffer | undefined;
+    const line = (text: string) => {
+      const f = JSON.parse(text);
+      if (f.method === 'wick.hello') {
+        socket.write(
+          `${JSON.stringify({ jsonrpc: '2.0', id: f.id, result: { version: 1, from: '127.0.0.1:2' } })}\n`,
+        );
+        return;
+      }
+      last.set(f.params.message.workerId, Date.now());
+    };
+    socket.on('data', (chunk: Buffer) => {
+      let start = 0;
+      let nl = chunk.indexOf(0x0a);
+      if (pending !== undefined && nl !== -1) {
+        line(Buffer.concat([pending, chunk.subarray(0, nl)]).toString('utf8'));
+        pending = undefined;
+        start = nl + 1;
+        nl = chunk.indexOf(0x0a, start);
+      }
+      while (nl !== -1) {
+        line(chunk.toString('utf8', start, nl));
+        start = nl + 1;
+        nl = chunk.indexOf(0x0a, start);
+      }
+      if (start < chunk.length) {
+        const rest = chunk.subarray(start);
+        pending = pending === undefined ? Buffer.from(rest) : Buffer.concat([pending, rest]);
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    reset: () => last.delete(lastId),
+    done: () => last.has(lastId),
+    stop: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+const turn = () => new Promise((r) => setImmediate(r));
+
+/** Connects and shakes hands; returns the socket. */
+async function connect(port: number): Promise<net.Socket> {
+  const socket = net.connect(port, '127.0.0.1');
+  socket.setNoDelay(true);
+  await new Promise((r) => socket.once('connect', r));
+  const hello = { jsonrpc: '2.0', id: 1, method: 'wick.hello', params: { version: 1, from: FROM } };
+  socket.write(`${JSON.stringify(hello)}\n`);
+  await new Promise((r) => socket.once('data', r));
+  return socket;
+}
+
+/** µs of this process's CPU per heartbeat for one round of every worker's heartbeat. */
+async function round1(target: Target, socket: net.Socket, chunked: boolean): Promise<number> {
+  target.reset();
+  const c0 = process.cpuUsage();
+  if (chunked) {
+    for (let i = 0; i < workers; i += perWrite) socket.write(lines.slice(i, i + perWrite).join(''));
+  } else {
+    for (const l of lines) {
+      socket.write(l);
+      await turn();
+    }
+  }
+  while (!target.done()) await turn();
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / workers;
+}
+
+async function main(): Promise<void> {
+  setLogLevel('WARN');
+  console.log(
+    `heartbeat: ${fmt(workers)} workers, ${rounds} rounds each way, chunks of ${fmt(perWrite)} (${machineLoad()})`,
+  );
+  const sides = { wick: await wickTarget(), bare: await bareTarget() };
+  const sockets = { wick: await connect(sides.wick.port), bare: await connect(sides.bare.port) };
+  const us = {
+    wick: { chunked: [] as number[], single: [] as number[] },
+    bare: { chunked: [] as number[], single: [] as number[] },
+  };
+  try {
+    for (const side of ['wick', 'bare'] as const) {
+      await round1(sides[side], sockets[side], true); // warm-up
+    }
+    for (let r = 0; r < rounds; r++) {
+      for (const chunked of [true, false]) {
+        for (const side of ['wick', 'bare'] as const) {
+          us[side][chunked ? 'chunked' : 'single'].push(
+            await round1(sides[side], sockets[side], chunked),
+          );
+        }
+      }
+    }
+  } finally {
+    sockets.wick.destroy();
+    sockets.bare.destroy();
+    await sides.wick.stop();
+    await sides.bare.stop();
+  }
+  const m = {
+    wickChunked: median(us.wick.chunked),
+    bareChunked: median(us.bare.chunked),
+    wickSingle: median(us.wick.single),
+    bareSingle: median(us.bare.single),
+  };
+  printTable(
+    `µs of CPU per heartbeat, median of ${rounds} rounds (${machineLoad()})`,
+    ['', 'Wick Master', 'bare node:net', 'Wick − bare', 'Wick ÷ bare'],
+    [
+      [
+        `chunked (${fmt(perWrite)} per read)`,
+        fmt(m.wickChunked, 2),
+        fmt(m.bareChunked, 2),
+        fmt(m.wickChunked - m.bareChunked, 2),
+        (m.wickChunked / m.bareChunked).toFixed(3),
+      ],
+      [
+        'single (1 per read, sender included)',
+        fmt(m.wickSingle, 2),
+        fmt(m.bareSingle, 2),
+        fmt(m.wickSingle - m.bareSingle, 2),
+        (m.wickSingle / m.bareSingle).toFixed(3),
+      ],
+    ],
+  );
+  const file = writeResults('heartbeat', {
+    figures: {
+      usPerHeartbeatChunked: round(m.wickChunked, 3),
+      usPerHeartbeatSingle: round(m.wickSingle, 3),
+      extraUsPerHeartbeatChunked: round(m.wickChunked - m.bareChunked, 3),
+      extraUsPerHeartbeatSingle: round(m.wickSingle - m.bareSingle, 3),
+    },
+    baseline: {
+      bareUsPerHeartbeatChunked: round(m.bareChunked, 3),
+      bareUsPerHeartbeatSingle: round(m.bareSingle, 3),
+    },
+    ratios: {
+      chunkedVsBare: round(m.wickChunked / m.bareChunked, 3),
+      singleVsBare: round(m.wickSingle / m.bareSingle, 3),
+    },
+  });
+  console.log(`\nWrote ${file}`);
+}
+
+await runBenchmark('heartbeat', main, 10 * 60_000);
