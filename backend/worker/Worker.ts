@@ -248,7 +248,6 @@ export class Worker extends RpcEndpoint implements RunnerHost {
         exitStatus: runner.exitCode,
       }),
     );
-    logHandlers.sourceChanged(this);
     this.stateChanged();
     if (!runner.isFinished) return;
     if (this.executors.delete(runner.fullId)) {
@@ -261,6 +260,8 @@ export class Worker extends RpcEndpoint implements RunnerHost {
         this.conf.get(WorkerConf.retainedExecutors),
       );
     }
+    // After the delete: a follower asks whether its process is done, so it ends now, not at its re-check.
+    logHandlers.sourceChanged(this);
     void this.maybeCleanupApplication(runner.appId);
   }
 
@@ -272,7 +273,6 @@ export class Worker extends RpcEndpoint implements RunnerHost {
         exception: runner.exception,
       }),
     );
-    logHandlers.sourceChanged(this);
     if (this.drivers.delete(runner.driverId)) {
       this.coresUsed -= runner.desc.cores;
       this.memoryUsed -= runner.desc.mem;
@@ -283,6 +283,7 @@ export class Worker extends RpcEndpoint implements RunnerHost {
         this.conf.get(WorkerConf.retainedDrivers),
       );
     }
+    logHandlers.sourceChanged(this);
     this.stateChanged();
   }
 
