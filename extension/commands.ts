@@ -329,20 +329,26 @@ async function showSubmittedLogs(d: Deps, r?: Submitted): Promise<vscode.TextEdi
 }
 
 /**
- * Selects the app in the Applications view. A reveal resolves the app's parents against the
- * view's own fetch of its children, and fails while a refresh is re-fetching them (each pushed
- * change refreshes the view); so it is tried once the view has been quiet for a moment, and again
- * after the next quiet moment if it still failed.
+ * Selects the app in the Applications view. A reveal of a node the view does not know resolves
+ * its parents against the view's own fetch of their children, and fails while a refresh is
+ * re-fetching them (each pushed change refreshes the view); so the instance the view was last
+ * given is revealed when there is one, once the view has been quiet for a moment, and again after
+ * the next quiet moment if that still failed.
  */
 async function reveal(d: Deps, appId: string): Promise<void> {
   let last: unknown;
   for (let attempt = 0; attempt < 5; attempt++) {
     await quiet(d.session, QUIET_MS);
-    const found = findApp(appId, d.session.model());
-    if (!found) continue;
-    d.apps.provider.setParent(found.node, found.parent);
+    const shown = d.apps.provider.shownNode((n) => n.kind === 'app' && n.app.id === appId);
+    const found = shown ? undefined : findApp(appId, d.session.model());
+    if (!shown && !found) continue;
+    if (found) d.apps.provider.setParent(found.node, found.parent);
     try {
-      await d.apps.view.reveal(found.node, { select: true, focus: false, expand: true });
+      await d.apps.view.reveal(shown ?? (found as { node: Node }).node, {
+        select: true,
+        focus: false,
+        expand: true,
+      });
       return;
     } catch (err) {
       last = err;
