@@ -3,6 +3,7 @@ import { State } from 'vscode-languageclient/node';
 import { createAgentClient } from './agent/agentClient.js';
 import { registerCommands } from './commands.js';
 import { DashboardPanel, LogRelay } from './dashboard/dashboardPanel.js';
+import { windowHost } from './host.js';
 import { LogDocuments, scheme } from './logs/logDocuments.js';
 import { Session } from './session.js';
 import type { Node } from './tree/nodes/node.js';
@@ -41,6 +42,7 @@ export async function activate(context: vscode.ExtensionContext) {
     showCollapseAll: true,
   });
   const s = session;
+  const host = windowHost();
   const openDashboard = () => {
     if (s.connection.kind !== 'connected')
       throw new Error('Not connected to a master: start the local cluster or connect first');
@@ -61,6 +63,7 @@ export async function activate(context: vscode.ExtensionContext) {
       apps: { provider: appsTree, view: appsView },
       openDashboard,
       memento: context.workspaceState,
+      host,
     }),
     { dispose: () => void client.stop() },
   );
@@ -79,7 +82,17 @@ export async function activate(context: vscode.ExtensionContext) {
   if (vscode.workspace.getConfiguration('wick').get<boolean>('autoStart', true)) firstUse();
   const activationMs = Date.now() - t0;
   output.appendLine(`Wick activated in ${activationMs} ms`);
-  return { session, client, logs, clusterTree, appsTree, clusterView, appsView, activationMs };
+  return {
+    session,
+    client,
+    logs,
+    host,
+    clusterTree,
+    appsTree,
+    clusterView,
+    appsView,
+    activationMs,
+  };
 }
 
 export function deactivate(): void {}

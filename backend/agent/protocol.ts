@@ -53,6 +53,8 @@ export interface SubmitParams {
   deployMode: 'client' | 'cluster';
   executorMemory?: string;
   executorCores?: number;
+  /** wick.cores.max: the cores the application may take over the whole cluster. */
+  maxCores?: number;
   supervise?: boolean;
   name?: string;
 }

@@ -43,6 +43,7 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
   const conf: Record<string, string> = p.name ? { 'wick.app.name': p.name } : {};
   if (p.executorMemory) conf['wick.executor.memory'] = p.executorMemory;
   if (p.executorCores) conf['wick.executor.cores'] = String(p.executorCores);
+  if (p.maxCores) conf['wick.cores.max'] = String(p.maxCores);
 
   if (p.deployMode === 'client') {
     const log = join(tmpdir(), `wick-submit-${process.pid}-${Date.now()}.log`);
@@ -133,6 +134,13 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
       message: `Submitted ${name}: driver ${driverId}, application ${appId}`,
     };
   const d = [...s.activeDrivers, ...s.completedDrivers].find((x) => x.id === driverId);
+  // A driver need not start an application (a plain script): ending FINISHED is its success.
+  if (d?.state === 'FINISHED')
+    return {
+      success: true,
+      driverId,
+      message: `Driver ${driverId} ran ${name} and FINISHED; it registered no application`,
+    };
   return {
     success: false,
     driverId,

@@ -268,7 +268,6 @@ export class Worker extends RpcEndpoint implements RunnerHost {
         exitStatus: runner.exitCode,
       }),
     );
-    logHandlers.sourceChanged(this);
     this.stateChanged();
     if (!runner.isFinished) return;
     if (this.executors.delete(runner.fullId)) {
@@ -281,6 +280,8 @@ export class Worker extends RpcEndpoint implements RunnerHost {
         this.conf.get(WorkerConf.retainedExecutors),
       );
     }
+    // After the delete: a follower asks whether its process is done, so it ends now, not at its re-check.
+    logHandlers.sourceChanged(this);
     void this.maybeCleanupApplication(runner.appId);
     this.prestart?.fill();
   }
@@ -307,7 +308,6 @@ export class Worker extends RpcEndpoint implements RunnerHost {
         exception: runner.exception,
       }),
     );
-    logHandlers.sourceChanged(this);
     if (this.drivers.delete(runner.driverId)) {
       this.coresUsed -= runner.desc.cores;
       this.memoryUsed -= runner.desc.mem;
@@ -318,6 +318,7 @@ export class Worker extends RpcEndpoint implements RunnerHost {
         this.conf.get(WorkerConf.retainedDrivers),
       );
     }
+    logHandlers.sourceChanged(this);
     this.stateChanged();
   }
 

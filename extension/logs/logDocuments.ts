@@ -41,11 +41,16 @@ export class LogDocuments implements vscode.TextDocumentContentProvider, vscode.
   private readonly sessions = new Map<string, Session>();
   private readonly byFollow = new Map<string, Session>();
   private readonly disposables: vscode.Disposable[] = [];
+  /** Chunks received, and those for no follow of ours (shown by describe(), for diagnosis). */
+  private readonly counts = { chunks: 0, strays: 0 };
 
   constructor(private readonly client: () => LanguageClient) {
     this.disposables.push(
       vscode.workspace.onDidCloseTextDocument((d) => {
-        if (d.uri.scheme === scheme) this.close(d.uri.toString());
+        // A language change (the "log" mode set on opening) is announced as a close and an open
+        // of a document that stays open: only a document really gone stops its follow.
+        if (d.uri.scheme !== scheme || vscode.workspace.textDocuments.includes(d)) return;
+        this.close(d.uri.toString());
       }),
     );
   }
@@ -62,6 +67,8 @@ export class LogDocuments implements vscode.TextDocumentContentProvider, vscode.
       client.onNotification(LogChunk, (c) => {
         if (relay?.chunk(c.followId, c.offset, c.data)) return;
         const s = this.byFollow.get(c.followId);
+        if (s) this.counts.chunks++;
+        else this.counts.strays++;
         if (s?.buffer.append(c.offset, Buffer.from(c.data, 'base64'))) this.changed.fire(s.uri);
       }),
       client.onNotification(LogFollowEnded, (e) => {
@@ -124,6 +131,14 @@ export class LogDocuments implements vscode.TextDocumentContentProvider, vscode.
       length: s.buffer.start - offset,
     });
     if (s.buffer.prepend(r.offset, Buffer.from(r.data, 'base64'))) this.changed.fire(uri);
+  }
+
+  /** What a log document holds and whether it still follows, for tests and bug reports. */
+  describe(uri: vscode.Uri): string {
+    const s = this.sessions.get(uri.toString());
+    if (!s) return `not open (${this.sessions.size} open)`;
+    const b = s.buffer;
+    return `bytes [${b.start}, ${b.end}), ${s.followId ? `following as ${s.followId}` : `ended: ${b.ended}`}; chunks ${this.counts.chunks}, strays ${this.counts.strays}`;
   }
 
   private close(key: string): void {

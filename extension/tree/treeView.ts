@@ -12,6 +12,8 @@ export class WickTreeProvider implements vscode.TreeDataProvider<Node> {
   readonly onDidChangeTreeData = this.changed.event;
   private readonly parents = new WeakMap<Node, Node>();
   private readonly ids = new WeakMap<Node, string>();
+  /** The children last handed to the view, by parent: the instances the view knows. */
+  private shown = new Map<Node | undefined, Node[]>();
   /** Resolves the next time the roots are read (the tree benchmark and tests wait on it). */
   private rendered: (() => void)[] = [];
 
@@ -32,12 +34,24 @@ export class WickTreeProvider implements vscode.TreeDataProvider<Node> {
     const m = this.model();
     const kids = node ? children(node, m) : roots(this.view, m);
     for (const k of kids) if (node) this.parents.set(k, node);
+    // A read of the roots starts a new render: the view forgets the instances it had.
+    if (!node) this.shown = new Map();
+    this.shown.set(node, kids);
     if (!node) {
       const done = this.rendered;
       this.rendered = [];
       for (const r of done) r();
     }
     return kids;
+  }
+
+  /**
+   * The instance of a node the view was last given, if it was: revealing that one needs no
+   * re-fetch by the view, which a concurrent refresh can make fail.
+   */
+  shownNode(pred: (n: Node) => boolean): Node | undefined {
+    for (const kids of this.shown.values()) for (const k of kids) if (pred(k)) return k;
+    return undefined;
   }
 
   getParent(node: Node): Node | undefined {

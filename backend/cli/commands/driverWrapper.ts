@@ -26,9 +26,13 @@ export function registerDriverWrapper(program: Command): void {
           'driver-wrapper needs WICK_MASTER in its environment (wick submit sets it)',
         );
       const env = await RpcEnv.create({ name: 'Driver', clientMode: true, unref: true });
+      // Once the application is done, its exit code stands: stopping the env below also ends the
+      // watcher's connection (or its attempt to connect), which is no reason to exit with 1.
+      let done = false;
       env.setupEndpoint(
         WorkerWatcher.ENDPOINT_NAME,
         new WorkerWatcher(workerUrl, (code, reason) => {
+          if (done) return;
           log.error(reason);
           process.exit(code);
         }),
@@ -43,6 +47,9 @@ export function registerDriverWrapper(program: Command): void {
         conf,
       });
       process.env.WICK_APP_DIR ??= dirname(userApp);
-      process.once('beforeExit', () => void env.stop());
+      process.once('beforeExit', () => {
+        done = true;
+        void env.stop();
+      });
     });
 }

@@ -118,6 +118,8 @@ async function follow(
       },
       end: (totalSize, reason) => {
         table(w).delete(key);
+        if (reason === 'process exited' && src.driverId !== undefined)
+          reason = driverEnded(w, src.driverId) ?? reason;
         try {
           ref.send(LogFollowEnded({ followId: m.followId, totalSize, reason }));
         } catch {
@@ -138,4 +140,15 @@ async function follow(
   ctx.reply(started);
   await follower.start();
   return started;
+}
+
+/**
+ * How a driver ended, for the end of its log: with supervision one file holds every run, so
+ * "process exited" alone would not say whether this was the last of them.
+ */
+function driverEnded(w: Worker, driverId: string): string | undefined {
+  const r = w.finishedDrivers.get(driverId);
+  if (!r) return undefined;
+  const code = r.exitCode !== undefined ? ` with exit code ${r.exitCode}` : '';
+  return `process exited: driver ${r.state}${code} after ${r.runs} run${r.runs === 1 ? '' : 's'}`;
 }

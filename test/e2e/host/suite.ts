@@ -7,76 +7,12 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { LanguageClient } from 'vscode-languageclient/node';
-import type { MasterState } from '../../../backend/agent/protocol.js';
 import type { DashboardPanel } from '../../../extension/dashboard/dashboardPanel.js';
-import type { Session } from '../../../extension/session.js';
-import { children, findApp, item, type Model, type Node } from '../../../extension/tree/model.js';
-import type { WickTreeProvider } from '../../../extension/tree/treeView.js';
-
-interface Api {
-  session: Session;
-  client: LanguageClient;
-  clusterTree: WickTreeProvider;
-  appsTree: WickTreeProvider;
-  activationMs: number;
-}
-
-const results: { name: string; ok: boolean; ms: number; error?: string }[] = [];
-const figures: Record<string, number> = {};
-
-async function step(name: string, fn: () => Promise<void>): Promise<void> {
-  const t0 = Date.now();
-  try {
-    await fn();
-    results.push({ name, ok: true, ms: Date.now() - t0 });
-  } catch (err) {
-    results.push({
-      name,
-      ok: false,
-      ms: Date.now() - t0,
-      error: (err as Error).stack ?? String(err),
-    });
-  }
-}
-
-/** Resolves with the first model (now or pushed later) for which `pred` holds. */
-function until<T>(
-  s: Session,
-  pred: (m: Model) => T | undefined,
-  event: 'push' | 'render' = 'push',
-): Promise<T> {
-  return new Promise((resolve) => {
-    const now = pred(s.model());
-    if (now !== undefined) return resolve(now);
-    const sub = (event === 'push' ? s.onDidPush : s.onDidChange)((m) => {
-      const v = pred(m);
-      if (v !== undefined) {
-        sub.dispose();
-        resolve(v);
-      }
-    });
-  });
-}
-
-/** Bounds a wait: a step that waits on something that never comes fails instead of hanging. */
-function within<T>(ms: number, p: Thenable<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    Promise.resolve(p),
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
-
-const twoAlive = (m: Model) =>
-  m.connection.kind === 'connected' &&
-  m.state?.workers.filter((w) => w.state === 'ALIVE').length === 2
-    ? true
-    : undefined;
-
-const apps = (s?: MasterState) => (s ? [...s.activeApps, ...s.completedApps] : []);
+import { children, findApp, item, type Node } from '../../../extension/tree/model.js';
+import { type Api, apps, figures, results, step, twoAlive, until, within } from './helpers.js';
+import { multiKillSteps } from './multiKill.js';
+import { showLogsSteps } from './showLogs.js';
+import { supervisedDriverSteps } from './supervisedDriver.js';
 
 export async function run(): Promise<void> {
   const root = process.env.WICK_E2E_ROOT as string;
@@ -181,6 +117,10 @@ export async function run(): Promise<void> {
       'wick.app.killed',
     );
   });
+
+  await showLogsSteps(api, root);
+  await multiKillSteps(api, root);
+  await supervisedDriverSteps(api, root);
 
   await step('state change → tree refreshed (benchmark sample)', async () => {
     // The time from the agent's push of a change to the views having re-read their roots.

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { bytesOf } from '../../../backend/protocol/base64.js';
@@ -205,6 +205,53 @@ test("a driver's log is read by its id", async (t) => {
   assert.equal(Buffer.from(out.data, 'base64').toString(), 'driver says hi\n');
   const err = await c.worker.ask(RequestLogRange({ driverId, stream: 'stderr' }), LogRangeResponse);
   assert.match(Buffer.from(err.data, 'base64').toString(), /^Launch Command: /);
+});
+
+test("a supervised driver's follow spans its relaunches and ends saying how the driver ended", async (t) => {
+  const { m, w, c } = await setup(t);
+  // Run 1 waits for a file named go (so the follow starts during it) and fails; run 2 succeeds.
+  const appPath = join(w.root, 'flaky.js');
+  writeFileSync(
+    appPath,
+    `const fs = require('fs');
+    const run = (fs.existsSync('runs') ? Number(fs.readFileSync('runs', 'utf8')) : 0) + 1;
+    fs.writeFileSync('runs', String(run));
+    console.log('run ' + run);
+    const wait = setInterval(() => {
+      if (run > 1 || fs.existsSync('go')) { clearInterval(wait); process.exitCode = run < 2 ? 1 : 0; }
+    }, 5);`,
+  );
+  const driverId = 'driver-20261130120000-0002';
+  m.worker().send(
+    LaunchDriver({
+      driverId,
+      driverDesc: {
+        appPath,
+        mem: 64,
+        cores: 1,
+        supervise: true,
+        command: { argv: [process.execPath, '{{USER_APP}}'], env: {} },
+      },
+    }),
+  );
+  const dir = join(w.workDir, driverId);
+  const out = join(dir, 'stdout');
+  await waitFor(
+    'run 1 to write its line',
+    () => existsSync(out) && readFileSync(out, 'utf8') === 'run 1\n',
+  );
+  const { r } = await c.follow({ driverId, stream: 'stdout' }, 0, true);
+  writeFileSync(join(dir, 'go'), '');
+  await waitFor(
+    'the relaunch back-off',
+    () => w.worker.drivers.get(driverId)?.state === 'RELAUNCHING',
+  );
+  w.clock.advance(1000);
+  await r.until(() => r.ended !== undefined);
+  assert.deepEqual(r.problems, []);
+  assert.equal(Buffer.concat(r.data).toString(), 'run 1\nrun 2\n');
+  assert.equal(r.ended?.reason, 'process exited: driver FINISHED with exit code 0 after 2 runs');
+  assert.equal(r.ended?.totalSize, 12);
 });
 
 test('a follow of a child writing 50 MB loses and repeats no byte, and ends once it has exited', async (t) => {

@@ -1,0 +1,25 @@
+/**
+ * The notifications and confirmations the commands show, behind one seam (the Kubernetes
+ * extension's `Host` facade over vscode.window): in-host tests answer them the way a user would,
+ * so "Show Logs" and "Kill?" run the same code as a click, without driving the workbench UI.
+ */
+import * as vscode from 'vscode';
+
+export interface Host {
+  showInformationMessage(message: string, ...items: string[]): Thenable<string | undefined>;
+  showWarningMessage(
+    message: string,
+    options: vscode.MessageOptions,
+    ...items: string[]
+  ): Thenable<string | undefined>;
+  showErrorMessage(message: string, ...items: string[]): Thenable<string | undefined>;
+}
+
+/** The real window; tests replace its methods for a step and put them back. */
+export function windowHost(): Host {
+  return {
+    showInformationMessage: (m, ...items) => vscode.window.showInformationMessage(m, ...items),
+    showWarningMessage: (m, o, ...items) => vscode.window.showWarningMessage(m, o, ...items),
+    showErrorMessage: (m, ...items) => vscode.window.showErrorMessage(m, ...items),
+  };
+}

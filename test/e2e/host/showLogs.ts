@@ -1,0 +1,160 @@
+/**
+ * After a submit: "Show Logs" (answered through the Host seam, so the code after the click is the
+ * real one) reveals the app and opens its executor's stdout; that log, opened with a small
+ * `wick.logs.initialBytes`, shows only its tail until "Load Earlier" brings back the rest.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { findApp } from '../../../extension/tree/model.js';
+import {
+  Answering,
+  type Api,
+  apps,
+  endedAfter,
+  endedNote,
+  nextChange,
+  setting,
+  step,
+  submit,
+  textUntil,
+  until,
+  within,
+  workFile,
+} from './helpers.js';
+
+const INITIAL_BYTES = 256;
+
+export async function showLogsSteps(api: Api, root: string): Promise<void> {
+  const s = api.session;
+  let doc: vscode.TextDocument | undefined;
+  const restoreInitial = await setting('logs.initialBytes', INITIAL_BYTES);
+
+  await step(
+    'after Submit Job, "Show Logs" reveals the app and opens its executor\'s stdout',
+    async () => {
+      const info = new Answering(api.host, 'showInformationMessage', (m) =>
+        m.items.includes('Show Logs') ? 'Show Logs' : undefined,
+      );
+      try {
+        const opened = new Promise<vscode.TextEditor>((resolve) => {
+          const sub = vscode.window.onDidChangeActiveTextEditor((e) => {
+            if (e?.document.uri.scheme === 'wick-log') {
+              sub.dispose();
+              resolve(e);
+            }
+          });
+        });
+        const r = await submit({
+          file: join(root, 'examples', 'pi.ts'),
+          args: ['20'],
+          deployMode: 'client',
+        });
+        assert.ok(r?.success && r.appId, `submitted: ${JSON.stringify(r)}`);
+        const appId = r.appId as string;
+        const offer = await within(
+          10_000,
+          info.next((m) => m.items.includes('Show Logs')),
+          'the offer',
+        );
+        assert.match(offer.message, new RegExp(appId));
+        const editor = await within(60_000, opened, 'the log opened by "Show Logs"');
+        doc = editor.document;
+        const first = Math.min(
+          ...apps(s.state)
+            .filter((a) => a.id === appId)
+            .flatMap((a) => [...a.executors, ...a.removedExecutors].map((e) => e.id)),
+        );
+        assert.equal(doc.uri.path, `/${appId}/${first}/stdout`);
+        const selected = () =>
+          api.appsView.selection.map((n) => (n.kind === 'app' ? n.app.id : n.kind));
+        if (!selected().includes(appId))
+          await within(
+            10_000,
+            new Promise<void>((resolve) => {
+              const sub = api.appsView.onDidChangeSelection(() => {
+                if (selected().includes(appId)) {
+                  sub.dispose();
+                  resolve();
+                }
+              });
+            }),
+            () => `${appId} revealed and selected (selection: ${selected()})`,
+          ).catch(async (err) => {
+            // Why not: a reveal of our own says.
+            const found = findApp(appId, s.model());
+            const why = await Promise.resolve(
+              found && api.appsView.reveal(found.node, { select: true }),
+            ).then(
+              () => `a reveal by the test worked (found: ${!!found})`,
+              (e) => `a reveal by the test failed: ${e}`,
+            );
+            throw new Error(`${(err as Error).message}; ${why}; visible: ${api.appsView.visible}`);
+          });
+        // Followed live to the executor's end.
+        await within(
+          60_000,
+          until(s, (m) =>
+            apps(m.state).find((a) => a.id === appId)?.state === 'FINISHED' ? true : undefined,
+          ),
+          `${appId} FINISHED`,
+        );
+        const d = doc;
+        const text = await within(
+          30_000,
+          textUntil(d, endedNote),
+          () => `the log saying its process exited (${api.logs.describe(d.uri)})`,
+        );
+        assert.match(text, /Executor: Finished task/);
+        const disk = readFileSync(await workFile(s, appId, String(first), 'stdout'), 'utf8');
+        assert.equal(endedAfter(text, disk), 'process exited');
+        await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+      } finally {
+        info.restore();
+      }
+    },
+  );
+
+  await step(
+    '"Load Earlier" brings back the bytes before the tail, none lost or repeated',
+    async () => {
+      assert.ok(doc, 'the previous step opened a log');
+      // Its stderr, never opened yet, so that it opens now with the small initialBytes.
+      const [, appId, execId] = (doc as vscode.TextDocument).uri.path.split('/');
+      const app = apps(s.state).find((a) => a.id === appId);
+      const exec = [...(app?.executors ?? []), ...(app?.removedExecutors ?? [])].find(
+        (e) => e.id === Number(execId),
+      );
+      assert.ok(exec, `executor ${appId}/${execId} among the app's ended executors`);
+      const disk = readFileSync(
+        await workFile(s, appId as string, execId as string, 'stderr'),
+        'utf8',
+      );
+      assert.ok(
+        disk.length > 3 * INITIAL_BYTES,
+        `the log (${disk.length} bytes) must be longer than a few initialBytes (${INITIAL_BYTES})`,
+      );
+      const editor = (await vscode.commands.executeCommand('wick.showStderr', {
+        kind: 'executor',
+        exec,
+        under: 'app',
+      })) as vscode.TextEditor;
+      const d = editor.document;
+      assert.match(d.getText(), /^\[… \d+ earlier bytes/, 'opened with only the tail');
+      let loads = 0;
+      while (d.getText().startsWith('[… ')) {
+        const changed = nextChange(d);
+        await vscode.commands.executeCommand('wick.loadEarlierLog');
+        await within(10_000, changed, `the log after load ${loads + 1}`);
+        if (++loads > 1000) throw new Error('Load Earlier never reached the start of the log');
+      }
+      assert.ok(loads >= 3, `loaded earlier ${loads} times`);
+      const ended = await within(10_000, textUntil(d, endedNote), () => api.logs.describe(d.uri));
+      assert.equal(endedAfter(ended, disk), 'process exited');
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    },
+  );
+
+  await restoreInitial();
+}
