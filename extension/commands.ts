@@ -363,16 +363,21 @@ async function reveal(d: Deps, appId: string): Promise<void> {
 
 /** Past the view's own coalescing of refreshes (200 ms in VS Code's extension host). */
 const QUIET_MS = 400;
+/** A busy cluster may never be quiet that long: the reveal is tried anyway after this. */
+const QUIET_AT_MOST_MS = 1500;
 
-/** Resolves once the session has not refreshed the views for `ms`. */
+/** Resolves once the session has not refreshed the views for `ms`, or after QUIET_AT_MOST_MS. */
 function quiet(session: Deps['session'], ms: number): Promise<void> {
   return new Promise((resolve) => {
     let timer = setTimeout(done, ms);
+    const cap = setTimeout(done, QUIET_AT_MOST_MS);
     const sub = session.onDidChange(() => {
       clearTimeout(timer);
       timer = setTimeout(done, ms);
     });
     function done() {
+      clearTimeout(timer);
+      clearTimeout(cap);
       sub.dispose();
       resolve();
     }
