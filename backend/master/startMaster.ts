@@ -1,6 +1,7 @@
 import { DaemonConf } from '../conf/daemon.js';
 import type { WickConf } from '../conf/WickConf.js';
 import { MasterWebUI } from '../http/MasterWebUI.js';
+import { precompileValidators } from '../protocol/registry.js';
 import { RpcConf, RpcEnv } from '../rpc/index.js';
 import type { Clock } from '../util/clock.js';
 import { MasterConf } from './config.js';
@@ -23,6 +24,8 @@ export interface RunningMaster {
 /** Starts a master: its RpcEnv, its web UI port, its persistence, and the Master endpoint. */
 export async function startMaster(conf: WickConf, clock?: Clock): Promise<RunningMaster> {
   const host = conf.get(DaemonConf.masterHost);
+  // A daemon has time at start-up: no peer's first message waits for its validator to compile.
+  precompileValidators(() => true);
   const persistence = await persistenceFor(conf);
   const env = await RpcEnv.create({
     name: Master.SYSTEM_NAME,

@@ -65,6 +65,21 @@ export function defineMessage<N extends string, P extends TProperties>(
   return def as unknown as MessageDef<N, { type: N } & Static<TObject<P>>>;
 }
 
+/**
+ * Compiles now the validators of the messages whose boundary (e.g. 'Driver → Executor') passes
+ * `wanted`: for a process that has time before its first message (a standby executor), so that
+ * the compilation is not on the path of the first reply.
+ */
+export function precompileValidators(wanted: (boundary: string) => boolean): number {
+  let n = 0;
+  for (const def of registry.values()) {
+    if (!wanted(def.boundary)) continue;
+    void def.check;
+    n++;
+  }
+  return n;
+}
+
 export function messageDef(type: string): MessageDef | undefined {
   return registry.get(type);
 }

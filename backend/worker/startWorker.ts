@@ -4,6 +4,7 @@ import { DaemonConf } from '../conf/daemon.js';
 import type { WickConf } from '../conf/WickConf.js';
 import { WorkerWebUI } from '../http/WorkerWebUI.js';
 import { workerId } from '../master/ids.js';
+import { precompileValidators } from '../protocol/registry.js';
 import { type RpcAddress, RpcConf, RpcEnv } from '../rpc/index.js';
 import type { Clock } from '../util/clock.js';
 import { Worker } from './Worker.js';
@@ -25,6 +26,8 @@ export async function startWorker(
   masters: string[],
   options: { clock?: Clock; exit?: (code: number, reason: string) => void } = {},
 ): Promise<RunningWorker> {
+  // A daemon has time at start-up: no peer's first message waits for its validator to compile.
+  precompileValidators(() => true);
   const workDir = resolve(conf.get(DaemonConf.workerDir));
   try {
     await mkdir(workDir, { recursive: true });

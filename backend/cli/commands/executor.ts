@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { CoarseGrainedExecutorBackend } from '../../app/executor/CoarseGrainedExecutorBackend.js';
 import { WorkerWatcher } from '../../app/WorkerWatcher.js';
+import { precompileValidators } from '../../protocol/registry.js';
 import { RpcEnv } from '../../rpc/index.js';
 import { getLogger } from '../../util/log.js';
 
@@ -23,6 +24,8 @@ export function registerExecutor(program: Command): void {
     .description('Wait, loaded, for the executor launch a worker hands over on stdin')
     .argument('[room]', 'blank space for the process title to take over')
     .action(async () => {
+      // Idle until the launch: compile now what an executor's first messages need.
+      precompileValidators((boundary) => /Executor|endpoint verifier/.test(boundary));
       const line = await firstLine(process.stdin);
       // No line: the worker stopped, or discarded this standby.
       if (line === undefined) process.exit(0);
