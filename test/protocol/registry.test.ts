@@ -4,9 +4,11 @@ import {
   allMessageDefs,
   defineMessage,
   messageDef,
+  precompileValidators,
   Type,
   validateMessage,
 } from '../../backend/protocol/registry.js';
+import '../../backend/protocol/index.js';
 import { CheckExistence, Ping, Pong } from '../../backend/protocol/rpc.js';
 import { TestGetLog, TestLog, TestSleep } from '../fixtures/testMessages.js';
 
@@ -132,4 +134,20 @@ test('validateMessage shortens a long value', () => {
   assert.ok(problem);
   assert.ok(problem.endsWith('…'), problem);
   assert.ok(problem.length < 250, `${problem.length} characters`);
+});
+
+test('precompileValidators compiles the validators of the boundaries asked for, and only those', () => {
+  const boundaries = new Set(allMessageDefs().map((d) => d.boundary));
+  assert.ok(boundaries.has('Driver → Executor'), [...boundaries].join(', '));
+  const d2e = allMessageDefs().filter((d) => d.boundary === 'Driver → Executor').length;
+  assert.equal(
+    precompileValidators((b) => b === 'Driver → Executor'),
+    d2e,
+  );
+  assert.equal(
+    precompileValidators(() => false),
+    0,
+  );
+  // Compiled or not, validation is the same.
+  assert.equal(validateMessage(Ping, Ping({ seq: 1 })), undefined);
 });
