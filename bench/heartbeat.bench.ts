@@ -29,6 +29,7 @@ import { workerId } from '../backend/master/ids.js';
 import { startMaster } from '../backend/master/startMaster.js';
 import { WorkerInfo } from '../backend/master/WorkerInfo.js';
 import { setLogLevel } from '../backend/util/log.js';
+import { int } from './lib/args.js';
 import { machineLoad } from './lib/procStat.js';
 import { writeResults } from './lib/results.js';
 import { runBenchmark } from './lib/run.js';
@@ -43,14 +44,6 @@ const { values: opts } = parseArgs({
   },
   strict: true,
 });
-
-function int(name: string, raw: string | undefined, min: number, max: number): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new Error(`--${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  }
-  return n;
-}
 
 const workers = int('workers', opts.workers, 1, 100_000);
 const rounds = int('rounds', opts.rounds, 1, 100);

@@ -39,6 +39,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { execa } from 'execa';
 import { setLogLevel } from '../backend/util/log.js';
+import { int } from './lib/args.js';
 import { Control } from './lib/control.js';
 import { MockMaster } from './lib/mockMaster.js';
 import { type ServerProcess, startServer, stopAll } from './lib/process.js';
@@ -62,14 +63,6 @@ const { values: opts } = parseArgs({
   },
   strict: true,
 });
-
-function int(name: string, raw: string | undefined, min: number, max: number): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new Error(`--${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  }
-  return n;
-}
 
 const launches = int('launches', opts.launches, 1, 10_000);
 const warmup = int('warmup', opts.warmup, 0, 1000);

@@ -55,6 +55,7 @@ import type { MessageOf, WireMessage } from '../backend/protocol/registry.js';
 import { FollowLog, type LogChunk, LogFollowStarted } from '../backend/protocol/worker.js';
 import { RpcEndpoint, RpcEnv } from '../backend/rpc/index.js';
 import { setLogLevel } from '../backend/util/log.js';
+import { int } from './lib/args.js';
 import { Control } from './lib/control.js';
 import { MockMaster } from './lib/mockMaster.js';
 import { type ServerProcess, startServer, stopAll } from './lib/process.js';
@@ -82,14 +83,6 @@ const { values: opts } = parseArgs({
   },
   strict: true,
 });
-
-function int(name: string, raw: string | undefined, min: number, max: number): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new Error(`--${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  }
-  return n;
-}
 
 const totalBytes = int('mb', opts.mb, 1, 100_000) * 1e6;
 const blockBytes = int('block-kib', opts['block-kib'], 1, 16 * 1024) * 1024;

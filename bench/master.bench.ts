@@ -61,6 +61,7 @@ import { BoundPortsRequest, BoundPortsResponse } from '../backend/protocol/deplo
 import { MasterStateResponse, RequestMasterState } from '../backend/protocol/state.js';
 import { RpcEnv } from '../backend/rpc/index.js';
 import { setLogLevel } from '../backend/util/log.js';
+import { int } from './lib/args.js';
 import { Control } from './lib/control.js';
 import {
   firstDifference,
@@ -107,14 +108,6 @@ const { values: opts } = parseArgs({
   },
   strict: true,
 });
-
-function int(name: string, raw: string | undefined, min: number, max: number): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new Error(`--${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  }
-  return n;
-}
 
 const workerCounts = (opts.workers ?? '')
   .split(',')

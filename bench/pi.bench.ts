@@ -46,6 +46,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { WickContext } from '../backend/app/index.js';
 import { setLogLevel } from '../backend/util/log.js';
+import { int } from './lib/args.js';
 import { runCommand } from './lib/command.js';
 import { stopAll } from './lib/process.js';
 import { cpuSeconds, mainThreadCpuSeconds } from './lib/procStat.js';
@@ -70,14 +71,6 @@ const { values: opts } = parseArgs({
   },
   strict: true,
 });
-
-function int(name: string, raw: string | undefined, min: number, max: number): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new Error(`--${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  }
-  return n;
-}
 
 const slices = int('slices', opts.slices, 1, 21_474);
 const rounds = int('rounds', opts.rounds, 1, 50);

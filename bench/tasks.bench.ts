@@ -41,6 +41,7 @@ import { parseArgs } from 'node:util';
 import { PREFETCH_PER_CORE } from '../backend/app/driver/DriverEndpoint.js';
 import type { WickContext } from '../backend/app/index.js';
 import { setLogLevel } from '../backend/util/log.js';
+import { int } from './lib/args.js';
 import { startServer, stopAll } from './lib/process.js';
 import { cpuSeconds } from './lib/procStat.js';
 import { RawTaskDriver } from './lib/rawTaskDriver.js';
@@ -64,14 +65,6 @@ const { values: opts } = parseArgs({
   },
   strict: true,
 });
-
-function int(name: string, raw: string | undefined, min: number, max: number): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new Error(`--${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  }
-  return n;
-}
 
 const tasks = int('tasks', opts.tasks, 100, 10_000_000);
 const warmup = int('warmup', opts.warmup, 0, 10_000_000);
