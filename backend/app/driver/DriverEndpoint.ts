@@ -52,7 +52,7 @@ interface ExecutorData {
  * send them together (StatusReporter) with work to spare. The cost is the end of a job: when its
  * last tasks are queued, one executor may finish up to a queue's worth before another.
  */
-export const PREFETCH_PER_CORE = 16;
+export const PREFETCH_PER_CORE = 32;
 const PREFETCH_QUEUE_MS = 60;
 /** Weight of the newest duration in a job's running average. */
 const DURATION_EWMA_WEIGHT = 0.2;

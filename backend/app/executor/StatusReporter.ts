@@ -29,7 +29,7 @@ export const nodeTimers: ReportTimers = {
  * queued (tasks that have not started). The driver refills an executor's queue from the ends it
  * hears of, so that reports held no longer than the queue lasts never leave a core without a task.
  */
-export const REPORT_HOLD_MS = 5;
+export const REPORT_HOLD_MS = 10;
 
 /**
  * Sends an executor's task status reports to the driver and writes their log lines, several per

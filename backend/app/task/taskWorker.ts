@@ -53,7 +53,7 @@ export const CONTROL_LENGTH = 2;
  * prefetch), so ends heard a few ms late never leave a core idle; the last task of a batch is
  * posted as it ends.
  */
-export const OUTCOME_HOLD_MS = 4;
+export const OUTCOME_HOLD_MS = 12;
 
 function compilerFor(appDir: string): FunctionCompiler {
   if (!compiler || compilerDir !== appDir) {
