@@ -335,12 +335,22 @@ async function showSubmittedLogs(d: Deps, r?: Submitted): Promise<vscode.TextEdi
  * given is revealed when there is one, once the view has been quiet for a moment, and again after
  * the next quiet moment if that still failed.
  */
-async function reveal(d: Deps, appId: string): Promise<void> {
+function reveal(d: Deps, appId: string): Promise<void> {
+  // One at a time, so that an older reveal still in flight cannot land after a newer one.
+  const generation = ++reveals;
+  const run = revealChain.then(() => revealNow(d, appId, generation));
+  revealChain = run.catch(() => {});
+  return run;
+}
+
+async function revealNow(d: Deps, appId: string, generation: number): Promise<void> {
   // The push that added the app reaches the views only after the session's debounce.
   await d.session.settled();
   let last: unknown;
   for (let attempt = 0; attempt < 5; attempt++) {
     await quiet(d.session, QUIET_MS);
+    // A later submit's reveal supersedes this one: an older app must not take the selection back.
+    if (generation !== reveals) return;
     const shown = d.apps.provider.shownNode((n) => n.kind === 'app' && n.app.id === appId);
     const found = shown ? undefined : findApp(appId, d.session.model());
     if (!shown && !found) continue;
@@ -360,6 +370,10 @@ async function reveal(d: Deps, appId: string): Promise<void> {
     `Could not show ${appId} in the Applications view: ${String(last ?? 'not there')}`,
   );
 }
+
+/** Reveals started so far: each one knows whether a later one has superseded it. */
+let reveals = 0;
+let revealChain: Promise<void> = Promise.resolve();
 
 /** Past the view's own coalescing of refreshes (200 ms in VS Code's extension host). */
 const QUIET_MS = 400;

@@ -66,6 +66,12 @@ export class DriverEndpoint extends RpcEndpoint {
   static readonly ENDPOINT_NAME = 'CoarseGrainedScheduler';
 
   readonly executors = new Map<string, ExecutorData>();
+  /**
+   * Executors the master has granted that have not registered yet. While there are any, no task
+   * is queued ahead on the others: a short job would otherwise be queued whole on the first
+   * executor to register, leaving the one still starting with nothing to do.
+   */
+  private readonly starting = new Set<string>();
   readonly scheduler: TaskScheduler;
   appId = '';
   private readonly maxMessageSize: number;
@@ -154,8 +160,14 @@ export class DriverEndpoint extends RpcEndpoint {
     }
   }
 
+  /** The master granted the application this executor; it registers once started. */
+  executorGranted(executorId: string): void {
+    if (!this.executors.has(executorId)) this.starting.add(executorId);
+  }
+
   /** The executor is gone (the master said so, or its connection dropped): rerun its tasks. */
   removeExecutor(executorId: string, reason: string): void {
+    if (this.starting.delete(executorId)) this.makeOffers();
     if (!this.executors.delete(executorId)) return;
     const requeued = this.scheduler.executorLost(executorId);
     this.log.info(
@@ -186,6 +198,7 @@ export class DriverEndpoint extends RpcEndpoint {
       return RegisterExecutorFailed({ message: `Duplicate executor ID: ${m.executorId}` });
     }
     const ref = this.rpcEnv.endpointRef(m.executor);
+    this.starting.delete(m.executorId);
     this.executors.set(m.executorId, {
       id: m.executorId,
       ref,
@@ -215,6 +228,7 @@ export class DriverEndpoint extends RpcEndpoint {
       if (e.freeCores > 0) offers.push({ executorId: e.id, freeCores: e.freeCores });
     }
     if (offers.length > 0) this.launch(this.scheduler.resourceOffers(offers), false);
+    if (this.starting.size > 0) return;
     for (const [jobId, ms] of this.taskMs) {
       if (!this.scheduler.hasPending) return;
       const perCore = Math.min(PREFETCH_PER_CORE, Math.floor(PREFETCH_QUEUE_MS / ms));

@@ -131,7 +131,7 @@ export class WickContext implements JobRunner {
           connected: (appId) => {
             driver.appId = appId;
           },
-          executorAdded: () => {},
+          executorAdded: (id) => driver.executorGranted(String(id)),
           executorRemoved: (id, message) => driver.removeExecutor(String(id), message),
           dead: (reason) => driver.scheduler.abortAll(reason),
         },

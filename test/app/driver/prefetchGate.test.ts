@@ -1,0 +1,144 @@
+/**
+ * Queueing short tasks ahead on busy executors (DriverEndpoint's prefetch) waits while an
+ * executor the master granted is still starting: a short job must not be queued whole on the
+ * first executor to register. Mock executors on a real RpcEnv, as in DriverEndpoint.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { DriverEndpoint } from '../../../backend/app/driver/DriverEndpoint.js';
+import { WickConf } from '../../../backend/conf/WickConf.js';
+import {
+  type LaunchTask,
+  RegisterExecutor,
+  StatusUpdate,
+} from '../../../backend/protocol/executor.js';
+import type { MessageOf } from '../../../backend/protocol/registry.js';
+import { type RpcEndpointRef, RpcEnv } from '../../../backend/rpc/index.js';
+import { Recorder } from '../../helpers/recorder.js';
+
+import '../../../backend/conf/all.js';
+
+const envs: RpcEnv[] = [];
+after(() => Promise.all(envs.map((e) => e.stop())));
+
+async function until(probe: () => boolean): Promise<void> {
+  while (!probe()) await new Promise((r) => setTimeout(r, 2));
+}
+
+/** A mock executor of one core that finishes, when told, every task it has been sent. */
+async function executor(driverUrl: string, id: string) {
+  const env = await RpcEnv.create({ name: `mockExecutor${id}`, clientMode: true });
+  envs.push(env);
+  const endpoint = new Recorder();
+  env.setupEndpoint('Executor', endpoint);
+  const driver: RpcEndpointRef = await env.setupEndpointRefByURI(driverUrl);
+  await driver.ask(
+    RegisterExecutor({
+      executorId: id,
+      executor: endpoint.self.toData(),
+      hostname: '127.0.0.1',
+      cores: 1,
+      logUrls: {},
+    }),
+  );
+  let finished = 0;
+  return {
+    get finished() {
+      return finished;
+    },
+    launched: () =>
+      endpoint.all('LaunchTask').map((m) => (m as unknown as MessageOf<typeof LaunchTask>).task),
+    finishAll() {
+      const tasks = this.launched();
+      for (; finished < tasks.length; finished++) {
+        const taskId = (tasks[finished] as { taskId: number }).taskId;
+        driver.send(
+          StatusUpdate({
+            executorId: id,
+            taskId,
+            state: 'FINISHED',
+            result: [taskId],
+            durationMs: 1,
+          }),
+        );
+      }
+    },
+  };
+}
+
+async function startDriver(name: string) {
+  const conf = new WickConf().set('wick.app.name', name);
+  const env = await RpcEnv.create({ name, conf });
+  envs.push(env);
+  const driver = new DriverEndpoint(conf, '/apps/here', 3);
+  const url = env.setupEndpoint(DriverEndpoint.ENDPOINT_NAME, driver).toString();
+  return { driver, url };
+}
+
+function job(driver: DriverEndpoint, partitions: number) {
+  return driver.runJob({
+    sources: Array.from({ length: partitions }, (_, i) => ({ kind: 'array' as const, data: [i] })),
+    transformations: [],
+    action: { kind: 'collect' as const },
+  });
+}
+
+test('no task is queued ahead while a granted executor is still starting; then both get work', {
+  timeout: 60_000,
+}, async () => {
+  const { driver, url } = await startDriver('gateDriver1');
+  driver.executorGranted('0');
+  driver.executorGranted('1');
+  const a = await executor(url, '0');
+  const done = job(driver, 400);
+  // Executor 1 is still starting: executor 0 gets one task per free core, however short they are.
+  for (let n = 1; n <= 5; n++) {
+    await until(() => a.launched().length >= n);
+    assert.equal(a.launched().length, n, `one task at a time, ${n} so far`);
+    assert.equal(driver.executors.get('0')?.queued, 0, `nothing queued after ${n} task(s)`);
+    a.finishAll();
+  }
+  // Executor 1 registers: short tasks are queued ahead again, and it gets its share.
+  const b = await executor(url, '1');
+  let settled = false;
+  void done.finally(() => {
+    settled = true;
+  });
+  let queuedSeen = 0;
+  while (!settled) {
+    queuedSeen = Math.max(queuedSeen, driver.executors.get('0')?.queued ?? 0);
+    a.finishAll();
+    b.finishAll();
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  assert.equal((await done).length, 400);
+  assert.ok(queuedSeen > 0, 'tasks were queued ahead once every granted executor registered');
+  assert.ok(b.finished > 0, 'the executor that started late ran tasks too');
+});
+
+test('an executor granted and then removed before it registered no longer holds the queue back', {
+  timeout: 60_000,
+}, async () => {
+  const { driver, url } = await startDriver('gateDriver2');
+  driver.executorGranted('0');
+  driver.executorGranted('1');
+  const a = await executor(url, '0');
+  const done = job(driver, 400);
+  await until(() => a.launched().length === 1);
+  a.finishAll();
+  await until(() => a.launched().length === 2);
+  assert.equal(driver.executors.get('0')?.queued, 0);
+  driver.removeExecutor('1', 'Command exited with code 1');
+  let settled = false;
+  void done.finally(() => {
+    settled = true;
+  });
+  let queuedSeen = 0;
+  while (!settled) {
+    queuedSeen = Math.max(queuedSeen, driver.executors.get('0')?.queued ?? 0);
+    a.finishAll();
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  assert.equal((await done).length, 400);
+  assert.ok(queuedSeen > 0, 'tasks were queued ahead once the granted executor was gone');
+});
