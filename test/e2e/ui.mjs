@@ -52,7 +52,8 @@ async function flow(page, url, shot) {
   await shot('1-cluster-two-workers');
 
   await openFile(page, 'pi.ts');
-  await submitActiveFile(page, { args: '20', beforeLast: () => shot('2-submit-quick-input') });
+  // 200 tasks: long enough that both executors run some, whichever registers first.
+  await submitActiveFile(page, { args: '200', beforeLast: () => shot('2-submit-quick-input') });
   // pi.ts finishes in about a second: wait for it under Completed, then open it there.
   const completed = apps.getByRole('treeitem', { name: /^Completed [1-9]/ });
   await completed.waitFor(long);
