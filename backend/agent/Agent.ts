@@ -5,6 +5,7 @@
  * drive it directly. Nothing here polls.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,6 +57,7 @@ export class Agent {
   private connecting: Promise<Connection> | undefined;
   private forwarder: LogForwarder | undefined;
   private readonly children = new Set<{ kill(): unknown }>();
+  private outputDir: string | undefined;
 
   constructor(private readonly sink: AgentSink) {}
 
@@ -216,6 +218,10 @@ export class Agent {
         return () => this.children.delete(child);
       },
       log: (l) => this.sink.log(l),
+      outputDir: () => {
+        this.outputDir ??= mkdtempSync(join(tmpdir(), `wick-agent-${process.pid}-`));
+        return this.outputDir;
+      },
     });
   }
 
@@ -273,5 +279,6 @@ export class Agent {
     if (this.master && this.mirror) this.mirror.unsubscribe(this.master);
     await this.stopCluster();
     await this.env?.stop();
+    if (this.outputDir) await rm(this.outputDir, { recursive: true, force: true });
   }
 }

@@ -1,5 +1,4 @@
-import { openSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { execa } from 'execa';
 import { bundleApp } from '../cli/submit/bundle.js';
@@ -18,11 +17,14 @@ interface Ctx {
   /** Keeps a child to kill at shutdown; returns the function that forgets it. */
   track(child: { kill(): unknown }): () => void;
   log(line: string): void;
+  /** The agent's folder for drivers' output, removed when the agent stops. */
+  outputDir(): string;
 }
 
 type Result = { success: boolean; message: string; appId?: string; driverId?: string };
 
 const ended = ['FINISHED', 'FAILED', 'KILLED', 'ERROR'];
+let submits = 0;
 
 /**
  * Submits an application and resolves once the master has registered it (found by name among the
@@ -46,7 +48,7 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
   if (p.maxCores) conf['wick.cores.max'] = String(p.maxCores);
 
   if (p.deployMode === 'client') {
-    const log = join(tmpdir(), `wick-submit-${process.pid}-${Date.now()}.log`);
+    const log = join(ctx.outputDir(), `submit-${Date.now()}-${++submits}.log`);
     const fd = openSync(log, 'w');
     const child = execa(
       process.execPath,
@@ -70,6 +72,8 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
         cwd: dirname(p.file),
       },
     );
+    // The child has its own copy: the agent's would leak, one per submit.
+    closeSync(fd);
     const forget = ctx.track(child);
     void child.then(() => forget());
     const exited = child.then((r) => ({ exit: r.exitCode ?? 1 }));

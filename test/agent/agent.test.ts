@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import {
   createMessageConnection,
@@ -14,10 +15,13 @@ import {
   type MasterState,
   RequestStatus,
   StateChanged,
+  SubmitApplication,
 } from '../../backend/agent/protocol.js';
 
 /** `wick agent` over stdio, as the extension's language client starts it, against a real local cluster. */
-test('wick agent starts a local cluster, pushes its state, and leaves no process', async () => {
+test('wick agent starts a local cluster, pushes its state, and leaves no process', {
+  timeout: 60_000,
+}, async () => {
   const child = spawn(process.execPath, [join('dist', 'wick.cjs'), 'agent', '--stdio'], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
@@ -53,6 +57,22 @@ test('wick agent starts a local cluster, pushes its state, and leaves no process
   assert.equal(alive.connection.kind, 'connected');
   const status = await conn.sendRequest(RequestStatus, {});
   assert.ok(status.rssBytes > 0);
+  // A client-mode submit: the driver's output goes to a file in the agent's own folder, named in
+  // the answer, and that folder goes with the agent.
+  const submitted = await conn.sendRequest(SubmitApplication, {
+    file: join(process.cwd(), 'examples', 'pi.ts'),
+    args: ['4'],
+    deployMode: 'client',
+    // The workers above offer 512m each; the default is 1g per executor.
+    executorMemory: '256m',
+  });
+  assert.ok(submitted.success && submitted.appId, JSON.stringify(submitted));
+  const output = /driver output: (\S+)\)$/.exec(submitted.message)?.[1];
+  assert.ok(output && existsSync(output), submitted.message);
+  for (let i = 0; !readFileSync(output, 'utf8').includes('Pi is roughly 3.'); i++) {
+    if (i > 1000) assert.fail(readFileSync(output, 'utf8'));
+    await new Promise((r) => setTimeout(r, 20));
+  }
   const d = await conn.sendRequest(Disconnect, { stopLocalCluster: true });
   assert.equal(d.kind, 'disconnected');
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
@@ -61,4 +81,5 @@ test('wick agent starts a local cluster, pushes its state, and leaves no process
   await conn.sendNotification('exit');
   assert.equal(await exited, 0);
   conn.dispose();
+  assert.equal(existsSync(dirname(output)), false, 'the agent removed its output folder');
 });
