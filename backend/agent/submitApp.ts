@@ -55,6 +55,7 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
       [
         process.argv[1] as string,
         'submit',
+        '--exit-with-parent',
         '--master',
         ctx.masterUrl,
         '--deploy-mode',
@@ -64,7 +65,8 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
         ...p.args,
       ],
       {
-        stdin: 'ignore',
+        // A pipe that closes when the agent ends, however it ends (--exit-with-parent).
+        stdin: 'pipe',
         stdout: fd as 3,
         stderr: fd as 3,
         reject: false,

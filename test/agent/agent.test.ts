@@ -17,6 +17,7 @@ import {
   StateChanged,
   SubmitApplication,
 } from '../../backend/agent/protocol.js';
+import { killMarked, markedProcesses, waitUntilGone } from '../helpers/cli.js';
 
 /** `wick agent` over stdio, as the extension's language client starts it, against a real local cluster. */
 test('wick agent starts a local cluster, pushes its state, and leaves no process', {
@@ -82,4 +83,50 @@ test('wick agent starts a local cluster, pushes its state, and leaves no process
   assert.equal(await exited, 0);
   conn.dispose();
   assert.equal(existsSync(dirname(output)), false, 'the agent removed its output folder');
+});
+
+test('a SIGKILLed agent leaves no process: its local cluster and its client-mode driver end too', {
+  timeout: 90_000,
+}, async () => {
+  const mark = `agent-kill-${process.pid}-${Date.now()}`;
+  const child = spawn(process.execPath, [join('dist', 'wick.cjs'), 'agent', '--stdio'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, WICK_TEST_MARK: mark },
+  });
+  try {
+    const conn = createMessageConnection(
+      new StreamMessageReader(child.stdout),
+      new StreamMessageWriter(child.stdin),
+    );
+    conn.listen();
+    await conn.sendRequest('initialize', {
+      processId: process.pid,
+      rootUri: null,
+      capabilities: {},
+    });
+    const c = await conn.sendRequest(Connect, {
+      master: 'local',
+      localCluster: { workers: 2, cores: 1, memory: '512m' },
+    });
+    assert.equal(c.kind, 'connected', JSON.stringify(c));
+    const submitted = await conn.sendRequest(SubmitApplication, {
+      file: join(process.cwd(), 'test', 'fixtures', 'apps', 'until-killed.ts'),
+      args: [],
+      deployMode: 'client',
+      executorMemory: '256m',
+    });
+    assert.ok(submitted.success, JSON.stringify(submitted));
+    const driver = markedProcesses(mark).find((p) => / submit .*until-killed\.ts/.test(p.cmdline));
+    assert.ok(driver, JSON.stringify(markedProcesses(mark)));
+    child.kill('SIGKILL');
+    conn.dispose();
+    const left = await waitUntilGone(
+      markedProcesses(mark).map((p) => p.pid),
+      30_000,
+    );
+    assert.deepEqual(left, [], JSON.stringify(markedProcesses(mark)));
+  } finally {
+    child.kill('SIGKILL');
+    await killMarked(mark);
+  }
 });

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { MasterStateMirror } from '../../client/MasterStateMirror.js';
 import { parseMemoryMB } from '../../conf/daemon.js';
 import { parseInteger } from '../../conf/parse.js';
@@ -10,7 +10,7 @@ import { RequestSubmitDriver, SubmitDriverResponse } from '../../protocol/client
 import { distFile } from '../../util/paths.js';
 import type { LocalCluster } from '../localClusterProcess.js';
 import { withMaster } from '../masterClient.js';
-import { collect } from '../options.js';
+import { collect, exitWithParent } from '../options.js';
 import { bundleApp } from '../submit/bundle.js';
 import { runAppHere } from '../submit/runApp.js';
 import { followLog, workerOf } from './logs.js';
@@ -26,6 +26,7 @@ interface Flags {
   driverCores: string;
   supervise?: boolean;
   wait?: boolean;
+  exitWithParent?: boolean;
   conf: string[];
 }
 
@@ -54,8 +55,13 @@ export function registerSubmit(program: Command): void {
     .option('--supervise', 'restart the driver when it fails (cluster mode)')
     .option('--wait', 'cluster mode: follow the driver’s output and exit with its status')
     .option('--conf <key=value>', 'a wick.* setting for the application (repeatable)', collect, [])
+    // For launchers (the VS Code agent): the driver ends when whoever started it goes away.
+    .addOption(new Option('--exit-with-parent', 'stop when stdin closes').hideHelp())
     .passThroughOptions()
     .action(async (app: string, args: string[], flags: Flags) => {
+      // SIGTERM, as a kill would: the driver's handlers stop the application cleanly.
+      if (flags.exitWithParent)
+        exitWithParent(async () => void process.kill(process.pid, 'SIGTERM'));
       const conf = appConf(flags);
       const master = flags.master ?? process.env.WICK_MASTER;
       if (!master)
