@@ -50,6 +50,7 @@ import { int } from './lib/args.js';
 import { runCommand } from './lib/command.js';
 import { stopAll } from './lib/process.js';
 import { cpuSeconds, mainThreadCpuSeconds } from './lib/procStat.js';
+import { executorProfileEnv } from './lib/profiling.js';
 import { writeResults } from './lib/results.js';
 import { runBenchmark } from './lib/run.js';
 import { median, round } from './lib/stats.js';
@@ -132,13 +133,7 @@ async function submitPi(masterUrl: string): Promise<number> {
 async function main(): Promise<void> {
   setLogLevel('WARN');
   if (profileDir) mkdirSync(profileDir, { recursive: true });
-  const env: NodeJS.ProcessEnv = profileDir
-    ? {
-        NODE_OPTIONS: `--require ${fileURLToPath(new URL('lib/cpuProfilePreload.cjs', import.meta.url))}`,
-        WICK_BENCH_PROFILE_DIR: profileDir,
-        WICK_BENCH_PROFILE_MATCH: 'executor',
-      }
-    : {};
+  const env = executorProfileEnv(profileDir);
   const loadBefore = os.loadavg()[0] as number;
   const cluster = await startCluster({ workers: EXECUTORS, cores: 1, env });
   let wc: WickContext | undefined;

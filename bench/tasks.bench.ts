@@ -36,7 +36,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { PREFETCH_PER_CORE } from '../backend/app/driver/DriverEndpoint.js';
 import type { WickContext } from '../backend/app/index.js';
@@ -44,6 +43,7 @@ import { setLogLevel } from '../backend/util/log.js';
 import { int } from './lib/args.js';
 import { startServer, stopAll } from './lib/process.js';
 import { cpuSeconds } from './lib/procStat.js';
+import { executorProfileEnv } from './lib/profiling.js';
 import { RawTaskDriver } from './lib/rawTaskDriver.js';
 import { writeResults } from './lib/results.js';
 import { runBenchmark } from './lib/run.js';
@@ -109,13 +109,7 @@ function summarize(samples: Sample[]): Sample {
 async function main(): Promise<void> {
   setLogLevel('WARN');
   if (profileDir) mkdirSync(profileDir, { recursive: true });
-  const profileEnv: NodeJS.ProcessEnv = profileDir
-    ? {
-        NODE_OPTIONS: `--require ${fileURLToPath(new URL('lib/cpuProfilePreload.cjs', import.meta.url))}`,
-        WICK_BENCH_PROFILE_DIR: profileDir,
-        WICK_BENCH_PROFILE_MATCH: 'executor',
-      }
-    : {};
+  const profileEnv = executorProfileEnv(profileDir);
   const loadBefore = os.loadavg()[0] as number;
   const cluster = await startCluster({ workers: EXECUTORS, cores: CORES, env: profileEnv });
   const raw = await RawTaskDriver.listen();

@@ -2,11 +2,11 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { execa } from 'execa';
 import { bundleApp } from '../cli/submit/bundle.js';
+import { driverDescription } from '../cli/submit/driverDescription.js';
 import type { MasterStateMirror } from '../client/MasterStateMirror.js';
 import { parseMemoryMB } from '../conf/daemon.js';
 import { RequestSubmitDriver, SubmitDriverResponse } from '../protocol/client.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
-import { distFile } from '../util/paths.js';
 import type { MasterState, SubmitParams } from './protocol.js';
 
 interface Ctx {
@@ -99,28 +99,16 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
   const bundled = await bundleApp(p.file);
   const reply = await ctx.master.ask(
     RequestSubmitDriver({
-      driverDescription: {
-        appPath: bundled.bundle,
-        mem: parseMemoryMB('1g'),
+      driverDescription: driverDescription({
+        bundled,
+        args: p.args,
+        masterUrl: ctx.masterUrl,
+        conf,
+        name: p.name,
+        memoryMB: parseMemoryMB('1g'),
         cores: 1,
         supervise: p.supervise === true,
-        command: {
-          argv: [
-            process.execPath,
-            distFile('wick.cjs'),
-            'driver-wrapper',
-            '{{WORKER_URL}}',
-            '{{USER_APP}}',
-            ...p.args,
-          ],
-          env: {
-            WICK_MASTER: ctx.masterUrl,
-            WICK_SUBMIT_CONF: JSON.stringify(conf),
-            WICK_APP_DIR: dirname(bundled.source),
-            ...(p.name ? { WICK_APP_NAME: p.name } : {}),
-          },
-        },
-      },
+      }),
     }),
     SubmitDriverResponse,
   );

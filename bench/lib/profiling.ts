@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { fileURLToPath } from 'node:url';
 import type { Command } from './control.js';
 
 let session: Session | undefined;
@@ -30,4 +31,17 @@ export async function profilingCommand(c: Command): Promise<unknown> {
     default:
       return undefined;
   }
+}
+
+/**
+ * The environment for a cluster whose executors write CPU profiles into `dir`
+ * (cpuProfilePreload.cjs, loaded through NODE_OPTIONS); none when `dir` is undefined.
+ */
+export function executorProfileEnv(dir: string | undefined): NodeJS.ProcessEnv {
+  if (!dir) return {};
+  return {
+    NODE_OPTIONS: `--require ${fileURLToPath(new URL('cpuProfilePreload.cjs', import.meta.url))}`,
+    WICK_BENCH_PROFILE_DIR: dir,
+    WICK_BENCH_PROFILE_MATCH: 'executor',
+  };
 }

@@ -7,11 +7,11 @@ import { MasterStateMirror } from '../../client/MasterStateMirror.js';
 import { parseMemoryMB } from '../../conf/daemon.js';
 import { parseInteger } from '../../conf/parse.js';
 import { RequestSubmitDriver, SubmitDriverResponse } from '../../protocol/client.js';
-import { distFile } from '../../util/paths.js';
 import type { LocalCluster } from '../localClusterProcess.js';
 import { withMaster } from '../masterClient.js';
 import { collect, exitWithParent } from '../options.js';
 import { bundleApp } from '../submit/bundle.js';
+import { driverDescription } from '../submit/driverDescription.js';
 import { runAppHere } from '../submit/runApp.js';
 import { followLog, workerOf } from './logs.js';
 
@@ -217,28 +217,16 @@ async function submitToCluster(
   return withMaster(masterUrl, async (master, env) => {
     const reply = await master.ask(
       RequestSubmitDriver({
-        driverDescription: {
-          appPath: bundled.bundle,
-          mem: parseMemoryMB(flags.driverMemory),
+        driverDescription: driverDescription({
+          bundled,
+          args,
+          masterUrl,
+          conf,
+          name,
+          memoryMB: parseMemoryMB(flags.driverMemory),
           cores: Number(flags.driverCores),
           supervise: flags.supervise === true,
-          command: {
-            argv: [
-              process.execPath,
-              distFile('wick.cjs'),
-              'driver-wrapper',
-              '{{WORKER_URL}}',
-              '{{USER_APP}}',
-              ...args,
-            ],
-            env: {
-              WICK_MASTER: masterUrl,
-              WICK_SUBMIT_CONF: JSON.stringify(conf),
-              WICK_APP_DIR: bundled.source.slice(0, bundled.source.lastIndexOf('/')) || '/',
-              ...(name ? { WICK_APP_NAME: name } : {}),
-            },
-          },
-        },
+        }),
       }),
       SubmitDriverResponse,
     );

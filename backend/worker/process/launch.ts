@@ -31,29 +31,60 @@ export const MARKER_VAR = 'WICK_PROCESS_MARKER';
 
 let counter = 0;
 
+/** A marker value no other child of this worker carries. */
+export function newMarker(): string {
+  return `${process.pid}-${Date.now().toString(36)}-${++counter}`;
+}
+
+/**
+ * Spawns `file args` as the worker starts every child: leading a new process group, carrying
+ * `marker` in its environment, stdout and stderr to the open files `out` and `err`.
+ */
+export function spawnMarked<S extends 'ignore' | 'pipe'>(
+  file: string,
+  args: readonly string[],
+  o: {
+    cwd: string;
+    env: Record<string, string>;
+    marker: string;
+    stdin: S;
+    out: number;
+    err: number;
+  },
+) {
+  // execa takes a file descriptor at run time, but its types only accept number literals.
+  type Fd = 3;
+  return execa(file, args, {
+    cwd: o.cwd,
+    env: { ...o.env, [MARKER_VAR]: o.marker },
+    extendEnv: true,
+    stdin: o.stdin,
+    stdout: o.out as Fd,
+    stderr: o.err as Fd,
+    buffer: false,
+    reject: false,
+    detached: true,
+    // The worker kills its children itself (whole trees, with a grace period) on shutdown.
+    cleanup: false,
+    windowsHide: true,
+  });
+}
+
 export function launch(spec: LaunchSpec): Launched {
   const flags = spec.append ? 'a' : 'w';
   const out = openSync(join(spec.cwd, 'stdout'), flags);
   const err = openSync(join(spec.cwd, 'stderr'), flags);
-  const marker = `${process.pid}-${Date.now().toString(36)}-${++counter}`;
+  const marker = newMarker();
   try {
     writeSync(err, `${spec.header}\n${'='.repeat(40)}\n\n`);
     const [file, ...args] = spec.argv as [string, ...string[]];
-    // execa takes a file descriptor at run time, but its types only accept number literals.
-    type Fd = 3;
-    const child = execa(file, args, {
+    const child = spawnMarked(file, args, {
       cwd: spec.cwd,
-      env: { ...spec.env, [MARKER_VAR]: marker },
-      extendEnv: true,
+      env: spec.env,
+      marker,
       stdin: 'ignore',
-      stdout: out as Fd,
-      stderr: err as Fd,
-      buffer: false,
-      reject: false,
-      detached: true,
-      // The worker kills its children itself (whole trees, with a grace period) on shutdown.
-      cleanup: false,
-      windowsHide: true,
+      out,
+      err,
     });
     const exited = child.then((r) => ({
       exitCode: r.exitCode,

@@ -1,10 +1,9 @@
 import { closeSync, fstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
-import { execa } from 'execa';
 import { getLogger } from '../../util/log.js';
 import { killProcessTree } from './kill.js';
-import { type Launched, type LaunchSpec, MARKER_VAR } from './launch.js';
+import { type Launched, type LaunchSpec, newMarker, spawnMarked } from './launch.js';
 
 const log = getLogger('ExecutorPrestart');
 
@@ -27,8 +26,6 @@ interface Standby {
   exited: Launched['exited'];
   gone: boolean;
 }
-
-let counter = 0;
 
 /**
  * One Wick executor process started ahead of need, so that launching a Wick application's
@@ -120,25 +117,19 @@ export class ExecutorPrestarter {
   }
 
   private spawn(): Standby {
-    const dir = join(this.workDir, '.prestart', `${process.pid}-${++counter}`);
+    const marker = newMarker();
+    const dir = join(this.workDir, '.prestart', marker);
     mkdirSync(dir, { recursive: true });
     const out = openSync(join(dir, 'stdout'), 'w');
     const err = openSync(join(dir, 'stderr'), 'w');
-    const marker = `${process.pid}-${Date.now().toString(36)}-standby-${counter}`;
-    type Fd = 3;
-    const child = execa(this.command[0], [this.command[1], 'executor-standby', TITLE_ROOM], {
+    // Shares the descriptions of `out` and `err`: the header written through `err` comes first.
+    const child = spawnMarked(this.command[0], [this.command[1], 'executor-standby', TITLE_ROOM], {
       cwd: dir,
-      env: { [MARKER_VAR]: marker },
-      extendEnv: true,
+      env: {},
+      marker,
       stdin: 'pipe',
-      // Shares the descriptions of `out` and `err`: the header written through `err` comes first.
-      stdout: out as Fd,
-      stderr: err as Fd,
-      buffer: false,
-      reject: false,
-      detached: true,
-      cleanup: false,
-      windowsHide: true,
+      out,
+      err,
     });
     if (child.pid === undefined) {
       closeSync(out);

@@ -83,6 +83,28 @@ function job(driver: DriverEndpoint, partitions: number) {
   });
 }
 
+/**
+ * Finishes whatever the executors are sent until the job ends; returns the most tasks ever seen
+ * queued ahead on executor 0.
+ */
+async function finishEverything(
+  driver: DriverEndpoint,
+  done: Promise<unknown>,
+  executors: { finishAll(): void }[],
+): Promise<number> {
+  let settled = false;
+  void done.finally(() => {
+    settled = true;
+  });
+  let queuedSeen = 0;
+  while (!settled) {
+    queuedSeen = Math.max(queuedSeen, driver.executors.get('0')?.queued ?? 0);
+    for (const e of executors) e.finishAll();
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  return queuedSeen;
+}
+
 test('no task is queued ahead while a granted executor is still starting; then both get work', {
   timeout: 60_000,
 }, async () => {
@@ -100,17 +122,7 @@ test('no task is queued ahead while a granted executor is still starting; then b
   }
   // Executor 1 registers: short tasks are queued ahead again, and it gets its share.
   const b = await executor(url, '1');
-  let settled = false;
-  void done.finally(() => {
-    settled = true;
-  });
-  let queuedSeen = 0;
-  while (!settled) {
-    queuedSeen = Math.max(queuedSeen, driver.executors.get('0')?.queued ?? 0);
-    a.finishAll();
-    b.finishAll();
-    await new Promise((r) => setTimeout(r, 1));
-  }
+  const queuedSeen = await finishEverything(driver, done, [a, b]);
   assert.equal((await done).length, 400);
   assert.ok(queuedSeen > 0, 'tasks were queued ahead once every granted executor registered');
   assert.ok(b.finished > 0, 'the executor that started late ran tasks too');
@@ -129,16 +141,7 @@ test('an executor granted and then removed before it registered no longer holds 
   await until(() => a.launched().length === 2);
   assert.equal(driver.executors.get('0')?.queued, 0);
   driver.removeExecutor('1', 'Command exited with code 1');
-  let settled = false;
-  void done.finally(() => {
-    settled = true;
-  });
-  let queuedSeen = 0;
-  while (!settled) {
-    queuedSeen = Math.max(queuedSeen, driver.executors.get('0')?.queued ?? 0);
-    a.finishAll();
-    await new Promise((r) => setTimeout(r, 1));
-  }
+  const queuedSeen = await finishEverything(driver, done, [a]);
   assert.equal((await done).length, 400);
   assert.ok(queuedSeen > 0, 'tasks were queued ahead once the granted executor was gone');
 });
