@@ -49,7 +49,7 @@ import { setLogLevel } from '../backend/util/log.js';
 import { int } from './lib/args.js';
 import { runCommand } from './lib/command.js';
 import { stopAll } from './lib/process.js';
-import { cpuSeconds, mainThreadCpuSeconds } from './lib/procStat.js';
+import { cpuSeconds, threadCpuSeconds } from './lib/procStat.js';
 import { executorProfileEnv } from './lib/profiling.js';
 import { writeResults } from './lib/results.js';
 import { runBenchmark } from './lib/run.js';
@@ -101,6 +101,21 @@ function wickPi(wc: WickContext, count: number, parts: number): Promise<number> 
       return x * x + y * y <= 1 ? 1 : 0;
     })
     .reduce((a, b) => a + b);
+}
+
+/**
+ * An executor's CPU since `before` (threadCpuSeconds), in ms: its main thread's, and its pool
+ * thread's (with 1 core, the one other thread that ran the darts: the busiest).
+ */
+function threadSplit(pid: number, before: Map<number, number>): { mainMs: number; poolMs: number } {
+  let mainMs = 0;
+  let poolMs = 0;
+  for (const [tid, s] of threadCpuSeconds(pid)) {
+    const ms = (s - (before.get(tid) ?? 0)) * 1000;
+    if (tid === pid) mainMs = ms;
+    else poolMs = Math.max(poolMs, ms);
+  }
+  return { mainMs, poolMs };
 }
 
 async function timed<T>(fn: () => Promise<T> | T): Promise<{ ms: number; value: T }> {
@@ -161,6 +176,7 @@ async function main(): Promise<void> {
     const singleCpuMs: number[] = [];
     const jobCpuMs: number[] = [];
     const jobMainCpuMs: number[] = [];
+    const jobPoolCpuMs: number[] = [];
     const jobDriverCpuMs: number[] = [];
     const pids = executorPids(context.appId);
     const efficiency: number[] = [];
@@ -175,14 +191,15 @@ async function main(): Promise<void> {
       };
       const runJob = async () => {
         const cpu0 = pids.map(cpuSeconds);
-        const main0 = pids.map(mainThreadCpuSeconds);
+        const threads0 = pids.map(threadCpuSeconds);
         const driver0 = process.cpuUsage();
         const t = await timed(() => wickPi(context, n, slices));
         const driver = process.cpuUsage(driver0);
         const cpu1 = pids.map(cpuSeconds);
-        const main1 = pids.map(mainThreadCpuSeconds);
+        const split = pids.map((pid, i) => threadSplit(pid, threads0[i] as Map<number, number>));
         jobCpuMs.push(cpu1.reduce((a, c, i) => a + (c - (cpu0[i] as number)) * 1000, 0));
-        jobMainCpuMs.push(main1.reduce((a, c, i) => a + (c - (main0[i] as number)) * 1000, 0));
+        jobMainCpuMs.push(split.reduce((a, s) => a + s.mainMs, 0));
+        jobPoolCpuMs.push(split.reduce((a, s) => a + s.poolMs, 0));
         jobDriverCpuMs.push((driver.user + driver.system) / 1000);
         checkPi(t.value, n - 1, 'the job');
         jobMs.push(t.ms);
@@ -233,6 +250,7 @@ async function main(): Promise<void> {
       jobMs: round(median(jobMs), 1),
       jobExecutorCpuMs: round(median(jobCpuMs), 1),
       jobExecutorMainThreadsCpuMs: round(median(jobMainCpuMs), 1),
+      jobExecutorPoolThreadsCpuMs: round(median(jobPoolCpuMs), 1),
       jobDriverCpuMs: round(median(jobDriverCpuMs), 1),
       idealMs: round(median(singleMs) / 2, 1),
       samples: n - 1,
@@ -276,7 +294,7 @@ async function main(): Promise<void> {
           cpuEff.toFixed(3),
         ],
         [
-          `   of which the executors' main threads ${fmt(median(jobMainCpuMs))} ms; with the driver's ${fmt(median(jobDriverCpuMs))} ms`,
+          `   of which the executors' main threads ${fmt(median(jobMainCpuMs))} ms, pool threads ${fmt(median(jobPoolCpuMs))} ms (one thread: ${fmt(median(singleCpuMs))}); with the driver's ${fmt(median(jobDriverCpuMs))} ms`,
           '',
           cpuEffAll.toFixed(3),
         ],

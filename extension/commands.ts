@@ -12,17 +12,16 @@ import type { LogDocuments } from './logs/logDocuments.js';
 import { logUri } from './logs/logDocuments.js';
 import { type Submitted, submittedLogSource } from './logs/submittedLog.js';
 import type { Session } from './session.js';
-import { findApp } from './tree/model.js';
 import type { Node } from './tree/nodes/node.js';
-import type { WickTreeProvider } from './tree/treeView.js';
+import type { SubmittedSelection } from './tree/revealSubmitted.js';
 
 interface Deps {
   session: Session;
   logs: LogDocuments;
-  apps: { provider: WickTreeProvider; view: vscode.TreeView<Node> };
   openDashboard: () => void;
   memento: vscode.Memento;
   host: Host;
+  selection: SubmittedSelection;
 }
 
 export function registerCommands(d: Deps): vscode.Disposable[] {
@@ -277,7 +276,8 @@ async function submit(d: Deps, uri?: vscode.Uri, preset?: Partial<SubmitParams>)
     () => d.session.client.sendRequest(SubmitApplication, params),
   );
   if (!result.success) throw new Error(result.message);
-  if (result.appId) void reveal(d, result.appId).catch((err) => console.warn(`Wick: ${err}`));
+  if (result.appId)
+    void d.selection.reveal(result.appId).catch((err) => console.warn(`Wick: ${err}`));
   // Offered for presets too: the in-host tests answer it through the Host seam.
   void d.host.showInformationMessage(result.message, 'Show Logs').then((choice) => {
     if (choice === 'Show Logs')
@@ -326,74 +326,4 @@ async function showSubmittedLogs(d: Deps, r?: Submitted): Promise<vscode.TextEdi
     );
   }
   return source ? openLog(source, 'stdout') : undefined;
-}
-
-/**
- * Selects the app in the Applications view. A reveal of a node the view does not know resolves
- * its parents against the view's own fetch of their children, and fails while a refresh is
- * re-fetching them (each pushed change refreshes the view); so the instance the view was last
- * given is revealed when there is one, once the view has been quiet for a moment, and again after
- * the next quiet moment if that still failed.
- */
-function reveal(d: Deps, appId: string): Promise<void> {
-  // One at a time, so that an older reveal still in flight cannot land after a newer one.
-  const generation = ++reveals;
-  const run = revealChain.then(() => revealNow(d, appId, generation));
-  revealChain = run.catch(() => {});
-  return run;
-}
-
-async function revealNow(d: Deps, appId: string, generation: number): Promise<void> {
-  // The push that added the app reaches the views only after the session's debounce.
-  await d.session.settled();
-  let last: unknown;
-  for (let attempt = 0; attempt < 5; attempt++) {
-    await quiet(d.session, QUIET_MS);
-    // A later submit's reveal supersedes this one: an older app must not take the selection back.
-    if (generation !== reveals) return;
-    const shown = d.apps.provider.shownNode((n) => n.kind === 'app' && n.app.id === appId);
-    const found = shown ? undefined : findApp(appId, d.session.model());
-    if (!shown && !found) continue;
-    if (found) d.apps.provider.setParent(found.node, found.parent);
-    try {
-      await d.apps.view.reveal(shown ?? (found as { node: Node }).node, {
-        select: true,
-        focus: false,
-        expand: true,
-      });
-      return;
-    } catch (err) {
-      last = err;
-    }
-  }
-  throw new Error(
-    `Could not show ${appId} in the Applications view: ${String(last ?? 'not there')}`,
-  );
-}
-
-/** Reveals started so far: each one knows whether a later one has superseded it. */
-let reveals = 0;
-let revealChain: Promise<void> = Promise.resolve();
-
-/** Past the view's own coalescing of refreshes (200 ms in VS Code's extension host). */
-const QUIET_MS = 400;
-/** A busy cluster may never be quiet that long: the reveal is tried anyway after this. */
-const QUIET_AT_MOST_MS = 1500;
-
-/** Resolves once the session has not refreshed the views for `ms`, or after QUIET_AT_MOST_MS. */
-function quiet(session: Deps['session'], ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    let timer = setTimeout(done, ms);
-    const cap = setTimeout(done, QUIET_AT_MOST_MS);
-    const sub = session.onDidChange(() => {
-      clearTimeout(timer);
-      timer = setTimeout(done, ms);
-    });
-    function done() {
-      clearTimeout(timer);
-      clearTimeout(cap);
-      sub.dispose();
-      resolve();
-    }
-  });
 }

@@ -7,6 +7,7 @@ import { windowHost } from './host.js';
 import { LogDocuments, scheme } from './logs/logDocuments.js';
 import { Session } from './session.js';
 import type { Node } from './tree/nodes/node.js';
+import { SubmittedSelection } from './tree/revealSubmitted.js';
 import { WickTreeProvider } from './tree/treeView.js';
 
 /**
@@ -60,10 +61,10 @@ export async function activate(context: vscode.ExtensionContext) {
     ...registerCommands({
       session,
       logs,
-      apps: { provider: appsTree, view: appsView },
       openDashboard,
       memento: context.workspaceState,
       host,
+      selection: new SubmittedSelection(session, appsTree, appsView),
     }),
     { dispose: () => void client.stop() },
   );

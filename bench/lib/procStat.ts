@@ -3,7 +3,7 @@
  * after a window to get another process's CPU share without instrumenting it.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 
 let ticksPerSecond: number | undefined;
@@ -43,6 +43,25 @@ export function mainThreadCpuSeconds(pid: number): number {
   const text = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
   const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) / clockTicks();
+}
+
+/**
+ * CPU seconds of each of the process's threads, by thread id. Node names every thread "node", so
+ * callers tell them apart by what they used: the main thread's id is the pid, a busy pool thread
+ * stands out, and V8's and libuv's helpers use little.
+ */
+export function threadCpuSeconds(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const text = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(tid), (Number(f[11]) + Number(f[12])) / clockTicks());
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return out;
 }
 
 /** User and system CPU seconds apart (utime, stime). */

@@ -52,6 +52,14 @@ export class LogDocuments implements vscode.TextDocumentContentProvider, vscode.
         if (d.uri.scheme !== scheme || vscode.workspace.textDocuments.includes(d)) return;
         this.close(d.uri.toString());
       }),
+      vscode.workspace.onDidOpenTextDocument((d) => {
+        // VS Code drops a change fired before its extension host has the document (between
+        // provideTextDocumentContent's answer and the open): a follow that ends right after the
+        // log opens would never show its end. Firing again once it is open catches up; a
+        // document already up to date costs one comparison.
+        if (d.uri.scheme === scheme && this.sessions.has(d.uri.toString()))
+          this.changed.fire(d.uri);
+      }),
     );
   }
 

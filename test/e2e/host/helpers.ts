@@ -76,6 +76,36 @@ export function within<T>(ms: number, p: Thenable<T>, what: string | (() => stri
   ]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * Resolves once the view's selection satisfies `pred`, within `ms`. Polled as well as heard: the
+ * extension host maps the selected ids to the latest rendered nodes, so the selection can come to
+ * satisfy `pred` (a row re-rendered with a new state) without a change event.
+ */
+export function selectionUntil<T>(
+  view: vscode.TreeView<T>,
+  pred: (selection: readonly T[]) => boolean,
+  ms: number,
+  what: () => string,
+): Promise<void> {
+  if (pred(view.selection)) return Promise.resolve();
+  let sub: vscode.Disposable | undefined;
+  let poll: NodeJS.Timeout | undefined;
+  return within(
+    ms,
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (pred(view.selection)) resolve();
+      };
+      sub = view.onDidChangeSelection(check);
+      poll = setInterval(check, 50);
+    }),
+    what,
+  ).finally(() => {
+    sub?.dispose();
+    clearInterval(poll);
+  });
+}
+
 /** Resolves once `doc`'s text satisfies `pred` (now or after a later change). */
 export function textUntil(
   doc: vscode.TextDocument,

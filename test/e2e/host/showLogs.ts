@@ -15,6 +15,7 @@ import {
   endedAfter,
   endedNote,
   nextChange,
+  selectionUntil,
   setting,
   step,
   submit,
@@ -72,29 +73,22 @@ export async function showLogsSteps(api: Api, root: string): Promise<void> {
         assert.equal(doc.uri.path, `/${appId}/${first}/stdout`);
         const selected = () =>
           api.appsView.selection.map((n) => (n.kind === 'app' ? n.app.id : n.kind));
-        if (!selected().includes(appId))
-          await within(
-            10_000,
-            new Promise<void>((resolve) => {
-              const sub = api.appsView.onDidChangeSelection(() => {
-                if (selected().includes(appId)) {
-                  sub.dispose();
-                  resolve();
-                }
-              });
-            }),
-            () => `${appId} revealed and selected (selection: ${selected()})`,
-          ).catch(async (err) => {
-            // Why not: a reveal of our own says.
-            const found = findApp(appId, s.model());
-            const why = await Promise.resolve(
-              found && api.appsView.reveal(found.node, { select: true }),
-            ).then(
-              () => `a reveal by the test worked (found: ${!!found})`,
-              (e) => `a reveal by the test failed: ${e}`,
-            );
-            throw new Error(`${(err as Error).message}; ${why}; visible: ${api.appsView.visible}`);
-          });
+        await selectionUntil(
+          api.appsView,
+          () => selected().includes(appId),
+          10_000,
+          () => `${appId} revealed and selected (selection: ${selected()})`,
+        ).catch(async (err) => {
+          // Why not: a reveal of our own says.
+          const found = findApp(appId, s.model());
+          const why = await Promise.resolve(
+            found && api.appsView.reveal(found.node, { select: true }),
+          ).then(
+            () => `a reveal by the test worked (found: ${!!found})`,
+            (e) => `a reveal by the test failed: ${e}`,
+          );
+          throw new Error(`${(err as Error).message}; ${why}; visible: ${api.appsView.visible}`);
+        });
         // Followed live to the executor's end.
         await within(
           60_000,
@@ -102,6 +96,18 @@ export async function showLogsSteps(api: Api, root: string): Promise<void> {
             apps(m.state).find((a) => a.id === appId)?.state === 'FINISHED' ? true : undefined,
           ),
           `${appId} FINISHED`,
+        );
+        // The selection follows the app into Completed.
+        const selectedFinished = () =>
+          api.appsView.selection.some(
+            (n) => n.kind === 'app' && n.app.id === appId && n.app.state === 'FINISHED',
+          );
+        await selectionUntil(
+          api.appsView,
+          selectedFinished,
+          10_000,
+          () =>
+            `${appId} selected in Completed (selection: ${api.appsView.selection.map((n) => (n.kind === 'app' ? `${n.app.id} ${n.app.state}` : n.kind))})`,
         );
         const d = doc;
         let text = await within(
