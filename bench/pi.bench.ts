@@ -44,6 +44,7 @@ import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import type { WickContext } from '../backend/app/index.js';
 import { setLogLevel } from '../backend/util/log.js';
 import { int } from './lib/args.js';
@@ -118,6 +119,43 @@ function threadSplit(pid: number, before: Map<number, number>): { mainMs: number
   return { mainMs, poolMs };
 }
 
+/**
+ * Two threads of this process, each throwing half the darts with the same loop at the same time:
+ * what this machine gives two CPU-bound threads (on a shared or virtual machine, two busy CPUs
+ * may each run slower than one busy CPU). Not the issue's ideal; printed beside it.
+ */
+class ParallelLoops {
+  private readonly threads = [0, 1].map(
+    () =>
+      new Worker(
+        `const { parentPort } = require('node:worker_threads');
+         ${singleThreadPi.toString()}
+         parentPort.on('message', (n) => parentPort.postMessage(singleThreadPi(n)));`,
+        { eval: true },
+      ),
+  );
+
+  /** Runs both halves at once; resolves with the darts inside the circle. */
+  async run(count: number): Promise<number> {
+    const half = Math.floor(count / 2);
+    const parts = await Promise.all(
+      this.threads.map(
+        (t, i) =>
+          new Promise<number>((resolve, reject) => {
+            t.once('message', resolve);
+            t.once('error', reject);
+            t.postMessage(i === 0 ? half + 1 : count - half);
+          }),
+      ),
+    );
+    return parts.reduce((a, b) => a + b, 0);
+  }
+
+  stop(): Promise<number[]> {
+    return Promise.all(this.threads.map((t) => t.terminate()));
+  }
+}
+
 async function timed<T>(fn: () => Promise<T> | T): Promise<{ ms: number; value: T }> {
   const t0 = performance.now();
   const value = await fn();
@@ -152,6 +190,7 @@ async function main(): Promise<void> {
   const loadBefore = os.loadavg()[0] as number;
   const cluster = await startCluster({ workers: EXECUTORS, cores: 1, env });
   let wc: WickContext | undefined;
+  let parallel: ParallelLoops | undefined;
   try {
     wc = await connect(cluster.ready.url, 'bench-pi', EXECUTORS);
     const context = wc;
@@ -163,6 +202,9 @@ async function main(): Promise<void> {
     const warm = Math.max(2, Math.floor(n / 10));
     checkPi(singleThreadPi(warm), warm - 1, 'the warm-up loop');
     checkPi(await wickPi(context, warm, Math.max(1, Math.floor(slices / 10))), warm - 1, 'warm-up');
+    parallel = new ParallelLoops();
+    checkPi(await parallel.run(warm), warm - 1, 'the warm-up of two threads');
+    const pair = parallel;
 
     let session: Session | undefined;
     if (profileDir) {
@@ -180,6 +222,8 @@ async function main(): Promise<void> {
     const jobDriverCpuMs: number[] = [];
     const pids = executorPids(context.appId);
     const efficiency: number[] = [];
+    const parallelMs: number[] = [];
+    const vsParallel: number[] = [];
     for (let r = 0; r < rounds; r++) {
       const runSingle = async () => {
         const cpu0 = process.cpuUsage();
@@ -188,6 +232,11 @@ async function main(): Promise<void> {
         singleCpuMs.push((cpu.user + cpu.system) / 1000);
         checkPi(t.value, n - 1, 'the single-thread loop');
         singleMs.push(t.ms);
+      };
+      const runParallel = async () => {
+        const t = await timed(() => pair.run(n));
+        checkPi(t.value, n - 1, 'two threads');
+        parallelMs.push(t.ms);
       };
       const runJob = async () => {
         const cpu0 = pids.map(cpuSeconds);
@@ -206,16 +255,19 @@ async function main(): Promise<void> {
       };
       if (r % 2 === 0) {
         await runSingle();
+        await runParallel();
         await runJob();
       } else {
         await runJob();
+        await runParallel();
         await runSingle();
       }
       const s = singleMs[r] as number;
       const j = jobMs[r] as number;
       efficiency.push(s / 2 / j);
+      vsParallel.push((parallelMs[r] as number) / j);
       console.log(
-        `  round ${r + 1}/${rounds}: one thread ${fmt(s)} ms, job ${fmt(j)} ms, efficiency ${(s / 2 / j).toFixed(3)}; load ${(os.loadavg()[0] as number).toFixed(1)}`,
+        `  round ${r + 1}/${rounds}: one thread ${fmt(s)} ms, two threads ${fmt(parallelMs[r] as number)} ms, job ${fmt(j)} ms, efficiency ${(s / 2 / j).toFixed(3)}; load ${(os.loadavg()[0] as number).toFixed(1)}`,
       );
     }
     if (session && profileDir) {
@@ -253,6 +305,7 @@ async function main(): Promise<void> {
       jobExecutorPoolThreadsCpuMs: round(median(jobPoolCpuMs), 1),
       jobDriverCpuMs: round(median(jobDriverCpuMs), 1),
       idealMs: round(median(singleMs) / 2, 1),
+      twoThreadsMs: round(median(parallelMs), 1),
       samples: n - 1,
       tasks: slices,
       executors: EXECUTORS,
@@ -268,6 +321,11 @@ async function main(): Promise<void> {
     );
     const ratios: Record<string, number> = {
       efficiency: eff,
+      efficiencyVsTwoThreads: round(median(vsParallel), 3),
+      twoThreadsVsIdeal: round(
+        median(singleMs.map((x, i) => x / 2 / (parallelMs[i] as number))),
+        3,
+      ),
       cpuEfficiency: cpuEff,
       cpuEfficiencyWithDriver: cpuEffAll,
     };
@@ -287,7 +345,17 @@ async function main(): Promise<void> {
       [
         ['one thread (baseline)', fmt(median(singleMs)), ''],
         ['ideal: one thread ÷ 2', fmt(median(singleMs) / 2), '1.000'],
+        [
+          'two threads of this process, half the darts each (what the machine gives)',
+          fmt(median(parallelMs)),
+          (ratios.twoThreadsVsIdeal as number).toFixed(3),
+        ],
         ['job (executors registered)', fmt(median(jobMs)), eff.toFixed(3)],
+        [
+          '   job ÷ two threads (efficiencyVsTwoThreads: the share of what the machine gives)',
+          '',
+          (ratios.efficiencyVsTwoThreads as number).toFixed(3),
+        ],
         [
           `CPU: one thread ${fmt(median(singleCpuMs))} ms ÷ the job's executors' ${fmt(median(jobCpuMs))} ms`,
           '',
@@ -332,6 +400,7 @@ async function main(): Promise<void> {
     );
     console.log(`Wrote ${file}`);
   } finally {
+    await parallel?.stop();
     await wc?.stop().catch(() => {});
     await stopAll();
   }

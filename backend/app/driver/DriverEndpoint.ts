@@ -47,13 +47,17 @@ interface ExecutorData {
  * a time, so that they travel together in one write.
  *
  * Each refill costs the driver and the executor a wake-up and a write or two, which for tasks of a
- * millisecond or so is CPU taken from the tasks themselves: the queue is long enough (60 ms) that
- * refills come every 30 ms of work, and that the executor may hold its status reports a few ms to
- * send them together (StatusReporter) with work to spare. The cost is the end of a job: when its
- * last tasks are queued, one executor may finish up to a queue's worth before another.
+ * millisecond or so is CPU taken from the tasks themselves, and on a virtual machine each wake-up
+ * of a thread on another CPU costs more again: the queue is long enough (150 ms) that refills come
+ * every 75 ms of work, and that the executor may hold its status reports for 25 ms to send them
+ * together (StatusReporter) with work to spare. On SparkPi's 1.7 ms tasks (bench/pi), going from
+ * 60 to 150 ms (with the holds from 10–12 to 25–30 ms) took the executors' main threads from
+ * about 105 to 70 ms of CPU per job and the driver's from 53 to 41 ms. The cost is the end of a
+ * job: when its last tasks are queued, an executor slower than the others may finish up to a
+ * queue's worth after them.
  */
-export const PREFETCH_PER_CORE = 32;
-const PREFETCH_QUEUE_MS = 60;
+export const PREFETCH_PER_CORE = 96;
+const PREFETCH_QUEUE_MS = 150;
 /** Weight of the newest duration in a job's running average. */
 const DURATION_EWMA_WEIGHT = 0.2;
 

@@ -16,7 +16,7 @@ import {
 import { StatusReporter, type TaskReport } from './StatusReporter.js';
 
 /** The most tasks handed to a pool thread at once (see Executor). */
-const MAX_BATCH = 16;
+const MAX_BATCH = 64;
 /** Weight of the newest duration in the running average of tasks' durations. */
 const DURATION_EWMA_WEIGHT = 0.2;
 

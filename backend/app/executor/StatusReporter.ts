@@ -29,7 +29,7 @@ export const nodeTimers: ReportTimers = {
  * queued (tasks that have not started). The driver refills an executor's queue from the ends it
  * hears of, so that reports held no longer than the queue lasts never leave a core without a task.
  */
-export const REPORT_HOLD_MS = 10;
+export const REPORT_HOLD_MS = 25;
 
 /**
  * Sends an executor's task status reports to the driver and writes their log lines, several per
@@ -42,7 +42,8 @@ export const REPORT_HOLD_MS = 10;
  * REPORT_HOLD_MS to go out together. With less queued, what is held goes out at the end of the
  * current turn: the driver hears in time to refill the queue, a core about to be free is known at
  * once, and the last tasks of a job are never held up. Tasks of microseconds are never held.
- * Order is kept. A report is never dropped: flush() sends what is held (StopExecutor, stop()).
+ * Order is kept. A report is never lost: flush() sends what is held (StopExecutor, stop()); only a
+ * RUNNING report sent in the same write as its task's end is left out, as the end says more.
  */
 export class StatusReporter {
   private reports: TaskReport[] = [];
@@ -89,7 +90,12 @@ export class StatusReporter {
     this.writeLines();
     const reports = this.reports;
     this.reports = [];
+    // RUNNING is news only until the task's end is: one whose end goes in the same write is
+    // left out (the driver acts on ends alone). Its log line stays.
+    let ended: Set<number> | undefined;
+    for (const r of reports) if (r.state !== 'RUNNING') (ended ??= new Set()).add(r.taskId);
     for (const r of reports) {
+      if (r.state === 'RUNNING' && ended?.has(r.taskId)) continue;
       try {
         this.send(r);
       } catch {

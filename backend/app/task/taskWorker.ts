@@ -49,11 +49,11 @@ export const CONTROL_LENGTH = 2;
  * it posts what it holds before starting a task that, were it as long as the last one, would end
  * past this. Each post wakes the executor's main thread, which reports to the driver: in CPU
  * profiles of SparkPi's millisecond tasks, handling one post per task was the largest cost of the
- * executor's main thread. The driver keeps about 60 ms of work queued per core (DriverEndpoint's
- * prefetch), so ends heard a few ms late never leave a core idle; the last task of a batch is
+ * executor's main thread. The driver keeps about 150 ms of work queued per core (DriverEndpoint's
+ * prefetch), so ends heard up to 30 ms late never leave a core idle; the last task of a batch is
  * posted as it ends.
  */
-export const OUTCOME_HOLD_MS = 12;
+export const OUTCOME_HOLD_MS = 30;
 
 function compilerFor(appDir: string): FunctionCompiler {
   if (!compiler || compilerDir !== appDir) {

@@ -63,17 +63,22 @@ function ends(reports: TaskReport[]): Map<number, string[]> {
   return m;
 }
 
-async function withExecutor(fn: (e: Executor, reports: TaskReport[]) => Promise<void>) {
+async function withExecutor(
+  fn: (e: Executor, reports: TaskReport[], log: () => string) => Promise<void>,
+) {
   const reports: TaskReport[] = [];
+  let log = '';
   const executor = new Executor(
     'exec-test',
     1,
     dir,
     (r) => reports.push(r),
-    () => {},
+    (text) => {
+      log += text;
+    },
   );
   try {
-    await fn(executor, reports);
+    await fn(executor, reports, () => log);
   } finally {
     await executor.stop();
   }
@@ -124,17 +129,21 @@ test('killing a task of a batch that has already ended leaves its outcome as it 
   });
 });
 
-test('a batch’s outcomes all come, in order, and every task is reported RUNNING before it ends', async () => {
-  await withExecutor(async (executor, reports) => {
+test('a batch’s outcomes all come, in order; each task logs Running before Finished, and a RUNNING report, when sent, comes before its end', async () => {
+  await withExecutor(async (executor, reports, log) => {
     const ts = tasks('batch', ['a', 'b', 'c', 'd', 'e', 'f']);
     for (const t of ts) executor.launchTask(t);
     await until('every task to end', () => ends(reports).size === 6);
     executor.flushReports();
     const order = reports.map((r) => `${r.taskId} ${r.state}`);
+    const text = log();
     for (const t of ts) {
       const running = order.indexOf(`${t.taskId} RUNNING`);
       const finished = order.indexOf(`${t.taskId} FINISHED`);
-      assert.ok(running >= 0 && running < finished, `task ${t.taskId}: ${order.join(', ')}`);
+      assert.ok(running < finished, `task ${t.taskId}: ${order.join(', ')}`);
+      const runLine = text.indexOf(`Running task ${t.partition}.0 in stage 0.0 (TID ${t.taskId})`);
+      const endLine = text.indexOf(`Finished task ${t.partition}.0 in stage 0.0 (TID ${t.taskId})`);
+      assert.ok(runLine >= 0 && runLine < endLine, `task ${t.taskId}'s lines:\n${text}`);
     }
     const finishedOrder = reports.filter((r) => r.state === 'FINISHED').map((r) => r.taskId);
     assert.deepEqual(finishedOrder, [0, 1, 2, 3, 4, 5]);

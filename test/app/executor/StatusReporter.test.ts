@@ -110,6 +110,24 @@ test('once the queue runs low, what is held goes out at the end of the turn and 
   assert.equal(sent.length, 2, 'nothing is sent twice');
 });
 
+test('a RUNNING report is left out when its task’s end goes in the same write; its line stays', () => {
+  const { sent, written, state, timers, reporter } = setup();
+  state.queuedMs = 0;
+  reporter.report({ taskId: 1, state: 'RUNNING' }, 'run 1\n');
+  timers.endTurn();
+  // Task 1's RUNNING went out alone; task 2 starts and ends within one write.
+  reporter.report({ taskId: 2, state: 'RUNNING' }, 'run 2\n');
+  reporter.report(finished(1), 'end 1\n');
+  reporter.report({ taskId: 3, state: 'RUNNING' }, 'run 3\n');
+  reporter.report(finished(2), 'end 2\n');
+  timers.endTurn();
+  assert.deepEqual(
+    sent.map((r) => `${r.taskId} ${r.state}`),
+    ['1 RUNNING', '1 FINISHED', '3 RUNNING', '2 FINISHED'],
+  );
+  assert.equal(written(), 'run 1\nrun 2\nend 1\nrun 3\nend 2\n');
+});
+
 test('flush sends what is held at once; a send that throws does not stop the others', () => {
   const sent: number[] = [];
   const timers = new FakeTimers();
