@@ -92,10 +92,10 @@ export class StatusReporter {
     this.reports = [];
     // RUNNING is news only until the task's end is: one whose end goes in the same write is
     // left out (the driver acts on ends alone). Its log line stays.
-    let ended: Set<number> | undefined;
-    for (const r of reports) if (r.state !== 'RUNNING') (ended ??= new Set()).add(r.taskId);
+    const ended = new Set<number>();
+    for (const r of reports) if (r.state !== 'RUNNING') ended.add(r.taskId);
     for (const r of reports) {
-      if (r.state === 'RUNNING' && ended?.has(r.taskId)) continue;
+      if (r.state === 'RUNNING' && ended.has(r.taskId)) continue;
       try {
         this.send(r);
       } catch {
