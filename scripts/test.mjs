@@ -2,7 +2,8 @@
 // Runs every test file under test/ (or the ones named) with node's test runner and tsx.
 // Usage: npm test [-- test/rpc/Inbox.test.ts ...]
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 function find(dir) {
@@ -14,6 +15,12 @@ function find(dir) {
 }
 
 const named = process.argv.slice(2);
+// Cluster-mode submits keep their apps' bundles (backend/cli/submit/keptBundles.ts): the tests'
+// go to a folder of this run, not to the user's cache.
+const submitted = process.env.WICK_SUBMITTED_DIR
+  ? undefined
+  : mkdtempSync(join(tmpdir(), 'wick-test-submitted-'));
+if (submitted) process.env.WICK_SUBMITTED_DIR = submitted;
 const files = named.length > 0 ? named : find('test').sort();
 const r = spawnSync(
   process.execPath,
@@ -28,4 +35,5 @@ const r = spawnSync(
   ],
   { stdio: 'inherit' },
 );
+if (submitted) rmSync(submitted, { recursive: true, force: true });
 process.exit(r.status ?? 1);

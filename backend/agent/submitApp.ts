@@ -3,6 +3,7 @@ import { basename, dirname, extname, join } from 'node:path';
 import { execa } from 'execa';
 import { bundleApp } from '../cli/submit/bundle.js';
 import { driverDescription } from '../cli/submit/driverDescription.js';
+import { keepForCluster } from '../cli/submit/keptBundles.js';
 import type { MasterStateMirror } from '../client/MasterStateMirror.js';
 import { parseMemoryMB } from '../conf/daemon.js';
 import { RequestSubmitDriver, SubmitDriverResponse } from '../protocol/client.js';
@@ -96,7 +97,7 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
     };
   }
 
-  const bundled = await bundleApp(p.file);
+  const bundled = await keepForCluster(await bundleApp(p.file));
   const reply = await ctx.master.ask(
     RequestSubmitDriver({
       driverDescription: driverDescription({

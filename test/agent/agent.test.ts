@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import {
@@ -125,8 +126,46 @@ test('a SIGKILLed agent leaves no process: its local cluster and its client-mode
       30_000,
     );
     assert.deepEqual(left, [], JSON.stringify(markedProcesses(mark)));
+    // What it could not remove (its cluster's work dir, its drivers' output) goes when the next
+    // agent starts.
+    const leftDirs = () =>
+      readdirSync(tmpdir()).filter((n) => new RegExp(`^wick-(vscode|agent)-${child.pid}-`).test(n));
+    assert.equal(leftDirs().length, 2, `left by the killed agent: ${leftDirs()}`);
+    await withAgent(async () => {
+      for (let i = 0; leftDirs().length > 0; i++) {
+        if (i > 500) assert.fail(`still there: ${leftDirs()}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    });
   } finally {
     child.kill('SIGKILL');
     await killMarked(mark);
   }
 });
+
+/** Runs `fn` while a `wick agent` runs (initialized), then stops it as the client does. */
+async function withAgent(fn: () => Promise<void>): Promise<void> {
+  const child = spawn(process.execPath, [join('dist', 'wick.cjs'), 'agent', '--stdio'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const conn = createMessageConnection(
+    new StreamMessageReader(child.stdout),
+    new StreamMessageWriter(child.stdin),
+  );
+  conn.listen();
+  try {
+    await conn.sendRequest('initialize', {
+      processId: process.pid,
+      rootUri: null,
+      capabilities: {},
+    });
+    await fn();
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    await conn.sendRequest('shutdown');
+    await conn.sendNotification('exit');
+    assert.equal(await exited, 0);
+  } finally {
+    conn.dispose();
+    child.kill('SIGKILL');
+  }
+}

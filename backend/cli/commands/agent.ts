@@ -14,6 +14,7 @@ import {
   StopFollowLog,
   SubmitApplication,
 } from '../../agent/protocol.js';
+import { removeDeadOwnerDirs } from '../../util/deadOwnerDirs.js';
 
 /**
  * `wick agent`: the backend of the VS Code extension, spoken to over stdio by
@@ -48,6 +49,9 @@ export function registerAgent(program: Command): void {
         void agent.shutdown().finally(() => process.exit(code));
       };
       connection.onInitialize(() => ({ capabilities: {}, serverInfo: { name: 'wick-agent' } }));
+      // What agents that were killed (a crashed window, SIGKILL) left in the temp folder: their
+      // local cluster's work dir and their client-mode drivers' output.
+      void Promise.all([removeDeadOwnerDirs('wick-vscode'), removeDeadOwnerDirs('wick-agent')]);
       connection.onRequest(Connect, (p) => agent.connect(p));
       connection.onRequest(Disconnect, (p) => agent.disconnect(p.stopLocalCluster));
       connection.onRequest(RequestStatus, () => ({

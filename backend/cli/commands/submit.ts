@@ -12,6 +12,7 @@ import { withMaster } from '../masterClient.js';
 import { collect, exitWithParent } from '../options.js';
 import { bundleApp } from '../submit/bundle.js';
 import { driverDescription } from '../submit/driverDescription.js';
+import { keepForCluster } from '../submit/keptBundles.js';
 import { runAppHere } from '../submit/runApp.js';
 import { followLog, workerOf } from './logs.js';
 
@@ -110,7 +111,7 @@ export function registerSubmit(program: Command): void {
       }
       const status = await submitToCluster(
         masterUrl,
-        bundled,
+        await keepForCluster(bundled),
         args,
         flags,
         conf,
@@ -118,9 +119,6 @@ export function registerSubmit(program: Command): void {
         flags.wait || cluster !== undefined,
       );
       await cluster?.stop();
-      // A driver that was waited for is done with its file; otherwise a worker may still need it
-      // (a supervised driver relaunched elsewhere copies it again), so it stays.
-      if (flags.wait || cluster) rmSync(dirname(bundled.bundle), { recursive: true, force: true });
       process.exitCode = status;
     });
 }

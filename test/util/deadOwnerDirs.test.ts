@@ -1,0 +1,48 @@
+/**
+ * Temporary folders left by processes that died without removing them: removed, while those of
+ * live processes, and other names, stay.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { removeDeadOwnerDirs } from '../../backend/util/deadOwnerDirs.js';
+
+let root: string;
+before(async () => {
+  root = await mkdtemp(join(tmpdir(), 'wick-dead-owner-test-'));
+});
+after(() => rm(root, { recursive: true, force: true }));
+
+/** The pid of a process that has exited (and been reaped). */
+function deadPid(): number {
+  const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+    encoding: 'utf8',
+  });
+  return Number(r.stdout);
+}
+
+test('folders of dead processes go; those of live ones, this process’s and other names stay', async () => {
+  const dead = deadPid();
+  const names = {
+    dead: `wick-vscode-${dead}-abc123`,
+    deadBare: `wick-vscode-${dead}`,
+    alive: `wick-vscode-${process.ppid}-def456`,
+    mine: `wick-vscode-${process.pid}-0a0b0c`,
+    other: `wick-vscodex-${dead}-abc123`,
+    noPid: 'wick-vscode-notapid-1',
+  };
+  for (const n of Object.values(names)) await mkdir(join(root, n, 'work'), { recursive: true });
+  const removed = await removeDeadOwnerDirs('wick-vscode', root);
+  assert.deepEqual(removed.sort(), [join(root, names.deadBare), join(root, names.dead)].sort());
+  assert.equal(existsSync(join(root, names.dead)), false);
+  for (const n of [names.alive, names.mine, names.other, names.noPid])
+    assert.equal(existsSync(join(root, n)), true, n);
+});
+
+test('a folder that cannot be listed removes nothing and does not throw', async () => {
+  assert.deepEqual(await removeDeadOwnerDirs('wick-vscode', join(root, 'missing')), []);
+});
