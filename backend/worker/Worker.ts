@@ -124,6 +124,7 @@ export class Worker extends RpcEndpoint implements RunnerHost {
           this.workDir,
           [process.execPath, options.wickCli ?? distFile('wick.cjs')],
           this.killTimeoutMs,
+          this.cores,
         )
       : undefined;
   }

@@ -134,6 +134,22 @@ test('every action and source gives what the same work gives locally', {
   );
 });
 
+test('tasks run in their executor’s folder and environment, as the worker launched it', {
+  timeout: 60_000,
+}, async () => {
+  // The workers serve launches with standby executors, whose task threads started before the
+  // launch's folder and environment were known.
+  const seen = (await wc
+    .parallelize([0, 1], 2)
+    .map(() => ({ cwd: process.cwd(), dirs: process.env.WICK_EXECUTOR_DIRS ?? 'unset' }))
+    .collect()) as { cwd: string; dirs: string }[];
+  const appId = wc.appId;
+  for (const s of seen) {
+    assert.match(s.cwd, new RegExp(`/${appId}/\\d+$`), JSON.stringify(s));
+    assert.ok(s.dirs.includes(appId), `WICK_EXECUTOR_DIRS ${s.dirs} is the app's own`);
+  }
+});
+
 test('a task that throws twice then succeeds: its job succeeds on the third attempt', {
   timeout: 60_000,
 }, async () => {

@@ -129,7 +129,7 @@ export async function startSharedCluster(
     // A worker's standby executor process (wick.worker.executor.prestart) is the worker's own.
     const others = () =>
       markedProcesses(mark).filter(
-        (p) => !daemonPids.has(p.pid) && !p.cmdline.endsWith(' executor-standby'),
+        (p) => !daemonPids.has(p.pid) && !/ executor-standby( |$)/.test(p.cmdline),
       );
     return {
       url: master.url,

@@ -14,6 +14,7 @@ import {
   unsupported,
 } from '../../rpc/index.js';
 import { Executor } from './Executor.js';
+import { type TaskPool, takeTaskPool } from './taskPool.js';
 
 export interface BackendOptions {
   driverUrl: string;
@@ -35,6 +36,7 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
 
   private driver: RpcEndpointRef | undefined;
   private executor: Executor | undefined;
+  private pool: TaskPool | undefined;
 
   constructor(private readonly opts: BackendOptions) {
     super();
@@ -42,6 +44,10 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
 
   override async onStart(): Promise<void> {
     const o = this.opts;
+    // Its threads start while it registers (or were started by a standby): a task launched at
+    // registration does not wait for them.
+    const pool = takeTaskPool(o.cores);
+    this.pool = pool;
     this.log.info(`Connecting to driver: ${o.driverUrl}`);
     try {
       const driver = await this.rpcEnv.setupEndpointRefByURI(o.driverUrl);
@@ -64,8 +70,13 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
         return;
       }
       this.log.info('Successfully registered with driver');
-      this.executor = new Executor(o.executorId, o.cores, config.appDir, (r) =>
-        driver.send(StatusUpdate({ executorId: o.executorId, ...r })),
+      this.executor = new Executor(
+        o.executorId,
+        o.cores,
+        config.appDir,
+        (r) => driver.send(StatusUpdate({ executorId: o.executorId, ...r })),
+        undefined,
+        pool,
       );
     } catch (err) {
       o.exit(1, `Cannot register with driver: ${o.driverUrl}: ${(err as Error).message}`);
@@ -104,6 +115,7 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
   }
 
   override async onStop(): Promise<void> {
-    await this.executor?.stop();
+    if (this.executor) await this.executor.stop();
+    else await this.pool?.destroy();
   }
 }

@@ -1,19 +1,16 @@
 import { availableParallelism } from 'node:os';
 import { MessageChannel, type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
-import { Piscina } from 'piscina';
 import type { TaskDescription } from '../../protocol/executor.js';
-import { distFile } from '../../util/paths.js';
 import {
   BATCH_STOPPED,
   type BatchOutcome,
   CLAIMED,
   CONTROL_LENGTH,
   ENDED,
-  type TaskBatchRequest,
   type TaskOutcome,
-  type TaskRequest,
 } from '../task/taskWorker.js';
 import { StatusReporter, type TaskReport } from './StatusReporter.js';
+import { type TaskPool, takeTaskPool } from './taskPool.js';
 
 /** The most tasks handed to a pool thread at once (see Executor). */
 const MAX_BATCH = 64;
@@ -68,7 +65,6 @@ interface Batch {
  * users read.
  */
 export class Executor {
-  private readonly pool: Piscina<TaskRequest | TaskBatchRequest, TaskOutcome | number>;
   /** Launched tasks not handed to a thread yet, oldest first. */
   private waiting: TaskDescription[] = [];
   private waitingHead = 0;
@@ -91,19 +87,11 @@ export class Executor {
     send: (r: TaskReport) => void,
     /** Where the task start and end lines go (stdout). */
     writeLog: (text: string) => void = (text) => process.stdout.write(text),
+    /** Its threads, started ahead or now. */
+    private readonly pool: TaskPool = takeTaskPool(cores),
   ) {
     this.reporter = new StatusReporter(send, () => this.backlog() * this.taskMs, writeLog);
     process.on('exit', this.reporter.writeLines);
-    this.pool = new Piscina({
-      filename: distFile('task-worker.cjs'),
-      minThreads: cores,
-      maxThreads: cores,
-      // Never more than `cores` batches reach the pool (see dispatch); this is a safety net.
-      maxQueue: 'auto',
-      idleTimeout: Number.POSITIVE_INFINITY,
-      concurrentTasksPerWorker: 1,
-      resourceLimits: {},
-    });
     if (cores > availableParallelism()) {
       process.stderr.write(
         `Executor ${executorId}: ${cores} cores asked, this machine has ${availableParallelism()}\n`,

@@ -1,5 +1,7 @@
+import { availableParallelism } from 'node:os';
 import { Command } from 'commander';
 import { CoarseGrainedExecutorBackend } from '../../app/executor/CoarseGrainedExecutorBackend.js';
+import { prestartTaskPool } from '../../app/executor/taskPool.js';
 import { WorkerWatcher } from '../../app/WorkerWatcher.js';
 import { precompileValidators } from '../../protocol/registry.js';
 import { RpcEnv } from '../../rpc/index.js';
@@ -22,9 +24,15 @@ export function registerExecutor(program: Command): void {
   program
     .command('executor-standby', { hidden: true })
     .description('Wait, loaded, for the executor launch a worker hands over on stdin')
+    .option('--threads <n>', 'task threads to start while waiting', '1')
     .argument('[room]', 'blank space for the process title to take over')
-    .action(async () => {
-      // Idle until the launch: compile now what an executor's first messages need.
+    .action(async (_room: string | undefined, o: { threads: string }) => {
+      // Idle until the launch: start the task threads, and compile what an executor's first
+      // messages need.
+      const threads = Number(o.threads);
+      if (!Number.isInteger(threads) || threads < 1)
+        throw new Error(`--threads must be a whole number ≥ 1, got "${o.threads}"`);
+      prestartTaskPool(Math.min(threads, availableParallelism()));
       precompileValidators((boundary) => /Executor|endpoint verifier/.test(boundary));
       const line = await firstLine(process.stdin);
       // No line: the worker stopped, or discarded this standby.

@@ -52,6 +52,12 @@ export class ExecutorPrestarter {
     /** `[node, wick.cjs]`: the command prefix a launch must have to be served by a standby. */
     private readonly command: readonly [string, string],
     private readonly killTimeoutMs: number,
+    /**
+     * Task threads the standby starts while it waits: the cores the executor it becomes will most
+     * likely have (by default an executor takes all of its worker's free cores). Another number
+     * costs that executor a new pool, as without a standby.
+     */
+    private readonly threads = 1,
   ) {}
 
   /** The standby's pid, if there is one. */
@@ -123,7 +129,14 @@ export class ExecutorPrestarter {
     const out = openSync(join(dir, 'stdout'), 'w');
     const err = openSync(join(dir, 'stderr'), 'w');
     // Shares the descriptions of `out` and `err`: the header written through `err` comes first.
-    const child = spawnMarked(this.command[0], [this.command[1], 'executor-standby', TITLE_ROOM], {
+    const args = [
+      this.command[1],
+      'executor-standby',
+      '--threads',
+      String(this.threads),
+      TITLE_ROOM,
+    ];
+    const child = spawnMarked(this.command[0], args, {
       cwd: dir,
       env: {},
       marker,

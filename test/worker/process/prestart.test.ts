@@ -176,7 +176,7 @@ test("a SIGKILLed worker's standby exits on its own (its stdin closes)", async (
   );
   const standby = await waitFor(
     'the worker’s standby executor process',
-    () => markedProcesses(mark).find((p) => p.cmdline.endsWith(' executor-standby')),
+    () => markedProcesses(mark).find((p) => / executor-standby( |$)/.test(p.cmdline)),
     t.signal,
   );
   process.kill(w.pid, 'SIGKILL');

@@ -1,0 +1,43 @@
+import { SHARE_ENV } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import { distFile } from '../../util/paths.js';
+import type { TaskBatchRequest, TaskOutcome, TaskRequest } from '../task/taskWorker.js';
+
+export type TaskPool = Piscina<TaskRequest | TaskBatchRequest, TaskOutcome | number>;
+
+/** One thread per core, started now (piscina), that run tasks (dist/task-worker.cjs). */
+export function newTaskPool(cores: number): TaskPool {
+  return new Piscina({
+    filename: distFile('task-worker.cjs'),
+    minThreads: cores,
+    maxThreads: cores,
+    // Never more than `cores` batches reach the pool (Executor's dispatch); this is a safety net.
+    maxQueue: 'auto',
+    idleTimeout: Number.POSITIVE_INFINITY,
+    concurrentTasksPerWorker: 1,
+    resourceLimits: {},
+    // The process's own environment, live: a standby executor takes its launch's environment
+    // after its threads have started, and tasks must see that one.
+    env: SHARE_ENV,
+  });
+}
+
+let prestarted: { cores: number; pool: TaskPool } | undefined;
+
+/**
+ * Starts the threads of a pool now, for the executor this process will become (a standby): a
+ * thread takes about 30 ms to start, which would otherwise delay the first task.
+ */
+export function prestartTaskPool(cores: number): void {
+  void prestarted?.pool.destroy();
+  prestarted = { cores, pool: newTaskPool(cores) };
+}
+
+/** The pool started ahead when it has `cores` threads, else a new one (the other is ended). */
+export function takeTaskPool(cores: number): TaskPool {
+  const p = prestarted;
+  prestarted = undefined;
+  if (p?.cores === cores) return p.pool;
+  void p?.pool.destroy();
+  return newTaskPool(cores);
+}
