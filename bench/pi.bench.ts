@@ -223,6 +223,7 @@ async function main(): Promise<void> {
     const pids = executorPids(context.appId);
     const efficiency: number[] = [];
     const parallelMs: number[] = [];
+    const parallelCpuMs: number[] = [];
     const vsParallel: number[] = [];
     for (let r = 0; r < rounds; r++) {
       const runSingle = async () => {
@@ -234,7 +235,10 @@ async function main(): Promise<void> {
         singleMs.push(t.ms);
       };
       const runParallel = async () => {
+        const cpu0 = process.cpuUsage();
         const t = await timed(() => pair.run(n));
+        const cpu = process.cpuUsage(cpu0);
+        parallelCpuMs.push((cpu.user + cpu.system) / 1000);
         checkPi(t.value, n - 1, 'two threads');
         parallelMs.push(t.ms);
       };
@@ -306,6 +310,7 @@ async function main(): Promise<void> {
       jobDriverCpuMs: round(median(jobDriverCpuMs), 1),
       idealMs: round(median(singleMs) / 2, 1),
       twoThreadsMs: round(median(parallelMs), 1),
+      twoThreadsCpuMs: round(median(parallelCpuMs), 1),
       samples: n - 1,
       tasks: slices,
       executors: EXECUTORS,
@@ -362,7 +367,7 @@ async function main(): Promise<void> {
           cpuEff.toFixed(3),
         ],
         [
-          `   of which the executors' main threads ${fmt(median(jobMainCpuMs))} ms, pool threads ${fmt(median(jobPoolCpuMs))} ms (one thread: ${fmt(median(singleCpuMs))}); with the driver's ${fmt(median(jobDriverCpuMs))} ms`,
+          `   of which the executors' main threads ${fmt(median(jobMainCpuMs))} ms, pool threads ${fmt(median(jobPoolCpuMs))} ms (one thread: ${fmt(median(singleCpuMs))}, two: ${fmt(median(parallelCpuMs))}); with the driver's ${fmt(median(jobDriverCpuMs))} ms`,
           '',
           cpuEffAll.toFixed(3),
         ],
