@@ -19,15 +19,23 @@
  *   ratios.endToEndEfficiency = ideal ÷ that time. Before each submit the cluster is idle (no
  *   application, every core free), so it never waits for the previous application's executors.
  *
- * Rounds alternate the single-thread loop and the job (and which goes first), after one warm-up of
- * both, so that each ratio compares runs made under the same conditions; figures are medians.
+ * - two threads (context, not a goal): the same loop in two worker threads of this process at
+ *   once, half the darts each: what this machine gives two CPU-bound threads. On a virtual or
+ *   shared machine two busy CPUs may each run slower than one (here the two threads took between
+ *   0.88 and 0.99 of the ideal, run to run). ratios.twoThreadsVsIdeal = ideal ÷ their time, and
+ *   ratios.efficiencyVsTwoThreads = their time ÷ the job's: the share of what the machine gives
+ *   that the job gets.
+ *
+ * Rounds alternate the single-thread loop, the two threads and the job (and which goes first),
+ * after one warm-up of each, so that each ratio compares runs made under the same conditions;
+ * figures are medians.
  * For context, ratios.cpuEfficiency = the single-thread loop's CPU time ÷ the CPU time the job
  * cost its executor processes (all their threads, from /proc): how much work the job adds to the
  * same darts, whatever else runs on the machine (wall-clock efficiency swings with other load).
  * ratios.cpuEfficiencyWithDriver counts the driver's CPU over the job too (this process, which
  * does nothing else meanwhile), and figures split the executors' CPU between their main threads
- * (RPC, status reports, handing tasks to the pool) and the rest (mostly the pool threads' darts):
- * where the job's overhead goes.
+ * (RPC, status reports, handing tasks to the pool) and their pool threads (the darts), beside the
+ * CPU of the one thread and of the two threads: where the job's overhead goes.
  * The machine's load average is reported: other work on the same CPUs slows the two executors
  * more than the one thread of the baseline. Writes bench/results/pi.json. Goals: efficiency ≥ 0.90,
  * endToEndEfficiency ≥ 0.75.
