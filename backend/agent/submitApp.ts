@@ -1,5 +1,6 @@
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { execa } from 'execa';
 import { bundleApp } from '../cli/submit/bundle.js';
 import { driverDescription } from '../cli/submit/driverDescription.js';
@@ -66,10 +67,10 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
         ...p.args,
       ],
       {
-        // A pipe that closes when the agent ends, however it ends (--exit-with-parent).
-        stdin: 'pipe',
-        stdout: fd as 3,
-        stderr: fd as 3,
+        // stdin: a pipe that closes when the agent ends, however it ends (--exit-with-parent).
+        // fd 3: the driver says there which app it registered (backend/app/driver/launcherReport.ts).
+        stdio: ['pipe', fd as 3, fd as 3, 'pipe'],
+        env: { WICK_LAUNCHER_FD: '3' },
         reject: false,
         cleanup: false,
         cwd: dirname(p.file),
@@ -80,9 +81,14 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
     const forget = ctx.track(child);
     void child.then(() => forget());
     const exited = child.then((r) => ({ exit: r.exitCode ?? 1 }));
-    const found = ctx.mirror
-      .waitFor((s) => registered(s) !== undefined)
-      .then((s) => ({ appId: registered(s) as string }));
+    // Its own report, else (a driver that closed the pipe without one) the new app by name.
+    const found = launcherReport(child.stdio[3] as Readable).then((appId) =>
+      appId
+        ? { appId }
+        : ctx.mirror
+            .waitFor((s) => registered(s) !== undefined)
+            .then((s) => ({ appId: registered(s) as string })),
+    );
     const first = await Promise.race([exited, found]);
     if ('appId' in first)
       return {
@@ -141,6 +147,35 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
     driverId,
     message: `Driver ${driverId} ended ${d?.state}${d?.exception ? `: ${d.exception}` : ''}`,
   };
+}
+
+/**
+ * The app id a driver reports on its launcher pipe: its first line, `{"appId": "…"}`; undefined
+ * when the pipe ends (or fails) without one.
+ */
+function launcherReport(pipe: Readable): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    let text = '';
+    const done = (appId: string | undefined) => {
+      pipe.removeAllListeners('data');
+      pipe.destroy();
+      resolve(appId);
+    };
+    pipe.setEncoding('utf8');
+    pipe.on('data', (chunk: string) => {
+      text += chunk;
+      const nl = text.indexOf('\n');
+      if (nl < 0) return;
+      try {
+        const { appId } = JSON.parse(text.slice(0, nl)) as { appId?: unknown };
+        done(typeof appId === 'string' && appId.startsWith('app-') ? appId : undefined);
+      } catch {
+        done(undefined);
+      }
+    });
+    pipe.once('end', () => done(undefined));
+    pipe.once('error', () => done(undefined));
+  });
 }
 
 function allApps(s: MasterState | undefined) {

@@ -23,10 +23,14 @@ import { killMarked, markedProcesses, waitUntilGone } from '../helpers/cli.js';
 /** `wick agent` over stdio, as the extension's language client starts it, against a real local cluster. */
 test('wick agent starts a local cluster, pushes its state, and leaves no process', {
   timeout: 60_000,
-}, async () => {
+}, async (t) => {
   const child = spawn(process.execPath, [join('dist', 'wick.cjs'), 'agent', '--stdio'], {
     stdio: ['pipe', 'pipe', 'inherit'],
+    // Drivers then log the app id they registered, which the test compares with the answers.
+    env: { ...process.env, WICK_LOG_LEVEL: 'INFO' },
   });
+  // Should an assertion fail first: its cluster and drivers end with it (--exit-with-parent).
+  t.after(() => child.kill('SIGKILL'));
   const conn = createMessageConnection(
     new StreamMessageReader(child.stdout),
     new StreamMessageWriter(child.stdin),
@@ -75,6 +79,27 @@ test('wick agent starts a local cluster, pushes its state, and leaves no process
     if (i > 1000) assert.fail(readFileSync(output, 'utf8'));
     await new Promise((r) => setTimeout(r, 20));
   }
+  // Two submits of the same file at once: each answer names the app its own driver registered.
+  const twice = await Promise.all(
+    [1, 2].map(() =>
+      conn.sendRequest(SubmitApplication, {
+        file: join(process.cwd(), 'examples', 'pi.ts'),
+        args: ['2'],
+        deployMode: 'client',
+        executorMemory: '256m',
+      }),
+    ),
+  );
+  for (const r of twice) {
+    assert.ok(r.success && r.appId, JSON.stringify(r));
+    const log = /driver output: (\S+)\)$/.exec(r.message)?.[1] as string;
+    for (let i = 0; !readFileSync(log, 'utf8').includes('Pi is roughly 3.'); i++) {
+      if (i > 1500) assert.fail(readFileSync(log, 'utf8'));
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.match(readFileSync(log, 'utf8'), new RegExp(`app ID ${r.appId}\\b`), log);
+  }
+  assert.notEqual(twice[0]?.appId, twice[1]?.appId);
   const d = await conn.sendRequest(Disconnect, { stopLocalCluster: true });
   assert.equal(d.kind, 'disconnected');
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));

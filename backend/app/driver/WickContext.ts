@@ -10,6 +10,7 @@ import { distFile } from '../../util/paths.js';
 import { AppClient } from './AppClient.js';
 import { AppConf } from './config.js';
 import { DriverEndpoint } from './DriverEndpoint.js';
+import { reportToLauncher } from './launcherReport.js';
 import { type JobRunner, RDD } from './RDD.js';
 
 import '../../conf/all.js';
@@ -143,6 +144,7 @@ export class WickContext implements JobRunner {
       } finally {
         clearInterval(keep);
       }
+      reportToLauncher(client.appId ?? '');
       return new WickContext(conf, appName, master, env, driver, client);
     } catch (err) {
       await env.stop();

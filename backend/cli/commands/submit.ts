@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type Command, Option } from 'commander';
+import { takeLauncherFd } from '../../app/driver/launcherReport.js';
 import { MasterStateMirror } from '../../client/MasterStateMirror.js';
 import { parseMemoryMB } from '../../conf/daemon.js';
 import { parseInteger } from '../../conf/parse.js';
@@ -60,6 +61,7 @@ export function registerSubmit(program: Command): void {
     .addOption(new Option('--exit-with-parent', 'stop when stdin closes').hideHelp())
     .passThroughOptions()
     .action(async (app: string, args: string[], flags: Flags) => {
+      takeLauncherFd();
       // SIGTERM, as a kill would: the driver's handlers stop the application cleanly.
       if (flags.exitWithParent)
         exitWithParent(async () => void process.kill(process.pid, 'SIGTERM'));
