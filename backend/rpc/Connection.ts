@@ -19,6 +19,12 @@ import type { RpcSenderContext } from './RpcEndpoint.js';
 import { splicedNotification } from './splicedFrames.js';
 
 const log = getLogger('Connection');
+
+/**
+ * The notification a side sends on a duplicate connection it no longer uses (JSON-RPC reserves
+ * names starting with "rpc." for such internal methods; it reaches no endpoint).
+ */
+export const RETIRE_METHOD = 'rpc.retire';
 const checkHelloParams = TypeCompiler.Compile(HelloParams);
 const checkHelloResult = TypeCompiler.Compile(HelloResult);
 const checkAuthParams = TypeCompiler.Compile(AuthParams);
@@ -74,6 +80,10 @@ export class Connection {
   /** Requests from the peer not answered yet. */
   private serving = 0;
   private retiring = false;
+  /** We told the peer we send nothing more here (RETIRE_METHOD). */
+  private sentRetire = false;
+  /** The peer told us it sends nothing more here. */
+  private peerRetired = false;
   private nextId = 1;
   private handshakeTimer: TimerHandle | undefined;
   private clientNonce: string | undefined;
@@ -140,6 +150,11 @@ export class Connection {
 
   get isOpen(): boolean {
     return this.state === 'open';
+  }
+
+  /** Open, and neither side has given it up as a duplicate: what an outbox may send on. */
+  get isUsable(): boolean {
+    return this.state === 'open' && !this.retiring && !this.sentRetire;
   }
 
   get isClosed(): boolean {
@@ -312,16 +327,39 @@ export class Connection {
   }
 
   /**
-   * Closes this connection once nothing is in flight on it either way: for a duplicate connection
-   * to a peer that also dialled us at the same moment (RpcEnv keeps one of the two).
+   * Closes this connection, a duplicate we dialled to a peer that also dialled us at the same
+   * moment (RpcEnv keeps the other), once the peer has said it sends nothing more on it
+   * (stopSending on its side) and nothing is in flight on it either way. Closing sooner could
+   * lose what the peer wrote meanwhile: a request or notification crossing our close.
    */
   retire(): void {
     this.retiring = true;
+    this.stopSending();
     this.closeIfRetired();
   }
 
+  /**
+   * Tells the peer that we send nothing more on this connection (a duplicate; our outbox uses the
+   * other one), so that the peer, which dialled it, may close it.
+   */
+  stopSending(): void {
+    if (this.sentRetire || this.state !== 'open') return;
+    this.sentRetire = true;
+    try {
+      this.write({ jsonrpc: '2.0', method: RETIRE_METHOD, params: {} });
+    } catch {
+      // Closed meanwhile: nothing to close.
+    }
+  }
+
   private closeIfRetired(): void {
-    if (this.retiring && this.inflight.size === 0 && this.serving === 0 && this.state === 'open') {
+    if (
+      this.retiring &&
+      this.peerRetired &&
+      this.inflight.size === 0 &&
+      this.serving === 0 &&
+      this.state === 'open'
+    ) {
       this.socket.end();
     }
   }
@@ -575,6 +613,11 @@ export class Connection {
   }
 
   private serve(msg: Record<string, unknown>): void {
+    if (msg.method === RETIRE_METHOD && msg.id === undefined) {
+      this.peerRetired = true;
+      this.closeIfRetired();
+      return;
+    }
     const request = msg as unknown as JSONRPCRequest;
     let response: JSONRPCResponse | null | Promise<JSONRPCResponse | null>;
     try {

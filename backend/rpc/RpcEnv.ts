@@ -322,7 +322,7 @@ export class RpcEnv implements ConnectionHost {
     open?.delete(conn);
     const outbox = this.outboxes.get(peer);
     if (outbox && outbox.connection === undefined && !outbox.isConnecting) {
-      const other = open && [...open].find((c) => c.isOpen);
+      const other = open && [...open].find((c) => c.isUsable);
       if (other) outbox.attach(other);
       else this.outboxes.delete(peer);
     }
@@ -338,8 +338,10 @@ export class RpcEnv implements ConnectionHost {
 
   /**
    * Two listening envs that dial each other at the same moment end up with two connections. Both
-   * sides keep the one dialled by the env with the smaller address; the dialler of the other closes
-   * it once nothing is in flight on it. Until the preferred one is up, either serves.
+   * sides keep the one dialled by the env with the smaller address. Each side, once it sends on the
+   * preferred one, says so on the other (Connection.stopSending); the dialler of the other closes it
+   * once the peer has said so and nothing is in flight on it. Until the preferred one is up, either
+   * serves.
    */
   private useConnection(outbox: Outbox, conn: Connection): void {
     const peer = conn.peer as string;
@@ -347,11 +349,14 @@ export class RpcEnv implements ConnectionHost {
     const preferred = this.isClientMode || isClientAddress(peer) || this.address < peer === ours;
     if (preferred) {
       const old = outbox.attach(conn, true);
-      if (old && old.direction === 'outbound') old.retire();
+      if (old?.direction === 'outbound') old.retire();
+      else old?.stopSending();
       return;
     }
     outbox.attach(conn);
-    if (ours && outbox.connection !== conn) conn.retire();
+    if (outbox.connection === conn) return;
+    if (ours) conn.retire();
+    else conn.stopSending();
   }
 
   private askLocal(

@@ -611,6 +611,8 @@ class Connection:
                 if is_ask:
                     self._write_error(rid, INVALID_REQUEST,
                                       "wick.auth is only accepted right after wick.hello with a nonce")
+            elif method == "rpc.retire":
+                pass  # the peer sends nothing more here (a duplicate connection); no endpoint's
             else:
                 self.env._dispatch(self, msg)
             return
@@ -993,16 +995,24 @@ class RpcEnv:
 
     def _drop_duplicate(self, peer):
         """Two connections with one peer: both sides keep the one that the env with the smaller
-        address dialled; the other env closes the one it dialled once nothing is in flight."""
-        if self.address < peer:
-            return  # ours is the one to keep
+        address dialled, and say rpc.retire on the other; the env that dialled the other closes it
+        (Wick waits for that rpc.retire first; this example closes once nothing is in flight)."""
         with self._lock:
             conns = list(self._connections.get(peer, []))
             theirs = [c for c in conns if not c.outbound]
             ours = [c for c in conns if c.outbound]
-            if theirs:  # use theirs from now on
-                self._connections[peer] = theirs + ours
-        for c in ours if theirs else []:
+            keep, give_up = (ours, theirs) if self.address < peer else (theirs, ours)
+            if not keep:
+                return
+            self._connections[peer] = keep + give_up
+        for c in give_up:
+            try:
+                c.notify("rpc.retire", {})
+            except RpcError:
+                pass  # closed meanwhile
+        if self.address < peer:
+            return  # the peer dialled the other one: it closes it
+        for c in ours:
             if not c._pending:
                 c.finish_writing()
 

@@ -11,6 +11,7 @@ import { TestGetLog, TestRecord } from '../fixtures/testMessages.js';
 import { checkNothingLeftRunning } from '../helpers/leaks.js';
 import { connectionsBetween, unusedPort } from '../helpers/net.js';
 import { Peer } from '../helpers/peer.js';
+import { Recorder } from '../helpers/recorder.js';
 
 checkNothingLeftRunning();
 
@@ -105,7 +106,7 @@ test('two envs that dial each other at the same moment end up with one connectio
       a.ask(b.address, 'Echo', Ping({ seq: round })),
       b.ask(a.address, 'Echo', Ping({ seq: round })),
     ]);
-    assert.deepEqual([ab.ok, ba.ok], [true, true]);
+    assert.deepEqual([ab.ok, ba.ok], [true, true], JSON.stringify([ab, ba]));
   }
   // The duplicate closes once nothing is in flight on it; wait for that, bounded by the test timeout.
   while (connectionsBetween(a.pid, b.pid).length !== 1) {
@@ -120,4 +121,55 @@ test('two envs that dial each other at the same moment end up with one connectio
   }
   const again = await a.ask(b.address, 'Echo', Ping({ seq: 99 }));
   assert.equal(again.ok, true);
+});
+
+test('envs that dial each other at once lose nothing sent meanwhile, in order, however the race goes', {
+  timeout: 120_000,
+}, async () => {
+  // In one process, so that many rounds fit: each round, both sides send a burst at once, which
+  // makes both dial; the duplicate connection is given up while messages cross it.
+  const N = 40;
+  for (let round = 0; round < 25; round++) {
+    const [a, b] = await Promise.all([
+      RpcEnv.create({ name: 'cross-a', port: 0 }),
+      RpcEnv.create({ name: 'cross-b', port: 0 }),
+    ]);
+    try {
+      const [ra, rb] = [new Recorder(), new Recorder()];
+      a.setupEndpoint('Rec', ra);
+      b.setupEndpoint('Rec', rb);
+      const toB = a.endpointRef({ address: b.address, name: 'Rec' });
+      const toA = b.endpointRef({ address: a.address, name: 'Rec' });
+      const sendBurst = (ref: typeof toB, tag: string, from: number) => {
+        for (let i = from; i < from + N / 2; i++) ref.send(TestRecord({ value: `${tag}${i}` }));
+      };
+      sendBurst(toB, 'a', 0);
+      sendBurst(toA, 'b', 0);
+      // A second burst a moment later, while the duplicate is being given up.
+      await new Promise((r) => setImmediate(r));
+      sendBurst(toB, 'a', N / 2);
+      sendBurst(toA, 'b', N / 2);
+      const expect = (tag: string) => Array.from({ length: N }, (_, i) => `${tag}${i}`);
+      const got = (r: Recorder) => r.all('TestRecord').map((m) => m.value);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all([ra.count('TestRecord', N), rb.count('TestRecord', N)]),
+        new Promise((_, reject) => {
+          timer = setTimeout(
+            () =>
+              reject(
+                new Error(
+                  `round ${round}: a got ${got(ra).length}/${N}, b got ${got(rb).length}/${N}`,
+                ),
+              ),
+            10_000,
+          );
+        }),
+      ]).finally(() => clearTimeout(timer));
+      assert.deepEqual(got(rb), expect('a'), `round ${round}`);
+      assert.deepEqual(got(ra), expect('b'), `round ${round}`);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  }
 });
