@@ -108,19 +108,40 @@ test('SIGKILL the leader while SparkPi runs: the standby takes over, nothing is 
   const driver = startWick(['submit', '--master', masters, apps.write('pi.ts', gatedPi(gate))]);
   killWhenDone(t, driver);
   const appId = await eventually(t.signal, () => appIdIn(driver.stderr() + driver.stdout()));
-  await client1.waitFor((s) => {
+  const before = await client1.waitFor((s) => {
     const a = appIn(s, appId);
     return a?.state === 'RUNNING' && a.executors.filter((e) => e.state === 'RUNNING').length === 2;
   });
+  const executorIds = (s: typeof before) =>
+    (appIn(s, appId)?.executors ?? []).map((e) => `${e.id}@${e.workerId} ${e.state}`).sort();
+  const running = executorIds(before);
 
   await first.kill('SIGKILL');
   await second.waitForStderr(/I have been elected leader! New state: RECOVERING/);
-  const s = await client2.waitFor(
-    (s) =>
-      s.status === 'ALIVE' &&
-      workers.every((w) => workerIn(s, w.workerId)?.state === 'ALIVE') &&
-      appIn(s, appId)?.state === 'RUNNING',
-  );
+  // Nothing lost: the same executors, on the same workers, RUNNING (not replaced by new ones).
+  let last: typeof before | undefined;
+  const s = await Promise.race([
+    client2.waitFor((s) => {
+      last = s;
+      return (
+        s.status === 'ALIVE' &&
+        workers.every((w) => workerIn(s, w.workerId)?.state === 'ALIVE') &&
+        appIn(s, appId)?.state === 'RUNNING' &&
+        executorIds(s).join() === running.join()
+      );
+    }),
+    new Promise<never>((_, reject) =>
+      setTimeout(
+        () =>
+          reject(
+            new Error(
+              `after recovery: executors ${JSON.stringify(last && executorIds(last))}, before ${JSON.stringify(running)}, status ${last?.status}\nnew leader's log:\n${second.stderr.slice(-4000)}`,
+            ),
+          ),
+        30_000,
+      ).unref(),
+    ),
+  ]);
   await second.waitForStderr(/Recovery complete - resuming operations!/);
   for (const w of workers) {
     assert.match(second.stderr, new RegExp(`Worker has been re-registered: ${w.workerId}`));
