@@ -32,6 +32,8 @@ export class SubmittedSelection {
   /** Reveals started so far: each one knows whether a later one has superseded it. */
   private generation = 0;
   private chain: Promise<void> = Promise.resolve();
+  /** Ends the current follow's wait for its app to move: a later submit takes over at once. */
+  private interrupt: (() => void) | undefined;
 
   constructor(
     private readonly session: Session,
@@ -47,6 +49,7 @@ export class SubmittedSelection {
   reveal(appId: string): Promise<void> {
     // One at a time, so that an older reveal still in flight cannot land after a newer one.
     const generation = ++this.generation;
+    this.interrupt?.();
     const run = this.chain.then(() => this.follow(appId, generation));
     this.chain = run.catch(() => {});
     return run;
@@ -89,18 +92,21 @@ export class SubmittedSelection {
     throw new Error(`Could not show ${appId} in the Applications view: ${String(last)}`);
   }
 
-  /** Resolves once the app is in another group than `group` (or at `until`). */
+  /** Resolves once the app is in another group than `group`, at `until`, or on a later submit. */
   private moved(appId: string, group: Group, until: number): Promise<void> {
     return new Promise((resolve) => {
+      const done = () => {
+        sub.dispose();
+        clearTimeout(timer);
+        this.interrupt = undefined;
+        resolve();
+      };
       const check = () => {
         const found = findApp(appId, this.session.model());
         const now = found && (found.parent as Extract<Node, { kind: 'group' }>).group;
-        if (now !== group || Date.now() >= until) {
-          sub.dispose();
-          clearTimeout(timer);
-          resolve();
-        }
+        if (now !== group || Date.now() >= until) done();
       };
+      this.interrupt = done;
       const sub = this.session.onDidChange(check);
       const timer = setTimeout(check, Math.max(0, until - Date.now()));
       check();

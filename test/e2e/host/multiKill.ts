@@ -12,6 +12,7 @@ import {
   type Api,
   apps,
   describeApps,
+  selectionUntil,
   setting,
   step,
   submit,
@@ -34,7 +35,18 @@ export async function multiKillSteps(api: Api, root: string): Promise<void> {
           maxCores: 1,
         });
         assert.ok(r?.success && r.appId, JSON.stringify(r));
-        ids.push(r.appId as string);
+        const id = r.appId as string;
+        ids.push(id);
+        // Each is selected once it runs; the later submit takes the selection at once, though the
+        // earlier app is still followed (it stays RUNNING until killed).
+        await selectionUntil(
+          api.appsView,
+          (sel) =>
+            sel.some((n) => n.kind === 'app' && n.app.id === id && n.app.state === 'RUNNING'),
+          30_000,
+          () =>
+            `${id} selected while RUNNING (selection: ${api.appsView.selection.map((n) => (n.kind === 'app' ? `${n.app.id} ${n.app.state}` : n.kind))})`,
+        );
       }
       await within(
         60_000,
