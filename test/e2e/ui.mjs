@@ -184,7 +184,16 @@ async function submitActiveFile(page, { args, beforeLast }) {
 
 async function expand(treeitem) {
   await treeitem.waitFor(long);
-  if ((await treeitem.getAttribute('aria-expanded')) === 'false') await treeitem.click();
+  // The extension may expand it at the same moment (it reveals a submitted app), and the click
+  // then collapse it again: click until it stays expanded.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if ((await treeitem.getAttribute('aria-expanded')) !== 'false') return;
+    await treeitem.click();
+    for (let i = 0; i < 20 && (await treeitem.getAttribute('aria-expanded')) === 'false'; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  throw new Error(`${await treeitem.getAttribute('aria-label')} would not stay expanded`);
 }
 
 /** A RegExp source that matches s as written. */
