@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 
 /**
@@ -8,25 +8,42 @@ import { test } from 'node:test';
  */
 test('the extension in a real VS Code (code-server): in-host tests and UI flow', {
   timeout: 900_000,
-}, (t) => {
-  const r = spawnSync(process.execPath, ['test/e2e/run.mjs'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  process.stdout.write(r.stdout ?? '');
-  process.stderr.write(r.stderr ?? '');
+}, async (t) => {
+  const r = await run(process.execPath, ['test/e2e/run.mjs']);
   if (r.status === 77) {
     t.skip(r.stderr.trim().split('\n').pop());
     return;
   }
   // CI keeps only the failure summary of a long run: the summary itself must say what failed.
   if (r.status !== 0) {
-    throw new Error(
-      `test/e2e/run.mjs exited with ${r.status}\n${whatFailed(r.stdout ?? '', r.stderr ?? '')}`,
-    );
+    throw new Error(`test/e2e/run.mjs exited with ${r.status}\n${whatFailed(r.stdout, r.stderr)}`);
   }
 });
+
+/**
+ * Runs the command, passing its output on as it comes (so that a run cut short still shows how
+ * far it got) and keeping it for the failure summary.
+ */
+function run(
+  cmd: string,
+  args: string[],
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      process.stdout.write(d);
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+      process.stderr.write(d);
+    });
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
 
 /** The failed in-host steps (from the report run.mjs prints) and the ends of its output. */
 function whatFailed(stdout: string, stderr: string): string {
@@ -42,6 +59,8 @@ function whatFailed(stdout: string, stderr: string): string {
         parts.push(`in-host step failed: ${r.name}\n${r.error}`);
     } catch {}
   }
-  parts.push(`end of stdout:\n${tail(stdout, 15)}`, `end of stderr:\n${tail(stderr, 60)}`);
+  const uiFailure = stderr.match(/^Error: UI flow failed[^\n]*(\n[^\n]*){0,4}/m);
+  if (uiFailure) parts.push(uiFailure[0]);
+  parts.push(`end of stdout:\n${tail(stdout, 15)}`, `end of stderr:\n${tail(stderr, 40)}`);
   return parts.join('\n');
 }
