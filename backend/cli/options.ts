@@ -18,10 +18,18 @@ export function addConfOptions(cmd: Command): Command {
  * Ends the process when its parent goes away: a daemon started by `wick local-cluster` (or a test)
  * gets a pipe on stdin and shuts down when it closes, so no daemon outlives whoever started it.
  */
-export function exitWithParent(shutdown: () => Promise<void>): void {
+export function exitWithParent(
+  shutdown: () => Promise<void>,
+  /**
+   * False for a command that ends by itself (`wick submit`): watching stdin must not keep it
+   * running once its work is done and the parent is still there.
+   */
+  keepsAlive = true,
+): void {
   process.stdin.on('data', () => {});
   process.stdin.on('end', () => void shutdown());
   process.stdin.on('error', () => void shutdown());
+  if (!keepsAlive) (process.stdin as { unref?: () => void }).unref?.();
 }
 
 /** Runs `shutdown` once on SIGINT or SIGTERM, then exits. */

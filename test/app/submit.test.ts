@@ -86,6 +86,29 @@ test('SparkPi in client mode: Pi within 0.01 of π, the app FINISHED, nothing le
   await cluster.assertOnlyClusterLeft();
 });
 
+test('with --exit-with-parent (as the VS Code agent runs it), submit exits once its application is done', {
+  timeout: 60_000,
+}, async (t) => {
+  // startWick's stdin is a pipe that stays open: the parent is still there.
+  const w = startWick(['submit', '--exit-with-parent', '--master', cluster.url, pi, '4'], {
+    mark: cluster.mark,
+  });
+  killWhenDone(t, w);
+  let timer: NodeJS.Timeout | undefined;
+  const r = await Promise.race([
+    w.exited,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`still running 30 s on; stdout:\n${w.stdout()}`)),
+        30_000,
+      );
+    }),
+  ]).finally(() => clearTimeout(timer));
+  assert.equal(r.code, 0, w.stderr());
+  assert.ok(Math.abs(piOf(w.stdout()) - Math.PI) < 0.1, w.stdout());
+  await cluster.assertOnlyClusterLeft();
+});
+
 test('SparkPi with --master local: an embedded cluster runs it and leaves no process or folder behind', {
   timeout: 60_000,
 }, async () => {

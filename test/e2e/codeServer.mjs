@@ -93,7 +93,7 @@ export async function startCodeServer(folder, vsix) {
     }
     rmSync(tmp, { recursive: true, force: true });
   };
-  return { host, tmp, stop, log: () => log };
+  return { host, tmp, stop, log: () => log, pid: child.pid };
 }
 
 export async function openBrowser(tmp) {

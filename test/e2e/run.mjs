@@ -2,7 +2,7 @@
 // Wick's tests in a real VS Code: the in-host suite (test/e2e/host, run through
 // extensionTestsPath) and the UI flow (test/e2e/ui.mjs), against a real local cluster that the
 // extension's agent starts. Exit 77 = skipped (code-server not installed and not in CI).
-// Usage: node test/e2e/run.mjs [host|ui|vsix]...   (after npm run build)
+// Usage: node test/e2e/run.mjs [host|ui|vsix]... [--exit-with-parent]   (after npm run build)
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -10,7 +10,26 @@ import { installed, openBrowser, startCodeServer, workbenchUrl } from './codeSer
 
 const root = resolve(import.meta.dirname, '../..');
 const out = join(root, 'test-output', 'e2e');
-const which = process.argv.slice(2).length ? process.argv.slice(2) : ['host', 'ui', 'vsix'];
+const parts = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const which = parts.length ? parts : ['host', 'ui', 'vsix'];
+/** The code-server running now, for an exit that cannot wait for the usual stop. */
+let current;
+// Run by a test whose process may be killed (a timeout): stdin is a pipe from it, and when that
+// closes this ends too, with the code-server it started (its own process group) and Chromium
+// (which leaves when this process does).
+if (process.argv.includes('--exit-with-parent')) {
+  process.stdin.on('data', () => {});
+  process.stdin.once('end', () => {
+    console.error('run.mjs: the test that started it is gone; stopping');
+    if (current?.pid) {
+      try {
+        process.kill(-current.pid, 'SIGKILL');
+      } catch {}
+      rmSync(current.tmp, { recursive: true, force: true });
+    }
+    process.exit(1);
+  });
+}
 
 if (!installed()) {
   const r = spawnSync(join(root, 'test/e2e/install.sh'), { stdio: 'inherit' });
@@ -34,6 +53,7 @@ for (const what of which) {
   const vsix = what === 'vsix' ? join(root, 'wick.vsix') : undefined;
   if (vsix) spawnSync('npm', ['run', 'package'], { cwd: root, stdio: 'inherit' });
   const cs = await startCodeServer(root, vsix);
+  current = cs;
   try {
     if (what === 'host') failed += await hostTests(cs);
     else if (what === 'vsix') failed += await vsixCheck(cs);

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 test('the extension in a real VS Code (code-server): in-host tests and UI flow', {
   timeout: 900_000,
 }, async (t) => {
-  const r = await run(process.execPath, ['test/e2e/run.mjs']);
+  const r = await run(process.execPath, ['test/e2e/run.mjs', '--exit-with-parent']);
   if (r.status === 77) {
     t.skip(r.stderr.trim().split('\n').pop());
     return;
@@ -29,7 +29,8 @@ function run(
   args: string[],
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    // stdin: a pipe that closes if this process is killed (a test timeout), and run.mjs with it.
+    const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => {

@@ -64,7 +64,7 @@ export function registerSubmit(program: Command): void {
       takeLauncherFd();
       // SIGTERM, as a kill would: the driver's handlers stop the application cleanly.
       if (flags.exitWithParent)
-        exitWithParent(async () => void process.kill(process.pid, 'SIGTERM'));
+        exitWithParent(async () => void process.kill(process.pid, 'SIGTERM'), false);
       const conf = appConf(flags);
       const master = flags.master ?? process.env.WICK_MASTER;
       if (!master)
