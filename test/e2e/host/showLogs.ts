@@ -124,9 +124,23 @@ export async function showLogsSteps(api: Api, root: string): Promise<void> {
           await within(10_000, changed, `the log after load ${loads + 1}`);
           text = d.getText();
         }
-        assert.match(text, /Executor: Finished task/);
         const disk = readFileSync(await workFile(s, appId, String(first), 'stdout'), 'utf8');
-        assert.equal(endedAfter(text, disk), 'process exited');
+        // Should this fail: what the document holds, the file, and how each executor ended.
+        const why = () => {
+          const app = apps(s.state).find((a) => a.id === appId);
+          const execs = [...(app?.executors ?? []), ...(app?.removedExecutors ?? [])].map(
+            (e) => `${e.id} ${e.state}${e.exitStatus === undefined ? '' : ` (${e.exitStatus})`}`,
+          );
+          return `document: ${api.logs.describe(d.uri)}; file: ${disk.length} bytes; executors: ${execs.join(', ')}`;
+        };
+        let ended: string;
+        try {
+          ended = endedAfter(text, disk);
+        } catch (err) {
+          throw new Error(`${(err as Error).message}; ${why()}`);
+        }
+        assert.equal(ended, 'process exited', why());
+        assert.match(text, /Executor: Finished task/, why());
         await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
       } finally {
         info.restore();
