@@ -22,7 +22,7 @@
  * - two threads (context, not a goal): the same loop in two worker threads of this process at
  *   once, half the darts each: what this machine gives two CPU-bound threads. On a virtual or
  *   shared machine two busy CPUs may each run slower than one (here the two threads took between
- *   0.88 and 0.99 of the ideal, run to run). ratios.twoThreadsVsIdeal = ideal ÷ their time, and
+ *   0.79 and 0.99 of the ideal, run to run). ratios.twoThreadsVsIdeal = ideal ÷ their time, and
  *   ratios.efficiencyVsTwoThreads = their time ÷ the job's: the share of what the machine gives
  *   that the job gets.
  *
