@@ -9,6 +9,7 @@ import type { MasterStateMirror } from '../client/MasterStateMirror.js';
 import { parseMemoryMB } from '../conf/daemon.js';
 import { RequestSubmitDriver, SubmitDriverResponse } from '../protocol/client.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
+import { firstLine } from '../util/firstLine.js';
 import type { MasterState, SubmitParams } from './protocol.js';
 
 interface Ctx {
@@ -153,29 +154,15 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
  * The app id a driver reports on its launcher pipe: its first line, `{"appId": "…"}`; undefined
  * when the pipe ends (or fails) without one.
  */
-function launcherReport(pipe: Readable): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    let text = '';
-    const done = (appId: string | undefined) => {
-      pipe.removeAllListeners('data');
-      pipe.destroy();
-      resolve(appId);
-    };
-    pipe.setEncoding('utf8');
-    pipe.on('data', (chunk: string) => {
-      text += chunk;
-      const nl = text.indexOf('\n');
-      if (nl < 0) return;
-      try {
-        const { appId } = JSON.parse(text.slice(0, nl)) as { appId?: unknown };
-        done(typeof appId === 'string' && appId.startsWith('app-') ? appId : undefined);
-      } catch {
-        done(undefined);
-      }
-    });
-    pipe.once('end', () => done(undefined));
-    pipe.once('error', () => done(undefined));
-  });
+async function launcherReport(pipe: Readable): Promise<string | undefined> {
+  const line = await firstLine(pipe);
+  if (line === undefined) return undefined;
+  try {
+    const { appId } = JSON.parse(line) as { appId?: unknown };
+    return typeof appId === 'string' && appId.startsWith('app-') ? appId : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function allApps(s: MasterState | undefined) {

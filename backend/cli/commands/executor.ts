@@ -5,6 +5,7 @@ import { prestartTaskPool } from '../../app/executor/taskPool.js';
 import { WorkerWatcher } from '../../app/WorkerWatcher.js';
 import { precompileValidators } from '../../protocol/registry.js';
 import { RpcEnv } from '../../rpc/index.js';
+import { firstLine } from '../../util/firstLine.js';
 import { getLogger } from '../../util/log.js';
 
 const log = getLogger('CoarseGrainedExecutorBackend');
@@ -89,27 +90,6 @@ export function registerExecutor(program: Command): void {
         await env.awaitTermination();
       },
     );
-}
-
-function firstLine(
-  stream: NodeJS.ReadableStream & { destroy(): void },
-): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    let text = '';
-    const done = (line: string | undefined) => {
-      stream.removeAllListeners('data');
-      stream.destroy();
-      resolve(line);
-    };
-    stream.setEncoding('utf8');
-    stream.on('data', (chunk: string) => {
-      text += chunk;
-      const nl = text.indexOf('\n');
-      if (nl >= 0) done(text.slice(0, nl));
-    });
-    stream.once('end', () => done(undefined));
-    stream.once('error', () => done(undefined));
-  });
 }
 
 function parseLaunch(line: string): StandbyLaunch {
