@@ -58,7 +58,7 @@ import { setLogLevel } from '../backend/util/log.js';
 import { int } from './lib/args.js';
 import { runCommand } from './lib/command.js';
 import { stopAll } from './lib/process.js';
-import { cpuSeconds, threadCpuSeconds } from './lib/procStat.js';
+import { cpuSeconds, kernelCounts, threadCpuSeconds } from './lib/procStat.js';
 import { executorProfileEnv } from './lib/profiling.js';
 import { writeResults } from './lib/results.js';
 import { runBenchmark } from './lib/run.js';
@@ -164,6 +164,26 @@ class ParallelLoops {
   }
 }
 
+type KernelCounts = ReturnType<typeof kernelCounts>;
+
+function diffCounts(after: KernelCounts, before: KernelCounts): KernelCounts {
+  return {
+    reads: after.reads - before.reads,
+    writes: after.writes - before.writes,
+    voluntarySwitches: after.voluntarySwitches - before.voluntarySwitches,
+    involuntarySwitches: after.involuntarySwitches - before.involuntarySwitches,
+  };
+}
+
+function sumCounts(all: KernelCounts[]): KernelCounts {
+  return all.reduce((a, c) => ({
+    reads: a.reads + c.reads,
+    writes: a.writes + c.writes,
+    voluntarySwitches: a.voluntarySwitches + c.voluntarySwitches,
+    involuntarySwitches: a.involuntarySwitches + c.involuntarySwitches,
+  }));
+}
+
 async function timed<T>(fn: () => Promise<T> | T): Promise<{ ms: number; value: T }> {
   const t0 = performance.now();
   const value = await fn();
@@ -228,6 +248,7 @@ async function main(): Promise<void> {
     const jobMainCpuMs: number[] = [];
     const jobPoolCpuMs: number[] = [];
     const jobDriverCpuMs: number[] = [];
+    const jobKernel: { executors: KernelCounts; driver: KernelCounts }[] = [];
     const pids = executorPids(context.appId);
     const efficiency: number[] = [];
     const parallelMs: number[] = [];
@@ -253,9 +274,17 @@ async function main(): Promise<void> {
       const runJob = async () => {
         const cpu0 = pids.map(cpuSeconds);
         const threads0 = pids.map(threadCpuSeconds);
+        const kernel0 = pids.map(kernelCounts);
+        const driverKernel0 = kernelCounts(process.pid);
         const driver0 = process.cpuUsage();
         const t = await timed(() => wickPi(context, n, slices));
         const driver = process.cpuUsage(driver0);
+        jobKernel.push({
+          executors: sumCounts(
+            pids.map((pid, i) => diffCounts(kernelCounts(pid), kernel0[i] as KernelCounts)),
+          ),
+          driver: diffCounts(kernelCounts(process.pid), driverKernel0),
+        });
         const cpu1 = pids.map(cpuSeconds);
         const split = pids.map((pid, i) => threadSplit(pid, threads0[i] as Map<number, number>));
         jobCpuMs.push(cpu1.reduce((a, c, i) => a + (c - (cpu0[i] as number)) * 1000, 0));
@@ -325,6 +354,14 @@ async function main(): Promise<void> {
       cpus: os.cpus().length,
       loadAverage1m: round(Math.max(loadBefore, os.loadavg()[0] as number), 2),
     };
+    const perTask = (pick: (k: (typeof jobKernel)[number]) => number) =>
+      round(median(jobKernel.map(pick)) / slices, 2);
+    figures.executorWritesPerTask = perTask((k) => k.executors.writes);
+    figures.executorReadsPerTask = perTask((k) => k.executors.reads);
+    figures.executorWakeupsPerTask = perTask((k) => k.executors.voluntarySwitches);
+    figures.executorPreemptionsPerTask = perTask((k) => k.executors.involuntarySwitches);
+    figures.driverWritesPerTask = perTask((k) => k.driver.writes);
+    figures.driverWakeupsPerTask = perTask((k) => k.driver.voluntarySwitches);
     if (e2eRounds > 0) figures.endToEndMs = round(median(e2eMs), 1);
     const eff = round(median(efficiency), 3);
     const cpuEff = round(median(singleCpuMs) / median(jobCpuMs), 3);
@@ -378,6 +415,11 @@ async function main(): Promise<void> {
           `   of which the executors' main threads ${fmt(median(jobMainCpuMs))} ms, pool threads ${fmt(median(jobPoolCpuMs))} ms (one thread: ${fmt(median(singleCpuMs))}, two: ${fmt(median(parallelCpuMs))}); with the driver's ${fmt(median(jobDriverCpuMs))} ms`,
           '',
           cpuEffAll.toFixed(3),
+        ],
+        [
+          `   per task: executors ${figures.executorWritesPerTask} writes, ${figures.executorReadsPerTask} reads, ${figures.executorWakeupsPerTask} wake-ups, ${figures.executorPreemptionsPerTask} preemptions; driver ${figures.driverWritesPerTask} writes, ${figures.driverWakeupsPerTask} wake-ups`,
+          '',
+          '',
         ],
         ...(e2eRounds > 0
           ? [

@@ -64,6 +64,39 @@ export function threadCpuSeconds(pid: number): Map<number, number> {
   return out;
 }
 
+/**
+ * What a process has asked of the kernel so far: its read and write system calls (syscr, syscw of
+ * /proc/PID/io: socket and pipe I/O included) and its threads' context switches, voluntary (it
+ * waited: each wake-up of an idle event loop is one) and involuntary (preempted).
+ */
+export function kernelCounts(pid: number): {
+  reads: number;
+  writes: number;
+  voluntarySwitches: number;
+  involuntarySwitches: number;
+} {
+  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+  const field = (text: string, name: string) =>
+    Number(new RegExp(`^${name}:\\s*(\\d+)`, 'm').exec(text)?.[1] ?? Number.NaN);
+  let voluntarySwitches = 0;
+  let involuntarySwitches = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+      voluntarySwitches += field(status, 'voluntary_ctxt_switches');
+      involuntarySwitches += field(status, 'nonvoluntary_ctxt_switches');
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return {
+    reads: field(io, 'syscr'),
+    writes: field(io, 'syscw'),
+    voluntarySwitches,
+    involuntarySwitches,
+  };
+}
+
 /** User and system CPU seconds apart (utime, stime). */
 export function cpuTimes(pid: number): { user: number; system: number } {
   const f = statFields(pid);

@@ -25,11 +25,12 @@ export const nodeTimers: ReportTimers = {
 };
 
 /**
- * The longest a report waits for others, while its executor has at least twice that much work
- * queued (tasks that have not started). The driver refills an executor's queue from the ends it
- * hears of, so that reports held no longer than the queue lasts never leave a core without a task.
+ * The longest a report waits for others: a RUNNING report always may (the driver acts on ends
+ * alone), an end while its executor has at least twice that much work queued (tasks that have not
+ * started). The driver refills an executor's queue from the ends it hears of, so that ends held no
+ * longer than the queue lasts never leave a core without a task.
  */
-export const REPORT_HOLD_MS = 25;
+export const REPORT_HOLD_MS = 50;
 
 /**
  * Sends an executor's task status reports to the driver and writes their log lines, several per
@@ -39,9 +40,11 @@ export const REPORT_HOLD_MS = 25;
  *
  * So while the executor has enough work queued to keep it busy until a refill could arrive
  * (`queuedMs` ≥ 2 × REPORT_HOLD_MS), the driver needs no news, and reports wait up to
- * REPORT_HOLD_MS to go out together. With less queued, what is held goes out at the end of the
- * current turn: the driver hears in time to refill the queue, a core about to be free is known at
- * once, and the last tasks of a job are never held up. Tasks of microseconds are never held.
+ * REPORT_HOLD_MS to go out together; so do RUNNING reports alone, which the driver does not act
+ * on (a batch's first task is announced as the batch starts, a write of its own otherwise). With
+ * less queued, an end and what is held with it go out at the end of the current turn: the driver
+ * hears in time to refill the queue, a core about to be free is known at once, and the last tasks
+ * of a job are never held up. Tasks of microseconds are never held.
  * Order is kept. A report is never lost: flush() sends what is held (StopExecutor, stop()); only a
  * RUNNING report sent in the same write as its task's end is left out, as the end says more.
  */
@@ -73,7 +76,7 @@ export class StatusReporter {
     this.reports.push(r);
     this.lines += line;
     if (this.soonQueued) return;
-    if (this.queuedMs() < 2 * REPORT_HOLD_MS) {
+    if (r.state !== 'RUNNING' && this.queuedMs() < 2 * REPORT_HOLD_MS) {
       this.cancelHold?.();
       this.cancelHold = undefined;
       this.soonQueued = true;

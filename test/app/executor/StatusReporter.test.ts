@@ -115,6 +115,7 @@ test('a RUNNING report is left out when its task’s end goes in the same write;
   state.queuedMs = 0;
   reporter.report({ taskId: 1, state: 'RUNNING' }, 'run 1\n');
   timers.endTurn();
+  timers.expire();
   // Task 1's RUNNING went out alone; task 2 starts and ends within one write.
   reporter.report({ taskId: 2, state: 'RUNNING' }, 'run 2\n');
   reporter.report(finished(1), 'end 1\n');
@@ -126,6 +127,33 @@ test('a RUNNING report is left out when its task’s end goes in the same write;
     ['1 RUNNING', '1 FINISHED', '3 RUNNING', '2 FINISHED'],
   );
   assert.equal(written(), 'run 1\nrun 2\nend 1\nrun 3\nend 2\n');
+});
+
+test('a RUNNING report alone waits for the hold timer, even with nothing queued; an end takes it along', () => {
+  const { sent, written, state, timers, reporter } = setup();
+  state.queuedMs = 0;
+  reporter.report({ taskId: 1, state: 'RUNNING' }, 'run 1\n');
+  timers.endTurn();
+  assert.equal(sent.length, 0, 'the driver does not act on RUNNING: it waits for company');
+  assert.equal(timers.pendingHolds, 1);
+  assert.equal(timers.held[0]?.ms, REPORT_HOLD_MS);
+  timers.expire();
+  assert.deepEqual(
+    sent.map((r) => `${r.taskId} ${r.state}`),
+    ['1 RUNNING'],
+  );
+  // Another task starts; its end, with little queued, goes at the end of the turn, with the start.
+  reporter.report({ taskId: 2, state: 'RUNNING' }, 'run 2\n');
+  reporter.report({ taskId: 3, state: 'RUNNING' }, 'run 3\n');
+  assert.equal(timers.pendingHolds, 1);
+  reporter.report(finished(2), 'end 2\n');
+  assert.equal(timers.pendingHolds, 0, 'the end cancels the hold');
+  timers.endTurn();
+  assert.deepEqual(
+    sent.map((r) => `${r.taskId} ${r.state}`),
+    ['1 RUNNING', '3 RUNNING', '2 FINISHED'],
+  );
+  assert.equal(written(), 'run 1\nrun 2\nrun 3\nend 2\n');
 });
 
 test('flush sends what is held at once; a send that throws does not stop the others', () => {
