@@ -17,7 +17,8 @@
  *   the spawn to the process's exit: the CLI starting, bundling the app, registering, the master
  *   scheduling executors, the workers launching them, the job, and the application stopping.
  *   ratios.endToEndEfficiency = ideal ÷ that time. Before each submit the cluster is idle (no
- *   application, every core free), so it never waits for the previous application's executors.
+ *   application, every core free), so it never waits for the previous application's executors,
+ *   and the submit's single-thread run comes just before it (see main).
  *
  * - two threads (context, not a goal): the same loop in two worker threads of this process at
  *   once, half the darts each: what this machine gives two CPU-bound threads. On a virtual or
@@ -321,15 +322,19 @@ async function main(): Promise<void> {
     await context.stop();
     wc = undefined;
 
-    // End to end: each submit finds the cluster idle; its own one-thread run comes next to it.
+    // End to end: each submit finds the cluster idle, its own one-thread run just before it. (A
+    // worker starts its next standby executor once the last application's executor there has
+    // ended, which takes it a few hundred milliseconds: the one-thread run leaves it that time, as
+    // a user's next submit usually does; one straight after another application's end would find
+    // the standby still loading.)
     const e2eMs: number[] = [];
     const e2eSingleMs: number[] = [];
     const e2eEfficiency: number[] = [];
     for (let r = 0; r < e2eRounds; r++) {
       await waitForIdleCluster(cluster.ready.url);
-      const ms = await submitPi(cluster.ready.url);
       const single = await timed(() => singleThreadPi(n));
       checkPi(single.value, n - 1, 'the single-thread loop');
+      const ms = await submitPi(cluster.ready.url);
       e2eMs.push(ms);
       e2eSingleMs.push(single.ms);
       e2eEfficiency.push(single.ms / 2 / ms);

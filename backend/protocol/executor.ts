@@ -182,9 +182,15 @@ export const LaunchTask = defineMessage(d2e, 'LaunchTask', 'Run a task.', {
   task: TaskDescription,
 });
 
-export const KillTask = defineMessage(d2e, 'KillTask', 'Stop a running task.', {
+export const KillTask = defineMessage(d2e, 'KillTask', 'Stop a running or queued task.', {
   taskId: Type.Integer({ minimum: 0 }),
   reason: Type.String(),
+  ifNotStarted: Type.Optional(
+    Type.Boolean({
+      description:
+        'Only if it has not started: a queued task ends KILLED, a started one runs on and reports its end as usual (the driver takes queued tasks back to run them elsewhere)',
+    }),
+  ),
 });
 
 export const StopExecutor = defineMessage(

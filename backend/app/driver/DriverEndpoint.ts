@@ -33,6 +33,10 @@ interface ExecutorData {
   queued: number;
   /** Tasks launched here that have not reported an end: each holds a core or a queue slot. */
   tasks: Set<number>;
+  /** When it last reported a task's end (DriverEndpoint's now()). */
+  heardAt: number;
+  /** Queued tasks asked back (KillTask ifNotStarted) that have not reported an end yet. */
+  takingBack: Set<number>;
 }
 
 /**
@@ -49,12 +53,16 @@ interface ExecutorData {
  * Each refill costs the driver and the executor a wake-up and a write or two, which for tasks of a
  * millisecond or so is CPU taken from the tasks themselves, and on a virtual machine each wake-up
  * of a thread on another CPU costs more again: the queue is long enough (150 ms) that refills come
- * every 75 ms of work, and that the executor may hold its status reports for 25 ms to send them
- * together (StatusReporter) with work to spare. On SparkPi's 1.7 ms tasks (bench/pi), going from
- * 60 to 150 ms (with the holds from 10–12 to 25–30 ms) took the executors' main threads from
- * about 105 to 70 ms of CPU per job and the driver's from 53 to 41 ms. The cost is the end of a
- * job: when its last tasks are queued, an executor slower than the others may finish up to a
- * queue's worth after them.
+ * every 75 ms of work, and that an executor may hold its tasks' ends for up to 100 ms to report
+ * them together (OUTCOME_HOLD_MS, StatusReporter) with work to spare. On SparkPi's 1.7 ms tasks
+ * (bench/pi), going from 60 to 150 ms (with the holds from 10–12 to 25–30 ms) took the executors'
+ * main threads from about 105 to 70 ms of CPU per job and the driver's from 53 to 41 ms. The cost
+ * is the end of a job: when its last tasks are queued, an executor slower than the others would
+ * finish up to a queue's worth after them (in SparkPi on two busy CPUs, one executor stood idle
+ * for the last 15–100 ms of most jobs; keeping each queue to its share of what was left, by
+ * cores, did not shorten that measurably, as executors run at uneven speeds on a shared machine).
+ * So an executor that runs out takes over what another has queued and not started (rebalance):
+ * the same jobs then ended 1–17 ms apart.
  */
 export const PREFETCH_PER_CORE = 96;
 const PREFETCH_QUEUE_MS = 150;
@@ -92,6 +100,8 @@ export class DriverEndpoint extends RpcEndpoint {
     private readonly conf: WickConf,
     private readonly appDir: string,
     maxFailures: number,
+    /** Milliseconds from a fixed point (performance.now()); tests stop it. */
+    private readonly now: () => number = () => performance.now(),
   ) {
     super();
     this.scheduler = new TaskScheduler(maxFailures);
@@ -139,8 +149,14 @@ export class DriverEndpoint extends RpcEndpoint {
     // As Spark's: any end frees what the task held, even when its job is gone (aborted meanwhile,
     // its tasks killed), or the executor's cores would stay taken for good.
     const executor = this.executors.get(m.executorId);
-    if (executor?.tasks.delete(m.taskId)) release(executor);
-    if (m.state === 'FINISHED') {
+    if (executor?.tasks.delete(m.taskId)) {
+      release(executor);
+      executor.heardAt = this.now();
+    }
+    if (executor?.takingBack.delete(m.taskId) && m.state === 'KILLED') {
+      // Taken back before it started (see rebalance): it runs elsewhere, no failure counted.
+      this.scheduler.taskTakenBack(m.taskId);
+    } else if (m.state === 'FINISHED') {
       if (m.durationMs !== undefined) this.noteDuration(m.taskId, m.durationMs);
       this.scheduler.taskFinished(m.taskId, m.result);
     } else {
@@ -212,6 +228,8 @@ export class DriverEndpoint extends RpcEndpoint {
       freeCores: m.cores,
       queued: 0,
       tasks: new Set(),
+      heardAt: this.now(),
+      takingBack: new Set(),
     });
     this.log.info(
       `Registered executor ${ref} (${m.hostname}) with ID ${m.executorId}, ${m.cores} core(s)`,
@@ -226,7 +244,12 @@ export class DriverEndpoint extends RpcEndpoint {
    * jobs of short tasks, queue slots on executors whose cores are all busy (see PREFETCH_PER_CORE).
    */
   private makeOffers(): void {
-    if (!this.scheduler.hasPending || this.executors.size === 0) return;
+    if (this.executors.size === 0) return;
+    if (this.scheduler.hasPending) this.placePending();
+    this.rebalance();
+  }
+
+  private placePending(): void {
     const offers: Offer[] = [];
     for (const e of this.executors.values()) {
       if (e.freeCores > 0) offers.push({ executorId: e.id, freeCores: e.freeCores });
@@ -243,12 +266,61 @@ export class DriverEndpoint extends RpcEndpoint {
         if (e.freeCores === 0 && room >= Math.ceil((e.cores * perCore) / 2))
           slots.push({ executorId: e.id, freeCores: room });
       }
+      // The emptiest queues first: tasks taken back (rebalance) go to the executor that is short.
+      slots.sort((a, b) => b.freeCores - a.freeCores);
       if (slots.length > 0)
         this.launch(
           this.scheduler.resourceOffers(slots, (id) => id === jobId),
           true,
         );
     }
+  }
+
+  /**
+   * The end of a job: once no task waits here to be placed, an executor with a free core would
+   * stand idle while another still has tasks queued (prefetch), and the job would end only when
+   * that queue is done. So the executor with the most queued is asked to give back the last of
+   * them that it has not started (KillTask ifNotStarted), as many as even out the two by cores,
+   * and those it gives back are placed again, on the emptiest executors first. Spark places one
+   * task per free core and needs no such step; its speculation (spark.speculation) is the nearest
+   * thing, for a straggling task. One take-back at a time: the next waits for its answers.
+   */
+  private rebalance(): void {
+    if (this.scheduler.hasPending || this.taskMs.size === 0) return;
+    let idleCores = 0;
+    for (const e of this.executors.values()) {
+      if (e.takingBack.size > 0) return;
+      idleCores += e.freeCores;
+    }
+    if (idleCores === 0) return;
+    // How long its tasks take: the shortest of the running jobs', so as to take back too few
+    // rather than too many.
+    const ms = Math.min(...this.taskMs.values());
+    const now = this.now();
+    let donor: ExecutorData | undefined;
+    let donorQueued = 0;
+    for (const e of this.executors.values()) {
+      if (e.freeCores > 0 || e.queued === 0) continue;
+      // Its queue now, as far as we can tell: ends are reported up to OUTCOME_HOLD_MS late, and
+      // meanwhile each of its cores goes on at a task per `ms`.
+      const queuedNow = e.queued - ((now - e.heardAt) * e.cores) / ms;
+      if (queuedNow > donorQueued) {
+        donor = e;
+        donorQueued = queuedNow;
+      }
+    }
+    if (!donor) return;
+    const count = Math.floor((donorQueued * idleCores) / (idleCores + donor.cores));
+    if (count < 1) return;
+    // The last launched are the last in its queue (an executor runs its tasks in launch order).
+    const last = [...donor.tasks].slice(-count);
+    for (const taskId of last) {
+      donor.takingBack.add(taskId);
+      donor.ref.send(
+        KillTask({ taskId, reason: 'taken back to run on an idle executor', ifNotStarted: true }),
+      );
+    }
+    this.log.debug(`Asked executor ${donor.id} to give back ${count} queued task(s)`);
   }
 
   private launch(placed: { executorId: string; task: TaskDescription }[], queued: boolean): void {

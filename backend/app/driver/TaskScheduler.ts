@@ -64,6 +64,12 @@ export class TaskScheduler {
     return false;
   }
 
+  /** Tasks of the job waiting to be placed (0 for a job that is done or unknown). */
+  pendingOf(jobId: number): number {
+    const j = this.jobs.get(jobId);
+    return j ? j.pending.length - j.pendingHead : 0;
+  }
+
   get runningCount(): number {
     return this.running.size;
   }
@@ -187,6 +193,19 @@ export class TaskScheduler {
     }
     requeue(job, t.partition);
     return { executorId: t.executorId, toKill: [] };
+  }
+
+  /**
+   * The driver took a queued task back from its executor before it started: its partition waits
+   * to be placed again, first, and the attempt does not count as a failure.
+   */
+  taskTakenBack(taskId: number): { executorId: string } | undefined {
+    const t = this.running.get(taskId);
+    if (!t) return undefined;
+    this.running.delete(taskId);
+    const job = this.jobs.get(t.jobId);
+    if (job && !job.done[t.partition]) requeue(job, t.partition);
+    return { executorId: t.executorId };
   }
 
   /** An executor is gone: its running tasks go back to pending (not counted as failures). */

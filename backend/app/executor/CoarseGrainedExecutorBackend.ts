@@ -95,7 +95,7 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
       }
       case 'KillTask': {
         const m = message as MessageOf<typeof KillTask>;
-        this.executor?.killTask(m.taskId, m.reason);
+        this.executor?.killTask(m.taskId, m.reason, m.ifNotStarted);
         return;
       }
       case 'StopExecutor':

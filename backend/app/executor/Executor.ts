@@ -110,35 +110,54 @@ export class Executor {
     }
   }
 
-  killTask(taskId: number, reason: string): void {
+  /**
+   * Ends a task: a queued one leaves the queue, a running one ends with its thread. With
+   * `ifNotStarted`, only a queued one does, and a started one runs on to its usual end: the
+   * driver takes queued tasks back so that another executor runs them (DriverEndpoint), and hears
+   * of what it took back at the end of this turn (several KillTasks come together) rather than
+   * with the next reports.
+   */
+  killTask(taskId: number, reason: string, ifNotStarted = false): void {
+    const taken = this.takeTask(taskId, reason, ifNotStarted);
+    if (taken && ifNotStarted) this.reporter.sendSoon();
+  }
+
+  /** killTask's work; true when the task ended KILLED before it started. */
+  private takeTask(taskId: number, reason: string, ifNotStarted: boolean): boolean {
     for (let i = this.waitingHead; i < this.waiting.length; i++) {
       const task = this.waiting[i] as TaskDescription;
       if (task.taskId !== taskId) continue;
       // Not handed to a thread: it leaves the queue and ends KILLED, as an aborted pool task does.
       this.waiting.splice(i, 1);
       this.reportKilledBeforeStart(task, reason);
-      return;
+      return true;
     }
     const h = this.handed.get(taskId);
-    if (!h) return;
+    if (!h) return false;
     const b = h.batch;
     if (b.control) {
       this.takeBack(b);
       // Outcomes already posted are handled first: the task may have ended meanwhile.
       this.drain(b);
-      if (!this.handed.has(taskId)) return;
+      if (!this.handed.has(taskId)) return false;
       if (h.index >= b.limit) {
         this.handed.delete(taskId);
         this.reportKilledBeforeStart(h.task, reason);
         this.dispatch();
-        return;
+        return true;
       }
+      // Started: the batch's tasks after it wait here again (takeBack) and go to a new batch.
+      if (ifNotStarted) return false;
       h.killReason = reason;
       // It has ended: the thread, stopped now, posts its outcome as it leaves the batch.
-      if (h.index < Atomics.load(b.control, ENDED)) return;
+      if (h.index < Atomics.load(b.control, ENDED)) return false;
+    } else if (ifNotStarted) {
+      // A lone task is handed to a thread as it starts.
+      return false;
     }
     // It is running: end its thread (piscina's abort); the run's rejection reports it KILLED.
     b.abort.abort(new Error(reason));
+    return false;
   }
 
   /** Sends the status reports held now (before the RpcEnv stops). */

@@ -86,6 +86,15 @@ export class StatusReporter {
     }
   }
 
+  /** Sends what is held at the end of the current turn, however much work is queued. */
+  sendSoon(): void {
+    if (this.soonQueued) return;
+    this.cancelHold?.();
+    this.cancelHold = undefined;
+    this.soonQueued = true;
+    this.timers.soon(this.flushSoon);
+  }
+
   /** Sends every report held and writes their lines, now. */
   readonly flush = (): void => {
     this.cancelHold?.();

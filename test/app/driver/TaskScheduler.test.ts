@@ -226,6 +226,37 @@ test('a lost executor’s tasks run again elsewhere without counting as failures
   assert.deepEqual(await done, ['fresh0', 'fresh1']);
 });
 
+test('a task taken back before it started runs again first, without counting as a failure', async () => {
+  const s = new TaskScheduler(2);
+  const { jobId, done } = s.submit(job(4));
+  const placed = s.resourceOffers(offers({ a: 3, b: 1 }));
+  assert.deepEqual(placements(placed), [
+    ['a', 0, 0],
+    ['a', 1, 0],
+    ['a', 2, 0],
+    ['b', 3, 0],
+  ]);
+  assert.equal(s.pendingOf(jobId), 0);
+  const third = placed[2]?.task.taskId as number;
+  // Taken back more often than maxFailures allows failures: the job goes on.
+  for (let i = 0; i < 3; i++) {
+    const taskId = i === 0 ? third : (s.resourceOffers(offers({ a: 1 }))[0]?.task.taskId as number);
+    assert.deepEqual(s.taskTakenBack(taskId), { executorId: 'a' });
+    assert.equal(s.pendingOf(jobId), 1, 'its partition waits to be placed again');
+  }
+  const again = s.resourceOffers(offers({ b: 1 }));
+  assert.deepEqual(placements(again), [['b', 2, 0]], 'the same partition, still attempt 0');
+  assert.equal(
+    s.taskTakenBack(third),
+    undefined,
+    'a second answer for the same task changes nothing',
+  );
+  for (const p of [...placed.filter((p) => p.task.partition !== 2), ...again])
+    s.taskFinished(p.task.taskId, p.task.partition);
+  assert.deepEqual(await done, [0, 1, 2, 3]);
+  assert.equal(s.pendingOf(jobId), 0, 'a finished job has nothing pending');
+});
+
 test('jobs are served first in, first out', async () => {
   const s = new TaskScheduler(4);
   const a = s.submit(job(3));

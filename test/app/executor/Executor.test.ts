@@ -129,6 +129,46 @@ test('killing a task of a batch that has already ended leaves its outcome as it 
   });
 });
 
+test('a kill ifNotStarted takes queued tasks back, KILLED and sent at once, and lets the running one finish', async () => {
+  await withExecutor(async (executor, reports) => {
+    const ts = tasks('take-back', ['a', 'block', 'c', 'd', 'e']);
+    // a to d go to the thread as one batch; e comes later and waits here for the thread.
+    for (const t of ts.slice(0, 4)) executor.launchTask(t);
+    await until('the blocking task to start', () => existsSync(join(dir, 'take-back.started')));
+    executor.launchTask(ts[4] as TaskDescription);
+    executor.killTask(1, 'taken back', true);
+    executor.killTask(3, 'taken back', true);
+    executor.killTask(4, 'taken back', true);
+    // Sent at the end of this turn, without a flush: the driver waits on these.
+    await until('the tasks taken back to be reported', () => {
+      const e = ends(reports);
+      return e.has(3) && e.has(4);
+    });
+    // Task a's outcome may still be held by the thread, which is at task block.
+    assert.deepEqual(
+      [...ends(reports)].filter(([id]) => id !== 0).sort((x, y) => x[0] - y[0]),
+      [
+        [3, ['KILLED']],
+        [4, ['KILLED']],
+      ],
+    );
+    writeFileSync(join(dir, 'take-back.go'), '');
+    await until('every task to end', () => ends(reports).size === 5);
+    await new Promise((r) => setTimeout(r, 200));
+    executor.flushReports();
+    assert.deepEqual(
+      [...ends(reports)].sort((x, y) => x[0] - y[0]),
+      [
+        [0, ['FINISHED ["a"]']],
+        [1, ['FINISHED ["block"]']],
+        [2, ['FINISHED ["c"]']],
+        [3, ['KILLED']],
+        [4, ['KILLED']],
+      ],
+    );
+  });
+});
+
 test('a batch’s outcomes all come, in order; each task logs Running before Finished, and a RUNNING report, when sent, comes before its end', async () => {
   await withExecutor(async (executor, reports, log) => {
     const ts = tasks('batch', ['a', 'b', 'c', 'd', 'e', 'f']);

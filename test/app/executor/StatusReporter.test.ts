@@ -156,6 +156,21 @@ test('a RUNNING report alone waits for the hold timer, even with nothing queued;
   assert.equal(written(), 'run 1\nrun 2\nrun 3\nend 2\n');
 });
 
+test('sendSoon sends what is held at the end of the turn however much work is queued', () => {
+  const { sent, state, timers, reporter } = setup();
+  state.queuedMs = 10 * REPORT_HOLD_MS;
+  reporter.report({ taskId: 1, state: 'KILLED' });
+  assert.equal(timers.pendingHolds, 1, 'held, as any end with work queued');
+  reporter.sendSoon();
+  assert.equal(timers.pendingHolds, 0, 'the hold is cancelled');
+  assert.equal(sent.length, 0, 'nothing before the turn ends');
+  timers.endTurn();
+  assert.deepEqual(
+    sent.map((r) => `${r.taskId} ${r.state}`),
+    ['1 KILLED'],
+  );
+});
+
 test('flush sends what is held at once; a send that throws does not stop the others', () => {
   const sent: number[] = [];
   const timers = new FakeTimers();

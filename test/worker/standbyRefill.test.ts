@@ -1,0 +1,76 @@
+/**
+ * When a worker starts its next standby executor after a launch took the last one
+ * (Worker.takeStandby): a little later if a core is still free here, else not before an executor
+ * or a driver ends, so that the standby's start-up takes no CPU from tasks using every core. A
+ * real Worker with the real CLI (dist/wick.cjs: run `npm run build` first) on a ManualClock.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type TestContext, test } from 'node:test';
+import { distFile } from '../../backend/util/paths.js';
+import { killProcessTree } from '../../backend/worker/process/kill.js';
+import type { LaunchSpec } from '../../backend/worker/process/launch.js';
+import { waitFor } from '../helpers/processes.js';
+import { MockMaster, registeredWorker, type TestWorker } from '../helpers/workerHarness.js';
+
+/** After a take, how long the worker waits before it may start the next standby (Worker.ts). */
+const REFILL_MS = 3000;
+
+/** A launch of Wick's own executor, which the standby serves; it exits finding no driver. */
+function executorLaunch(w: TestWorker, id: string): LaunchSpec {
+  const cwd = join(w.workDir, 'app-test', id);
+  mkdirSync(cwd, { recursive: true });
+  return {
+    argv: [
+      process.execPath,
+      distFile('wick.cjs'),
+      'executor',
+      '--driver-url',
+      'wick://127.0.0.1:9/CoarseGrainedScheduler',
+      '--executor-id',
+      id,
+      '--hostname',
+      '127.0.0.1',
+      '--cores',
+      '1',
+      '--app-id',
+      'app-test',
+    ],
+    cwd,
+    env: {},
+    header: `Wick Executor Command: executor ${id}`,
+  };
+}
+
+async function takeTheStandby(t: TestContext, w: TestWorker, id: string): Promise<void> {
+  await waitFor('a standby', () => w.worker.prestart?.standbyPid !== undefined, t.signal);
+  const launched = w.worker.takeStandby(executorLaunch(w, id));
+  assert.ok(launched, 'the launch was served by the standby');
+  t.after(() => killProcessTree(launched.pid, launched.marker, 2000));
+  assert.equal(w.worker.prestart?.standbyPid, undefined);
+}
+
+test('with every core in use, no standby starts after a take until something ends', async (t) => {
+  const m = await MockMaster.start(t);
+  const w = await registeredWorker(t, m, { cores: 1 });
+  t.after(() => w.worker.prestart?.stop());
+  // The launch's executor holds the worker's only core, as LaunchExecutor accounts it.
+  w.worker.coresUsed = 1;
+  await takeTheStandby(t, w, '0');
+  w.clock.advance(10 * REFILL_MS);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(w.worker.prestart?.standbyPid, undefined, 'no standby while the core is used');
+});
+
+test('with a core still free, the next standby starts a little after a take', async (t) => {
+  const m = await MockMaster.start(t);
+  const w = await registeredWorker(t, m, { cores: 2 });
+  t.after(() => w.worker.prestart?.stop());
+  w.worker.coresUsed = 1;
+  await takeTheStandby(t, w, '0');
+  w.clock.advance(REFILL_MS - 1);
+  assert.equal(w.worker.prestart?.standbyPid, undefined, 'not at once');
+  w.clock.advance(1);
+  assert.ok(w.worker.prestart?.standbyPid, 'a standby for the free core');
+});
