@@ -5,7 +5,7 @@
  * drive it directly. Nothing here polls.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,6 +58,9 @@ export class Agent {
   private forwarder: LogForwarder | undefined;
   private readonly children = new Set<{ kill(): unknown }>();
   private outputDir: string | undefined;
+  private shuttingDown: Promise<void> | undefined;
+  /** Temporary folders this agent made and has not removed yet (see removeTempDirsNow). */
+  private readonly tempDirs = new Set<string>();
 
   constructor(private readonly sink: AgentSink) {}
 
@@ -113,9 +116,8 @@ export class Agent {
               host: '127.0.0.1',
               port: '0',
               webuiPort: '0',
-              workDir: join(
-                tmpdir(),
-                `wick-vscode-${process.pid}-${randomBytes(3).toString('hex')}`,
+              workDir: this.tempDir(
+                join(tmpdir(), `wick-vscode-${process.pid}-${randomBytes(3).toString('hex')}`),
               ),
               conf: [],
             },
@@ -182,7 +184,27 @@ export class Agent {
     this.cluster = undefined;
     if (!c) return;
     await c.stop();
-    await rm(join(c.logDir, '..'), { recursive: true, force: true }).catch(() => {});
+    const workDir = join(c.logDir, '..');
+    await rm(workDir, { recursive: true, force: true }).catch(() => {});
+    this.tempDirs.delete(workDir);
+  }
+
+  /** Notes a temporary folder of this agent's, to be removed however it ends. */
+  private tempDir(path: string): string {
+    this.tempDirs.add(path);
+    return path;
+  }
+
+  /**
+   * Removes, now, the temporary folders shutdown has not removed: the language server library
+   * ends the process as soon as the client's `exit` comes, or its stdin closes, or the client's
+   * process is gone, whether or not shutdown has finished (VS Code closing does not always wait
+   * for it). For the process's 'exit' event; the local cluster's daemons end on their own then
+   * (they watch their stdin).
+   */
+  removeTempDirsNow(): void {
+    for (const dir of this.tempDirs) rmSync(dir, { recursive: true, force: true });
+    this.tempDirs.clear();
   }
 
   private requireMaster(): RpcEndpointRef {
@@ -219,7 +241,7 @@ export class Agent {
       },
       log: (l) => this.sink.log(l),
       outputDir: () => {
-        this.outputDir ??= mkdtempSync(join(tmpdir(), `wick-agent-${process.pid}-`));
+        this.outputDir ??= this.tempDir(mkdtempSync(join(tmpdir(), `wick-agent-${process.pid}-`)));
         return this.outputDir;
       },
     });
@@ -272,13 +294,27 @@ export class Agent {
     this.forwarder?.stop(followId);
   }
 
-  /** Stops everything this agent started: follows, submit children, the local cluster, the env. */
-  async shutdown(): Promise<void> {
+  /**
+   * Stops everything this agent started: follows, submit children, the local cluster (and its
+   * work dir), the env. Once: the client's `shutdown` request and the agent's own ways out
+   * (SIGTERM, stdin closing) may both call it, and a way out then waits for the work under way
+   * instead of ending the process halfway through it. (The language server library ends the
+   * process on `exit` without waiting for anything: removeTempDirsNow covers that.)
+   */
+  shutdown(): Promise<void> {
+    this.shuttingDown ??= this.stopEverything();
+    return this.shuttingDown;
+  }
+
+  private async stopEverything(): Promise<void> {
     this.forwarder?.stopAll();
     for (const c of this.children) c.kill();
     if (this.master && this.mirror) this.mirror.unsubscribe(this.master);
     await this.stopCluster();
     await this.env?.stop();
-    if (this.outputDir) await rm(this.outputDir, { recursive: true, force: true });
+    if (this.outputDir) {
+      await rm(this.outputDir, { recursive: true, force: true });
+      this.tempDirs.delete(this.outputDir);
+    }
   }
 }

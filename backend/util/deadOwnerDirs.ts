@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,9 +34,22 @@ export async function removeDeadOwnerDirs(prefix: string, dir = tmpdir()): Promi
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     // EPERM: alive, under another user.
     return (err as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+  // A zombie answers signals until its parent reaps it, but it is gone (Linux; elsewhere it
+  // counts as alive until reaped): a SIGKILLed agent is one for a moment, while the extension
+  // starts the next, which sweeps.
+  return procState(pid) !== 'Z';
+}
+
+/** The process's state letter from /proc/PID/stat (R, S, Z…), if there is one. */
+function procState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  } catch {
+    return undefined;
   }
 }

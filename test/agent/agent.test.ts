@@ -168,6 +168,44 @@ test('a SIGKILLed agent leaves no process: its local cluster and its client-mode
   }
 });
 
+test('an exit that comes before shutdown has finished (the language server library then ends the process at once) leaves no process and no work dir', {
+  timeout: 60_000,
+}, async (t) => {
+  const mark = `agent-exit-${process.pid}-${Date.now()}`;
+  const child = spawn(process.execPath, [join('dist', 'wick.cjs'), 'agent', '--stdio'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, WICK_TEST_MARK: mark },
+  });
+  t.after(async () => {
+    child.kill('SIGKILL');
+    await killMarked(mark);
+  });
+  const conn = createMessageConnection(
+    new StreamMessageReader(child.stdout),
+    new StreamMessageWriter(child.stdin),
+  );
+  conn.listen();
+  t.after(() => conn.dispose());
+  await conn.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {} });
+  const c = await conn.sendRequest(Connect, {
+    master: 'local',
+    localCluster: { workers: 1, cores: 1, memory: '512m' },
+  });
+  assert.equal(c.kind, 'connected', JSON.stringify(c));
+  const workDirs = () =>
+    readdirSync(tmpdir()).filter((n) => n.startsWith(`wick-vscode-${child.pid}-`));
+  assert.equal(workDirs().length, 1, 'the local cluster works in a folder of its own');
+  const daemons = markedProcesses(mark).map((p) => p.pid);
+  assert.ok(daemons.length >= 3, `the agent, a master and a worker: ${JSON.stringify(daemons)}`);
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  // A client that does not wait for the answer to shutdown (VS Code closing) sends exit at once.
+  void conn.sendRequest('shutdown').catch(() => {});
+  await conn.sendNotification('exit');
+  assert.equal(await exited, 0);
+  assert.deepEqual(workDirs(), [], 'the local cluster’s work dir is removed');
+  assert.deepEqual(await waitUntilGone(daemons, 10_000), [], 'no process is left');
+});
+
 /** Runs `fn` while a `wick agent` runs (initialized), then stops it as the client does. */
 async function withAgent(fn: () => Promise<void>): Promise<void> {
   const child = spawn(process.execPath, [join('dist', 'wick.cjs'), 'agent', '--stdio'], {

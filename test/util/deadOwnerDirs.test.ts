@@ -3,8 +3,9 @@
  * live processes, and other names, stay.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +43,33 @@ test('folders of dead processes go; those of live ones, this process’s and oth
   for (const n of [names.alive, names.mine, names.other, names.noPid])
     assert.equal(existsSync(join(root, n)), true, n);
 });
+
+test('a folder of a zombie (exited, not reaped yet) goes too', async (t) => {
+  // sh starts a child that exits at once, then becomes `sleep`, which never reaps it.
+  const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  t.after(() => parent.kill('SIGKILL'));
+  const [chunk] = (await once(parent.stdout, 'data')) as [Buffer];
+  const zombie = Number(chunk.toString().trim());
+  assert.ok(zombie > 0, `pid ${chunk}`);
+  const deadline = Date.now() + 10_000;
+  while (!/^\d+ \(.*\) Z/.test(readProcStat(zombie))) {
+    assert.ok(Date.now() < deadline, `pid ${zombie} never became a zombie`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const name = `wick-vscode-${zombie}-abc123`;
+  await mkdir(join(root, name));
+  assert.deepEqual(await removeDeadOwnerDirs('wick-vscode', root), [join(root, name)]);
+});
+
+function readProcStat(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return '';
+  }
+}
 
 test('a folder that cannot be listed removes nothing and does not throw', async () => {
   assert.deepEqual(await removeDeadOwnerDirs('wick-vscode', join(root, 'missing')), []);

@@ -65,6 +65,7 @@ export function registerAgent(program: Command): void {
       connection.onRequest(FollowLog, (p) => agent.followLog(p));
       connection.onNotification(StopFollowLog, (p) => agent.stopFollowLog(p.followId));
       connection.onShutdown(() => agent.shutdown());
+      process.on('exit', () => agent.removeTempDirsNow());
       connection.onExit(() => exit(0));
       process.stdin.on('close', () => exit(0));
       process.on('SIGTERM', () => exit(0));

@@ -124,14 +124,23 @@ export async function showLogsSteps(api: Api, root: string): Promise<void> {
           await within(10_000, changed, `the log after load ${loads + 1}`);
           text = d.getText();
         }
-        const disk = readFileSync(await workFile(s, appId, String(first), 'stdout'), 'utf8');
+        const appWorkDir = await workFile(s, appId);
+        const disk = readFileSync(join(appWorkDir, String(first), 'stdout'), 'utf8');
         // Should this fail: what the document holds, the file, and how each executor ended.
         const why = () => {
           const app = apps(s.state).find((a) => a.id === appId);
           const execs = [...(app?.executors ?? []), ...(app?.removedExecutors ?? [])].map(
             (e) => `${e.id} ${e.state}${e.exitStatus === undefined ? '' : ` (${e.exitStatus})`}`,
           );
-          return `document: ${api.logs.describe(d.uri)}; file: ${disk.length} bytes; executors: ${execs.join(', ')}`;
+          const stderr = (id: string) => {
+            try {
+              return readFileSync(join(appWorkDir, id, 'stderr'), 'utf8').slice(-1500);
+            } catch (err) {
+              return `(${(err as Error).message})`;
+            }
+          };
+          const failed = (app?.removedExecutors ?? []).filter((e) => e.exitStatus !== 0);
+          return `document: ${api.logs.describe(d.uri)}; file: ${disk.length} bytes; executors: ${execs.join(', ')}${failed.map((e) => `\n--- stderr of executor ${e.id}:\n${stderr(String(e.id))}`).join('')}`;
         };
         let ended: string;
         try {
