@@ -31,7 +31,7 @@ import type { Launched, LaunchSpec } from './process/launch.js';
 import { ExecutorPrestarter } from './process/prestart.js';
 import { cleanupWorkDir } from './workDirCleanup.js';
 
-/** After a launch used the standby, how long until the next one starts. */
+/** After a launch used the standby, how long until the next one starts (if a core is free then). */
 const PRESTART_REFILL_MS = 3000;
 
 export interface WorkerOptions {

@@ -29,6 +29,7 @@ import {
   MockWorker,
   workerIn,
 } from '../helpers/masterMocks.js';
+import { within } from '../helpers/within.js';
 
 checkNothingLeftRunning();
 
@@ -127,11 +128,18 @@ test('after a restart, a worker and an application that do not answer are droppe
   await first.kill('SIGKILL');
   silent.stopHeartbeats();
   const second = await startMaster(t, { port: first.port, conf });
-  await second.waitForStderr(/New state: RECOVERING/);
-  await silent.endpoint.next('MasterChanged');
-  await mute.endpoint.next('MasterChanged');
+  // Should a step never come: which one, and what the new master said.
+  const said = () => `the restarted master's stderr:\n${second.stderr.slice(-4000)}`;
+  await within(20_000, second.waitForStderr(/New state: RECOVERING/), 'RECOVERING', said);
+  await within(20_000, silent.endpoint.next('MasterChanged'), 'MasterChanged (worker)', said);
+  await within(20_000, mute.endpoint.next('MasterChanged'), 'MasterChanged (app)', said);
   const client = await connectClient(t, second.url);
-  const s = await client.waitFor((s) => s.status === 'ALIVE');
+  const s = await within(
+    20_000,
+    client.waitFor((s) => s.status === 'ALIVE'),
+    'the master ALIVE',
+    said,
+  );
   assert.equal(workerIn(s, answering.id)?.state, 'ALIVE');
   assert.equal(workerIn(s, silent.id)?.state, 'DEAD');
   assert.equal(appIn(s, goodId)?.state, 'WAITING');
@@ -140,8 +148,11 @@ test('after a restart, a worker and an application that do not answer are droppe
     s.activeApps.map((a) => a.id),
     [goodId],
   );
-  await second.waitForStderr(
-    new RegExp(`Removing worker ${silent.id} .*Not responding for recovery`),
+  await within(
+    20_000,
+    second.waitForStderr(new RegExp(`Removing worker ${silent.id} .*Not responding for recovery`)),
+    'the silent worker removed',
+    said,
   );
   // What was dropped is no longer persisted: a third master would not wait for it.
   assert.deepEqual(readdirSync(dir).sort(), [`app_${goodId}`, `worker_${answering.id}`]);
