@@ -8,7 +8,9 @@ const log = getLogger('Worker');
 
 /**
  * Deletes directories in the work dir that belong to no running application or driver and in
- * which nothing changed for wick.worker.cleanup.appDataTtl (Spark's WorkDirCleanup).
+ * which nothing changed for wick.worker.cleanup.appDataTtl (Spark's WorkDirCleanup). The worker's
+ * own folders (named with a dot: `.prestart`, where a standby executor waits) are not application
+ * data and stay, however long a standby has waited.
  */
 export async function cleanupWorkDir(w: Worker): Promise<void> {
   const running = new Set<string>([
@@ -18,7 +20,7 @@ export async function cleanupWorkDir(w: Worker): Promise<void> {
   const cutoff = w.clock.now() - w.conf.get(WorkerConf.appDataTtl);
   try {
     for (const entry of await readdir(w.workDir, { withFileTypes: true })) {
-      if (!entry.isDirectory() || running.has(entry.name)) continue;
+      if (!entry.isDirectory() || running.has(entry.name) || entry.name.startsWith('.')) continue;
       const dir = join(w.workDir, entry.name);
       if (await hasNewerThan(dir, cutoff)) continue;
       log.info(`Removing directory: ${dir}`);

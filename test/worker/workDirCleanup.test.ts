@@ -79,7 +79,11 @@ test('removes what is older than the TTL, never a running app or driver, nor rec
   writeFileSync(file, 'x');
   age(file, old);
 
+  // Where the worker's standby executor waits, idle for longer than the TTL.
+  const standby = appDir(w.workDir, '.prestart', old);
+
   await cleanupWorkDir(w.worker);
+  assert.ok(existsSync(standby), "the worker's own folder kept");
   assert.equal(existsSync(stale), false, 'stale app dir removed');
   assert.equal(existsSync(empty), false, 'empty app dir removed');
   assert.ok(existsSync(fresh), 'recent app dir kept');

@@ -137,7 +137,11 @@ export class ExecutorPrestarter {
       TITLE_ROOM,
     ];
     const child = spawnMarked(this.command[0], args, {
-      cwd: dir,
+      // Not `dir`, which take() removes: until the standby has read its launch and moved to the
+      // executor's folder, it must stand in one that stays. A task thread still starting then
+      // asks for the process's working directory, and a removed one ended the executor at once
+      // (ENOENT from process.cwd(), exit 1), a race of a launch that takes a standby still loading.
+      cwd: join(this.workDir, '.prestart'),
       env: {},
       marker,
       stdin: 'pipe',

@@ -94,9 +94,14 @@ test("a Wick executor launch becomes the standby: its pid, the header first, the
   prestart.fill();
   const standby = prestart.standbyPid;
   assert.ok(standby && isAlive(standby), 'a standby is running');
+  // It waits in a folder that take() leaves in place: a task thread that starts before the
+  // standby has moved to the executor's folder reads the working directory, and a removed one
+  // (its own output folder, once) ended it with ENOENT.
+  const waitsIn = readlinkSync(`/proc/${standby}/cwd`);
 
   const spec = executorSpec(dir, await silentDriver(t));
   const launched = prestart.take(spec);
+  assert.ok(existsSync(waitsIn), `${waitsIn}, where the standby waited, is still there`);
   assert.ok(launched, 'the launch was served by the standby');
   t.after(() => killProcessTree(launched.pid, launched.marker, 2000));
   assert.equal(launched.pid, standby);
