@@ -202,6 +202,30 @@ await wc.stop();
   await cluster.assertOnlyClusterLeft();
 });
 
+test('what an application does after stop() runs: stop() keeps the process alive until it is done', {
+  timeout: 60_000,
+}, async () => {
+  const app = apps.write(
+    'after-stop.mjs',
+    `
+import { WickContext } from 'wick';
+const wc = await WickContext.create({ appName: 'after stop' });
+const count = await wc.range(0, 100, 1, 4).count();
+await wc.stop();
+console.log('count', count, 'after stop');
+`,
+  );
+  for (let i = 0; i < 3; i++) {
+    const r = await submit([app]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.trim(), 'count 100 after stop', `run ${i + 1}:\n${r.stderr}`);
+    const appId = appIdIn(r.stderr);
+    assert.ok(appId);
+    await cluster.watch.waitFor((s) => cluster.watch.app(s, appId)?.state === 'FINISHED');
+  }
+  await cluster.assertOnlyClusterLeft();
+});
+
 test('a driver that ends without stop(), or exits, still unregisters: the app is FINISHED', {
   timeout: 60_000,
 }, async () => {

@@ -244,10 +244,18 @@ export class WickContext implements JobRunner {
     if (this.stopped) return;
     this.stopped = true;
     process.off('beforeExit', this.onBeforeExit);
-    this.driver.stopExecutors();
-    this.client.unregister();
-    await this.env.stop();
-    log.info(`Stopped application ${this.appId}`);
+    // As a job does: the driver's sockets do not keep the process alive (see create), and without
+    // this the process could end in the middle of stopping, before what the application does
+    // after `await stop()`.
+    const stopping = setInterval(() => {}, 1 << 30);
+    try {
+      this.driver.stopExecutors();
+      this.client.unregister();
+      await this.env.stop();
+      log.info(`Stopped application ${this.appId}`);
+    } finally {
+      clearInterval(stopping);
+    }
   }
 }
 
