@@ -5,47 +5,18 @@
  * real Worker with the real CLI (dist/wick.cjs: run `npm run build` first) on a ManualClock.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
-import { distFile } from '../../backend/util/paths.js';
 import { killProcessTree } from '../../backend/worker/process/kill.js';
-import type { LaunchSpec } from '../../backend/worker/process/launch.js';
 import { waitFor } from '../helpers/processes.js';
+import { executorSpec, silentDriver } from '../helpers/standby.js';
 import { MockMaster, registeredWorker, type TestWorker } from '../helpers/workerHarness.js';
 
 /** After a take, how long the worker waits before it may start the next standby (Worker.ts). */
 const REFILL_MS = 3000;
 
-/** A launch of Wick's own executor, which the standby serves; it exits finding no driver. */
-function executorLaunch(w: TestWorker, id: string): LaunchSpec {
-  const cwd = join(w.workDir, 'app-test', id);
-  mkdirSync(cwd, { recursive: true });
-  return {
-    argv: [
-      process.execPath,
-      distFile('wick.cjs'),
-      'executor',
-      '--driver-url',
-      'wick://127.0.0.1:9/CoarseGrainedScheduler',
-      '--executor-id',
-      id,
-      '--hostname',
-      '127.0.0.1',
-      '--cores',
-      '1',
-      '--app-id',
-      'app-test',
-    ],
-    cwd,
-    env: {},
-    header: `Wick Executor Command: executor ${id}`,
-  };
-}
-
 async function takeTheStandby(t: TestContext, w: TestWorker, id: string): Promise<void> {
   await waitFor('a standby', () => w.worker.prestart?.standbyPid !== undefined, t.signal);
-  const launched = w.worker.takeStandby(executorLaunch(w, id));
+  const launched = w.worker.takeStandby(executorSpec(w.workDir, await silentDriver(t), {}, id));
   assert.ok(launched, 'the launch was served by the standby');
   t.after(() => killProcessTree(launched.pid, launched.marker, 2000));
   assert.equal(w.worker.prestart?.standbyPid, undefined);

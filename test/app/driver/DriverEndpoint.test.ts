@@ -11,14 +11,14 @@ import { WickConf } from '../../../backend/conf/WickConf.js';
 import {
   AppConfig,
   type LaunchTask,
-  RegisterExecutor,
   RetrieveAppConfig,
   StatusUpdate,
   type TaskState,
 } from '../../../backend/protocol/executor.js';
 import type { MessageOf } from '../../../backend/protocol/registry.js';
 import { type RpcEndpointRef, RpcEnv } from '../../../backend/rpc/index.js';
-import { Recorder } from '../../helpers/masterMocks.js';
+import type { Recorder } from '../../helpers/masterMocks.js';
+import { registerMockExecutor } from '../../helpers/mockExecutor.js';
 
 import '../../../backend/conf/all.js';
 
@@ -52,21 +52,9 @@ class MockExecutor {
 
   /** Connects and asks RegisterExecutor; resolves with the mock and the driver's answer. */
   static async start(id: string, cores: number) {
-    const env = await RpcEnv.create({ name: `mockExecutor${id}`, clientMode: true });
-    const endpoint = new Recorder();
-    env.setupEndpoint('Executor', endpoint);
-    const ref = await env.setupEndpointRefByURI(driverUrl);
-    const mock = new MockExecutor(id, env, endpoint, ref);
+    const { env, endpoint, driver, reply } = await registerMockExecutor(driverUrl, id, cores, []);
+    const mock = new MockExecutor(id, env, endpoint, driver);
     mocks.push(mock);
-    const reply = await ref.ask(
-      RegisterExecutor({
-        executorId: id,
-        executor: endpoint.self.toData(),
-        hostname: '127.0.0.1',
-        cores,
-        logUrls: {},
-      }),
-    );
     return { mock, reply };
   }
 

@@ -7,14 +7,10 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { DriverEndpoint } from '../../../backend/app/driver/DriverEndpoint.js';
 import { WickConf } from '../../../backend/conf/WickConf.js';
-import {
-  type LaunchTask,
-  RegisterExecutor,
-  StatusUpdate,
-} from '../../../backend/protocol/executor.js';
+import { type LaunchTask, StatusUpdate } from '../../../backend/protocol/executor.js';
 import type { MessageOf } from '../../../backend/protocol/registry.js';
-import { type RpcEndpointRef, RpcEnv } from '../../../backend/rpc/index.js';
-import { Recorder } from '../../helpers/recorder.js';
+import { RpcEnv } from '../../../backend/rpc/index.js';
+import { registerMockExecutor } from '../../helpers/mockExecutor.js';
 
 import '../../../backend/conf/all.js';
 
@@ -27,20 +23,7 @@ async function until(probe: () => boolean): Promise<void> {
 
 /** A mock executor of one core that finishes, when told, every task it has been sent. */
 async function executor(driverUrl: string, id: string) {
-  const env = await RpcEnv.create({ name: `mockExecutor${id}`, clientMode: true });
-  envs.push(env);
-  const endpoint = new Recorder();
-  env.setupEndpoint('Executor', endpoint);
-  const driver: RpcEndpointRef = await env.setupEndpointRefByURI(driverUrl);
-  await driver.ask(
-    RegisterExecutor({
-      executorId: id,
-      executor: endpoint.self.toData(),
-      hostname: '127.0.0.1',
-      cores: 1,
-      logUrls: {},
-    }),
-  );
+  const { endpoint, driver } = await registerMockExecutor(driverUrl, id, 1, envs);
   let finished = 0;
   return {
     get finished() {

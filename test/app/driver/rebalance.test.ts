@@ -11,13 +11,12 @@ import { WickConf } from '../../../backend/conf/WickConf.js';
 import {
   type KillTask,
   type LaunchTask,
-  RegisterExecutor,
   StatusUpdate,
   type TaskState,
 } from '../../../backend/protocol/executor.js';
 import type { MessageOf } from '../../../backend/protocol/registry.js';
-import { type RpcEndpointRef, RpcEnv } from '../../../backend/rpc/index.js';
-import { Recorder } from '../../helpers/recorder.js';
+import { RpcEnv } from '../../../backend/rpc/index.js';
+import { registerMockExecutor } from '../../helpers/mockExecutor.js';
 
 import '../../../backend/conf/all.js';
 
@@ -39,20 +38,7 @@ type Task = MessageOf<typeof LaunchTask>['task'];
 
 /** A mock executor of one core; it reports only what the test tells it to. */
 async function executor(driverUrl: string, id: string) {
-  const env = await RpcEnv.create({ name: `mockExecutor${id}`, clientMode: true });
-  envs.push(env);
-  const endpoint = new Recorder();
-  env.setupEndpoint('Executor', endpoint);
-  const driver: RpcEndpointRef = await env.setupEndpointRefByURI(driverUrl);
-  await driver.ask(
-    RegisterExecutor({
-      executorId: id,
-      executor: endpoint.self.toData(),
-      hostname: '127.0.0.1',
-      cores: 1,
-      logUrls: {},
-    }),
-  );
+  const { endpoint, driver } = await registerMockExecutor(driverUrl, id, 1, envs);
   const ended = new Set<number>();
   const report = (task: Task, state: TaskState) => {
     ended.add(task.taskId);

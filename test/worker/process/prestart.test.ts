@@ -5,17 +5,7 @@
  * standby dies with its worker, whether the worker stops or is SIGKILLed.
  */
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-} from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, type TestContext, test } from 'node:test';
@@ -26,13 +16,11 @@ import {
   assertBuilt,
   killMarked,
   markedProcesses,
-  repoRoot,
   startWick,
   waitUntilGone,
 } from '../../helpers/cli.js';
 import { isAlive, waitFor } from '../../helpers/processes.js';
-
-const CLI = join(repoRoot, 'dist', 'wick.cjs');
+import { CLI, executorSpec, silentDriver } from '../../helpers/standby.js';
 
 before(assertBuilt);
 
@@ -40,51 +28,6 @@ function workDir(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'wick-prestart-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
-}
-
-/** A "driver" that accepts connections and never answers: the executor waits on it, alive. */
-async function silentDriver(t: TestContext): Promise<number> {
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((s) => {
-    sockets.add(s);
-    s.on('error', () => {});
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  t.after(() => {
-    for (const s of sockets) s.destroy();
-    server.close();
-  });
-  return (server.address() as { port: number }).port;
-}
-
-function executorSpec(
-  dir: string,
-  driverPort: number,
-  env: Record<string, string> = {},
-): LaunchSpec {
-  const cwd = join(dir, 'app-test', '0');
-  mkdirSync(cwd, { recursive: true });
-  return {
-    argv: [
-      process.execPath,
-      CLI,
-      'executor',
-      '--driver-url',
-      `wick://127.0.0.1:${driverPort}/CoarseGrainedScheduler`,
-      '--executor-id',
-      '0',
-      '--hostname',
-      '127.0.0.1',
-      '--cores',
-      '1',
-      '--app-id',
-      'app-test',
-    ],
-    cwd,
-    env: { WICK_EXECUTOR_DIRS: join(dir, 'local'), ...env },
-    header: 'Wick Executor Command: "node" "wick.cjs" "executor" …',
-  };
 }
 
 test("a Wick executor launch becomes the standby: its pid, the header first, the executor's cwd", async (t) => {
