@@ -290,9 +290,9 @@ export class Worker extends RpcEndpoint implements RunnerHost {
   /**
    * The standby executor process turned into `spec`'s launch, if it qualifies. The next standby
    * starts a little later if a core is still free here (another executor could come), else when
-   * an executor or a driver ends: its start-up (about 0.3 s of CPU) takes no CPU from the
-   * executor that just started, nor from tasks that keep every core busy (in bench/pi, a standby
-   * started 3 s into a job made that job 15–20% slower).
+   * an executor or a driver ends: its start-up (about 0.17 s of CPU) takes no CPU from the
+   * executor that just started, nor from tasks that keep every core busy (in bench/pi, the two
+   * workers' standbys started 3 s into a job made that job 15–20% slower).
    */
   takeStandby(spec: LaunchSpec): Launched | undefined {
     const launched = this.prestart?.take(spec);

@@ -1,24 +1,24 @@
 /**
  * A wait with a deadline that says what it was waiting for: a test whose step never comes fails
- * naming that step (and, with `detail`, what the processes said), instead of with the bare
- * "test timed out" of node:test.
+ * naming that step (and what the processes said, when `what` is a function that reads it),
+ * instead of with the bare "test timed out" of node:test. The in-host e2e tests use it too.
  */
-export async function within<T>(
+export function within<T>(
   ms: number,
-  promise: Promise<T>,
-  what: string,
-  detail: () => string = () => '',
+  p: PromiseLike<T>,
+  what: string | (() => string),
 ): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const more = detail();
-      reject(new Error(`timed out after ${ms} ms waiting for ${what}${more ? `\n${more}` : ''}`));
-    }, ms);
-  });
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return Promise.race([
+    Promise.resolve(p),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(`timed out after ${ms} ms: ${typeof what === 'string' ? what : what()}`),
+          ),
+        ms,
+      );
+    }),
+  ]).finally(() => clearTimeout(timer));
 }

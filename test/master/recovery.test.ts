@@ -129,16 +129,16 @@ test('after a restart, a worker and an application that do not answer are droppe
   silent.stopHeartbeats();
   const second = await startMaster(t, { port: first.port, conf });
   // Should a step never come: which one, and what the new master said.
-  const said = () => `the restarted master's stderr:\n${second.stderr.slice(-4000)}`;
-  await within(20_000, second.waitForStderr(/New state: RECOVERING/), 'RECOVERING', said);
-  await within(20_000, silent.endpoint.next('MasterChanged'), 'MasterChanged (worker)', said);
-  await within(20_000, mute.endpoint.next('MasterChanged'), 'MasterChanged (app)', said);
+  const said = (step: string) => () =>
+    `${step}; the restarted master's stderr:\n${second.stderr.slice(-4000)}`;
+  await within(20_000, second.waitForStderr(/New state: RECOVERING/), said('RECOVERING'));
+  await within(20_000, silent.endpoint.next('MasterChanged'), said('MasterChanged (worker)'));
+  await within(20_000, mute.endpoint.next('MasterChanged'), said('MasterChanged (app)'));
   const client = await connectClient(t, second.url);
   const s = await within(
     20_000,
     client.waitFor((s) => s.status === 'ALIVE'),
-    'the master ALIVE',
-    said,
+    said('the master ALIVE'),
   );
   assert.equal(workerIn(s, answering.id)?.state, 'ALIVE');
   assert.equal(workerIn(s, silent.id)?.state, 'DEAD');
@@ -151,8 +151,7 @@ test('after a restart, a worker and an application that do not answer are droppe
   await within(
     20_000,
     second.waitForStderr(new RegExp(`Removing worker ${silent.id} .*Not responding for recovery`)),
-    'the silent worker removed',
-    said,
+    said('the silent worker removed'),
   );
   // What was dropped is no longer persisted: a third master would not wait for it.
   assert.deepEqual(readdirSync(dir).sort(), [`app_${goodId}`, `worker_${answering.id}`]);

@@ -77,10 +77,7 @@ export class StatusReporter {
     this.lines += line;
     if (this.soonQueued) return;
     if (r.state !== 'RUNNING' && this.queuedMs() < 2 * REPORT_HOLD_MS) {
-      this.cancelHold?.();
-      this.cancelHold = undefined;
-      this.soonQueued = true;
-      this.timers.soon(this.flushSoon);
+      this.sendSoon();
     } else if (!this.cancelHold) {
       this.cancelHold = this.timers.after(this.flushHeld, REPORT_HOLD_MS);
     }

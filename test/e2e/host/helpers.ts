@@ -10,6 +10,7 @@ import type { LogDocuments } from '../../../extension/logs/logDocuments.js';
 import type { Session } from '../../../extension/session.js';
 import type { Model, Node } from '../../../extension/tree/model.js';
 import type { WickTreeProvider } from '../../../extension/tree/treeView.js';
+import { within } from '../../helpers/within.js';
 
 export interface Api {
   session: Session;
@@ -60,21 +61,7 @@ export function until<T>(
 }
 
 /** Bounds a wait: a step that waits on something that never comes fails instead of hanging. */
-export function within<T>(ms: number, p: Thenable<T>, what: string | (() => string)): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    Promise.resolve(p),
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new Error(`timed out after ${ms} ms: ${typeof what === 'string' ? what : what()}`),
-          ),
-        ms,
-      );
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
+export { within };
 
 /**
  * Resolves once the view's selection satisfies `pred`, within `ms`. Polled as well as heard: the
