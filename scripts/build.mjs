@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Bundles the backend CLI, the VS Code extension and (when present) the webview with esbuild.
 // Usage: node scripts/build.mjs [--watch] [--production] [--outdir DIR]
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import * as esbuild from 'esbuild';
 
 const watch = process.argv.includes('--watch');
@@ -34,23 +35,15 @@ const common = {
 const builds = [
   {
     ...common,
-    // ES modules split into chunks, so that each command loads only its own code: an executor
-    // or `wick status` does not pay for the master, the web UI or the agent (start-up time is
-    // most of what a submit waits for). dist/wick.cjs is the stable entry that loads main.mjs.
-    // lib.mjs is the library (`wick`) that applications run by the CLI import: the same modules
-    // as the CLI's, loaded once (dist/wick-lib.cjs is the package's export for other programs).
-    entryPoints: { main: 'backend/cli/main.ts', lib: 'backend/app/index.ts' },
-    outdir: 'dist/cli',
-    outExtension: { '.js': '.mjs' },
-    splitting: true,
-    chunkNames: 'chunk-[hash]',
+    // One CommonJS bundle for every command, which dist/wick.cjs runs with a V8 code cache
+    // (backend/cli/compileCache.ts): ES modules would be faster to load only in chunks, and Node 20
+    // caches compiled code for neither. Each command's modules are imported lazily in main.ts, so a
+    // command runs only its own (esbuild wraps them to start on first import).
+    entryPoints: ['backend/cli/main.ts'],
+    outfile: 'dist/cli/main.cjs',
     platform: 'node',
     target: 'node20',
-    format: 'esm',
-    // CommonJS dependencies inside the chunks still call require().
-    banner: {
-      js: "import { createRequire as __wickCreateRequire } from 'node:module'; const require = __wickCreateRequire(import.meta.url);",
-    },
+    format: 'cjs',
     // piscina starts its threads from its own files, and esbuild (for `wick submit`) runs its own
     // binary: neither can be bundled.
     external: ['piscina', 'esbuild'],
@@ -132,9 +125,46 @@ if (watch) {
   const contexts = await Promise.all(
     builds.map((b) => esbuild.context({ ...b, logLevel: 'silent', plugins: [watchMarkers] })),
   );
-  await Promise.all(contexts.map((c) => c.watch()));
+  await Promise.all([...contexts.map((c) => c.watch()), writeLibraryFacade(builds[0].outfile)]);
 } else {
-  // Chunk names change with their contents: drop the previous build's.
-  for (const b of builds) if (b.splitting) rmSync(b.outdir, { recursive: true, force: true });
-  await Promise.all(builds.map((b) => esbuild.build(b)));
+  // Earlier builds left ES module chunks in dist/cli/.
+  rmSync(builds[0].outfile.replace(/main\.cjs$/, ''), { recursive: true, force: true });
+  await Promise.all([
+    ...builds.map((b) => esbuild.build(b)),
+    writeLibraryFacade(builds[0].outfile),
+  ]);
+}
+
+/**
+ * dist/cli/lib.mjs: the `wick` that applications run by `wick submit` import (backend/cli/submit/
+ * bundle.ts points them here). It hands them the library the CLI has loaded, which runAppHere
+ * puts at Symbol.for('wick.library'), so that the application and the CLI share one copy; loaded
+ * any other way, it falls back to dist/wick-lib.cjs.
+ */
+async function writeLibraryFacade(cliBundle) {
+  const { metafile } = await esbuild.build({
+    entryPoints: ['backend/app/index.ts'],
+    bundle: true,
+    write: false,
+    metafile: true,
+    format: 'esm',
+    platform: 'node',
+    packages: 'external',
+    logLevel: 'silent',
+  });
+  const names = Object.values(metafile.outputs)
+    .flatMap((o) => o.exports)
+    .sort();
+  const file = cliBundle.replace(/main\.cjs$/, 'lib.mjs');
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(
+    file,
+    [
+      '// Written by scripts/build.mjs: the library the Wick CLI runs, for the applications it runs.',
+      "import { createRequire } from 'node:module';",
+      "const lib = globalThis[Symbol.for('wick.library')] ?? createRequire(import.meta.url)('../wick-lib.cjs');",
+      ...names.map((n) => `export const ${n} = lib.${n};`),
+      '',
+    ].join('\n'),
+  );
 }

@@ -1,34 +1,30 @@
 import '../conf/all.js';
 import { Command } from 'commander';
+import { COMMAND_NAMES as N } from './commandNames.js';
 import { version } from './version.js';
 
 type Register = (program: Command) => void;
 
 /**
  * Every command's module, by the names it registers. Each is loaded only when its command runs
- * (esbuild puts it in its own chunk): an executor, a driver or `wick status` starts without
- * loading the master, the web UI or the agent, and start-up is most of a submit's wait.
+ * (esbuild starts a module of the bundle on its first import): an executor, a driver or
+ * `wick status` starts without running the master, the web UI or the agent, and start-up is most
+ * of a submit's wait.
  */
 const COMMANDS: readonly (readonly [names: readonly string[], load: () => Promise<Register>])[] = [
-  [['master', 'worker'], async () => (await import('./commands/daemons.js')).registerDaemons],
+  [N.daemons, async () => (await import('./commands/daemons.js')).registerDaemons],
+  [N.localCluster, async () => (await import('./commands/localCluster.js')).registerLocalCluster],
+  [N.submit, async () => (await import('./commands/submit.js')).registerSubmit],
+  [N.kill, async () => (await import('./commands/kill.js')).registerKill],
   [
-    ['local-cluster'],
-    async () => (await import('./commands/localCluster.js')).registerLocalCluster,
-  ],
-  [['submit'], async () => (await import('./commands/submit.js')).registerSubmit],
-  [['kill'], async () => (await import('./commands/kill.js')).registerKill],
-  [
-    ['driver-wrapper'],
+    N.driverWrapper,
     async () => (await import('./commands/driverWrapper.js')).registerDriverWrapper,
   ],
-  [['status'], async () => (await import('./commands/status.js')).registerStatus],
-  [['logs'], async () => (await import('./commands/logs.js')).registerLogs],
-  [
-    ['executor', 'executor-standby'],
-    async () => (await import('./commands/executor.js')).registerExecutor,
-  ],
-  [['demo', 'demo-server'], async () => (await import('./commands/demo.js')).registerDemo],
-  [['agent'], async () => (await import('./commands/agent.js')).registerAgent],
+  [N.status, async () => (await import('./commands/status.js')).registerStatus],
+  [N.logs, async () => (await import('./commands/logs.js')).registerLogs],
+  [N.executor, async () => (await import('./commands/executor.js')).registerExecutor],
+  [N.demo, async () => (await import('./commands/demo.js')).registerDemo],
+  [N.agent, async () => (await import('./commands/agent.js')).registerAgent],
 ];
 
 /**

@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 export function distFile(name: string): string {
   const candidates: string[] = [];
   if (process.env.WICK_DIST) candidates.push(join(process.env.WICK_DIST, name));
-  if (typeof __dirname !== 'undefined') candidates.push(join(__dirname, name));
+  // dist/wick.cjs and dist/wick-lib.cjs sit in dist/; the CLI bundle in dist/cli/.
+  if (typeof __dirname !== 'undefined')
+    candidates.push(join(__dirname, name), join(__dirname, '..', name));
   try {
     candidates.push(join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', name));
   } catch {

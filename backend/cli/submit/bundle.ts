@@ -2,6 +2,7 @@ import { access, constants, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, extname, join, resolve } from 'node:path';
 import type * as esbuild from 'esbuild';
+import { importModule } from '../../util/importModule.js';
 import { distFile } from '../../util/paths.js';
 import { version } from '../version.js';
 import { BundleCache } from './bundleCache.js';
@@ -42,14 +43,15 @@ export async function bundleApp(appPath: string): Promise<BundledApp> {
   }
   const dir = await mkdtemp(join(tmpdir(), 'wick-submit-'));
   const bundle = join(dir, `${basename(source, ext)}.mjs`);
-  // The CLI's own chunks (scripts/build.mjs): the driver reuses the modules the CLI has loaded.
+  // The library as the CLI runs it (scripts/build.mjs): the driver reuses the modules the CLI has
+  // loaded (see runAppHere).
   const lib = distFile('cli/lib.mjs');
   const cache = BundleCache.fromEnv();
   const key = BundleCache.key({ source, lib, wick: version, format: BUNDLE_FORMAT });
   if (await cache?.restore(key, bundle)) return { source, bundle };
   const startedAt = Date.now();
   // Loaded only on a cache miss: esbuild's start-up is most of a fresh bundle's cost.
-  const { build: runEsbuild } = await import('esbuild');
+  const { build: runEsbuild } = await importModule<typeof esbuild>('esbuild');
   let result: esbuild.BuildResult<{ metafile: true }>;
   try {
     result = await runEsbuild({

@@ -1,5 +1,6 @@
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { importModule } from '../../util/importModule.js';
 import { distFile } from '../../util/paths.js';
 
 export interface AppRun {
@@ -12,6 +13,12 @@ export interface AppRun {
 }
 
 /**
+ * Where dist/cli/lib.mjs (the `wick` an application bundle imports; scripts/build.mjs writes it)
+ * finds the library the CLI has loaded, so that the application and the CLI share one copy.
+ */
+export const LIBRARY_KEY = Symbol.for('wick.library');
+
+/**
  * Runs a bundled application in this process, as spark-submit runs the main class in its JVM: the
  * application sees `process.argv` = [node, its file, …its arguments] and finds the master, its
  * name and its settings in the environment that WickContext reads.
@@ -22,6 +29,8 @@ export async function runAppHere(run: AppRun): Promise<void> {
   process.env.WICK_APP_DIR = dirname(run.source);
   process.env.WICK_CLI ??= distFile('wick.cjs');
   if (run.appName) process.env.WICK_APP_NAME = run.appName;
+  const global = globalThis as { [LIBRARY_KEY]?: unknown };
+  global[LIBRARY_KEY] ??= await import('../../app/index.js');
   process.argv = [process.argv[0] as string, run.source, ...run.args];
-  await import(pathToFileURL(run.bundle).href);
+  await importModule(pathToFileURL(run.bundle).href);
 }

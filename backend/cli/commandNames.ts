@@ -1,0 +1,18 @@
+/**
+ * The names each command module registers (main.ts loads a module when one of its names runs).
+ * dist/wick.cjs reads them too, before the CLI bundle is loaded: a compile cache per command.
+ */
+export const COMMAND_NAMES = {
+  daemons: ['master', 'worker'],
+  localCluster: ['local-cluster'],
+  submit: ['submit'],
+  kill: ['kill'],
+  driverWrapper: ['driver-wrapper'],
+  status: ['status'],
+  logs: ['logs'],
+  executor: ['executor', 'executor-standby'],
+  demo: ['demo', 'demo-server'],
+  agent: ['agent'],
+} as const;
+
+export const ALL_COMMAND_NAMES: ReadonlySet<string> = new Set(Object.values(COMMAND_NAMES).flat());
