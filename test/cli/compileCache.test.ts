@@ -3,6 +3,7 @@
  * Node processes, since a cache is written when its process exits.
  */
 import assert from 'node:assert/strict';
+import { isAscii } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
 import {
   existsSync,
@@ -139,6 +140,12 @@ test('V8 flags changed while running: no cache is written, since the next run wo
   assert.ok(!existsSync(dir) || cacheFiles(dir).length === 0, 'no cache written');
 });
 
+test('a bundle that is not all ASCII is read as UTF-8', () => {
+  const file = join(mkdtempSync(join(root, 'utf8-')), 'main.cjs');
+  writeFileSync(file, "module.exports = { text: 'déjà vu – ≥ 2 🚀' };\n");
+  assert.equal(run(file, join(root, 'utf8')).exports.text, 'déjà vu – ≥ 2 🚀');
+});
+
 test('without a folder there is no cache', () => {
   const bundle = writeBundle('off');
   const r = run(bundle, undefined);
@@ -161,6 +168,11 @@ test("the cache key is the command, when it is one of Wick's; anything else shar
   assert.equal(key(), 'other');
   assert.equal(key('submitt'), 'other');
   assert.equal(key('../../etc'), 'other');
+});
+
+test('the CLI bundle is all ASCII, which the loader reads the fast way (scripts/build.mjs)', () => {
+  const bundle = readFileSync(fileURLToPath(new URL('../../dist/cli/main.cjs', import.meta.url)));
+  assert.ok(isAscii(bundle), 'dist/cli/main.cjs has non-ASCII bytes');
 });
 
 test('the CLI bundle calls import() only through importModule (backend/util/importModule.ts)', () => {
