@@ -1,14 +1,18 @@
 // dist/wick.cjs: the path every launcher knows (bin/wick.js, workers' executor commands, the
 // extension's agent). It runs the CLI bundle, dist/cli/main.cjs, through the compile cache.
 import { join } from 'node:path';
-import { ALL_COMMAND_NAMES } from './commandNames.js';
+import { setTaskThreadV8Flags } from '../app/executor/taskThreadFlags.js';
+import { ALL_COMMAND_NAMES, COMMAND_NAMES } from './commandNames.js';
 import { compileCacheDir, compileCacheKey, runBundle } from './compileCache.js';
 
 const bundle = join(__dirname, 'cli', 'main.cjs');
+const key = compileCacheKey(process.argv, ALL_COMMAND_NAMES);
+// Before compiling: V8's flags are part of what a code cache must match (see taskThreadFlags.ts).
+if ((COMMAND_NAMES.executor as readonly string[]).includes(key)) setTaskThreadV8Flags();
 try {
   runBundle(
     bundle,
-    { dir: compileCacheDir(), key: compileCacheKey(process.argv, ALL_COMMAND_NAMES) },
+    { dir: compileCacheDir(), key },
     // Compiled here, by Node, so that import() keeps its context (see runBundle).
     (specifier) => import(specifier),
   );
