@@ -140,6 +140,20 @@ test('V8 flags changed while running: no cache is written, since the next run wo
   assert.ok(!existsSync(dir) || cacheFiles(dir).length === 0, 'no cache written');
 });
 
+test("an executor, which changes V8's flags for its task threads, still leaves a cache (dist/wick.cjs)", () => {
+  const dir = join(root, 'executor');
+  const wick = fileURLToPath(new URL('../../dist/wick.cjs', import.meta.url));
+  // A standby whose worker is gone at once (stdin closed): it starts its task thread, then exits.
+  const p = spawnSync(process.execPath, [wick, 'executor-standby', '--threads', '1'], {
+    input: '',
+    env: { ...process.env, WICK_COMPILE_CACHE: dir },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  assert.equal(p.status, 0, p.stderr);
+  assert.equal(cacheFiles(dir).filter((f) => f.startsWith('executor-standby-')).length, 1);
+});
+
 test('a bundle that is not all ASCII is read as UTF-8', () => {
   const file = join(mkdtempSync(join(root, 'utf8-')), 'main.cjs');
   writeFileSync(file, "module.exports = { text: 'déjà vu – ≥ 2 🚀' };\n");
