@@ -68,6 +68,10 @@ const builds = [
   {
     ...common,
     entryPoints: ['backend/cli/entry.cts'],
+    // Names the CLI bundle's code caches (backend/cli/compileCache.ts).
+    define: {
+      WICK_BUILD_ID: JSON.stringify(`${Date.now().toString(36)}.${process.pid.toString(36)}`),
+    },
     outfile: 'dist/wick.cjs',
     platform: 'node',
     target: 'node20',

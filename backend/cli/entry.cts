@@ -5,6 +5,9 @@ import { setTaskThreadV8Flags } from '../app/executor/taskThreadFlags.js';
 import { ALL_COMMAND_NAMES, COMMAND_NAMES } from './commandNames.js';
 import { compileCacheDir, compileCacheKey, runBundle } from './compileCache.js';
 
+/** Set by scripts/build.mjs, the same in every bundle of one build. */
+declare const WICK_BUILD_ID: string;
+
 const bundle = join(__dirname, 'cli', 'main.cjs');
 const key = compileCacheKey(process.argv, ALL_COMMAND_NAMES);
 // Before compiling: V8's flags are part of what a code cache must match (see taskThreadFlags.ts).
@@ -12,7 +15,7 @@ if ((COMMAND_NAMES.executor as readonly string[]).includes(key)) setTaskThreadV8
 try {
   runBundle(
     bundle,
-    { dir: compileCacheDir(), key },
+    { dir: compileCacheDir(), key, build: WICK_BUILD_ID },
     // Compiled here, by Node, so that import() keeps its context (see runBundle).
     (specifier) => import(specifier),
   );

@@ -12,6 +12,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
@@ -39,9 +40,9 @@ __wickImport('node:os').then((os) => console.log('imported ' + typeof os.cpus));
 }
 
 /** Runs `bundle` through runBundle in a fresh Node; what it reported, and what it printed. */
-function run(bundle: string, dir: string | undefined, key = 'cmd') {
+function run(bundle: string, dir: string | undefined, key = 'cmd', build = 'b1') {
   const script = `import { runBundle } from ${JSON.stringify(loader)};
-const r = runBundle(${JSON.stringify(bundle)}, { dir: ${JSON.stringify(dir)}, key: ${JSON.stringify(key)} }, (s) => import(s));
+const r = runBundle(${JSON.stringify(bundle)}, { dir: ${JSON.stringify(dir)}, key: ${JSON.stringify(key)}, build: ${JSON.stringify(build)} }, (s) => import(s));
 console.log(JSON.stringify(r));`;
   const p = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
     encoding: 'utf8',
@@ -68,7 +69,7 @@ test("a command's first run writes its cache, and the next runs compile from it"
   assert.deepEqual(first.printed, ['imported function']);
   const files = cacheFiles(dir);
   assert.equal(files.length, 1);
-  assert.match(files[0] as string, /^cmd-\d+-[0-9a-z]+-\d+-\d+\.v8cache$/);
+  assert.match(files[0] as string, /^cmd-\d+-[0-9a-z]+-b1-\d+-\d+\.v8cache$/);
   for (let i = 0; i < 2; i++) {
     const next = run(bundle, dir);
     assert.equal(next.cache, 'hit');
@@ -111,6 +112,19 @@ test("each command keeps its own cache, and a rebuilt bundle replaces only its i
   assert.equal(after.filter((f) => !before.includes(f)).length, 1);
   assert.equal(run(bundle, dir, 'submit').cache, 'hit');
   assert.equal(run(otherInstall, dir, 'submit').cache, 'hit');
+});
+
+test("another build with the same size and mtime (a package's files may share one) gets its own cache", () => {
+  const dir = join(root, 'build');
+  const bundle = writeBundle('build', 11);
+  const { mtime } = statSync(bundle);
+  assert.equal(run(bundle, dir, 'cmd', 'b1').exports.answer, 11);
+  // Same length, other code, the old mtime: only the build id tells them apart.
+  writeFileSync(bundle, readFileSync(bundle, 'utf8').replace('answer: 11', 'answer: 22'));
+  utimesSync(bundle, mtime, mtime);
+  const next = run(bundle, dir, 'cmd', 'b2');
+  assert.equal(next.cache, 'miss');
+  assert.equal(next.exports.answer, 22);
 });
 
 test('the folder keeps at most 64 caches: writing one drops the oldest beyond', () => {
