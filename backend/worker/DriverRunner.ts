@@ -30,6 +30,8 @@ export class DriverRunner {
   runs = 0;
   private process: Launched | undefined;
   private killed = false;
+  /** kill()'s sweep of the whole tree: KILLED is reported once it is done, not at the root's exit. */
+  private killing: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
   readonly finished: Promise<void>;
   private resolveFinished!: () => void;
@@ -74,6 +76,7 @@ export class DriverRunner {
       });
       const exitCode = await this.runWithRetry(argv);
       this.exitCode = exitCode;
+      if (this.killed) await this.killing?.catch(() => undefined);
       this.finish(this.killed ? 'KILLED' : exitCode === 0 ? 'FINISHED' : 'FAILED');
     } catch (err) {
       this.exception = (err as Error).message;
@@ -89,7 +92,12 @@ export class DriverRunner {
     this.wakeUp?.();
     if (this.process && this.process.pid > 0) {
       log.info(`Killing process tree of driver ${this.driverId} (pid ${this.process.pid})`);
-      await killProcessTree(this.process.pid, this.process.marker, this.host.killTimeoutMs);
+      this.killing = killProcessTree(
+        this.process.pid,
+        this.process.marker,
+        this.host.killTimeoutMs,
+      );
+      await this.killing;
     }
   }
 

@@ -31,6 +31,8 @@ export class ExecutorRunner {
   readonly dir: string;
   private process: Launched | undefined;
   private killed = false;
+  /** kill()'s sweep of the whole tree: KILLED is reported once it is done, not at the root's exit. */
+  private killing: Promise<void> | undefined;
   /** Resolves once the process has exited (or failed to start) and the final state is set. */
   readonly finished: Promise<void>;
   private resolveFinished!: () => void;
@@ -105,6 +107,8 @@ export class ExecutorRunner {
         // What the executor started and left running (a daemon, an orphan) ends with it, before
         // the exit is reported: the worker leaves no process behind.
         if (!killed) await sweep(launched, this.host.killTimeoutMs);
+        // Killed: the root may end before the rest of its tree; the state waits for all of it.
+        else await this.killing?.catch(() => undefined);
         if (killed) this.finish('KILLED', describeExit(exit), exitStatusOf(exit));
         else this.finish('EXITED', describeExit(exit), exitStatusOf(exit));
       },
@@ -124,7 +128,12 @@ export class ExecutorRunner {
     if (!this.process) return this.finished;
     if (this.process.pid > 0) {
       log.info(`Killing process tree of executor ${this.fullId} (pid ${this.process.pid})`);
-      await killProcessTree(this.process.pid, this.process.marker, this.host.killTimeoutMs);
+      this.killing = killProcessTree(
+        this.process.pid,
+        this.process.marker,
+        this.host.killTimeoutMs,
+      );
+      await this.killing;
     }
     await this.finished;
   }

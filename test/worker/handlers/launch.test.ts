@@ -31,6 +31,17 @@ checkNothingLeftRunning();
 
 const APP = 'app-20261130120000-0001';
 
+/**
+ * bash whose root ends at once on SIGTERM while a child of it takes 0.4 s to: the kill is over
+ * only when that child has ended too. Each writes its pid to `pids`.
+ */
+function slowToDieTree(tok: string): string {
+  return [
+    `bash -c 'trap "sleep 0.4; exit 0" TERM; echo $$ >> pids; while :; do sleep 0.05; done' ${tok}-slow &`,
+    `echo $$ >> pids; exec -a ${tok}-top sleep 300`,
+  ].join('\n');
+}
+
 function viaMaster(master: MockMaster) {
   return master.worker().ask(RequestWorkerState({}), WorkerStateResponse);
 }
@@ -168,6 +179,40 @@ test('KillExecutor kills the whole tree, escaped grandchildren included: zero su
   assert.equal(killed.exitStatus, 143);
   assert.deepEqual(pgrep(tok), []);
   for (const pid of pids) assert.equal(isAlive(pid), false, `pid ${pid} survived`);
+});
+
+test('KILLED is reported once the whole tree has ended, not when its first process does', async (t) => {
+  const { m, w } = await setup(t, { 'wick.worker.killTimeout': '5s' });
+  const tok = token(t);
+  await m.launchRunning(APP, 0, app(['bash', '-c', slowToDieTree(`${tok}-e`)]));
+  const appPath = join(w.root, 'driver.sh');
+  writeFileSync(appPath, slowToDieTree(`${tok}-d`));
+  const driverId = 'driver-20261130120000-0005';
+  m.worker().send(
+    LaunchDriver({
+      driverId,
+      driverDesc: {
+        appPath,
+        mem: 64,
+        cores: 1,
+        supervise: false,
+        command: { argv: ['bash', '{{USER_APP}}'], env: {} },
+      },
+    }),
+  );
+  await readPids(join(w.workDir, APP, '0', 'pids'), 2, t.signal);
+  await readPids(join(w.workDir, driverId, 'pids'), 2, t.signal);
+  const from = m.rec.mark;
+  m.worker().send(KillExecutor({ masterUrl: m.url, appId: APP, execId: 0 }));
+  await m.executorState(APP, 0, 'KILLED');
+  assert.deepEqual(
+    pgrep(`${tok}-e`),
+    [],
+    'the executor reported KILLED with part of its tree alive',
+  );
+  m.worker().send(KillDriver({ driverId }));
+  assert.equal((await m.rec.next('DriverStateChanged', undefined, from)).state, 'KILLED');
+  assert.deepEqual(pgrep(`${tok}-d`), [], 'the driver reported KILLED with part of its tree alive');
 });
 
 test('stopping the worker kills every executor and driver tree first: zero survivors', async (t) => {
