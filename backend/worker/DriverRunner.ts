@@ -1,4 +1,5 @@
-import { copyFile, mkdir } from 'node:fs/promises';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { copyFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { DriverDescription, DriverState } from '../protocol/common.js';
 import type { Clock } from '../util/clock.js';
@@ -67,7 +68,11 @@ export class DriverRunner {
   async run(): Promise<void> {
     this.state = 'RUNNING';
     try {
-      await mkdir(this.dir, { recursive: true });
+      // Synchronously, before any other message is handled: the master reports the driver
+      // RUNNING when it places it, so a client may ask this worker for its log at once (empty
+      // logs rather than "No such log").
+      mkdirSync(this.dir, { recursive: true });
+      for (const stream of ['stdout', 'stderr']) closeSync(openSync(join(this.dir, stream), 'a'));
       const localApp = join(this.dir, basename(this.desc.appPath));
       await copyFile(resolve(this.desc.appPath), localApp);
       const argv = substituteVariables(this.desc.command.argv, {

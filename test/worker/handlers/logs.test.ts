@@ -207,6 +207,31 @@ test("a driver's log is read by its id", async (t) => {
   assert.match(Buffer.from(err.data, 'base64').toString(), /^Launch Command: /);
 });
 
+test("a driver's logs exist as soon as its worker takes it: asked at once, they are there, empty", async (t) => {
+  const { m, w } = await setup(t);
+  const appPath = join(w.root, 'quiet.js');
+  writeFileSync(appPath, 'setTimeout(() => {}, 200)');
+  const driverId = 'driver-20261130120000-0009';
+  m.worker().send(
+    LaunchDriver({
+      driverId,
+      driverDesc: {
+        appPath,
+        mem: 64,
+        cores: 1,
+        supervise: false,
+        command: { argv: [process.execPath, '{{USER_APP}}'], env: {} },
+      },
+    }),
+  );
+  // The master reports a driver RUNNING when it places it: a client may ask right after.
+  const out = await m
+    .worker()
+    .ask(RequestLogRange({ driverId, stream: 'stdout' }), LogRangeResponse);
+  assert.equal(out.totalSize, 0);
+  await m.rec.next('DriverStateChanged', (x) => x.state === 'FINISHED');
+});
+
 test("a supervised driver's follow spans its relaunches and ends saying how the driver ended", async (t) => {
   const { m, w, c } = await setup(t);
   // Run 1 waits for a file named go (so the follow starts during it) and fails; run 2 succeeds.
