@@ -12,6 +12,7 @@ import { WickConf } from '../../backend/conf/WickConf.js';
 import { workerId } from '../../backend/master/ids.js';
 import type { ApplicationDescription } from '../../backend/protocol/common.js';
 import {
+  LaunchDriver,
   LaunchExecutor,
   MasterInStandby,
   RegisteredWorker,
@@ -247,4 +248,19 @@ export function app(argv: string[], fields: Partial<ApplicationDescription> = {}
 /** node -e `script` with extra arguments. */
 export function nodeApp(script: string, ...args: string[]) {
   return app([process.execPath, '-e', script, ...args]);
+}
+
+/**
+ * LaunchDriver for `appPath`, run as `argv` ({{USER_APP}} is the worker's copy of it), with 64 MB
+ * and 1 core.
+ */
+export function driverLaunch(
+  driverId: string,
+  appPath: string,
+  { argv = [process.execPath, '{{USER_APP}}'], supervise = false } = {},
+) {
+  return LaunchDriver({
+    driverId,
+    driverDesc: { appPath, mem: 64, cores: 1, supervise, command: { argv, env: {} } },
+  });
 }

@@ -7,11 +7,10 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
-import { LaunchDriver } from '../../backend/protocol/deploy.js';
 import { cleanupWorkDir } from '../../backend/worker/workDirCleanup.js';
 import { checkNothingLeftRunning } from '../helpers/leaks.js';
 import { waitFor } from '../helpers/processes.js';
-import { app, MockMaster, registeredWorker } from '../helpers/workerHarness.js';
+import { app, driverLaunch, MockMaster, registeredWorker } from '../helpers/workerHarness.js';
 
 checkNothingLeftRunning();
 
@@ -50,18 +49,7 @@ test('removes what is older than the TTL, never a running app or driver, nor rec
   const driverId = 'driver-20261130120000-0001';
   const appPath = join(w.root, 'driver.sh');
   writeFileSync(appPath, 'exec sleep 300');
-  m.worker().send(
-    LaunchDriver({
-      driverId,
-      driverDesc: {
-        appPath,
-        mem: 64,
-        cores: 1,
-        supervise: false,
-        command: { argv: ['bash', '{{USER_APP}}'], env: {} },
-      },
-    }),
-  );
+  m.worker().send(driverLaunch(driverId, appPath, { argv: ['bash', '{{USER_APP}}'] }));
   await waitFor('the driver', async () => ((await w.state()).drivers[0]?.pid ?? 0) > 0, t.signal);
   age(join(w.workDir, running), old);
   age(join(w.workDir, driverId), old);

@@ -20,6 +20,7 @@ import { checkNothingLeftRunning } from '../../helpers/leaks.js';
 import { isAlive, killByToken, pgrep, readPids, waitFor } from '../../helpers/processes.js';
 import {
   app,
+  driverLaunch,
   logLines,
   MockMaster as Mock,
   type MockMaster,
@@ -188,18 +189,7 @@ test('KILLED is reported once the whole tree has ended, not when its first proce
   const appPath = join(w.root, 'driver.sh');
   writeFileSync(appPath, slowToDieTree(`${tok}-d`));
   const driverId = 'driver-20261130120000-0005';
-  m.worker().send(
-    LaunchDriver({
-      driverId,
-      driverDesc: {
-        appPath,
-        mem: 64,
-        cores: 1,
-        supervise: false,
-        command: { argv: ['bash', '{{USER_APP}}'], env: {} },
-      },
-    }),
-  );
+  m.worker().send(driverLaunch(driverId, appPath, { argv: ['bash', '{{USER_APP}}'] }));
   await readPids(join(w.workDir, APP, '0', 'pids'), 2, t.signal);
   await readPids(join(w.workDir, driverId, 'pids'), 2, t.signal);
   const from = m.rec.mark;
@@ -228,15 +218,9 @@ test('stopping the worker kills every executor and driver tree first: zero survi
   const appPath = join(w.root, 'driver.sh');
   writeFileSync(appPath, escapingTree(`${tok}-drv`)[2] as string);
   m.worker().send(
-    LaunchDriver({
-      driverId: 'driver-20261130120000-0001',
-      driverDesc: {
-        appPath,
-        mem: 64,
-        cores: 1,
-        supervise: true,
-        command: { argv: ['bash', '{{USER_APP}}'], env: {} },
-      },
+    driverLaunch('driver-20261130120000-0001', appPath, {
+      argv: ['bash', '{{USER_APP}}'],
+      supervise: true,
     }),
   );
   const pids = [

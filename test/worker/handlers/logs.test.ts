@@ -11,7 +11,6 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { bytesOf } from '../../../backend/protocol/base64.js';
-import { LaunchDriver } from '../../../backend/protocol/deploy.js';
 import type { MessageOf, WireMessage } from '../../../backend/protocol/registry.js';
 import {
   FollowLog,
@@ -33,6 +32,7 @@ import { checkNothingLeftRunning } from '../../helpers/leaks.js';
 import { waitFor } from '../../helpers/processes.js';
 import {
   app,
+  driverLaunch,
   MockMaster,
   nodeApp,
   registeredWorker,
@@ -188,18 +188,7 @@ test("a driver's log is read by its id", async (t) => {
   const appPath = join(w.root, 'driver.js');
   writeFileSync(appPath, "console.log('driver says hi')");
   const driverId = 'driver-20261130120000-0001';
-  m.worker().send(
-    LaunchDriver({
-      driverId,
-      driverDesc: {
-        appPath,
-        mem: 64,
-        cores: 1,
-        supervise: false,
-        command: { argv: [process.execPath, '{{USER_APP}}'], env: {} },
-      },
-    }),
-  );
+  m.worker().send(driverLaunch(driverId, appPath));
   await m.rec.next('DriverStateChanged', (x) => x.state === 'FINISHED');
   const out = await c.worker.ask(RequestLogRange({ driverId, stream: 'stdout' }), LogRangeResponse);
   assert.equal(Buffer.from(out.data, 'base64').toString(), 'driver says hi\n');
@@ -212,18 +201,7 @@ test("a driver's logs exist as soon as its worker takes it: asked at once, they 
   const appPath = join(w.root, 'quiet.js');
   writeFileSync(appPath, 'setTimeout(() => {}, 200)');
   const driverId = 'driver-20261130120000-0009';
-  m.worker().send(
-    LaunchDriver({
-      driverId,
-      driverDesc: {
-        appPath,
-        mem: 64,
-        cores: 1,
-        supervise: false,
-        command: { argv: [process.execPath, '{{USER_APP}}'], env: {} },
-      },
-    }),
-  );
+  m.worker().send(driverLaunch(driverId, appPath));
   // The master reports a driver RUNNING when it places it: a client may ask right after.
   const out = await m
     .worker()
@@ -247,18 +225,7 @@ test("a supervised driver's follow spans its relaunches and ends saying how the 
     }, 5);`,
   );
   const driverId = 'driver-20261130120000-0002';
-  m.worker().send(
-    LaunchDriver({
-      driverId,
-      driverDesc: {
-        appPath,
-        mem: 64,
-        cores: 1,
-        supervise: true,
-        command: { argv: [process.execPath, '{{USER_APP}}'], env: {} },
-      },
-    }),
-  );
+  m.worker().send(driverLaunch(driverId, appPath, { supervise: true }));
   const dir = join(w.workDir, driverId);
   const out = join(dir, 'stdout');
   await waitFor(
