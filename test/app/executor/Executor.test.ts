@@ -63,6 +63,11 @@ function ends(reports: TaskReport[]): Map<number, string[]> {
   return m;
 }
 
+/** ends(), as [taskId, ends] pairs in task order. */
+function endsByTask(reports: TaskReport[]): [number, string[]][] {
+  return [...ends(reports)].sort((x, y) => x[0] - y[0]);
+}
+
 async function withExecutor(
   fn: (e: Executor, reports: TaskReport[], log: () => string) => Promise<void>,
 ) {
@@ -94,15 +99,12 @@ test('killing the running task of a batch ends it KILLED; the batch’s other ta
     // Nothing more comes: a lost outcome run again would show as a second end.
     await new Promise((r) => setTimeout(r, 200));
     executor.flushReports();
-    assert.deepEqual(
-      [...ends(reports)].sort((x, y) => x[0] - y[0]),
-      [
-        [0, ['FINISHED ["a"]']],
-        [1, ['FINISHED ["b"]']],
-        [2, ['KILLED']],
-        [3, ['FINISHED ["c"]']],
-      ],
-    );
+    assert.deepEqual(endsByTask(reports), [
+      [0, ['FINISHED ["a"]']],
+      [1, ['FINISHED ["b"]']],
+      [2, ['KILLED']],
+      [3, ['FINISHED ["c"]']],
+    ]);
   });
 });
 
@@ -117,15 +119,12 @@ test('killing a task of a batch that has already ended leaves its outcome as it 
     await until('every task to end', () => ends(reports).size === 4);
     await new Promise((r) => setTimeout(r, 200));
     executor.flushReports();
-    assert.deepEqual(
-      [...ends(reports)].sort((x, y) => x[0] - y[0]),
-      [
-        [0, ['FINISHED ["a"]']],
-        [1, ['FINISHED ["b"]']],
-        [2, ['FINISHED ["block"]']],
-        [3, ['FINISHED ["c"]']],
-      ],
-    );
+    assert.deepEqual(endsByTask(reports), [
+      [0, ['FINISHED ["a"]']],
+      [1, ['FINISHED ["b"]']],
+      [2, ['FINISHED ["block"]']],
+      [3, ['FINISHED ["c"]']],
+    ]);
   });
 });
 
@@ -146,7 +145,7 @@ test('a kill ifNotStarted takes queued tasks back, KILLED and sent at once, and 
     });
     // Task a's outcome may still be held by the thread, which is at task block.
     assert.deepEqual(
-      [...ends(reports)].filter(([id]) => id !== 0).sort((x, y) => x[0] - y[0]),
+      endsByTask(reports).filter(([id]) => id !== 0),
       [
         [3, ['KILLED']],
         [4, ['KILLED']],
@@ -156,16 +155,13 @@ test('a kill ifNotStarted takes queued tasks back, KILLED and sent at once, and 
     await until('every task to end', () => ends(reports).size === 5);
     await new Promise((r) => setTimeout(r, 200));
     executor.flushReports();
-    assert.deepEqual(
-      [...ends(reports)].sort((x, y) => x[0] - y[0]),
-      [
-        [0, ['FINISHED ["a"]']],
-        [1, ['FINISHED ["block"]']],
-        [2, ['FINISHED ["c"]']],
-        [3, ['KILLED']],
-        [4, ['KILLED']],
-      ],
-    );
+    assert.deepEqual(endsByTask(reports), [
+      [0, ['FINISHED ["a"]']],
+      [1, ['FINISHED ["block"]']],
+      [2, ['FINISHED ["c"]']],
+      [3, ['KILLED']],
+      [4, ['KILLED']],
+    ]);
   });
 });
 
@@ -196,14 +192,11 @@ test('in a batch, a task whose result cannot be sent back fails alone; the other
     for (const t of ts) executor.launchTask(t);
     await until('every task to end', () => ends(reports).size === 3);
     executor.flushReports();
-    assert.deepEqual(
-      [...ends(reports)].sort((x, y) => x[0] - y[0]),
-      [
-        [0, ['FINISHED ["a"]']],
-        [1, ['FAILED']],
-        [2, ['FINISHED ["c"]']],
-      ],
-    );
+    assert.deepEqual(endsByTask(reports), [
+      [0, ['FINISHED ["a"]']],
+      [1, ['FAILED']],
+      [2, ['FINISHED ["c"]']],
+    ]);
     const failed = reports.find((r) => r.state === 'FAILED');
     assert.match(failed?.error?.message ?? '', /could not be cloned/);
   });
