@@ -2,22 +2,22 @@ import { availableParallelism } from 'node:os';
 import { MessageChannel, type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import type { TaskDescription } from '../../protocol/executor.js';
 import {
+  AVAILABLE,
   BATCH_STOPPED,
   type BatchOutcome,
   CLAIMED,
   CONTROL_LENGTH,
   ENDED,
-  type TaskOutcome,
 } from '../task/taskWorker.js';
 import { StatusReporter, type TaskReport } from './StatusReporter.js';
 import { type TaskPool, takeTaskPool } from './taskPool.js';
 
-/** The most tasks handed to a pool thread at once (see Executor). */
+/** The most tasks a new batch starts with (see Executor). */
 const MAX_BATCH = 64;
 /** Weight of the newest duration in the running average of tasks' durations. */
 const DURATION_EWMA_WEIGHT = 0.2;
 
-/** A task handed to a pool thread, alone or in a batch, and not ended yet. */
+/** A task handed to a pool thread in a batch, and not ended yet. */
 interface Handed {
   task: TaskDescription;
   batch: Batch;
@@ -27,14 +27,14 @@ interface Handed {
   killReason?: string;
 }
 
-/** Tasks handed to one pool thread together (one piscina run). */
+/** Tasks handed to one pool thread together (one piscina run), and those added to it since. */
 interface Batch {
   tasks: TaskDescription[];
   abort: TaskAbort;
-  /** Shared with the thread: tasks it has claimed and ended, and BATCH_STOPPED (see taskWorker). */
-  control: Int32Array | undefined;
-  /** Our end of the batch's port; undefined for a lone task, whose outcome is the run's result. */
-  port: MessagePort | undefined;
+  /** Shared with the thread: tasks handed over, claimed and ended, and the flags (taskWorker). */
+  control: Int32Array;
+  /** Our end of the batch's port: tasks added go out on it, outcomes come in. */
+  port: MessagePort;
   /** Outcomes received: tasks[0, received) have ended. */
   received: number;
   /** Tasks from here on were taken back (BATCH_STOPPED) and will not run in this batch. */
@@ -54,12 +54,19 @@ interface Batch {
  * A free thread gets every task waiting (up to MAX_BATCH, shared between free threads) in one
  * batch, which it runs one after another, posting outcomes a few at a time (OUTCOME_HOLD_MS): a
  * task of a few microseconds then costs a fraction of a message between threads instead of a round
- * trip. A task is RUNNING (reported, and logged) once we learn its thread has started it, and
- * FINISHED when its outcome comes, as if it had been handed over alone. Killing a task a thread
- * has not started takes it and the rest of its batch back (they wait here again); killing the one
- * running ends its thread, as piscina's abort does: the batch's tasks after it wait here again,
- * and so do those that had ended but whose outcomes the thread still held (they run again, as
- * Spark reruns tasks whose results are lost), unless they were killed too.
+ * trip. Tasks launched while a thread runs a batch are added to it (to the batch with the fewest
+ * tasks not started, when there are several), so that a thread kept busy by the driver's prefetch
+ * goes from task to task without waiting for us: ending a batch and starting the next took a task
+ * thread 1–5 ms each time on a machine whose cores all run tasks (SparkPi's pool threads stood
+ * idle 25–40 ms per 900 ms job that way, bench/pi). A thread that finds no task left closes its
+ * batch; those launched after that start a new one.
+ *
+ * A task is RUNNING (reported, and logged) once we learn its thread has started it, and FINISHED
+ * when its outcome comes, as if it had been handed over alone. Killing a task a thread has not
+ * started takes it and the rest of its batch back (they wait here again); killing the one running
+ * ends its thread, as piscina's abort does: the batch's tasks after it wait here again, and so do
+ * those that had ended but whose outcomes the thread still held (they run again, as Spark reruns
+ * tasks whose results are lost), unless they were killed too.
  *
  * Writes a line per task start and end to stdout and each failure to stderr: those files are what
  * users read.
@@ -135,26 +142,21 @@ export class Executor {
     const h = this.handed.get(taskId);
     if (!h) return false;
     const b = h.batch;
-    if (b.control) {
-      this.takeBack(b);
-      // Outcomes already posted are handled first: the task may have ended meanwhile.
-      this.drain(b);
-      if (!this.handed.has(taskId)) return false;
-      if (h.index >= b.limit) {
-        this.handed.delete(taskId);
-        this.reportKilledBeforeStart(h.task, reason);
-        this.dispatch();
-        return true;
-      }
-      // Started: the batch's tasks after it wait here again (takeBack) and go to a new batch.
-      if (ifNotStarted) return false;
-      h.killReason = reason;
-      // It has ended: the thread, stopped now, posts its outcome as it leaves the batch.
-      if (h.index < Atomics.load(b.control, ENDED)) return false;
-    } else if (ifNotStarted) {
-      // A lone task is handed to a thread as it starts.
-      return false;
+    this.takeBack(b);
+    // Outcomes already posted are handled first: the task may have ended meanwhile.
+    this.drain(b);
+    if (!this.handed.has(taskId)) return false;
+    if (h.index >= b.limit) {
+      this.handed.delete(taskId);
+      this.reportKilledBeforeStart(h.task, reason);
+      this.dispatch();
+      return true;
     }
+    // Started: the batch's tasks after it wait here again (takeBack) and go to a new batch.
+    if (ifNotStarted) return false;
+    h.killReason = reason;
+    // It has ended: the thread, stopped now, posts its outcome as it leaves the batch.
+    if (h.index < Atomics.load(b.control, ENDED)) return false;
     // It is running: end its thread (piscina's abort); the run's rejection reports it KILLED.
     b.abort.abort(new Error(reason));
     return false;
@@ -171,7 +173,7 @@ export class Executor {
     this.waiting = [];
     this.waitingHead = 0;
     for (const b of this.batches) {
-      if (b.control) Atomics.or(b.control, 0, BATCH_STOPPED);
+      Atomics.or(b.control, CLAIMED, BATCH_STOPPED);
       b.abort.abort(new Error('executor stopped'));
     }
     await this.pool.destroy();
@@ -194,30 +196,81 @@ export class Executor {
     return n;
   }
 
-  /** Hands waiting tasks to free threads. */
+  /** Hands waiting tasks to free threads, and adds the rest to the batches running. */
   private dispatch(): void {
     while (!this.stopped && this.batches.size < this.cores) {
       const count = this.waiting.length - this.waitingHead;
       if (count === 0) return;
       const freeThreads = this.cores - this.batches.size;
-      const take = Math.min(MAX_BATCH, Math.ceil(count / freeThreads));
-      const tasks = this.waiting.slice(this.waitingHead, this.waitingHead + take);
-      this.waitingHead += take;
-      if (this.waitingHead === this.waiting.length) {
-        this.waiting = [];
-        this.waitingHead = 0;
-      }
-      this.runBatch(tasks);
+      this.runBatch(this.takeWaiting(Math.min(MAX_BATCH, Math.ceil(count / freeThreads))));
+    }
+    const open = [...this.batches].filter((b) => !b.takenBack);
+    if (this.stopped || this.waiting.length === this.waitingHead || open.length === 0) return;
+    const tasks = this.takeWaiting(this.waiting.length - this.waitingHead);
+    // Each task to the batch with the fewest not started.
+    const backlog = open.map(
+      (b) => b.tasks.length - (Atomics.load(b.control, CLAIMED) & ~BATCH_STOPPED),
+    );
+    const adds = open.map((): TaskDescription[] => []);
+    for (const task of tasks) {
+      let k = 0;
+      for (let j = 1; j < open.length; j++)
+        if ((backlog[j] as number) < (backlog[k] as number)) k = j;
+      (adds[k] as TaskDescription[]).push(task);
+      backlog[k] = (backlog[k] as number) + 1;
+    }
+    const refused = new Set<TaskDescription>();
+    for (const [j, b] of open.entries()) {
+      const add = adds[j] as TaskDescription[];
+      if (!this.add(b, add)) for (const task of add) refused.add(task);
+    }
+    // They wait here again, in launch order, for the batch that follows.
+    if (refused.size > 0) {
+      this.waiting = [
+        ...tasks.filter((t) => refused.has(t)),
+        ...this.waiting.slice(this.waitingHead),
+      ];
+      this.waitingHead = 0;
     }
   }
 
+  /** The oldest `n` waiting tasks, which leave the queue. */
+  private takeWaiting(n: number): TaskDescription[] {
+    const tasks = this.waiting.slice(this.waitingHead, this.waitingHead + n);
+    this.waitingHead += n;
+    if (this.waitingHead === this.waiting.length) {
+      this.waiting = [];
+      this.waitingHead = 0;
+    }
+    return tasks;
+  }
+
+  /**
+   * Adds tasks to a running batch (see TaskBatchRequest): they go on its port, then their number
+   * on control[AVAILABLE]. False when the thread had closed the batch: they are not its.
+   */
+  private add(b: Batch, tasks: TaskDescription[]): boolean {
+    if (tasks.length === 0) return true;
+    const n = b.tasks.length;
+    b.port.postMessage(tasks);
+    if (Atomics.compareExchange(b.control, AVAILABLE, n, n + tasks.length) !== n) return false;
+    for (const [i, task] of tasks.entries()) {
+      this.handed.set(task.taskId, { task, batch: b, index: n + i });
+      b.tasks.push(task);
+    }
+    b.limit = b.tasks.length;
+    return true;
+  }
+
   private runBatch(tasks: TaskDescription[]): void {
-    const alone = tasks.length === 1;
+    const control = new Int32Array(new SharedArrayBuffer(4 * CONTROL_LENGTH));
+    control[AVAILABLE] = tasks.length;
+    const { port1, port2 } = new MessageChannel();
     const b: Batch = {
       tasks,
       abort: new TaskAbort(),
-      control: alone ? undefined : new Int32Array(new SharedArrayBuffer(4 * CONTROL_LENGTH)),
-      port: undefined,
+      control,
+      port: port1,
       received: 0,
       limit: tasks.length,
       takenBack: false,
@@ -227,34 +280,16 @@ export class Executor {
     for (const [index, task] of tasks.entries())
       this.handed.set(task.taskId, { task, batch: b, index });
     this.announce(b, 1);
-    let run: Promise<TaskOutcome | number>;
-    const started = performance.now();
-    if (alone) {
-      run = this.pool.run(
-        { appDir: this.appDir, task: tasks[0] as TaskDescription },
-        {
-          signal: b.abort,
-        },
-      );
-    } else {
-      const { port1, port2 } = new MessageChannel();
-      b.port = port1;
-      port1.on('message', (m: BatchOutcome[]) => this.onOutcomes(b, m));
-      run = this.pool.run(
-        { appDir: this.appDir, tasks, control: b.control as Int32Array, port: port2 },
+    port1.on('message', (m: BatchOutcome[]) => this.onOutcomes(b, m));
+    this.pool
+      .run(
+        { appDir: this.appDir, tasks, control, port: port2 },
         { name: 'runBatch', signal: b.abort, transferList: [port2] },
+      )
+      .then(
+        () => this.batchEnded(b, undefined),
+        (err: Error) => this.batchEnded(b, err),
       );
-    }
-    run.then(
-      (result) => {
-        if (alone) {
-          const durationMs = performance.now() - started;
-          this.onOutcome(b, { index: 0, outcome: result as TaskOutcome, durationMs });
-        }
-        this.batchEnded(b, undefined);
-      },
-      (err: Error) => this.batchEnded(b, err),
-    );
   }
 
   /** Reports RUNNING for the batch's tasks before `upTo` that have not been yet. */
@@ -297,12 +332,11 @@ export class Executor {
   private onOutcomes(b: Batch, outcomes: BatchOutcome[]): void {
     for (const m of outcomes) this.onOutcome(b, m);
     // The thread goes straight on to the next tasks it can claim.
-    if (b.control) this.announce(b, Atomics.load(b.control, CLAIMED) & ~BATCH_STOPPED);
+    this.announce(b, Atomics.load(b.control, CLAIMED) & ~BATCH_STOPPED);
   }
 
   /** Handles the outcomes the batch's thread has posted and we have not read yet. */
   private drain(b: Batch): void {
-    if (!b.port) return;
     for (let m = receiveMessageOnPort(b.port); m; m = receiveMessageOnPort(b.port)) {
       this.onOutcomes(b, m.message as BatchOutcome[]);
     }
@@ -310,7 +344,7 @@ export class Executor {
 
   /** Stops the batch's thread from starting more of it; those tasks wait here again, in order. */
   private takeBack(b: Batch): void {
-    if (!b.control || b.takenBack) return;
+    if (b.takenBack) return;
     b.takenBack = true;
     const claimed = Atomics.or(b.control, CLAIMED, BATCH_STOPPED) & ~BATCH_STOPPED;
     b.limit = claimed;
@@ -325,16 +359,16 @@ export class Executor {
   }
 
   private batchEnded(b: Batch, err: Error | undefined): void {
-    if (b.control) Atomics.or(b.control, CLAIMED, BATCH_STOPPED);
+    Atomics.or(b.control, CLAIMED, BATCH_STOPPED);
     this.drain(b);
-    b.port?.close();
+    b.port.close();
     this.batches.delete(b);
     if (err) {
       // The task that was running when the thread ended, if any, ends with it; the batch's
       // tasks it had not started wait here again, and so do those that had ended but whose
       // outcomes went with the thread.
       this.takeBack(b);
-      const ended = b.control ? Math.min(Atomics.load(b.control, ENDED), b.limit) : b.received;
+      const ended = Math.min(Atomics.load(b.control, ENDED), b.limit);
       this.requeueLost(b, ended);
       const running = b.tasks[ended];
       if (running && ended < b.limit && this.handed.delete(running.taskId)) {

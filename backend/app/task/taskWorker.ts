@@ -1,4 +1,4 @@
-import type { MessagePort } from 'node:worker_threads';
+import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import type { TaskDescription, TaskError } from '../../protocol/executor.js';
 import { FunctionCompiler } from './compile.js';
 import { runTask } from './runTask.js';
@@ -18,11 +18,16 @@ export interface TaskRequest {
 export type TaskOutcome = { ok: true; result: unknown } | { ok: false; error: TaskError };
 
 /**
- * Several tasks for one thread, run one after another (the `runBatch` export). Before it starts
- * task i the thread claims it by moving control[CLAIMED] from i to i + 1, and once it has ended
- * sets control[ENDED] to i + 1; the executor sets BATCH_STOPPED in control[CLAIMED] to take back
- * the tasks not claimed yet (to kill one of them, or to stop). Outcomes go to `port` a few at a
- * time (see OUTCOME_HOLD_MS), and all that are left when the batch ends or is stopped.
+ * Tasks for one thread, run one after another (the `runBatch` export), to which the executor may
+ * add more while it runs. Before it starts task i the thread claims it by moving control[CLAIMED]
+ * from i to i + 1, and once it has ended sets control[ENDED] to i + 1; the executor sets
+ * BATCH_STOPPED in control[CLAIMED] to take back the tasks not claimed yet (to kill one of them,
+ * or to stop). control[AVAILABLE] counts the tasks the executor has handed over: it posts more
+ * on `port` (a TaskDescription[]) and then adds their number, unless the thread has set
+ * BATCH_CLOSED there, which it does, on finding no task left, by moving the count it has read to
+ * count | BATCH_CLOSED. So a task is either read by the thread or refused (the executor keeps it),
+ * never lost. Outcomes go to `port` a few at a time (see OUTCOME_HOLD_MS), and all that are left
+ * when the batch ends or is stopped.
  */
 export interface TaskBatchRequest {
   appDir: string;
@@ -39,10 +44,12 @@ export interface BatchOutcome {
 }
 
 export const BATCH_STOPPED = 1 << 30;
+export const BATCH_CLOSED = 1 << 30;
 /** The places in a batch's control array (Int32Array of CONTROL_LENGTH). */
 export const CLAIMED = 0;
 export const ENDED = 1;
-export const CONTROL_LENGTH = 2;
+export const AVAILABLE = 2;
+export const CONTROL_LENGTH = 3;
 
 /**
  * The longest a thread keeps ended tasks' outcomes to post them together, as far as it can tell:
@@ -94,9 +101,21 @@ export async function runBatch(req: TaskBatchRequest): Promise<number> {
     postOutcomes(port, held);
     held = [];
   };
+  /** Whether a task is left to run: one handed over already, or added since; else it closes. */
+  const more = (i: number): boolean => {
+    for (;;) {
+      if (i < tasks.length) return true;
+      for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) {
+        for (const t of m.message as TaskDescription[]) tasks.push(t);
+      }
+      if (i < tasks.length) return true;
+      // Added meanwhile: their message is on the port already (it goes before the count).
+      if (Atomics.compareExchange(control, AVAILABLE, i, i | BATCH_CLOSED) === i) return false;
+    }
+  };
   let i = 0;
   try {
-    for (; i < tasks.length; i++) {
+    for (; more(i); i++) {
       if (held.length > 0 && performance.now() + lastMs - heldSince >= OUTCOME_HOLD_MS) post();
       if (Atomics.compareExchange(control, CLAIMED, i, i + 1) !== i) break;
       const started = performance.now();

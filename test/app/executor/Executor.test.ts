@@ -10,8 +10,17 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { receiveMessageOnPort } from 'node:worker_threads';
 import { Executor } from '../../../backend/app/executor/Executor.js';
 import type { TaskReport } from '../../../backend/app/executor/StatusReporter.js';
+import type { TaskPool } from '../../../backend/app/executor/taskPool.js';
+import {
+  AVAILABLE,
+  BATCH_CLOSED,
+  CLAIMED,
+  ENDED,
+  type TaskBatchRequest,
+} from '../../../backend/app/task/taskWorker.js';
 import type { TaskDescription } from '../../../backend/protocol/executor.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wick-test-executor-'));
@@ -200,4 +209,133 @@ test('in a batch, a task whose result cannot be sent back fails alone; the other
     const failed = reports.find((r) => r.state === 'FAILED');
     assert.match(failed?.error?.message ?? '', /could not be cloned/);
   });
+});
+
+/**
+ * A pool whose "threads" the test plays (pure logic: when the executor hands over, adds, or
+ * refuses): each run is recorded with its request, and ends when the test ends it.
+ */
+class ScriptedPool {
+  readonly runs: { req: TaskBatchRequest; end: (ran: number) => void; fail: (e: Error) => void }[] =
+    [];
+
+  run(req: TaskBatchRequest): Promise<number> {
+    // A thread gets a copy, as piscina's message makes one.
+    const copy = { ...req, tasks: [...req.tasks] };
+    return new Promise((end, fail) => this.runs.push({ req: copy, end, fail }));
+  }
+
+  /** As piscina's: the runs still going fail. */
+  async destroy(): Promise<void> {
+    for (const r of this.runs) r.fail(new Error('Terminating worker thread'));
+  }
+
+  /**
+   * The tasks of run i, with those added to it since: read off its port, as its thread does until
+   * it closes the batch.
+   */
+  tasksOf(i: number): number[] {
+    const { req } = this.runs[i] as ScriptedPool['runs'][number];
+    const closed = (Atomics.load(req.control, AVAILABLE) & BATCH_CLOSED) !== 0;
+    if (!closed) {
+      for (let m = receiveMessageOnPort(req.port); m; m = receiveMessageOnPort(req.port))
+        req.tasks.push(...(m.message as TaskDescription[]));
+    }
+    return req.tasks.map((t) => t.taskId);
+  }
+
+  /** Run i's thread runs all its tasks, posts their outcomes, and closes the batch. */
+  finish(i: number): void {
+    const { req } = this.runs[i] as ScriptedPool['runs'][number];
+    const n = this.tasksOf(i).length;
+    Atomics.store(req.control, CLAIMED, n);
+    Atomics.store(req.control, ENDED, n);
+    req.port.postMessage(
+      req.tasks.map((t, index) => ({
+        index,
+        outcome: { ok: true, result: t.taskId },
+        durationMs: 1,
+      })),
+    );
+    assert.equal(Atomics.compareExchange(req.control, AVAILABLE, n, n | BATCH_CLOSED), n);
+  }
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+test('tasks launched while a batch runs are added to it; once its thread has closed it, they start the next batch', async () => {
+  const pool = new ScriptedPool();
+  const reports: TaskReport[] = [];
+  const executor = new Executor(
+    'exec-test',
+    1,
+    dir,
+    (r) => reports.push(r),
+    () => {},
+    pool as unknown as TaskPool,
+  );
+  try {
+    const ts = tasks('scripted', ['a', 'b', 'c', 'd']);
+    executor.launchTask(ts[0] as TaskDescription);
+    await tick();
+    executor.launchTask(ts[1] as TaskDescription);
+    executor.launchTask(ts[2] as TaskDescription);
+    await tick();
+    assert.equal(pool.runs.length, 1, 'a second batch started while the first ran');
+    assert.deepEqual(pool.tasksOf(0), [0, 1, 2]);
+    // The thread runs out of tasks and closes its batch before the executor hears of it.
+    pool.finish(0);
+    executor.launchTask(ts[3] as TaskDescription);
+    await tick();
+    assert.deepEqual(pool.tasksOf(0), [0, 1, 2], 'a task was added to a closed batch');
+    assert.equal(pool.runs.length, 1);
+    (pool.runs[0] as ScriptedPool['runs'][number]).end(3);
+    await tick();
+    assert.equal(pool.runs.length, 2, 'the task refused did not start a batch of its own');
+    assert.deepEqual(pool.tasksOf(1), [3]);
+    pool.finish(1);
+    (pool.runs[1] as ScriptedPool['runs'][number]).end(1);
+    await tick();
+    executor.flushReports();
+    assert.deepEqual(endsByTask(reports), [
+      [0, ['FINISHED 0']],
+      [1, ['FINISHED 1']],
+      [2, ['FINISHED 2']],
+      [3, ['FINISHED 3']],
+    ]);
+  } finally {
+    await executor.stop();
+  }
+});
+
+test('with two threads, tasks launched are added to the batch with the fewest tasks not started', async () => {
+  const pool = new ScriptedPool();
+  const executor = new Executor(
+    'exec-test',
+    2,
+    dir,
+    () => {},
+    () => {},
+    pool as unknown as TaskPool,
+  );
+  try {
+    const ts = tasks('two-threads', ['a', 'b', 'c', 'd', 'e']);
+    executor.launchTask(ts[0] as TaskDescription);
+    executor.launchTask(ts[1] as TaskDescription);
+    await tick();
+    assert.deepEqual([pool.tasksOf(0), pool.tasksOf(1)], [[0], [1]]);
+    // The first thread has started its task; the second has not started its own yet.
+    Atomics.store((pool.runs[0] as ScriptedPool['runs'][number]).req.control, CLAIMED, 1);
+    for (const t of ts.slice(2)) executor.launchTask(t);
+    await tick();
+    assert.deepEqual(
+      [pool.tasksOf(0), pool.tasksOf(1)],
+      [
+        [0, 2, 3],
+        [1, 4],
+      ],
+    );
+  } finally {
+    await executor.stop();
+  }
 });
