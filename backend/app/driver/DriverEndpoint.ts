@@ -52,11 +52,15 @@ interface ExecutorData {
  *
  * Each refill costs the driver and the executor a wake-up and a write or two, which for tasks of a
  * millisecond or so is CPU taken from the tasks themselves, and on a virtual machine each wake-up
- * of a thread on another CPU costs more again: the queue is long enough (150 ms) that refills come
- * every 75 ms of work, and that an executor may hold its tasks' ends for up to 100 ms to report
- * them together (OUTCOME_HOLD_MS, StatusReporter) with work to spare. On SparkPi's 1.7 ms tasks
- * (bench/pi), going from 60 to 150 ms (with the holds from 10–12 to 25–30 ms) took the executors'
- * main threads from about 105 to 70 ms of CPU per job and the driver's from 53 to 41 ms. The cost
+ * of a thread on another CPU costs more again: the queue is long enough (300 ms) that refills come
+ * every 150 ms of work, and that an executor may hold its tasks' ends for up to 150 ms to report
+ * them together (100 ms in the task thread, OUTCOME_HOLD_MS, then 50 in StatusReporter) with work
+ * to spare. On SparkPi's 1.7 ms tasks (bench/pi), going from 60 to 150 ms (with the holds from
+ * 10–12 to 25–30 ms) took the executors' main threads from about 105 to 70 ms of CPU per job and
+ * the driver's from 53 to 41 ms. At 150 ms the ends came too late for the refill, which came when
+ * the executor had 0–40 ms of work left: one executor's task thread ran out and waited for it 5–9
+ * times in each job of 1,000 tasks (3–8 ms each); at 300 ms, once, after the job's first task
+ * (when the driver learns how long its tasks take). The cost
  * is the end of a job: when its last tasks are queued, an executor slower than the others would
  * finish up to a queue's worth after them (in SparkPi on two busy CPUs, one executor stood idle
  * for the last 15–100 ms of most jobs; keeping each queue to its share of what was left, by
@@ -64,8 +68,8 @@ interface ExecutorData {
  * So an executor that runs out takes over what another has queued and not started (rebalance):
  * the same jobs then ended 1–17 ms apart.
  */
-export const PREFETCH_PER_CORE = 96;
-const PREFETCH_QUEUE_MS = 150;
+export const PREFETCH_PER_CORE = 192;
+const PREFETCH_QUEUE_MS = 300;
 /** Weight of the newest duration in a job's running average. */
 const DURATION_EWMA_WEIGHT = 0.2;
 
