@@ -4,6 +4,8 @@
  * when it is killed writes a "started" file and waits for a "go" file the test writes, so nothing
  * depends on timing; the quick tasks before it may have had their outcomes posted or still held
  * by the thread when the kill comes, and either way each task must end exactly once, as itself.
+ * The last tests play the threads themselves (ScriptedPool), to decide when a thread closes its
+ * batch relative to the tasks the executor adds to it.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -77,19 +79,22 @@ function endsByTask(reports: TaskReport[]): [number, string[]][] {
   return [...ends(reports)].sort((x, y) => x[0] - y[0]);
 }
 
+/** An executor of `cores` cores on the real thread pool, or on `pool`. */
 async function withExecutor(
   fn: (e: Executor, reports: TaskReport[], log: () => string) => Promise<void>,
+  { cores = 1, pool }: { cores?: number; pool?: ScriptedPool } = {},
 ) {
   const reports: TaskReport[] = [];
   let log = '';
   const executor = new Executor(
     'exec-test',
-    1,
+    cores,
     dir,
     (r) => reports.push(r),
     (text) => {
       log += text;
     },
+    pool as TaskPool | undefined,
   );
   try {
     await fn(executor, reports, () => log);
@@ -265,77 +270,62 @@ const tick = () => new Promise((r) => setImmediate(r));
 
 test('tasks launched while a batch runs are added to it; once its thread has closed it, they start the next batch', async () => {
   const pool = new ScriptedPool();
-  const reports: TaskReport[] = [];
-  const executor = new Executor(
-    'exec-test',
-    1,
-    dir,
-    (r) => reports.push(r),
-    () => {},
-    pool as unknown as TaskPool,
+  await withExecutor(
+    async (executor, reports) => {
+      const ts = tasks('scripted', ['a', 'b', 'c', 'd']);
+      executor.launchTask(ts[0] as TaskDescription);
+      await tick();
+      executor.launchTask(ts[1] as TaskDescription);
+      executor.launchTask(ts[2] as TaskDescription);
+      await tick();
+      assert.equal(pool.runs.length, 1, 'a second batch started while the first ran');
+      assert.deepEqual(pool.tasksOf(0), [0, 1, 2]);
+      // The thread runs out of tasks and closes its batch before the executor hears of it.
+      pool.finish(0);
+      executor.launchTask(ts[3] as TaskDescription);
+      await tick();
+      assert.deepEqual(pool.tasksOf(0), [0, 1, 2], 'a task was added to a closed batch');
+      assert.equal(pool.runs.length, 1);
+      (pool.runs[0] as ScriptedPool['runs'][number]).end(3);
+      await tick();
+      assert.equal(pool.runs.length, 2, 'the task refused did not start a batch of its own');
+      assert.deepEqual(pool.tasksOf(1), [3]);
+      pool.finish(1);
+      (pool.runs[1] as ScriptedPool['runs'][number]).end(1);
+      await tick();
+      executor.flushReports();
+      assert.deepEqual(endsByTask(reports), [
+        [0, ['FINISHED 0']],
+        [1, ['FINISHED 1']],
+        [2, ['FINISHED 2']],
+        [3, ['FINISHED 3']],
+      ]);
+    },
+    { pool },
   );
-  try {
-    const ts = tasks('scripted', ['a', 'b', 'c', 'd']);
-    executor.launchTask(ts[0] as TaskDescription);
-    await tick();
-    executor.launchTask(ts[1] as TaskDescription);
-    executor.launchTask(ts[2] as TaskDescription);
-    await tick();
-    assert.equal(pool.runs.length, 1, 'a second batch started while the first ran');
-    assert.deepEqual(pool.tasksOf(0), [0, 1, 2]);
-    // The thread runs out of tasks and closes its batch before the executor hears of it.
-    pool.finish(0);
-    executor.launchTask(ts[3] as TaskDescription);
-    await tick();
-    assert.deepEqual(pool.tasksOf(0), [0, 1, 2], 'a task was added to a closed batch');
-    assert.equal(pool.runs.length, 1);
-    (pool.runs[0] as ScriptedPool['runs'][number]).end(3);
-    await tick();
-    assert.equal(pool.runs.length, 2, 'the task refused did not start a batch of its own');
-    assert.deepEqual(pool.tasksOf(1), [3]);
-    pool.finish(1);
-    (pool.runs[1] as ScriptedPool['runs'][number]).end(1);
-    await tick();
-    executor.flushReports();
-    assert.deepEqual(endsByTask(reports), [
-      [0, ['FINISHED 0']],
-      [1, ['FINISHED 1']],
-      [2, ['FINISHED 2']],
-      [3, ['FINISHED 3']],
-    ]);
-  } finally {
-    await executor.stop();
-  }
 });
 
 test('with two threads, tasks launched are added to the batch with the fewest tasks not started', async () => {
   const pool = new ScriptedPool();
-  const executor = new Executor(
-    'exec-test',
-    2,
-    dir,
-    () => {},
-    () => {},
-    pool as unknown as TaskPool,
+  await withExecutor(
+    async (executor) => {
+      const ts = tasks('two-threads', ['a', 'b', 'c', 'd', 'e']);
+      executor.launchTask(ts[0] as TaskDescription);
+      executor.launchTask(ts[1] as TaskDescription);
+      await tick();
+      assert.deepEqual([pool.tasksOf(0), pool.tasksOf(1)], [[0], [1]]);
+      // The first thread has started its task; the second has not started its own yet.
+      Atomics.store((pool.runs[0] as ScriptedPool['runs'][number]).req.control, CLAIMED, 1);
+      for (const t of ts.slice(2)) executor.launchTask(t);
+      await tick();
+      assert.deepEqual(
+        [pool.tasksOf(0), pool.tasksOf(1)],
+        [
+          [0, 2, 3],
+          [1, 4],
+        ],
+      );
+    },
+    { cores: 2, pool },
   );
-  try {
-    const ts = tasks('two-threads', ['a', 'b', 'c', 'd', 'e']);
-    executor.launchTask(ts[0] as TaskDescription);
-    executor.launchTask(ts[1] as TaskDescription);
-    await tick();
-    assert.deepEqual([pool.tasksOf(0), pool.tasksOf(1)], [[0], [1]]);
-    // The first thread has started its task; the second has not started its own yet.
-    Atomics.store((pool.runs[0] as ScriptedPool['runs'][number]).req.control, CLAIMED, 1);
-    for (const t of ts.slice(2)) executor.launchTask(t);
-    await tick();
-    assert.deepEqual(
-      [pool.tasksOf(0), pool.tasksOf(1)],
-      [
-        [0, 2, 3],
-        [1, 4],
-      ],
-    );
-  } finally {
-    await executor.stop();
-  }
 });
