@@ -60,11 +60,11 @@ interface ExecutorData {
  * the driver's from 53 to 41 ms. At 150 ms the ends came too late for the refill, which came when
  * the executor had 0–40 ms of work left: one executor's task thread ran out and waited for it 5–9
  * times in each job of 1,000 tasks (3–8 ms each); at 300 ms, once, after the job's first task
- * (when the driver learns how long its tasks take). The cost
- * is the end of a job: when its last tasks are queued, an executor slower than the others would
- * finish up to a queue's worth after them (in SparkPi on two busy CPUs, one executor stood idle
- * for the last 15–100 ms of most jobs; keeping each queue to its share of what was left, by
- * cores, did not shorten that measurably, as executors run at uneven speeds on a shared machine).
+ * (when the driver learns how long its tasks take). The cost is the end of a job: when its last
+ * tasks are queued, an executor slower than the others would finish up to a queue's worth after
+ * them (in SparkPi on two busy CPUs, one executor stood idle for the last 15–100 ms of most jobs;
+ * keeping each queue to its share of what was left, by cores, did not shorten that measurably,
+ * as executors run at uneven speeds on a shared machine).
  * So an executor that runs out takes over what another has queued and not started (rebalance):
  * the same jobs then ended 1–17 ms apart.
  */

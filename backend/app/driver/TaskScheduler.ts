@@ -64,12 +64,6 @@ export class TaskScheduler {
     return false;
   }
 
-  /** Tasks of the job waiting to be placed (0 for a job that is done or unknown). */
-  pendingOf(jobId: number): number {
-    const j = this.jobs.get(jobId);
-    return j ? j.pending.length - j.pendingHead : 0;
-  }
-
   get runningCount(): number {
     return this.running.size;
   }
