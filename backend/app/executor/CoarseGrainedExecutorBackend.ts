@@ -24,6 +24,8 @@ export interface BackendOptions {
   appId: string;
   /** Called to end the process (Spark's exitExecutor). */
   exit: (code: number, reason: string) => void;
+  /** Its task threads; by default the standby's, or new ones (tests pass their own). */
+  pool?: TaskPool;
 }
 
 /**
@@ -37,6 +39,7 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
   private driver: RpcEndpointRef | undefined;
   private executor: Executor | undefined;
   private pool: TaskPool | undefined;
+  private threadsEnded: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: BackendOptions) {
     super();
@@ -46,7 +49,7 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
     const o = this.opts;
     // Its threads start while it registers (or were started by a standby): a task launched at
     // registration does not wait for them.
-    const pool = takeTaskPool(o.cores);
+    const pool = o.pool ?? takeTaskPool(o.cores);
     this.pool = pool;
     this.log.info(`Connecting to driver: ${o.driverUrl}`);
     try {
@@ -114,8 +117,20 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
     }
   }
 
-  override async onStop(): Promise<void> {
-    if (this.executor) await this.executor.stop();
-    else await this.pool?.destroy();
+  /**
+   * Begins ending the task threads and returns without waiting for them, so that the RpcEnv closes
+   * this executor's connections at once: a driver's stop() waits for its executors' connections to
+   * close, and ending a task thread (its heap) took 8–34 ms here. The status reports still held
+   * are written first (Executor.stop flushes them before it waits). The process waits for
+   * threadsStopped() before it exits.
+   */
+  override onStop(): void {
+    if (this.executor) this.threadsEnded = this.executor.stop();
+    else if (this.pool) this.threadsEnded = this.pool.destroy();
+  }
+
+  /** Resolves once the task threads have ended, after onStop. */
+  threadsStopped(): Promise<void> {
+    return this.threadsEnded;
   }
 }

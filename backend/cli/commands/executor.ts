@@ -73,20 +73,23 @@ export function registerExecutor(program: Command): void {
         // (WICK_AUTH_SECRET) reaches its executors that way, and turns authentication on.
         const env = await RpcEnv.create({ name: 'wickExecutor', clientMode: true });
         let exiting = false;
+        let backend: CoarseGrainedExecutorBackend | undefined;
         const exit = (code: number, reason: string) => {
           if (exiting) return;
           exiting = true;
           (code === 0 ? log.info.bind(log) : log.error.bind(log))(reason);
-          void env.stop().finally(() => process.exit(code));
+          // The connections close first; the task threads end meanwhile (see the backend's onStop).
+          void env
+            .stop()
+            .then(() => backend?.threadsStopped())
+            .finally(() => process.exit(code));
         };
         process.once('SIGTERM', () => exit(143, 'Received SIGTERM'));
         process.once('SIGINT', () => exit(130, 'Received SIGINT'));
         if (o.workerUrl)
           env.setupEndpoint(WorkerWatcher.ENDPOINT_NAME, new WorkerWatcher(o.workerUrl, exit));
-        env.setupEndpoint(
-          CoarseGrainedExecutorBackend.ENDPOINT_NAME,
-          new CoarseGrainedExecutorBackend({ ...o, cores, exit }),
-        );
+        backend = new CoarseGrainedExecutorBackend({ ...o, cores, exit });
+        env.setupEndpoint(CoarseGrainedExecutorBackend.ENDPOINT_NAME, backend);
         await env.awaitTermination();
       },
     );

@@ -1,0 +1,92 @@
+/**
+ * The executor's endpoint against a real DriverEndpoint, both on RpcEnvs of this process: how it
+ * ends when the driver stops it. Its task threads are a stand-in whose teardown the test releases,
+ * so that the order of the connection's close and the threads' end shows.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DriverEndpoint } from '../../../backend/app/driver/DriverEndpoint.js';
+import { CoarseGrainedExecutorBackend } from '../../../backend/app/executor/CoarseGrainedExecutorBackend.js';
+import type { TaskPool } from '../../../backend/app/executor/taskPool.js';
+import { WickConf } from '../../../backend/conf/WickConf.js';
+import { RpcEnv } from '../../../backend/rpc/index.js';
+import { within } from '../../helpers/within.js';
+
+import '../../../backend/conf/all.js';
+
+/** Task threads that end only when the test says so. */
+function heldPool(): { pool: TaskPool; destroyed: () => boolean; release: () => void } {
+  let release!: () => void;
+  const ended = new Promise<void>((r) => {
+    release = r;
+  });
+  let destroyed = false;
+  const pool = {
+    destroy: () => {
+      destroyed = true;
+      return ended;
+    },
+  } as unknown as TaskPool;
+  return { pool, destroyed: () => destroyed, release };
+}
+
+async function until(what: string, ok: () => boolean): Promise<void> {
+  await within(
+    5_000,
+    (async () => {
+      while (!ok()) await sleep(5);
+    })(),
+    what,
+  );
+}
+
+test('a stopped executor closes its connection to the driver before its task threads have ended, and exits after they have', async () => {
+  const conf = new WickConf().set('wick.app.name', 'executor backend test');
+  const driverEnv = await RpcEnv.create({ name: 'testDriver', conf });
+  const executorEnv = await RpcEnv.create({ name: 'testExecutor', clientMode: true });
+  const threads = heldPool();
+  try {
+    const driver = new DriverEndpoint(conf, '/apps/here', 3);
+    driver.appId = 'app-20260101000000-0000';
+    const driverUrl = driverEnv.setupEndpoint(DriverEndpoint.ENDPOINT_NAME, driver).toString();
+    const exits: number[] = [];
+    let exited = false;
+    // As `wick executor` ends its process (backend/cli/commands/executor.ts).
+    const backend: CoarseGrainedExecutorBackend = new CoarseGrainedExecutorBackend({
+      driverUrl,
+      executorId: '7',
+      hostname: '127.0.0.1',
+      cores: 1,
+      appId: driver.appId,
+      pool: threads.pool,
+      exit: (code) => {
+        exits.push(code);
+        void executorEnv
+          .stop()
+          .then(() => backend.threadsStopped())
+          .then(() => {
+            exited = true;
+          });
+      },
+    });
+    executorEnv.setupEndpoint(CoarseGrainedExecutorBackend.ENDPOINT_NAME, backend);
+    await within(5_000, driver.whenExecutorRegistered(), 'the executor to register');
+    assert.equal(driver.totalCores, 1);
+
+    driver.stopExecutors();
+    // The driver loses the executor when its connection closes: the threads are still ending.
+    await until('the driver to see the executor’s connection close', () => driver.totalCores === 0);
+    assert.deepEqual(exits, [0]);
+    assert.ok(threads.destroyed(), 'the threads were told to end');
+    await sleep(50);
+    assert.equal(exited, false, 'the process must not exit before its task threads have ended');
+
+    threads.release();
+    await until('the exit path to finish', () => exited);
+  } finally {
+    threads.release();
+    await executorEnv.stop();
+    await driverEnv.stop();
+  }
+});
