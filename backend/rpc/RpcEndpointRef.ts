@@ -5,6 +5,7 @@ import { endpointURI } from './RpcAddress.js';
 export interface RefTransport {
   send(ref: RpcEndpointRef, message: WireMessage): void;
   ask(ref: RpcEndpointRef, message: WireMessage, timeoutMs?: number): Promise<WireMessage>;
+  flush(ref: RpcEndpointRef): void;
 }
 
 export interface AskOptions {
@@ -27,6 +28,15 @@ export class RpcEndpointRef {
   /** One-way: a JSON-RPC notification. Failures are logged and reported to onNetworkError. */
   send(message: WireMessage): void {
     this.transport.send(this, message);
+  }
+
+  /**
+   * Writes what this turn has sent to the endpoint's peer now. Sends wait for the end of the turn
+   * to go out in one write; a sender about to spend a while on more of them flushes the first, so
+   * that the peer can start on them meanwhile.
+   */
+  flush(): void {
+    this.transport.flush(this);
   }
 
   /** Request and reply: resolves to the reply, or rejects with an RpcError. */

@@ -219,6 +219,10 @@ export class RpcEnv implements ConnectionHost {
     });
   }
 
+  flush(ref: RpcEndpointRef): void {
+    this.outboxes.get(ref.address)?.connection?.flushWrites();
+  }
+
   /**
    * Sends `message` with `bytes` as its base64 field `field`: the same message on the wire as
    * `send` with `bytes.toString('base64')` there, for megabytes (a LogChunk) without JSON.stringify

@@ -75,6 +75,7 @@ export interface PeerReply {
   error?: string;
   reply?: { type: string; [k: string]: unknown };
   entries?: string[];
+  recordedAt?: Record<string, number>;
 }
 
 /** Every peer started and not yet exited, so that a test file can check it left none behind. */
@@ -171,6 +172,11 @@ export class Peer {
 
   async log(endpoint = 'Echo'): Promise<string[]> {
     return (await this.request({ cmd: 'log', endpoint })).entries ?? [];
+  }
+
+  /** When each TestRecord value reached the endpoint (the peer's Date.now()). */
+  async recordedAt(endpoint = 'Echo'): Promise<Record<string, number>> {
+    return (await this.request({ cmd: 'log', endpoint })).recordedAt ?? {};
   }
 
   /**

@@ -70,6 +70,8 @@ interface ExecutorData {
  */
 export const PREFETCH_PER_CORE = 192;
 const PREFETCH_QUEUE_MS = 300;
+/** A refill's first part, sent at once (see launch): this much work per core. */
+const FIRST_WRITE_MS = 10;
 /** Weight of the newest duration in a job's running average. */
 const DURATION_EWMA_WEIGHT = 0.2;
 
@@ -276,6 +278,7 @@ export class DriverEndpoint extends RpcEndpoint {
         this.launch(
           this.scheduler.resourceOffers(slots, (id) => id === jobId),
           true,
+          ms,
         );
     }
   }
@@ -327,7 +330,19 @@ export class DriverEndpoint extends RpcEndpoint {
     this.log.debug(`Asked executor ${donor.id} to give back ${count} queued task(s)`);
   }
 
-  private launch(placed: { executorId: string; task: TaskDescription }[], queued: boolean): void {
+  /**
+   * Sends the tasks placed: on free cores, or (`queued`, with their job's task duration `ms`) to
+   * queue slots. What one turn sends goes out in one write per executor at the end of the turn,
+   * but a queue's refill is up to PREFETCH_PER_CORE tasks per core, a few milliseconds to
+   * serialize, during which an executor that is short of work would wait for all of them. So
+   * tasks for free cores go out at once, and a refill's first FIRST_WRITE_MS of work per core too.
+   */
+  private launch(
+    placed: { executorId: string; task: TaskDescription }[],
+    queued: boolean,
+    ms = 0,
+  ): void {
+    const sent = new Map<ExecutorData, number>();
     for (const { executorId, task } of placed) {
       // An earlier task of this batch may have aborted the job (it was too large).
       if (this.scheduler.jobOf(task.taskId) === undefined) continue;
@@ -337,7 +352,11 @@ export class DriverEndpoint extends RpcEndpoint {
       else e.freeCores--;
       e.tasks.add(task.taskId);
       e.ref.send(LaunchTask({ task }));
+      const n = (sent.get(e) ?? 0) + 1;
+      sent.set(e, n);
+      if (queued && n === e.cores * Math.ceil(FIRST_WRITE_MS / ms)) e.ref.flush();
     }
+    if (!queued) for (const e of sent.keys()) e.ref.flush();
   }
 
   /**
