@@ -149,7 +149,7 @@ test('V8 flags changed while running: no cache is written, since the next run wo
   const dir = join(root, 'flags');
   const file = join(mkdtempSync(join(root, 'flags-')), 'main.cjs');
   // What an executor does for its task threads (backend/app/executor/taskPool.ts).
-  writeFileSync(file, "require('node:v8').setFlagsFromString('--min-semi-space-size=16');\n");
+  writeFileSync(file, "require('node:v8').setFlagsFromString('--min-semi-space-size=4');\n");
   assert.equal(run(file, dir).cache, 'miss');
   assert.ok(!existsSync(dir) || cacheFiles(dir).length === 0, 'no cache written');
 });

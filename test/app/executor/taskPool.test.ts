@@ -13,7 +13,7 @@ import type { TaskOutcome } from '../../../backend/app/task/taskWorker.js';
 const dir = mkdtempSync(join(tmpdir(), 'wick-test-task-pool-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test('a task thread starts with a 16 MiB semispace, and touches only what it allocates', async () => {
+test('a task thread starts with a 4 MiB semispace, and touches only what it allocates', async () => {
   const pool = newTaskPool(1);
   try {
     const outcome = (await pool.run({
@@ -41,8 +41,8 @@ test('a task thread starts with a 16 MiB semispace, and touches only what it all
     assert.ok(space, 'the task returned the new space');
     // Without taskPool's flags a worker thread's new space starts at 2 MiB here.
     assert.ok(
-      space.space_size >= 16 * 2 ** 20,
-      `new space is ${space.space_size} bytes, expected at least 16 MiB`,
+      space.space_size >= 4 * 2 ** 20,
+      `new space is ${space.space_size} bytes, expected at least 4 MiB`,
     );
     assert.ok(
       space.physical_space_size < space.space_size,
