@@ -376,3 +376,47 @@ test('textFile: take stops reading early', async () => {
     ['a', 'b'],
   );
 });
+
+test('ranges and arrays through maps and filters reduce in order, as a plain loop does (property)', async () => {
+  const affine = (x: number, env: { a: number; b: number }) => x * env.a + env.b;
+  const everyKth = (x: number, env: { k: number; r: number }) =>
+    ((x % env.k) + env.k) % env.k === env.r;
+  const join = prepareFunction((a: string, b: string) => `${a},${b}`, 'reduce');
+  const step = fc.oneof(
+    fc
+      .record({ a: fc.integer({ min: -3, max: 3 }), b: fc.integer({ min: -5, max: 5 }) })
+      .map((env): Step => ['map', affine, env]),
+    fc
+      .integer({ min: 1, max: 4 })
+      .chain((k) => fc.record({ k: fc.constant(k), r: fc.integer({ min: 0, max: k - 1 }) }))
+      .map((env): Step => ['filter', everyKth, env]),
+  );
+  const source = fc.oneof(
+    fc.array(fc.integer({ min: -20, max: 20 }), { maxLength: 12 }).map(array),
+    fc
+      .tuple(
+        fc.integer({ min: -15, max: 15 }),
+        fc.integer({ min: -15, max: 15 }),
+        fc.integer({ min: 1, max: 4 }),
+      )
+      .map(([start, end, by]) => range(start, end, start <= end ? by : -by)),
+  );
+  await fc.assert(
+    fc.asyncProperty(source, fc.array(step, { maxLength: 3 }), async (src, steps) => {
+      let xs: number[] = [];
+      if (src.kind === 'array') xs = src.data as number[];
+      else if (src.kind === 'range') {
+        for (let v = src.start; src.step > 0 ? v < src.end : v > src.end; v += src.step) xs.push(v);
+      }
+      for (const [kind, , env] of steps) {
+        xs =
+          kind === 'map'
+            ? xs.map((x) => affine(x, env as { a: number; b: number }))
+            : xs.filter((x) => everyKth(x, env as { k: number; r: number }));
+      }
+      const strings = steps.concat([['map', (x: number) => String(x)]]);
+      const expected = xs.length === 0 ? { empty: true } : { value: xs.map(String).join(',') };
+      assert.deepEqual(await run(src, strings, { kind: 'reduce', fn: join }), expected);
+    }),
+  );
+});
