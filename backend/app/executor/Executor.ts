@@ -143,15 +143,17 @@ export class Executor {
     if (!h) return false;
     const b = h.batch;
     this.takeBack(b);
-    // Outcomes already posted are handled first: the task may have ended meanwhile.
-    this.drain(b);
-    if (!this.handed.has(taskId)) return false;
     if (h.index >= b.limit) {
-      this.handed.delete(taskId);
+      // Not started: takeBack put it back in the queue, which it leaves KILLED.
+      const i = this.waiting.indexOf(h.task, this.waitingHead);
+      if (i >= 0) this.waiting.splice(i, 1);
       this.reportKilledBeforeStart(h.task, reason);
       this.dispatch();
       return true;
     }
+    // Outcomes already posted are handled first: the task may have ended meanwhile.
+    this.drain(b);
+    if (!this.handed.has(taskId)) return false;
     // Started: the batch's tasks after it wait here again (takeBack) and go to a new batch.
     if (ifNotStarted) return false;
     h.killReason = reason;

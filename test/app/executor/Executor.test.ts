@@ -179,6 +179,31 @@ test('a kill ifNotStarted takes queued tasks back, KILLED and sent at once, and 
   });
 });
 
+test('a kill ifNotStarted of a task its thread has not reached ends it KILLED; the rest of the batch runs in the next one', async () => {
+  await withExecutor(async (executor, reports) => {
+    const ts = tasks('take-back-queued', ['a', 'block', 'c', 'd', 'e']);
+    // All five go to the thread as one batch; it stops at block.
+    for (const t of ts) executor.launchTask(t);
+    await until('the blocking task to start', () =>
+      existsSync(join(dir, 'take-back-queued.started')),
+    );
+    // As the driver takes back the last of a queue: d first, while c and e are still in the batch.
+    executor.killTask(3, 'taken back', true);
+    await until('d to be reported', () => ends(reports).has(3));
+    writeFileSync(join(dir, 'take-back-queued.go'), '');
+    await until('every task to end', () => ends(reports).size === 5);
+    await new Promise((r) => setTimeout(r, 200));
+    executor.flushReports();
+    assert.deepEqual(endsByTask(reports), [
+      [0, ['FINISHED ["a"]']],
+      [1, ['FINISHED ["block"]']],
+      [2, ['FINISHED ["c"]']],
+      [3, ['KILLED']],
+      [4, ['FINISHED ["e"]']],
+    ]);
+  });
+});
+
 test('a batch’s outcomes all come, in order; each task logs Running before Finished, and a RUNNING report, when sent, comes before its end', async () => {
   await withExecutor(async (executor, reports, log) => {
     const ts = tasks('batch', ['a', 'b', 'c', 'd', 'e', 'f']);
