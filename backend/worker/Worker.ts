@@ -153,6 +153,19 @@ export class Worker extends RpcEndpoint implements RunnerHost {
     this.prestartTimer?.cancel();
     logHandlers.stopAll(this);
     await Promise.all([this.killAll(), this.prestart?.stop()]);
+    await this.removeAppLocalDirs();
+  }
+
+  /**
+   * Deletes the local dirs of every application, at shutdown: its executors here are dead, and a
+   * worker started later does not know of the dirs (Spark leaves them to its executors' shutdown
+   * hooks). Without this, an embedded cluster stopped right after its last application, as
+   * `wick submit --master local` does, left that application's dirs in the temp folder.
+   */
+  private async removeAppLocalDirs(): Promise<void> {
+    const dirs = [...this.appDirectories.values()].flat();
+    this.appDirectories.clear();
+    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
   }
 
   /** Kills every executor and driver tree (worker shutdown). */

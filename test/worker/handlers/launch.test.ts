@@ -271,6 +271,19 @@ test("ApplicationFinished deletes the app's local dirs but not its logs", async 
   assert.ok(existsSync(join(w.workDir, APP, '0', 'stderr')), 'logs kept');
 });
 
+test("a worker that stops deletes its applications' local dirs, finished or not", async (t) => {
+  const { m, w } = await setup(t);
+  const other = 'app-20261130120000-0003';
+  await m.launchRunning(APP, 0, nodeApp("console.log('done')"));
+  await m.executorState(APP, 0, 'EXITED');
+  await m.launchRunning(other, 0, app(['sleep', '300']));
+  assert.equal(readdirSync(w.localDir).length, 2, 'one local dir per application');
+  // The master never said ApplicationFinished: the worker stops first, as an embedded cluster
+  // stopped right after its last application does.
+  await w.env.stop();
+  assert.deepEqual(readdirSync(w.localDir), []);
+});
+
 test('ApplicationFinished while an executor still runs: the dirs go once it has ended', async (t) => {
   const { m, w } = await setup(t);
   const other = 'app-20261130120000-0002';
