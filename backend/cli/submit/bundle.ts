@@ -1,4 +1,4 @@
-import { access, constants, mkdtemp } from 'node:fs/promises';
+import { access, constants, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, extname, join, resolve } from 'node:path';
 import type * as esbuild from 'esbuild';
@@ -14,11 +14,6 @@ export interface BundledApp {
   bundle: string;
 }
 
-/**
- * Bundles a submitted application (.js, .mjs, .ts) into one ES module with esbuild, so that
- * TypeScript runs without a compile step and `import { WickContext } from 'wick'` reaches the
- * library of the Wick that runs it. A syntax error is reported with file:line:column.
- */
 /** Files that Node loads without a build step: those a require() or import() call may keep. */
 const RUNS_AS_IS = /\.(?:js|cjs|mjs|json|node)$/;
 /** Marks the resolution the plugin asks for itself, so that it does not answer it again. */
@@ -26,6 +21,18 @@ const LOOKUP = Symbol('wick-lookup');
 /** Changes whenever the options below change what a bundle holds, so older cached ones miss. */
 const BUNDLE_FORMAT = 'esm-node20-inline-map-1';
 
+/**
+ * Where bundles are made: `<temp>/wick-submit-<pid>-…`, the pid of the submit that owns it (see
+ * removeBundlesOfGoneSubmits).
+ */
+const DIR_PREFIX = 'wick-submit-';
+
+/**
+ * Bundles a submitted application (.js, .mjs, .ts) into one ES module with esbuild, so that
+ * TypeScript runs without a compile step and `import { WickContext } from 'wick'` reaches the
+ * library of the Wick that runs it. A syntax error is reported with file:line:column. The bundle
+ * is in a folder of its own, which the caller removes; on failure, none is left.
+ */
 export async function bundleApp(appPath: string): Promise<BundledApp> {
   const source = resolve(appPath);
   const ext = extname(source);
@@ -41,8 +48,19 @@ export async function bundleApp(appPath: string): Promise<BundledApp> {
       `Cannot read application ${appPath}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
     );
   }
-  const dir = await mkdtemp(join(tmpdir(), 'wick-submit-'));
-  const bundle = join(dir, `${basename(source, ext)}.mjs`);
+  // Not waited for: the folders of earlier submits do not hold this one up.
+  void removeBundlesOfGoneSubmits();
+  const dir = await mkdtemp(join(tmpdir(), `${DIR_PREFIX}${process.pid}-`));
+  try {
+    return await bundleInto(dir, source, appPath);
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function bundleInto(dir: string, source: string, appPath: string): Promise<BundledApp> {
+  const bundle = join(dir, `${basename(source, extname(source))}.mjs`);
   // The library as the CLI runs it (scripts/build.mjs): the driver reuses the modules the CLI has
   // loaded (see runAppHere).
   const lib = distFile('cli/lib.mjs');
@@ -107,4 +125,34 @@ export async function bundleApp(appPath: string): Promise<BundledApp> {
   const inputs = Object.keys(result.metafile.inputs).map((p) => resolve(p));
   await cache?.store(key, bundle, inputs, startedAt);
   return { source, bundle };
+}
+
+/**
+ * Deletes the bundle folders of submits whose process is gone without removing its own: a
+ * client-mode submit removes its folder as it exits, which a signal (Ctrl-C, a kill) skips. A
+ * folder whose process may still run (it is alive, or its pid now belongs to another process)
+ * stays. Best effort: what cannot be read or removed is left alone.
+ */
+export async function removeBundlesOfGoneSubmits(root = tmpdir()): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(root);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(DIR_PREFIX)) continue;
+    const pid = Number(/^wick-submit-(\d+)-/.exec(name)?.[1]);
+    if (!pid || isRunning(pid)) continue;
+    await rm(join(root, name), { recursive: true, force: true }).catch(() => {});
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

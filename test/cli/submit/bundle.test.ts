@@ -3,11 +3,13 @@
  * an unchanged app reuses the bundle; an edit, or a new file beside an input, makes it bundle again.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { bundleApp } from '../../../backend/cli/submit/bundle.js';
+import { bundleApp, removeBundlesOfGoneSubmits } from '../../../backend/cli/submit/bundle.js';
 import { BundleCache } from '../../../backend/cli/submit/bundleCache.js';
 import { assertBuilt } from '../../helpers/cli.js';
 
@@ -118,4 +120,46 @@ test('a corrupt cache entry is a miss, never an error', async () => {
   assert.ok(entry);
   await writeFile(join(cacheDir, entry), '{ not json');
   assert.match(await bundled(join(dir, 'app.js')), /console\.log\(3\)/);
+});
+
+/** Runs `fn` with the temp folder (os.tmpdir()) moved to a folder of its own. */
+async function inOwnTemp<T>(fn: (temp: string) => Promise<T>): Promise<T> {
+  const temp = await mkdtemp(join(root, 'temp-'));
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = temp;
+  try {
+    return await fn(temp);
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+  }
+}
+
+test('an app that does not bundle leaves no folder behind', async () => {
+  const dir = await mkdtemp(join(root, 'broken-'));
+  process.env.WICK_BUNDLE_CACHE = join(root, 'cache-broken');
+  await writeOld(join(dir, 'app.ts'), 'const x = ;\n');
+  await inOwnTemp(async (temp) => {
+    await assert.rejects(bundleApp(join(dir, 'app.ts')), /Syntax error in .*app\.ts:1:11/);
+    assert.deepEqual(await readdir(temp), []);
+  });
+});
+
+test('bundle folders of submits that are gone are deleted; those of running ones, and others, stay', async () => {
+  // A pid that was just in use and is free now.
+  const child = spawn(process.execPath, ['-e', '0']);
+  const gone = child.pid as number;
+  await once(child, 'exit');
+  await inOwnTemp(async (temp) => {
+    const names = [
+      `wick-submit-${gone}-aaaaaa`,
+      `wick-submit-${process.pid}-bbbbbb`,
+      'wick-submit-cccccc',
+      `other-${gone}-dddddd`,
+    ];
+    for (const n of names) await mkdir(join(temp, n));
+    await writeFile(join(temp, names[0] as string, 'app.mjs'), '');
+    await removeBundlesOfGoneSubmits();
+    assert.deepEqual((await readdir(temp)).sort(), names.slice(1).sort());
+  });
 });
