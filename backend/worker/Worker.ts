@@ -98,6 +98,8 @@ export class Worker extends RpcEndpoint implements RunnerHost {
   readonly drivers = new Map<string, DriverRunner>();
   readonly finishedDrivers = new Map<string, DriverRunner>();
   readonly appDirectories = new Map<string, string[]>();
+  /** Applications' local dirs made here and not deleted yet (see removeAppLocalDirs). */
+  private readonly localDirsLeft = new Set<string>();
   readonly finishedApps = new Set<string>();
   coresUsed = 0;
   memoryUsed = 0;
@@ -157,15 +159,18 @@ export class Worker extends RpcEndpoint implements RunnerHost {
   }
 
   /**
-   * Deletes the local dirs of every application, at shutdown: its executors here are dead, and a
-   * worker started later does not know of the dirs (Spark leaves them to its executors' shutdown
-   * hooks). Without this, an embedded cluster stopped right after its last application, as
-   * `wick submit --master local` does, left that application's dirs in the temp folder.
+   * Deletes what is left of the applications' local dirs, at shutdown: its executors here are
+   * dead, and a worker started later does not know of the dirs (Spark leaves them to its
+   * executors' shutdown hooks). Those of a finished application may still be being deleted
+   * (maybeCleanupApplication), and the process exits once this returns: an embedded cluster
+   * stopped right after its last application, as `wick submit --master local` does, left them in
+   * the temp folder.
    */
   private async removeAppLocalDirs(): Promise<void> {
-    const dirs = [...this.appDirectories.values()].flat();
+    const dirs = [...this.localDirsLeft];
     this.appDirectories.clear();
     await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+    for (const dir of dirs) this.localDirsLeft.delete(dir);
   }
 
   /** Kills every executor and driver tree (worker shutdown). */
@@ -348,7 +353,9 @@ export class Worker extends RpcEndpoint implements RunnerHost {
       dirs = await Promise.all(
         this.localDirs.map(async (root) => {
           await mkdir(root, { recursive: true });
-          return mkdtemp(join(root, `wick-executor-${appId}-`));
+          const dir = await mkdtemp(join(root, `wick-executor-${appId}-`));
+          this.localDirsLeft.add(dir);
+          return dir;
         }),
       );
       this.appDirectories.set(appId, dirs);
@@ -366,6 +373,7 @@ export class Worker extends RpcEndpoint implements RunnerHost {
     for (const dir of dirs) {
       this.log.info(`Cleaning up local directories for application ${appId}: ${dir}`);
       await rm(dir, { recursive: true, force: true });
+      this.localDirsLeft.delete(dir);
     }
   }
 }

@@ -278,8 +278,10 @@ test("a worker that stops deletes its applications' local dirs, finished or not"
   await m.executorState(APP, 0, 'EXITED');
   await m.launchRunning(other, 0, app(['sleep', '300']));
   assert.equal(readdirSync(w.localDir).length, 2, 'one local dir per application');
-  // The master never said ApplicationFinished: the worker stops first, as an embedded cluster
-  // stopped right after its last application does.
+  // One application has finished, and its dirs are being deleted as the worker stops; the master
+  // never said so of the other. An embedded cluster stopped right after its last application
+  // does this, and its worker's process exits as soon as the stop returns.
+  m.worker().send(ApplicationFinished({ id: APP }));
   await w.env.stop();
   assert.deepEqual(readdirSync(w.localDir), []);
 });
