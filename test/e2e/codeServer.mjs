@@ -38,7 +38,11 @@ export async function startCodeServer(folder, vsix) {
     XDG_CONFIG_HOME: join(tmp, 'xdg/config'),
     XDG_DATA_HOME: join(tmp, 'xdg/data'),
     XDG_CACHE_HOME: join(tmp, 'xdg/cache'),
+    // VS Code's IPC sockets (vscode-ipc-*, vscode-git-*) go here instead of the shared temp folder,
+    // where every run left six.
+    XDG_RUNTIME_DIR: join(tmp, 'xdg/runtime'),
   };
+  mkdirSync(env.XDG_RUNTIME_DIR, { recursive: true, mode: 0o700 });
   if (vsix) {
     const r = spawnSync(
       CODE_SERVER,
