@@ -4,30 +4,27 @@ import v8 from 'node:v8';
  * V8 flags for the task threads' heaps, set in this process before its first task thread starts
  * (a heap reads them when its thread starts; the process's own heap keeps its size).
  *
- * - `--min-semi-space-size=4`: a task thread's new space starts at 4 MiB instead of the 2 MiB a
- *   worker thread's starts at here (it grows only when objects survive). SparkPi's darts box two
- *   doubles each (Math.random), about 3 MB per task of 10^5 darts: at 2 MiB that was a scavenge
- *   about every task, each of which woke V8's helper threads (see the next flag). Bigger is not
- *   better: a scavenge's cost grows with the space, so that SparkPi's 1,000 tasks on one thread
- *   spent the same on them at 4 and at 16 MiB (777 scavenges of 0.065 ms against 194 of 0.244),
- *   while every page of a bigger space costs a page fault the first time it is used (2–4 µs each
- *   on this virtual machine). A fresh thread pays those in its first tasks: the first 12 tasks of
- *   SparkPi on fresh executors took 41–61 ms (median 46) at 16 MiB, 34–45 (median 36) at 4 MiB.
  * - `--no-parallel-scavenge`: each thread scavenges alone. By default a scavenge wakes V8's helper
  *   threads; when an executor's cores all run tasks, as a cluster whose cores are all granted
  *   does, those helpers only take CPU from the tasks (in SparkPi's job of 1,000 tasks, about 1,200
- *   helper wake-ups and 1,500 preemptions of the two task threads).
+ *   helper wake-ups and 1,500 preemptions of the two task threads). Measured with
+ *   bench/pi.bench.ts (see the issue notes).
  *
- * Memory: a semispace's pages are touched only as a thread allocates, so a task that allocates
- * little costs no more. The figures for the first flag come from scratch harnesses (the pipeline
- * loop on one worker thread; SparkPi apps of 4 jobs on a local cluster), those for the second
- * from bench/pi.bench.ts (see the issue notes).
+ * The new space keeps V8's default size, 4 MiB for a worker thread here: SparkPi's darts box two
+ * doubles each (Math.random), about 3 MB per task of 10^5 darts, so a scavenge comes about every
+ * task. A bigger one (`--min-semi-space-size=16`, set here before) scavenges less often but not
+ * for less: a scavenge's cost grows with the space, and SparkPi's 1,000 tasks on one thread spent
+ * the same on them (777 scavenges of 0.065 ms at 4 MiB against 194 of 0.244 at 16). And every page
+ * of a bigger space costs a page fault the first time it is used (2–4 µs each on this virtual
+ * machine), which a fresh thread pays in its first tasks: the first 12 tasks of SparkPi on fresh
+ * executors took 41–61 ms (median 46) at 16 MiB, 34–45 (median 36) at 4 MiB. (Scratch harnesses:
+ * the pipeline loop on one worker thread; SparkPi apps of 4 jobs on a local cluster.)
  *
  * dist/wick.cjs sets them too, before it compiles the CLI bundle, when it runs an executor: V8
  * refuses a code cache made under other flags (backend/cli/compileCache.ts), so an executor that
  * changed them after start-up could never use one.
  */
-export const TASK_THREAD_V8_FLAGS = ['--min-semi-space-size=4', '--no-parallel-scavenge'];
+export const TASK_THREAD_V8_FLAGS = ['--no-parallel-scavenge'];
 let set = false;
 
 /** Sets TASK_THREAD_V8_FLAGS in this process, once. */
