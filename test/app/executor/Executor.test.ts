@@ -79,6 +79,21 @@ function endsByTask(reports: TaskReport[]): [number, string[]][] {
   return [...ends(reports)].sort((x, y) => x[0] - y[0]);
 }
 
+/**
+ * Every task's ends once `count` tasks have ended and nothing more has come for 200 ms: a lost
+ * outcome run again would show as a second end. The reports held are sent first.
+ */
+async function settledEnds(
+  executor: Executor,
+  reports: TaskReport[],
+  count: number,
+): Promise<[number, string[]][]> {
+  await until('every task to end', () => ends(reports).size === count);
+  await new Promise((r) => setTimeout(r, 200));
+  executor.flushReports();
+  return endsByTask(reports);
+}
+
 /** An executor of `cores` cores on the real thread pool, or on `pool`. */
 async function withExecutor(
   fn: (e: Executor, reports: TaskReport[], log: () => string) => Promise<void>,
@@ -109,11 +124,7 @@ test('killing the running task of a batch ends it KILLED; the batch’s other ta
     for (const t of ts) executor.launchTask(t);
     await until('the blocking task to start', () => existsSync(join(dir, 'kill-running.started')));
     executor.killTask(2, 'its job was aborted');
-    await until('every task to end', () => ends(reports).size === 4);
-    // Nothing more comes: a lost outcome run again would show as a second end.
-    await new Promise((r) => setTimeout(r, 200));
-    executor.flushReports();
-    assert.deepEqual(endsByTask(reports), [
+    assert.deepEqual(await settledEnds(executor, reports, 4), [
       [0, ['FINISHED ["a"]']],
       [1, ['FINISHED ["b"]']],
       [2, ['KILLED']],
@@ -130,10 +141,7 @@ test('killing a task of a batch that has already ended leaves its outcome as it 
     // Task 0 has ended (its thread is at task 2), whether or not its outcome has come yet.
     executor.killTask(0, 'its job was aborted');
     writeFileSync(join(dir, 'kill-ended.go'), '');
-    await until('every task to end', () => ends(reports).size === 4);
-    await new Promise((r) => setTimeout(r, 200));
-    executor.flushReports();
-    assert.deepEqual(endsByTask(reports), [
+    assert.deepEqual(await settledEnds(executor, reports, 4), [
       [0, ['FINISHED ["a"]']],
       [1, ['FINISHED ["b"]']],
       [2, ['FINISHED ["block"]']],
@@ -166,10 +174,7 @@ test('a kill ifNotStarted takes queued tasks back, KILLED and sent at once, and 
       ],
     );
     writeFileSync(join(dir, 'take-back.go'), '');
-    await until('every task to end', () => ends(reports).size === 5);
-    await new Promise((r) => setTimeout(r, 200));
-    executor.flushReports();
-    assert.deepEqual(endsByTask(reports), [
+    assert.deepEqual(await settledEnds(executor, reports, 5), [
       [0, ['FINISHED ["a"]']],
       [1, ['FINISHED ["block"]']],
       [2, ['FINISHED ["c"]']],
@@ -191,10 +196,7 @@ test('a kill ifNotStarted of a task its thread has not reached ends it KILLED; t
     executor.killTask(3, 'taken back', true);
     await until('d to be reported', () => ends(reports).has(3));
     writeFileSync(join(dir, 'take-back-queued.go'), '');
-    await until('every task to end', () => ends(reports).size === 5);
-    await new Promise((r) => setTimeout(r, 200));
-    executor.flushReports();
-    assert.deepEqual(endsByTask(reports), [
+    assert.deepEqual(await settledEnds(executor, reports, 5), [
       [0, ['FINISHED ["a"]']],
       [1, ['FINISHED ["block"]']],
       [2, ['FINISHED ["c"]']],
