@@ -97,9 +97,8 @@ export class Worker extends RpcEndpoint implements RunnerHost {
   readonly finishedExecutors = new Map<string, ExecutorRunner>();
   readonly drivers = new Map<string, DriverRunner>();
   readonly finishedDrivers = new Map<string, DriverRunner>();
+  /** Applications' local dirs made here, until they are deleted. */
   readonly appDirectories = new Map<string, string[]>();
-  /** Applications' local dirs made here and not deleted yet (see removeAppLocalDirs). */
-  private readonly localDirsLeft = new Set<string>();
   readonly finishedApps = new Set<string>();
   coresUsed = 0;
   memoryUsed = 0;
@@ -167,10 +166,9 @@ export class Worker extends RpcEndpoint implements RunnerHost {
    * the temp folder.
    */
   private async removeAppLocalDirs(): Promise<void> {
-    const dirs = [...this.localDirsLeft];
-    this.appDirectories.clear();
+    const dirs = [...this.appDirectories.values()].flat();
     await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
-    for (const dir of dirs) this.localDirsLeft.delete(dir);
+    this.appDirectories.clear();
   }
 
   /** Kills every executor and driver tree (worker shutdown). */
@@ -353,9 +351,7 @@ export class Worker extends RpcEndpoint implements RunnerHost {
       dirs = await Promise.all(
         this.localDirs.map(async (root) => {
           await mkdir(root, { recursive: true });
-          const dir = await mkdtemp(join(root, `wick-executor-${appId}-`));
-          this.localDirsLeft.add(dir);
-          return dir;
+          return mkdtemp(join(root, `wick-executor-${appId}-`));
         }),
       );
       this.appDirectories.set(appId, dirs);
@@ -367,14 +363,15 @@ export class Worker extends RpcEndpoint implements RunnerHost {
   async maybeCleanupApplication(appId: string): Promise<void> {
     if (!this.finishedApps.has(appId)) return;
     for (const r of this.executors.values()) if (r.appId === appId) return;
+    // Its dirs stay listed until they are gone, for a shutdown meanwhile (removeAppLocalDirs);
+    // leaving finishedApps keeps this from running twice.
     const dirs = this.appDirectories.get(appId) ?? [];
-    this.appDirectories.delete(appId);
     this.finishedApps.delete(appId);
     for (const dir of dirs) {
       this.log.info(`Cleaning up local directories for application ${appId}: ${dir}`);
       await rm(dir, { recursive: true, force: true });
-      this.localDirsLeft.delete(dir);
     }
+    this.appDirectories.delete(appId);
   }
 }
 

@@ -1,7 +1,8 @@
-import { access, constants, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { access, constants, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, extname, join, resolve } from 'node:path';
 import type * as esbuild from 'esbuild';
+import { removeDeadOwnerDirs } from '../../util/deadOwnerDirs.js';
 import { importModule } from '../../util/importModule.js';
 import { distFile } from '../../util/paths.js';
 import { version } from '../version.js';
@@ -22,10 +23,11 @@ const LOOKUP = Symbol('wick-lookup');
 const BUNDLE_FORMAT = 'esm-node20-inline-map-1';
 
 /**
- * Where bundles are made: `<temp>/wick-submit-<pid>-…`, the pid of the submit that owns it (see
- * removeBundlesOfGoneSubmits).
+ * Where bundles are made: `<temp>/wick-submit-<pid>-…`, the pid of the submit that owns it. A
+ * client-mode submit removes its folder as it exits, which a signal (Ctrl-C, a kill) skips: the
+ * next submit removes the folders whose process is gone (removeDeadOwnerDirs).
  */
-const DIR_PREFIX = 'wick-submit-';
+const DIR_PREFIX = 'wick-submit';
 
 /**
  * Bundles a submitted application (.js, .mjs, .ts) into one ES module with esbuild, so that
@@ -49,8 +51,8 @@ export async function bundleApp(appPath: string): Promise<BundledApp> {
     );
   }
   // Not waited for: the folders of earlier submits do not hold this one up.
-  void removeBundlesOfGoneSubmits();
-  const dir = await mkdtemp(join(tmpdir(), `${DIR_PREFIX}${process.pid}-`));
+  void removeDeadOwnerDirs(DIR_PREFIX);
+  const dir = await mkdtemp(join(tmpdir(), `${DIR_PREFIX}-${process.pid}-`));
   try {
     return await bundleInto(dir, source, appPath);
   } catch (err) {
@@ -125,34 +127,4 @@ async function bundleInto(dir: string, source: string, appPath: string): Promise
   const inputs = Object.keys(result.metafile.inputs).map((p) => resolve(p));
   await cache?.store(key, bundle, inputs, startedAt);
   return { source, bundle };
-}
-
-/**
- * Deletes the bundle folders of submits whose process is gone without removing its own: a
- * client-mode submit removes its folder as it exits, which a signal (Ctrl-C, a kill) skips. A
- * folder whose process may still run (it is alive, or its pid now belongs to another process)
- * stays. Best effort: what cannot be read or removed is left alone.
- */
-export async function removeBundlesOfGoneSubmits(root = tmpdir()): Promise<void> {
-  let names: string[];
-  try {
-    names = await readdir(root);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(DIR_PREFIX)) continue;
-    const pid = Number(/^wick-submit-(\d+)-/.exec(name)?.[1]);
-    if (!pid || isRunning(pid)) continue;
-    await rm(join(root, name), { recursive: true, force: true }).catch(() => {});
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -7,9 +7,9 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { bundleApp, removeBundlesOfGoneSubmits } from '../../../backend/cli/submit/bundle.js';
+import { bundleApp } from '../../../backend/cli/submit/bundle.js';
 import { BundleCache } from '../../../backend/cli/submit/bundleCache.js';
 import { assertBuilt } from '../../helpers/cli.js';
 
@@ -145,21 +145,24 @@ test('an app that does not bundle leaves no folder behind', async () => {
   });
 });
 
-test('bundle folders of submits that are gone are deleted; those of running ones, and others, stay', async () => {
+test('a submit bundles in a folder named for its pid, and removes those of submits that are gone', async () => {
   // A pid that was just in use and is free now.
   const child = spawn(process.execPath, ['-e', '0']);
   const gone = child.pid as number;
   await once(child, 'exit');
+  const dir = await mkdtemp(join(root, 'sweep-'));
+  process.env.WICK_BUNDLE_CACHE = join(root, 'cache-sweep');
+  await writeOld(join(dir, 'app.ts'), 'console.log(1);\n');
   await inOwnTemp(async (temp) => {
-    const names = [
-      `wick-submit-${gone}-aaaaaa`,
-      `wick-submit-${process.pid}-bbbbbb`,
-      'wick-submit-cccccc',
-      `other-${gone}-dddddd`,
-    ];
-    for (const n of names) await mkdir(join(temp, n));
-    await writeFile(join(temp, names[0] as string, 'app.mjs'), '');
-    await removeBundlesOfGoneSubmits();
-    assert.deepEqual((await readdir(temp)).sort(), names.slice(1).sort());
+    const others = [`wick-submit-${process.pid}-bbbbbb`, `other-${gone}-dddddd`];
+    for (const n of [`wick-submit-${gone}-aaaaaa`, ...others]) await mkdir(join(temp, n));
+    const b = await bundleApp(join(dir, 'app.ts'));
+    const own = basename(dirname(b.bundle));
+    assert.match(own, new RegExp(`^wick-submit-${process.pid}-`));
+    // The sweep runs beside the bundling, not waited for.
+    const deadline = Date.now() + 10_000;
+    while ((await readdir(temp)).includes(`wick-submit-${gone}-aaaaaa`) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual((await readdir(temp)).sort(), [...others, own].sort());
   });
 });
