@@ -17,8 +17,9 @@
  * ZooKeeper checks for expired sessions every tick).
  */
 import { parseArgs } from 'node:util';
+import { wickProtocol } from '../backend/protocol/index.js';
 import type { MessageOf } from '../backend/protocol/registry.js';
-import { MasterStateResponse, RequestMasterState } from '../backend/protocol/state.js';
+import { type MasterStateResponse, RequestMasterState } from '../backend/protocol/state.js';
 import { RpcEnv } from '../backend/rpc/index.js';
 import { setLogLevel } from '../backend/util/log.js';
 import { Daemon, type MasterProcess, startMaster, startWorker } from '../test/helpers/cluster.js';
@@ -84,12 +85,16 @@ async function main(): Promise<void> {
     ),
   );
   const ids = workers.map((w) => w.workerId);
-  const env = await RpcEnv.create({ name: 'benchClient', clientMode: true });
+  const env = await RpcEnv.create({
+    protocol: wickProtocol,
+    name: 'benchClient',
+    clientMode: true,
+  });
   try {
     const stateOf = async (m: MasterProcess): Promise<State | undefined> => {
       try {
         const ref = await env.setupEndpointRef(m.address, 'Master');
-        return await ref.ask(RequestMasterState({}), MasterStateResponse, { timeout: 5_000 });
+        return await ref.ask(RequestMasterState({}), { timeout: 5_000 });
       } catch {
         return undefined;
       }

@@ -51,8 +51,9 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { bytesOf } from '../backend/protocol/base64.js';
+import { wickProtocol } from '../backend/protocol/index.js';
 import type { MessageOf, WireMessage } from '../backend/protocol/registry.js';
-import { FollowLog, type LogChunk, LogFollowStarted } from '../backend/protocol/worker.js';
+import { FollowLog, type LogChunk } from '../backend/protocol/worker.js';
 import { RpcEndpoint, RpcEnv } from '../backend/rpc/index.js';
 import { setLogLevel } from '../backend/util/log.js';
 import { int } from './lib/args.js';
@@ -245,7 +246,11 @@ async function main(): Promise<void> {
   setLogLevel('WARN');
   const dir = mkdtempSync(join(tmpdir(), 'wick-bench-logs-'));
   const master = await MockMaster.start();
-  const followerEnv = await RpcEnv.create({ name: 'benchFollower', clientMode: true });
+  const followerEnv = await RpcEnv.create({
+    protocol: wickProtocol,
+    name: 'benchFollower',
+    clientMode: true,
+  });
   const control = net.createServer();
   try {
     await new Promise<void>((r) => control.listen(0, '127.0.0.1', r));
@@ -295,7 +300,6 @@ async function main(): Promise<void> {
           offset: 0,
           follower: self.toData(),
         }),
-        LogFollowStarted,
       );
       const socket = await writerConnected;
       const report = readReport(socket);

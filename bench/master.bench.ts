@@ -57,8 +57,9 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { schedule } from '../backend/master/scheduling.js';
-import { BoundPortsRequest, BoundPortsResponse } from '../backend/protocol/deploy.js';
-import { MasterStateResponse, RequestMasterState } from '../backend/protocol/state.js';
+import { BoundPortsRequest } from '../backend/protocol/deploy.js';
+import { wickProtocol } from '../backend/protocol/index.js';
+import { RequestMasterState } from '../backend/protocol/state.js';
 import { RpcEnv } from '../backend/rpc/index.js';
 import { setLogLevel } from '../backend/util/log.js';
 import { int } from './lib/args.js';
@@ -249,7 +250,11 @@ async function measureCluster(n: number, kind: MasterKind): Promise<ClusterFigur
     console.log(`  profile of the master (${phase}): ${file}`);
   };
   const sims: { server: ServerProcess<unknown>; control: Control; count: number }[] = [];
-  const probeEnv = await RpcEnv.create({ name: 'benchProbe', clientMode: true });
+  const probeEnv = await RpcEnv.create({
+    protocol: wickProtocol,
+    name: 'benchProbe',
+    clientMode: true,
+  });
   try {
     const base = Math.floor(n / processes);
     const counts = Array.from({ length: processes }, (_, i) => base + (i < n % processes ? 1 : 0));
@@ -265,7 +270,7 @@ async function measureCluster(n: number, kind: MasterKind): Promise<ClusterFigur
     // The master's own view of the workers (the raw floor keeps none: each simulated worker has
     // had its RegisteredWorker, which is all it can show).
     const masterWorkers = async () =>
-      kind === 'wick' ? (await ref.ask(RequestMasterState({}), MasterStateResponse)).workers : [];
+      kind === 'wick' ? (await ref.ask(RequestMasterState({}))).workers : [];
 
     // Register every worker.
     const t0 = performance.now();
@@ -307,7 +312,7 @@ async function measureCluster(n: number, kind: MasterKind): Promise<ClusterFigur
         next += interval;
         const t = performance.now();
         try {
-          await ref.ask(BoundPortsRequest({}), BoundPortsResponse, { timeout: 30_000 });
+          await ref.ask(BoundPortsRequest({}), { timeout: 30_000 });
           if (recording) probes.push(performance.now() - t);
         } catch {
           if (recording) probeFailures++;

@@ -20,7 +20,8 @@
  * this file under `node --cpu-prof --import tsx`).
  */
 import { parseArgs } from 'node:util';
-import { Ping, Pong } from '../backend/protocol/rpc.js';
+import { wickProtocol } from '../backend/protocol/index.js';
+import { Ping } from '../backend/protocol/rpc.js';
 import { RpcEnv } from '../backend/rpc/index.js';
 import { setLogLevel } from '../backend/util/log.js';
 import { startServer, stopAll } from './lib/process.js';
@@ -161,11 +162,15 @@ async function main(): Promise<void> {
     }),
     startServer<{ port: number }>('bench/rpc/raw-server.ts', { execArgv: profile, env: serverEnv }),
   ]);
-  const env = await RpcEnv.create({ name: 'benchClient', clientMode: true });
+  const env = await RpcEnv.create({
+    protocol: wickProtocol,
+    name: 'benchClient',
+    clientMode: true,
+  });
   const raw = await RawClient.connect(rawServer.ready.port);
   try {
     const ref = await env.setupEndpointRef(wickServer.ready.address, 'Echo');
-    const wickAsk: Ask = (seq) => ref.ask(Ping({ seq }), Pong);
+    const wickAsk: Ask = (seq) => ref.ask(Ping({ seq }));
     const rawAsk: Ask = (seq) => raw.ping(seq);
     console.log(
       `rpc: Wick ${wickServer.ready.address} (pid ${wickServer.pid}) vs raw NDJSON 127.0.0.1:${rawServer.ready.port} (pid ${rawServer.pid}); ` +

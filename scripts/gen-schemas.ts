@@ -14,8 +14,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { TSchema } from '@sinclair/typebox';
-import '../backend/protocol/index.js';
-import { allMessageDefs, type MessageDef } from '../backend/protocol/registry.js';
+import { wickProtocol } from '../backend/protocol/index.js';
+import type { AnyMessageDef } from '../backend/protocol/registry.js';
 import {
   AuthParams,
   EndpointRefData,
@@ -32,9 +32,6 @@ const DOC = 'docs/protocol.md';
 export const CATALOGUE_BEGIN = '<!-- BEGIN GENERATED CATALOGUE: npm run schemas -->';
 export const CATALOGUE_END = '<!-- END GENERATED CATALOGUE -->';
 const JSON_SCHEMA_DIALECT = 'http://json-schema.org/draft-07/schema#';
-
-/** Test fixtures register messages under this boundary; they are not part of the protocol. */
-const TEST_BOUNDARY = 'Tests';
 
 interface WireSchema {
   name: string;
@@ -55,8 +52,8 @@ const wireSchemas: WireSchema[] = [
   },
 ];
 
-export function protocolMessages(): MessageDef[] {
-  return allMessageDefs().filter((d) => d.boundary !== TEST_BOUNDARY);
+export function protocolMessages(): AnyMessageDef[] {
+  return wickProtocol.all();
 }
 
 const messageFile = (type: string) => `${OUT_DIR}/messages/${type}.schema.json`;
@@ -202,7 +199,7 @@ function cell(text: string): string {
   return text.replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|');
 }
 
-function messageSection(def: MessageDef): string {
+function messageSection(def: AnyMessageDef): string {
   const s = JSON.parse(JSON.stringify(def.schema)) as S;
   const props = (s.properties ?? {}) as Record<string, S>;
   const required = new Set((s.required ?? []) as string[]);
@@ -210,6 +207,8 @@ function messageSection(def: MessageDef): string {
     `#### ${def.type}`,
     '',
     `${cell(def.doc)} Schema: [${def.type}.schema.json](protocol/messages/${def.type}.schema.json)`,
+    '',
+    kindOf(def),
     '',
     '| Field | Type | Required | Description |',
     '|---|---|---|---|',
@@ -222,6 +221,24 @@ function messageSection(def: MessageDef): string {
     );
   }
   return lines.join('\n');
+}
+
+/** How a message travels: a JSON-RPC notification, a request and its replies, or a reply. */
+function kindOf(def: AnyMessageDef): string {
+  if (def.replies) {
+    const replies = def.replies.map((r) => `[${r.type}](#${r.type.toLowerCase()})`).join(' or ');
+    return `**Request** (a JSON-RPC request with an \`id\`), answered with ${replies}. ${roles(def)}`;
+  }
+  const requests = protocolMessages().filter((d) => d.replies?.includes(def));
+  if (requests.length > 0) {
+    const to = requests.map((r) => `[${r.type}](#${r.type.toLowerCase()})`).join(', ');
+    return `**Reply** to ${to} (the \`result\` of its JSON-RPC response).`;
+  }
+  return `**One-way** (a JSON-RPC notification, without an \`id\`; no reply). ${roles(def)}`;
+}
+
+function roles(def: AnyMessageDef): string {
+  return `Sent by: ${def.from.join(', ')}; handled by: ${def.to.join(', ')}.`;
 }
 
 /** The markdown between the catalogue markers: messages grouped by boundary. */
@@ -237,8 +254,8 @@ export function renderCatalogue(): string {
   return parts.join('\n\n');
 }
 
-function byBoundary(defs: MessageDef[]): Map<string, MessageDef[]> {
-  const groups = new Map<string, MessageDef[]>();
+function byBoundary(defs: AnyMessageDef[]): Map<string, AnyMessageDef[]> {
+  const groups = new Map<string, AnyMessageDef[]>();
   for (const def of defs) {
     const list = groups.get(def.boundary) ?? [];
     list.push(def);

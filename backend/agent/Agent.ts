@@ -11,13 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LocalCluster, startLocalCluster } from '../cli/localClusterProcess.js';
 import { MasterStateMirror } from '../client/MasterStateMirror.js';
-import {
-  KillApplicationResponse,
-  KillDriverResponse,
-  RequestKillApplication,
-  RequestKillDriver,
-} from '../protocol/client.js';
-import { LogRangeResponse, RequestLogRange } from '../protocol/worker.js';
+import { RequestKillApplication, RequestKillDriver } from '../protocol/client.js';
+import { wickProtocol } from '../protocol/index.js';
+import { RequestLogRange } from '../protocol/worker.js';
 import { type RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import { parseMasterUrls } from '../rpc/masterUrls.js';
 import { LogForwarder } from './LogForwarder.js';
@@ -79,7 +75,11 @@ export class Agent {
 
   private async rpc(): Promise<RpcEnv> {
     if (!this.env) {
-      this.env = await RpcEnv.create({ name: 'wickAgent', clientMode: true });
+      this.env = await RpcEnv.create({
+        protocol: wickProtocol,
+        name: 'wickAgent',
+        clientMode: true,
+      });
       this.forwarder = new LogForwarder(this.sink);
       this.env.setupEndpoint('AgentLogs', this.forwarder);
     }
@@ -219,10 +219,8 @@ export class Agent {
 
   async kill(id: string): Promise<{ success: boolean; message: string }> {
     const master = this.requireMaster();
-    if (id.startsWith('app-'))
-      return master.ask(RequestKillApplication({ appId: id }), KillApplicationResponse);
-    if (id.startsWith('driver-'))
-      return master.ask(RequestKillDriver({ driverId: id }), KillDriverResponse);
+    if (id.startsWith('app-')) return master.ask(RequestKillApplication({ appId: id }));
+    if (id.startsWith('driver-')) return master.ask(RequestKillDriver({ driverId: id }));
     return { success: false, message: `Cannot kill "${id}": expected app-… or driver-…` };
   }
 
@@ -274,7 +272,6 @@ export class Agent {
         length: p.length,
         ...(p.offset !== undefined ? { offset: p.offset } : {}),
       }),
-      LogRangeResponse,
     );
     return { data: r.data, offset: r.offset, totalSize: r.totalSize };
   }

@@ -3,7 +3,6 @@ import {
   FollowLog,
   type LogChunk,
   type LogFollowEnded,
-  LogFollowStarted,
   StopFollowLog,
 } from '../protocol/worker.js';
 import {
@@ -40,7 +39,6 @@ export class LogForwarder extends RpcEndpoint {
           offset: p.offset,
           follower: this.self.toData(),
         }),
-        LogFollowStarted,
       );
       return { totalSize: r.totalSize };
     } catch (err) {

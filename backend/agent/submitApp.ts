@@ -7,7 +7,7 @@ import { driverDescription } from '../cli/submit/driverDescription.js';
 import { keepForCluster } from '../cli/submit/keptBundles.js';
 import type { MasterStateMirror } from '../client/MasterStateMirror.js';
 import { parseMemoryMB } from '../conf/daemon.js';
-import { RequestSubmitDriver, SubmitDriverResponse } from '../protocol/client.js';
+import { RequestSubmitDriver } from '../protocol/client.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import { firstLine } from '../util/firstLine.js';
 import type { MasterState, SubmitParams } from './protocol.js';
@@ -118,7 +118,6 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
         supervise: p.supervise === true,
       }),
     }),
-    SubmitDriverResponse,
   );
   if (!reply.success || !reply.driverId)
     return { success: false, message: `The master refused the driver: ${reply.message}` };

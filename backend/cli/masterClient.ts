@@ -1,7 +1,8 @@
 import { MasterStateMirror } from '../client/MasterStateMirror.js';
 import type { WickConf } from '../conf/WickConf.js';
+import { wickProtocol } from '../protocol/index.js';
 import type { MessageOf } from '../protocol/registry.js';
-import { MasterStateResponse, RequestMasterState } from '../protocol/state.js';
+import { type MasterStateResponse, RequestMasterState } from '../protocol/state.js';
 import { type RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import { parseMasterUrls } from '../rpc/masterUrls.js';
 
@@ -18,6 +19,7 @@ export async function withMaster<T>(
 ): Promise<T> {
   const addresses = parseMasterUrls(masterUrl);
   const env = await RpcEnv.create({
+    protocol: wickProtocol,
     name: 'wickClient',
     clientMode: true,
     ...(conf ? { conf } : {}),
@@ -51,7 +53,7 @@ export async function withMaster<T>(
 export function masterState(
   master: RpcEndpointRef,
 ): Promise<MessageOf<typeof MasterStateResponse>> {
-  return master.ask(RequestMasterState({}), MasterStateResponse, { timeout: 30_000 });
+  return master.ask(RequestMasterState({}), { timeout: 30_000 });
 }
 
 /** Resolves once `count` workers are ALIVE, from pushed state; reports the count as it changes. */
@@ -110,6 +112,7 @@ export interface MasterStatus {
 export async function allMasterStates(masterUrl: string, conf?: WickConf): Promise<MasterStatus[]> {
   const addresses = parseMasterUrls(masterUrl);
   const env = await RpcEnv.create({
+    protocol: wickProtocol,
     name: 'wickClient',
     clientMode: true,
     ...(conf ? { conf } : {}),

@@ -1,7 +1,7 @@
 import type { MessageOf, WireMessage } from '../protocol/registry.js';
 import {
   type MasterStateEvent,
-  MasterStateResponse,
+  type MasterStateResponse,
   SubscribeMasterState,
   UnsubscribeMasterState,
 } from '../protocol/state.js';
@@ -32,10 +32,7 @@ export class MasterStateMirror extends RpcEndpoint {
   async subscribe(master: RpcEndpointRef): Promise<State> {
     this.early ??= [];
     try {
-      const snapshot = await master.ask(
-        SubscribeMasterState({ subscriber: this.self.toData() }),
-        MasterStateResponse,
-      );
+      const snapshot = await master.ask(SubscribeMasterState({ subscriber: this.self.toData() }));
       // Events with seq ≤ the snapshot's are already in it.
       if (!this.state || this.state.seq < snapshot.seq) this.state = snapshot;
     } finally {

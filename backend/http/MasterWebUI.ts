@@ -3,8 +3,8 @@ import type { WickConf } from '../conf/WickConf.js';
 import { MasterConf } from '../master/config.js';
 import { sparkMasterJson } from '../master/sparkJson.js';
 import type { MessageOf } from '../protocol/registry.js';
-import { MasterStateResponse, RequestMasterState } from '../protocol/state.js';
-import { RequestWorkerState, WorkerStateResponse } from '../protocol/worker.js';
+import { type MasterStateResponse, RequestMasterState } from '../protocol/state.js';
+import { RequestWorkerState } from '../protocol/worker.js';
 import { RpcConf, type RpcEndpointRef, type RpcEnv } from '../rpc/index.js';
 import { getLogger } from '../util/log.js';
 import type { LogSource } from '../worker/logs/logFiles.js';
@@ -54,8 +54,7 @@ export class MasterWebUI {
     const authenticate = conf?.get(RpcConf.authenticate) ?? false;
     const killEnabled = conf?.get(MasterConf.uiKillEnabled) ?? false;
     const capabilities = { killEnabled, killNeedsSecret: authenticate };
-    const askState = () =>
-      master.ask(RequestMasterState({}), MasterStateResponse, { timeout: 10_000 });
+    const askState = () => master.ask(RequestMasterState({}), { timeout: 10_000 });
 
     const json = async (c: Context) => {
       try {
@@ -93,7 +92,7 @@ export class MasterWebUI {
       const ref = self.workerRef(c.req.param('id'));
       if (typeof ref === 'string') return c.text(`${ref}\n`, 404);
       try {
-        const s = await ref.ask(RequestWorkerState({}), WorkerStateResponse, { timeout: 10_000 });
+        const s = await ref.ask(RequestWorkerState({}), { timeout: 10_000 });
         return c.json(s);
       } catch (err) {
         return failure(c, err);

@@ -2,7 +2,7 @@ import { applyEvent } from '../client/applyEvent.js';
 import type { MessageOf, WireMessage } from '../protocol/registry.js';
 import {
   type MasterStateEvent,
-  MasterStateResponse,
+  type MasterStateResponse,
   SubscribeMasterState,
 } from '../protocol/state.js';
 import type { LogChunk, LogFollowEnded } from '../protocol/worker.js';
@@ -52,10 +52,7 @@ export class WebUiEndpoint extends RpcEndpoint {
   async subscribe(master: RpcEndpointRef): Promise<void> {
     this.early ??= [];
     try {
-      const snapshot = await master.ask(
-        SubscribeMasterState({ subscriber: this.self.toData() }),
-        MasterStateResponse,
-      );
+      const snapshot = await master.ask(SubscribeMasterState({ subscriber: this.self.toData() }));
       if (!this.state || this.state.seq < snapshot.seq) this.state = snapshot;
     } finally {
       // Events can overtake the reply that carries the snapshot; they apply after it.

@@ -1,5 +1,5 @@
 import type { MessageOf } from '../protocol/registry.js';
-import { RequestWorkerState, WorkerStateResponse } from '../protocol/worker.js';
+import { RequestWorkerState, type WorkerStateResponse } from '../protocol/worker.js';
 import type { RpcEnv } from '../rpc/index.js';
 import { RpcError } from '../rpc/index.js';
 import { getLogger } from '../util/log.js';
@@ -129,7 +129,7 @@ export class WorkerWebUI {
   private async state(): Promise<WorkerState | undefined> {
     const w = this.worker;
     if (!w) return undefined;
-    return w.self.ask(RequestWorkerState({}), WorkerStateResponse, { timeout: 10_000 });
+    return w.self.ask(RequestWorkerState({}), { timeout: 10_000 });
   }
 }
 

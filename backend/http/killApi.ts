@@ -2,12 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Value } from '@sinclair/typebox/value';
 import type { Context } from 'hono';
 import { KillTarget } from '../../webview/protocol.js';
-import {
-  KillApplicationResponse,
-  KillDriverResponse,
-  RequestKillApplication,
-  RequestKillDriver,
-} from '../protocol/client.js';
+import { RequestKillApplication, RequestKillDriver } from '../protocol/client.js';
 import type { RpcEndpointRef } from '../rpc/index.js';
 import type { UiServer } from './UiServer.js';
 
@@ -61,16 +56,12 @@ export function mountKillApi(
     if (!ref) return refuse(503, 'The master is not ready');
     try {
       if (target.kind === 'app') {
-        const r = await ref.ask(
-          RequestKillApplication({ appId: target.id }),
-          KillApplicationResponse,
-          {
-            timeout: 30_000,
-          },
-        );
+        const r = await ref.ask(RequestKillApplication({ appId: target.id }), {
+          timeout: 30_000,
+        });
         return c.json({ success: r.success, message: r.message });
       }
-      const r = await ref.ask(RequestKillDriver({ driverId: target.id }), KillDriverResponse, {
+      const r = await ref.ask(RequestKillDriver({ driverId: target.id }), {
         timeout: 30_000,
       });
       return c.json({ success: r.success, message: r.message });

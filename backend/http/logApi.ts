@@ -1,12 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
-import {
-  FollowLog,
-  LogFollowStarted,
-  LogRangeResponse,
-  RequestLogRange,
-  StopFollowLog,
-} from '../protocol/worker.js';
+import { FollowLog, RequestLogRange, StopFollowLog } from '../protocol/worker.js';
 import { type RpcEndpointRef, RpcError, RpcErrorCode } from '../rpc/index.js';
 import type { LogSource } from '../worker/logs/logFiles.js';
 import { type LogRequest, parseLogRequest } from './logParams.js';
@@ -36,7 +30,7 @@ export function mountLogApi(
     const worker = locate(req.source);
     if (typeof worker === 'string') return c.text(`${worker}\n`, 404);
     try {
-      const r = await worker.ask(RequestLogRange(rangeMessage(req)), LogRangeResponse, {
+      const r = await worker.ask(RequestLogRange(rangeMessage(req)), {
         timeout: ASK_TIMEOUT_MS,
       });
       return c.json({ offset: r.offset, length: r.length, totalSize: r.totalSize, data: r.data });
@@ -77,7 +71,6 @@ export function mountLogApi(
           offset: req.offset,
           follower: ep.self.toData(),
         }),
-        LogFollowStarted,
         { timeout: ASK_TIMEOUT_MS },
       );
     } catch (err) {

@@ -1,7 +1,7 @@
 import { DaemonConf } from '../conf/daemon.js';
 import type { WickConf } from '../conf/WickConf.js';
 import { MasterWebUI } from '../http/MasterWebUI.js';
-import { precompileValidators } from '../protocol/registry.js';
+import { wickProtocol } from '../protocol/index.js';
 import { RpcConf, RpcEnv } from '../rpc/index.js';
 import type { Clock } from '../util/clock.js';
 import { MasterConf } from './config.js';
@@ -25,9 +25,10 @@ export interface RunningMaster {
 export async function startMaster(conf: WickConf, clock?: Clock): Promise<RunningMaster> {
   const host = conf.get(DaemonConf.masterHost);
   // A daemon has time at start-up: no peer's first message waits for its validator to compile.
-  precompileValidators(() => true);
+  wickProtocol.precompile(() => true);
   const persistence = await persistenceFor(conf);
   const env = await RpcEnv.create({
+    protocol: wickProtocol,
     name: Master.SYSTEM_NAME,
     host,
     port: conf.get(DaemonConf.masterPort),

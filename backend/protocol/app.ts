@@ -9,13 +9,13 @@ import {
   MemoryMB,
   WorkerId,
 } from './common.js';
-import { defineMessage } from './registry.js';
+import { boundary, defineMessage } from './registry.js';
 
 /** An application's client (in its driver) and the Master (Spark's StandaloneAppClient). */
 
 // Application → Master
 
-const a2m = 'Application → Master';
+const a2m = boundary('Application → Master', 'driver', 'master');
 
 export const RegisterApplication = defineMessage(
   a2m,
@@ -40,7 +40,7 @@ export const MasterChangeAcknowledged = defineMessage(
 
 // Master → Application
 
-const m2a = 'Master → Application';
+const m2a = boundary('Master → Application', 'master', 'driver');
 
 export const RegisteredApplication = defineMessage(
   m2a,

@@ -6,11 +6,11 @@ import {
   DriverStateSchema,
   EndpointRefData,
 } from './common.js';
-import { defineMessage } from './registry.js';
+import { boundary, defineMessage } from './registry.js';
 
 /** `wick submit / kill / status` and other clients ↔ the Master (Spark's ClientEndpoint). */
 
-const c2m = 'Client ↔ Master';
+const c2m = boundary('Client ↔ Master', 'client', 'master');
 
 export const RequestSubmitDriver = defineMessage(
   c2m,
@@ -19,6 +19,7 @@ export const RequestSubmitDriver = defineMessage(
   {
     driverDescription: DriverDescription,
   },
+  { reply: () => SubmitDriverResponse },
 );
 
 export const SubmitDriverResponse = defineMessage(
@@ -33,9 +34,15 @@ export const SubmitDriverResponse = defineMessage(
   },
 );
 
-export const RequestKillDriver = defineMessage(c2m, 'RequestKillDriver', 'Kill a driver.', {
-  driverId: DriverId,
-});
+export const RequestKillDriver = defineMessage(
+  c2m,
+  'RequestKillDriver',
+  'Kill a driver.',
+  {
+    driverId: DriverId,
+  },
+  { reply: () => KillDriverResponse },
+);
 
 export const KillDriverResponse = defineMessage(
   c2m,
@@ -56,6 +63,7 @@ export const RequestDriverStatus = defineMessage(
   {
     driverId: DriverId,
   },
+  { reply: () => DriverStatusResponse },
 );
 
 export const DriverStatusResponse = defineMessage(
@@ -76,6 +84,7 @@ export const RequestKillApplication = defineMessage(
   'RequestKillApplication',
   "Kill an application (Spark's KillApplication from the UI).",
   { appId: AppId },
+  { reply: () => KillApplicationResponse },
 );
 
 export const KillApplicationResponse = defineMessage(

@@ -13,7 +13,7 @@ import {
   MemoryMB,
   WorkerId,
 } from './common.js';
-import { defineMessage } from './registry.js';
+import { boundary, defineMessage } from './registry.js';
 
 /**
  * The standalone deploy protocol between Workers and the Master (Spark's DeployMessages). Each
@@ -22,7 +22,7 @@ import { defineMessage } from './registry.js';
 
 // Worker → Master
 
-const w2m = 'Worker → Master';
+const w2m = boundary('Worker → Master', 'worker', 'master');
 
 export const RegisterWorker = defineMessage(
   w2m,
@@ -95,7 +95,7 @@ export const WorkerSchedulerStateResponse = defineMessage(
 
 // Master → Worker
 
-const m2w = 'Master → Worker';
+const m2w = boundary('Master → Worker', 'master', 'worker');
 
 export const RegisteredWorker = defineMessage(m2w, 'RegisteredWorker', 'Registration succeeded.', {
   master: EndpointRefData,
@@ -173,21 +173,24 @@ export const ApplicationFinished = defineMessage(
 );
 
 export const MasterChanged = defineMessage(
-  'Master → Worker and application',
+  boundary('Master → Worker and application', 'master', ['worker', 'driver']),
   'MasterChanged',
   'A new master leads: switch to it and report state (WorkerSchedulerStateResponse or MasterChangeAcknowledged).',
   { master: EndpointRefData, masterWebUiUrl: Type.String() },
 );
 
+const anyToMaster = boundary('Any client → Master', 'any', 'master');
+
 export const BoundPortsRequest = defineMessage(
-  'Any client → Master',
+  anyToMaster,
   'BoundPortsRequest',
   "Asks the master's ports.",
   {},
+  { reply: () => BoundPortsResponse },
 );
 
 export const BoundPortsResponse = defineMessage(
-  'Any client → Master',
+  anyToMaster,
   'BoundPortsResponse',
   'The answer to BoundPortsRequest.',
   {

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { AppId, EndpointRefData } from './common.js';
-import { defineMessage } from './registry.js';
+import { boundary, defineMessage } from './registry.js';
 
 /**
  * A driver and its executors (Spark's CoarseGrainedClusterMessages). The task model is Wick's own:
@@ -117,13 +117,14 @@ export type TaskError = Static<typeof TaskError>;
 
 // Executor → Driver
 
-const e2d = 'Executor → Driver';
+const e2d = boundary('Executor → Driver', 'executor', 'driver');
 
 export const RetrieveAppConfig = defineMessage(
   e2d,
   'RetrieveAppConfig',
   "Asks the application's configuration.",
   {},
+  { reply: () => AppConfig },
 );
 
 export const RegisterExecutor = defineMessage(
@@ -137,6 +138,7 @@ export const RegisterExecutor = defineMessage(
     cores: Type.Integer({ minimum: 1 }),
     logUrls: Type.Record(Type.String(), Type.String()),
   },
+  { reply: () => [RegisteredExecutor, RegisterExecutorFailed] },
 );
 
 export const StatusUpdate = defineMessage(
@@ -155,7 +157,7 @@ export const StatusUpdate = defineMessage(
 
 // Driver → Executor
 
-const d2e = 'Driver → Executor';
+const d2e = boundary('Driver → Executor', 'driver', 'executor');
 
 export const AppConfig = defineMessage(d2e, 'AppConfig', 'The answer to RetrieveAppConfig.', {
   appId: AppId,

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineMessage } from './registry.js';
+import { boundary, defineMessage } from './registry.js';
 
 /**
  * The RPC layer's own messages: the connection handshake (methods `wick.hello` and `wick.auth`,
@@ -61,13 +61,14 @@ export const AuthParams = Type.Object(
   { $id: 'AuthParams', title: 'wick.auth params', additionalProperties: false },
 );
 
-const verifier = 'RpcEnv ↔ RpcEnv (endpoint verifier)';
+const verifier = boundary('RpcEnv ↔ RpcEnv (endpoint verifier)', 'any', 'any');
 
 export const CheckExistence = defineMessage(
   verifier,
   'CheckExistence',
   'Asks the "endpoint-verifier" endpoint whether an endpoint of this name is registered.',
   { name: Type.String({ minLength: 1, maxLength: 200 }) },
+  { reply: () => CheckExistenceResponse },
 );
 
 export const CheckExistenceResponse = defineMessage(
@@ -77,7 +78,7 @@ export const CheckExistenceResponse = defineMessage(
   { exists: Type.Boolean() },
 );
 
-const diagnostics = 'Any peer → any endpoint (diagnostics)';
+const diagnostics = boundary('Any peer → any endpoint (diagnostics)', 'any', 'any');
 
 export const Ping = defineMessage(
   diagnostics,
@@ -87,6 +88,7 @@ export const Ping = defineMessage(
     seq: Type.Integer({ minimum: 0 }),
     payload: Type.Optional(Type.String()),
   },
+  { reply: () => Pong },
 );
 
 export const Pong = defineMessage(diagnostics, 'Pong', 'The answer to Ping.', {

@@ -13,7 +13,7 @@ import {
   WorkerId,
   WorkerStateSchema,
 } from './common.js';
-import { defineMessage } from './registry.js';
+import { boundary, defineMessage } from './registry.js';
 
 /**
  * The Master's state as clients see it: one snapshot on request, then every change pushed to
@@ -136,13 +136,14 @@ const stateFields = {
   masters,
 };
 
-const ui = 'Client ↔ Master (state)';
+const ui = boundary('Client ↔ Master (state)', ['client', 'driver'], 'master');
 
 export const RequestMasterState = defineMessage(
   ui,
   'RequestMasterState',
   "Ask the master's whole state.",
   {},
+  { reply: () => MasterStateResponse },
 );
 
 export const MasterStateResponse = defineMessage(
@@ -160,6 +161,7 @@ export const SubscribeMasterState = defineMessage(
   'SubscribeMasterState',
   'Ask for the state now (the reply, a MasterStateResponse) and every change after it (MasterStateEvent to the subscriber).',
   { subscriber: EndpointRefData },
+  { reply: () => MasterStateResponse },
 );
 
 export const UnsubscribeMasterState = defineMessage(
@@ -187,4 +189,5 @@ export const MasterStateEvent = defineMessage(
     removedApps: Type.Optional(Type.Array(AppId)),
     removedDrivers: Type.Optional(Type.Array(DriverId)),
   },
+  { from: 'master', to: ['client'] },
 );

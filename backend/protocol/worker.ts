@@ -10,17 +10,18 @@ import {
   MemoryMB,
   WorkerId,
 } from './common.js';
-import { defineMessage } from './registry.js';
+import { boundary, defineMessage } from './registry.js';
 
 /** Clients ↔ a Worker: its state and the logs of its executors and drivers. */
 
-const c2w = 'Client ↔ Worker';
+const c2w = boundary('Client ↔ Worker', 'client', 'worker');
 
 export const RequestWorkerState = defineMessage(
   c2w,
   'RequestWorkerState',
   "Ask the worker's state.",
   {},
+  { reply: () => WorkerStateResponse },
 );
 
 const RunnerInfo = Type.Object(
@@ -78,6 +79,7 @@ export const RequestLogRange = defineMessage(
     offset: Type.Optional(Type.Integer({ minimum: 0 })),
     length: Type.Optional(Type.Integer({ minimum: 0, maximum: 16 * 1024 * 1024 })),
   },
+  { reply: () => LogRangeResponse },
 );
 
 export const LogRangeResponse = defineMessage(c2w, 'LogRangeResponse', 'Bytes of a log, base64.', {
@@ -97,6 +99,7 @@ export const FollowLog = defineMessage(
     offset: Type.Integer({ minimum: 0 }),
     follower: EndpointRefData,
   },
+  { reply: () => LogFollowStarted },
 );
 
 export const LogFollowStarted = defineMessage(c2w, 'LogFollowStarted', 'The answer to FollowLog.', {
@@ -113,6 +116,7 @@ export const LogChunk = defineMessage(
     offset: Type.Integer({ minimum: 0 }),
     data: Type.String({ contentEncoding: 'base64' }),
   },
+  { from: 'worker', to: ['client'] },
 );
 
 export const LogFollowEnded = defineMessage(
@@ -124,6 +128,7 @@ export const LogFollowEnded = defineMessage(
     totalSize: Type.Integer({ minimum: 0 }),
     reason: Type.String(),
   },
+  { from: 'worker', to: ['client'] },
 );
 
 export const StopFollowLog = defineMessage(c2w, 'StopFollowLog', 'Stop pushing chunks.', {

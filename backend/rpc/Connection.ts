@@ -6,7 +6,7 @@ import {
   type JSONRPCRequest,
   type JSONRPCResponse,
 } from 'json-rpc-2.0';
-import { previewJSON } from '../protocol/registry.js';
+import { type MessageCatalog, previewJSON } from '../protocol/registry.js';
 import { AuthParams, HelloParams, HelloResult } from '../protocol/rpc.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
@@ -34,6 +34,8 @@ export interface ConnectionHost {
   /** This env's identity, sent in the handshake. */
   readonly address: string;
   readonly maxMessageSize: number;
+  /** The messages peers may send: which of their fields are base64. */
+  readonly protocol: MessageCatalog;
   /** The shared secret when wick.authenticate is on. */
   readonly secret: string | undefined;
   readonly clock: Clock;
@@ -588,7 +590,7 @@ export class Connection {
   }
 
   private onFrame(text: string): void {
-    const frame = classifyFrame(text, this.peer ?? this.remote);
+    const frame = classifyFrame(text, this.peer ?? this.remote, this.host.protocol);
     switch (frame.kind) {
       case 'bad':
         this.badFrame(frame.id, frame.code, frame.message);

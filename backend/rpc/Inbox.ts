@@ -1,7 +1,13 @@
 import type { WireMessage } from '../protocol/registry.js';
 import { getLogger } from '../util/log.js';
 import { RpcError, RpcErrorCode } from './errors.js';
-import type { RpcCallContext, RpcEndpoint, RpcSenderContext } from './RpcEndpoint.js';
+import {
+  misrouted,
+  type RpcCallContext,
+  type RpcEndpoint,
+  type RpcSenderContext,
+  unsupported,
+} from './RpcEndpoint.js';
 
 export type InboxMessage =
   | { kind: 'OnStart' }
@@ -160,7 +166,17 @@ export class Inbox {
   private handleOneWay(message: WireMessage, sender: RpcSenderContext): Promise<void> | undefined {
     let result: unknown;
     try {
-      result = this.endpoint.receive(message, sender);
+      const ep = this.endpoint;
+      const handler = ep.handlerFor(message.type);
+      if (handler) {
+        const refused = misrouted(handler, false, sender, ep.rpcEnv.address);
+        if (refused) throw refused;
+        result = handler.fn(message, sender as RpcCallContext);
+      } else if (ep.receive) {
+        result = ep.receive(message, sender);
+      } else {
+        throw unsupported(message, sender);
+      }
     } catch (err) {
       this.reportError(err);
       return undefined;
@@ -174,7 +190,17 @@ export class Inbox {
   private handleRpc(message: WireMessage, ctx: RpcCallContext): Promise<void> | undefined {
     let result: unknown;
     try {
-      result = this.endpoint.receiveAndReply(message, ctx);
+      const ep = this.endpoint;
+      const handler = ep.handlerFor(message.type);
+      if (handler) {
+        const refused = misrouted(handler, true, ctx, ep.rpcEnv.address);
+        if (refused) throw refused;
+        result = handler.fn(message, ctx);
+      } else if (ep.receiveAndReply) {
+        result = ep.receiveAndReply(message, ctx);
+      } else {
+        throw unsupported(message, ctx);
+      }
     } catch (err) {
       this.failRpc(ctx, err);
       return undefined;

@@ -1,4 +1,4 @@
-import type { WireMessage } from '../protocol/registry.js';
+import type { AnyMessageDef, DefReply, MessageOf, WireMessage } from '../protocol/registry.js';
 import { getLogger } from '../util/log.js';
 import { RpcError, RpcErrorCode } from './errors.js';
 import type { RpcEndpointRef } from './RpcEndpointRef.js';
@@ -11,23 +11,50 @@ export interface RpcSenderContext {
 }
 
 /** Where an ask came from, and how to answer it (Spark's RpcCallContext). */
-export interface RpcCallContext extends RpcSenderContext {
-  reply(response: WireMessage): void;
+export interface RpcCallContext<R = WireMessage> extends RpcSenderContext {
+  reply(response: R): void;
   sendFailure(err: unknown): void;
+}
+
+/** A one-way message's handler. */
+export type OneWayHandler<M> = (message: M, sender: RpcSenderContext) => void | Promise<void>;
+
+/**
+ * A request's handler: it answers by returning the reply, or later through ctx.reply /
+ * ctx.sendFailure (then it returns undefined).
+ */
+export type RequestHandler<M, R> = (
+  message: M,
+  ctx: RpcCallContext<R>,
+) => R | undefined | Promise<R | undefined>;
+
+/** The handler a definition takes: a request's answers with one of its declared replies. */
+export type HandlerOf<D> = [DefReply<D>] extends [never]
+  ? OneWayHandler<MessageOf<D>>
+  : RequestHandler<MessageOf<D>, DefReply<D>>;
+
+/** A registered handler, as the inbox calls it. */
+export interface BoundHandler {
+  readonly def: AnyMessageDef;
+  readonly fn: (message: WireMessage, ctx: RpcCallContext) => unknown;
 }
 
 /**
  * An endpoint, with Spark's documented lifecycle:
  *
- *   constructor → onStart → receive* / receiveAndReply* → onStop
+ *   constructor → onStart → (handlers of its messages)* → onStop
  *
  * onStart is always handled first. Messages arrive one at a time, in order: each handler is
  * awaited before the next message is handed over, so an endpoint's state needs no locks even when
  * its handlers await (JavaScript interleaves at every await; serialising handlers is what makes
  * Spark's ThreadSafeRpcEndpoint guarantee hold here). Set `concurrent` to opt out.
  *
- * receiveAndReply may answer by returning the reply, or later through ctx.reply / ctx.sendFailure.
- * A handler that throws fails the caller's ask with its message and reaches onError; the
+ * Handlers are registered by message definition, usually in the constructor
+ * (`this.on(LaunchExecutor, (msg) => …)`, as vscode-jsonrpc's `onRequest(type, handler)`): the
+ * message's type comes from the definition, and a request's handler must answer with one of the
+ * replies the definition declares. A message with no handler here is refused with
+ * UnsupportedMessage; a one-way message sent as an ask, or an ask sent one-way, is refused saying
+ * so. A handler that throws fails the caller's ask with its message and reaches onError; the
  * endpoint keeps serving.
  */
 export abstract class RpcEndpoint {
@@ -39,16 +66,35 @@ export abstract class RpcEndpoint {
   readonly concurrent: boolean = false;
 
   protected readonly log = getLogger(this.constructor.name);
+  private readonly handlers = new Map<string, BoundHandler>();
+
+  /** Registers the handler of one message; a second handler for the same message is refused. */
+  protected on<D extends AnyMessageDef>(def: D, handler: HandlerOf<D>): void {
+    if (this.handlers.has(def.type)) {
+      throw new Error(`${this.constructor.name} already has a handler for ${def.type}`);
+    }
+    this.handlers.set(def.type, { def, fn: handler as BoundHandler['fn'] });
+  }
+
+  /** The handler of a message type, for the inbox. */
+  handlerFor(type: string): BoundHandler | undefined {
+    return this.handlers.get(type);
+  }
+
+  /** The definitions this endpoint handles (a test checks them against its boundaries). */
+  handledMessages(): AnyMessageDef[] {
+    return [...this.handlers.values()].map((h) => h.def);
+  }
+
+  /**
+   * @deprecated Legacy dispatch by `switch (message.type)`, until every endpoint registers its
+   * handlers with `on`; consulted only for a message without a handler.
+   */
+  receive?(message: WireMessage, sender: RpcSenderContext): void | Promise<void>;
+  /** @deprecated As `receive`, for asks. */
+  receiveAndReply?(message: WireMessage, ctx: RpcCallContext): unknown;
 
   onStart(): void | Promise<void> {}
-
-  receive(message: WireMessage, sender: RpcSenderContext): void | Promise<void> {
-    throw unsupported(message, sender);
-  }
-
-  receiveAndReply(message: WireMessage, ctx: RpcCallContext): unknown {
-    throw unsupported(message, ctx);
-  }
 
   onError(err: Error): void {
     this.log.warn('Error in a message handler', err);
@@ -68,5 +114,29 @@ export function unsupported(message: WireMessage, sender: RpcSenderContext): Rpc
   return new RpcError(
     RpcErrorCode.UnsupportedMessage,
     `Unsupported message ${message.type} from ${sender.senderAddress}`,
+  );
+}
+
+/**
+ * Why a handler cannot take this message the way it came, or undefined when it can: a request
+ * must come as an ask and anything else one-way; a self-message only from this endpoint's env.
+ */
+export function misrouted(
+  handler: BoundHandler,
+  asked: boolean,
+  sender: RpcSenderContext,
+  ownAddress: string,
+): RpcError | undefined {
+  const def = handler.def;
+  if (def.from.includes('self') && sender.senderAddress !== ownAddress) {
+    return unsupported({ type: def.type }, sender);
+  }
+  const isRequest = def.replies !== undefined;
+  if (isRequest === asked) return undefined;
+  return new RpcError(
+    RpcErrorCode.UnsupportedMessage,
+    isRequest
+      ? `${def.type} is a request: send it as an ask (a JSON-RPC request with an id), which is answered with ${def.replies?.map((d) => d.type).join(' or ')}`
+      : `${def.type} is one-way: send it as a notification (a JSON-RPC request without an id); it gets no reply`,
   );
 }

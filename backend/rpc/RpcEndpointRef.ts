@@ -1,4 +1,5 @@
-import type { AnyMessageDef, MessageOf, WireMessage } from '../protocol/registry.js';
+import type { MessageCatalog, ReplyOf, WireMessage } from '../protocol/registry.js';
+import { RpcError, RpcErrorCode } from './errors.js';
 import { endpointURI } from './RpcAddress.js';
 
 /** What a ref needs from the env it sends through. */
@@ -6,6 +7,8 @@ export interface RefTransport {
   send(ref: RpcEndpointRef, message: WireMessage): void;
   ask(ref: RpcEndpointRef, message: WireMessage, timeoutMs?: number): Promise<WireMessage>;
   flush(ref: RpcEndpointRef): void;
+  /** The definitions of what may be asked, and so of the replies each ask expects. */
+  readonly protocol: MessageCatalog;
 }
 
 export interface AskOptions {
@@ -39,28 +42,20 @@ export class RpcEndpointRef {
     this.transport.flush(this);
   }
 
-  /** Request and reply: resolves to the reply, or rejects with an RpcError. */
-  ask(message: WireMessage, options?: AskOptions): Promise<WireMessage>;
-  /** Request and reply, checking that the reply is of the expected type. */
-  ask<R extends AnyMessageDef>(
-    message: WireMessage,
-    expect: R,
-    options?: AskOptions,
-  ): Promise<MessageOf<R>>;
-  async ask(
-    message: WireMessage,
-    expectOrOptions?: AnyMessageDef | AskOptions,
-    maybeOptions?: AskOptions,
-  ): Promise<WireMessage> {
-    const expect = typeof expectOrOptions === 'function' ? expectOrOptions : undefined;
-    const options = expect ? maybeOptions : (expectOrOptions as AskOptions | undefined);
+  /**
+   * Request and reply: resolves to the reply, typed by the request's definition, or rejects with
+   * an RpcError. A reply of a type the definition does not declare is refused here.
+   */
+  async ask<M extends WireMessage>(message: M, options?: AskOptions): Promise<ReplyOf<M>> {
     const reply = await this.transport.ask(this, message, options?.timeout);
-    if (expect && reply.type !== expect.type) {
-      throw new Error(
-        `Expected ${expect.type} in reply to ${message.type} from ${this}, got ${reply.type}`,
+    const expected = this.transport.protocol.get(message.type)?.replies;
+    if (expected && !expected.some((d) => d.type === reply.type)) {
+      throw new RpcError(
+        RpcErrorCode.InvalidReply,
+        `Expected ${expected.map((d) => d.type).join(' or ')} in reply to ${message.type} from ${this}, got ${reply.type}`,
       );
     }
-    return reply;
+    return reply as ReplyOf<M>;
   }
 
   /** The form a ref takes inside a message. */

@@ -5,12 +5,13 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { JSONRPCID, JSONRPCRequest, JSONRPCResponse } from 'json-rpc-2.0';
 import { WickConf } from '../conf/WickConf.js';
 import {
-  messageDef,
+  MessageCatalog,
   previewJSON,
   validateMessage,
   type WireMessage,
 } from '../protocol/registry.js';
-import { Envelope } from '../protocol/rpc.js';
+import * as rpcMessages from '../protocol/rpc.js';
+import { CheckExistence, Envelope } from '../protocol/rpc.js';
 import { bindWithRetries } from '../util/bind.js';
 import { type Clock, systemClock, type TimerHandle } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
@@ -30,14 +31,17 @@ import type { RpcCallContext, RpcEndpoint } from './RpcEndpoint.js';
 import { RpcEndpointRef } from './RpcEndpointRef.js';
 import { RpcEndpointVerifier } from './RpcEndpointVerifier.js';
 
-import '../protocol/index.js';
-
 const log = getLogger('RpcEnv');
 const checkEnvelope = TypeCompiler.Compile(Envelope);
 
 export interface RpcEnvOptions {
   /** Names the env in logs and errors, e.g. "wickMaster". */
   name: string;
+  /**
+   * The messages this env accepts from peers (its own, the endpoint verifier's, are added): the
+   * creator's protocol, e.g. `wickProtocol` from backend/protocol/.
+   */
+  protocol: MessageCatalog;
   /** The address to bind; default 127.0.0.1. */
   host?: string;
   /** The address peers are told to use; default `host` (or this machine's name for 0.0.0.0). */
@@ -68,6 +72,8 @@ export class RpcEnv implements ConnectionHost {
   readonly maxMessageSize: number;
   readonly handshakeTimeoutMs: number;
   readonly secret: string | undefined;
+  /** What peers may send here. */
+  readonly protocol: MessageCatalog;
   private readonly askTimeoutMs: number;
   private readonly dispatcher: Dispatcher;
   private readonly outboxes = new Map<string, Outbox>();
@@ -90,6 +96,7 @@ export class RpcEnv implements ConnectionHost {
     this.maxMessageSize = conf.get(RpcConf.maxMessageSize);
     this.handshakeTimeoutMs = conf.get(RpcConf.connectTimeout);
     this.secret = authSecret(conf);
+    this.protocol = new MessageCatalog(rpcMessages, options.protocol);
     this.dispatcher = new Dispatcher(() => this.address);
     this.terminated = new Promise((r) => {
       this.resolveTerminated = r;
@@ -190,7 +197,7 @@ export class RpcEnv implements ConnectionHost {
   async setupEndpointRef(address: RpcAddress | string, name: string): Promise<RpcEndpointRef> {
     const addr = typeof address === 'string' ? address : address.hostPort;
     const verifier = new RpcEndpointRef(addr, RpcEndpointVerifier.NAME, this);
-    const reply = await verifier.ask({ type: 'CheckExistence', name });
+    const reply = await verifier.ask(CheckExistence({ name }));
     if (reply.type !== 'CheckExistenceResponse' || reply.exists !== true) {
       throw new RpcError(
         RpcErrorCode.EndpointNotFound,
@@ -257,6 +264,7 @@ export class RpcEnv implements ConnectionHost {
     return new Promise<WireMessage>((resolve, reject) => {
       const params = { to: ref.name, from: this.address, message };
       const ask = new RemoteAsk(
+        this.protocol,
         this.clock,
         ref,
         params,
@@ -481,7 +489,7 @@ export class RpcEnv implements ConnectionHost {
         `Finish the handshake (wick.hello, then wick.auth when authenticating) before ${clip(method)}`,
       );
     }
-    if (messageDef(method) === undefined) {
+    if (this.protocol.get(method) === undefined) {
       conn.warnAboutPeer(`unknown message type ${JSON.stringify(clip(method))}`);
       return req.id === undefined
         ? null
@@ -535,7 +543,7 @@ export class RpcEnv implements ConnectionHost {
     if (params.from !== conn.peer) {
       return `"from" is ${JSON.stringify(params.from)} but this connection belongs to ${conn.peer}`;
     }
-    const def = messageDef(req.method);
+    const def = this.protocol.get(req.method);
     return def ? validateMessage(def, params.message) : `unknown message type ${req.method}`;
   }
 }
@@ -550,6 +558,7 @@ class RemoteAsk implements OutboxItem {
   private settled = false;
 
   constructor(
+    private readonly protocol: MessageCatalog,
     private readonly clock: Clock,
     private readonly ref: RpcEndpointRef,
     private readonly params: { to: string; from: string; message: WireMessage },
@@ -579,7 +588,7 @@ class RemoteAsk implements OutboxItem {
   private settle(result: unknown): void {
     if (this.settled) return;
     this.settled = true;
-    const problem = replyProblem(result);
+    const problem = replyProblem(this.protocol, result);
     if (problem) {
       this.reject(
         new RpcError(
@@ -617,7 +626,7 @@ class RemoteCallContext implements RpcCallContext {
   }
 }
 
-function replyProblem(result: unknown): string | undefined {
+function replyProblem(protocol: MessageCatalog, result: unknown): string | undefined {
   if (
     typeof result !== 'object' ||
     result === null ||
@@ -625,7 +634,7 @@ function replyProblem(result: unknown): string | undefined {
   ) {
     return `expected a message object with a "type", got ${previewJSON(result)}`;
   }
-  const def = messageDef((result as WireMessage).type);
+  const def = protocol.get((result as WireMessage).type);
   if (!def) return `unknown message type ${(result as WireMessage).type}`;
   return validateMessage(def, result);
 }

@@ -1,5 +1,5 @@
 import type { JSONRPCID, JSONRPCRequest, JSONRPCResponse } from 'json-rpc-2.0';
-import { messageDef, previewJSON } from '../protocol/registry.js';
+import { type MessageCatalog, previewJSON } from '../protocol/registry.js';
 import { RpcErrorCode } from './errors.js';
 import { parseSplicedFrame } from './splicedFrames.js';
 
@@ -15,10 +15,12 @@ export type Frame =
  * with and the id to answer under (null when the id itself cannot be trusted). `peer` names the
  * sender in the message of a malformed error reply.
  */
-export function classifyFrame(text: string, peer: string): Frame {
+export function classifyFrame(text: string, peer: string, protocol: MessageCatalog): Frame {
   let value: unknown;
   try {
-    value = parseSplicedFrame(text, isBase64Field) ?? JSON.parse(text);
+    value =
+      parseSplicedFrame(text, (method, field) => isBase64Field(protocol, method, field)) ??
+      JSON.parse(text);
   } catch (err) {
     return bad(null, RpcErrorCode.ParseError, `Parse error: ${(err as Error).message}`);
   }
@@ -88,8 +90,8 @@ export function classifyFrame(text: string, peer: string): Frame {
 }
 
 /** Only a base64 field may skip JSON.parse: validation decodes it, which rejects what JSON would. */
-function isBase64Field(method: string, field: string): boolean {
-  return messageDef(method)?.base64.includes(field) === true;
+function isBase64Field(protocol: MessageCatalog, method: string, field: string): boolean {
+  return protocol.get(method)?.base64.includes(field) === true;
 }
 
 function bad(id: JSONRPCID, code: number, message: string): Frame {

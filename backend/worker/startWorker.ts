@@ -4,7 +4,7 @@ import { DaemonConf } from '../conf/daemon.js';
 import type { WickConf } from '../conf/WickConf.js';
 import { WorkerWebUI } from '../http/WorkerWebUI.js';
 import { workerId } from '../master/ids.js';
-import { precompileValidators } from '../protocol/registry.js';
+import { wickProtocol } from '../protocol/index.js';
 import { type RpcAddress, RpcConf, RpcEnv } from '../rpc/index.js';
 import type { Clock } from '../util/clock.js';
 import { Worker } from './Worker.js';
@@ -27,7 +27,7 @@ export async function startWorker(
   options: { clock?: Clock; exit?: (code: number, reason: string) => void } = {},
 ): Promise<RunningWorker> {
   // A daemon has time at start-up: no peer's first message waits for its validator to compile.
-  precompileValidators(() => true);
+  wickProtocol.precompile(() => true);
   const workDir = resolve(conf.get(DaemonConf.workerDir));
   try {
     await mkdir(workDir, { recursive: true });
@@ -39,6 +39,7 @@ export async function startWorker(
   }
   const host = conf.get(DaemonConf.workerHost);
   const env = await RpcEnv.create({
+    protocol: wickProtocol,
     name: Worker.SYSTEM_NAME,
     host,
     port: conf.get(DaemonConf.workerPort),

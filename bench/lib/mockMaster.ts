@@ -6,6 +6,7 @@
  */
 import type { ApplicationDescription, ExecutorState } from '../../backend/protocol/common.js';
 import { LaunchExecutor, RegisteredWorker } from '../../backend/protocol/deploy.js';
+import { wickProtocol } from '../../backend/protocol/index.js';
 import type { WireMessage } from '../../backend/protocol/registry.js';
 import { RpcEndpoint, type RpcEndpointRef, RpcEnv } from '../../backend/rpc/index.js';
 
@@ -87,7 +88,12 @@ export class MockMaster {
   ) {}
 
   static async start(): Promise<MockMaster> {
-    const env = await RpcEnv.create({ name: 'benchMaster', host: '127.0.0.1', port: 0 });
+    const env = await RpcEnv.create({
+      protocol: wickProtocol,
+      name: 'benchMaster',
+      host: '127.0.0.1',
+      port: 0,
+    });
     const endpoint = new MockMasterEndpoint();
     env.setupEndpoint('Master', endpoint);
     return new MockMaster(env, endpoint);

@@ -19,12 +19,8 @@
  */
 import { WickConf } from '../../backend/conf/WickConf.js';
 import { workerId } from '../../backend/master/ids.js';
-import {
-  BoundPortsRequest,
-  BoundPortsResponse,
-  Heartbeat,
-  RegisterWorker,
-} from '../../backend/protocol/deploy.js';
+import { BoundPortsRequest, Heartbeat, RegisterWorker } from '../../backend/protocol/deploy.js';
+import { wickProtocol } from '../../backend/protocol/index.js';
 import type { WireMessage } from '../../backend/protocol/registry.js';
 import { RpcEndpoint, type RpcEndpointRef, RpcEnv } from '../../backend/rpc/index.js';
 import { setLogLevel } from '../../backend/util/log.js';
@@ -73,7 +69,13 @@ let lateness: number[] = [];
 let rtts: number[] = [];
 
 async function createAndRegister(): Promise<Sim> {
-  const env = await RpcEnv.create({ name: 'simWorker', host: '127.0.0.1', port: 0, conf });
+  const env = await RpcEnv.create({
+    protocol: wickProtocol,
+    name: 'simWorker',
+    host: '127.0.0.1',
+    port: 0,
+    conf,
+  });
   const endpoint = new SimWorkerEndpoint();
   const self = env.setupEndpoint('Worker', endpoint);
   const master = await env.setupEndpointRef(masterAddress as string, 'Master');
@@ -127,7 +129,7 @@ function start(startAt: number, probeEvery: number): void {
       lateness.push(now - due);
       if (probeEvery > 0 && next % probeEvery === 0) {
         const t0 = performance.now();
-        sim.master.ask(BoundPortsRequest({}), BoundPortsResponse, { timeout: 30_000 }).then(
+        sim.master.ask(BoundPortsRequest({}), { timeout: 30_000 }).then(
           () => rtts.push(performance.now() - t0),
           () => askFailures++,
         );

@@ -2,6 +2,8 @@
  * The server process of the rpc benchmark: an RpcEnv on loopback with an Echo endpoint that
  * answers Ping with Pong. Prints {"address"} when ready; exits on SIGTERM or when stdin closes.
  */
+
+import { wickProtocol } from '../../backend/protocol/index.js';
 import type { WireMessage } from '../../backend/protocol/registry.js';
 import { Ping, Pong } from '../../backend/protocol/rpc.js';
 import { type RpcCallContext, RpcEndpoint, RpcEnv, unsupported } from '../../backend/rpc/index.js';
@@ -16,7 +18,12 @@ class Echo extends RpcEndpoint {
   }
 }
 
-const env = await RpcEnv.create({ name: 'benchServer', host: '127.0.0.1', port: 0 });
+const env = await RpcEnv.create({
+  protocol: wickProtocol,
+  name: 'benchServer',
+  host: '127.0.0.1',
+  port: 0,
+});
 env.setupEndpoint(ECHO, new Echo());
 exitWithParent(() => env.stop());
 process.stdout.write(`${JSON.stringify({ address: env.address })}\n`);

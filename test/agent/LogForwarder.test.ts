@@ -11,6 +11,7 @@ import { LogForwarder } from '../../backend/agent/LogForwarder.js';
 import type { MessageOf, WireMessage } from '../../backend/protocol/registry.js';
 import { type FollowLog, LogFollowEnded, LogFollowStarted } from '../../backend/protocol/worker.js';
 import { type RpcCallContext, RpcEndpoint, RpcEnv } from '../../backend/rpc/index.js';
+import { testProtocol } from '../helpers/protocol.js';
 
 /** Answers FollowLog, then pushes `chunks` to the follower as the real Worker does. */
 class MockWorker extends RpcEndpoint {
@@ -42,10 +43,10 @@ test('chunks reach the sink in order, as the base64 the worker sent, then the en
     randomBytes(1),
     randomBytes(70_000),
   ];
-  const workerEnv = await RpcEnv.create({ name: 'mockWorker', port: 0 });
+  const workerEnv = await RpcEnv.create({ protocol: testProtocol, name: 'mockWorker', port: 0 });
   t.after(() => workerEnv.stop());
   workerEnv.setupEndpoint('Worker', new MockWorker(chunks));
-  const agentEnv = await RpcEnv.create({ name: 'agent', clientMode: true });
+  const agentEnv = await RpcEnv.create({ protocol: testProtocol, name: 'agent', clientMode: true });
   t.after(() => agentEnv.stop());
 
   const got: { offset: number; base64: string }[] = [];

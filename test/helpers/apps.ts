@@ -30,6 +30,7 @@ import {
   startWorker,
   type WorkerProcess,
 } from './cluster.js';
+import { testProtocol } from './protocol.js';
 
 export type MasterState = MessageOf<typeof MasterStateResponse>;
 
@@ -41,7 +42,11 @@ export class MasterWatch {
   ) {}
 
   static async connect(masterUrl: string): Promise<MasterWatch> {
-    const env = await RpcEnv.create({ name: 'testWatch', clientMode: true });
+    const env = await RpcEnv.create({
+      protocol: testProtocol,
+      name: 'testWatch',
+      clientMode: true,
+    });
     const master = await env.setupEndpointRef(masterUrl.replace(/^wick:\/\//, ''), 'Master');
     const mirror = new MasterStateMirror();
     env.setupEndpoint('StateMirror', mirror);

@@ -23,7 +23,7 @@ import {
   WorkerSchedulerStateResponse,
 } from '../../backend/protocol/deploy.js';
 import type { MessageOf } from '../../backend/protocol/registry.js';
-import { MasterStateResponse, RequestMasterState } from '../../backend/protocol/state.js';
+import { RequestMasterState } from '../../backend/protocol/state.js';
 import type { RpcEndpointRef, RpcEnv } from '../../backend/rpc/index.js';
 import { addressOf, type Msg, Recorder, serverEnv } from './recorder.js';
 
@@ -190,7 +190,7 @@ export class MockWorker {
    * this env before its reply arrives before the reply.
    */
   async barrier(): Promise<void> {
-    await this.master.ask(RequestMasterState({}), MasterStateResponse);
+    await this.master.ask(RequestMasterState({}));
   }
 
   /** Stops the env: the master sees the worker disconnect. */

@@ -6,6 +6,7 @@
 import { RegisterExecutor } from '../../backend/protocol/executor.js';
 import type { WireMessage } from '../../backend/protocol/registry.js';
 import { type RpcEndpointRef, RpcEnv } from '../../backend/rpc/index.js';
+import { testProtocol } from './protocol.js';
 import { Recorder } from './recorder.js';
 
 export async function registerMockExecutor(
@@ -15,7 +16,11 @@ export async function registerMockExecutor(
   /** Where the mock's RpcEnv goes, for the test to stop. */
   envs: RpcEnv[],
 ): Promise<{ env: RpcEnv; endpoint: Recorder; driver: RpcEndpointRef; reply: WireMessage }> {
-  const env = await RpcEnv.create({ name: `mockExecutor${id}`, clientMode: true });
+  const env = await RpcEnv.create({
+    protocol: testProtocol,
+    name: `mockExecutor${id}`,
+    clientMode: true,
+  });
   envs.push(env);
   const endpoint = new Recorder();
   env.setupEndpoint('Executor', endpoint);

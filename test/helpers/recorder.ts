@@ -6,7 +6,7 @@
 import type { TestContext } from 'node:test';
 import { MasterStateMirror } from '../../backend/client/MasterStateMirror.js';
 import type { MessageOf, WireMessage } from '../../backend/protocol/registry.js';
-import { MasterStateResponse, RequestMasterState } from '../../backend/protocol/state.js';
+import { type MasterStateResponse, RequestMasterState } from '../../backend/protocol/state.js';
 import {
   RpcEndpoint,
   type RpcEndpointRef,
@@ -14,6 +14,7 @@ import {
   type RpcSenderContext,
 } from '../../backend/rpc/index.js';
 import { setLogLevel } from '../../backend/util/log.js';
+import { testProtocol } from './protocol.js';
 
 // The mocks' RpcEnvs log connection churn at INFO; the master's own log is what tests read.
 setLogLevel('WARN');
@@ -81,7 +82,7 @@ export function addressOf(masterUrl: string): string {
 }
 
 export async function serverEnv(t: TestContext, name: string, port = 0): Promise<RpcEnv> {
-  const env = await RpcEnv.create({ name, host: '127.0.0.1', port });
+  const env = await RpcEnv.create({ protocol: testProtocol, name, host: '127.0.0.1', port });
   t.after(() => env.stop());
   return env;
 }
@@ -100,7 +101,7 @@ export interface MasterClient {
 }
 
 export async function connectClient(t: TestContext, masterUrl: string): Promise<MasterClient> {
-  const env = await RpcEnv.create({ name: 'testClient', clientMode: true });
+  const env = await RpcEnv.create({ protocol: testProtocol, name: 'testClient', clientMode: true });
   t.after(() => env.stop());
   const master = await env.setupEndpointRef(addressOf(masterUrl), 'Master');
   const mirror = new MasterStateMirror();
@@ -111,7 +112,7 @@ export async function connectClient(t: TestContext, masterUrl: string): Promise<
     master,
     mirror,
     waitFor: (p) => mirror.waitFor(p),
-    state: () => master.ask(RequestMasterState({}), MasterStateResponse),
+    state: () => master.ask(RequestMasterState({})),
   };
 }
 

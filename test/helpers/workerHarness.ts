@@ -19,11 +19,12 @@ import {
   RegisterWorkerFailed,
 } from '../../backend/protocol/deploy.js';
 import type { MessageOf } from '../../backend/protocol/registry.js';
-import { RequestWorkerState, WorkerStateResponse } from '../../backend/protocol/worker.js';
+import { RequestWorkerState, type WorkerStateResponse } from '../../backend/protocol/worker.js';
 import { type RpcEndpointRef, RpcEnv } from '../../backend/rpc/index.js';
 import { ManualClock } from '../../backend/util/clock.js';
 import { setLogLevel, setLogSink } from '../../backend/util/log.js';
 import { Worker } from '../../backend/worker/Worker.js';
+import { testProtocol } from './protocol.js';
 import { Recorder } from './recorder.js';
 
 export type Msg = ReturnType<Recorder['all']>[number];
@@ -90,7 +91,12 @@ export class MockMaster {
 
   /** A mock master on loopback (port 0: a free one), stopped when the test ends. */
   static async start(t: TestContext, port = 0): Promise<MockMaster> {
-    const env = await RpcEnv.create({ name: 'mockMaster', host: '127.0.0.1', port });
+    const env = await RpcEnv.create({
+      protocol: testProtocol,
+      name: 'mockMaster',
+      host: '127.0.0.1',
+      port,
+    });
     t.after(() => env.stop());
     const rec = new Recorder();
     const ref = env.setupEndpoint('Master', rec);
@@ -195,7 +201,13 @@ export async function startTestWorker(
   const localDir = join(root, 'local');
   mkdirSync(workDir);
   const conf = new WickConf({ 'wick.worker.killTimeout': '2s', ...opts.conf });
-  const env = await RpcEnv.create({ name: Worker.SYSTEM_NAME, host: '127.0.0.1', port: 0, conf });
+  const env = await RpcEnv.create({
+    protocol: testProtocol,
+    name: Worker.SYSTEM_NAME,
+    host: '127.0.0.1',
+    port: 0,
+    conf,
+  });
   const clock = new ManualClock(opts.startTime ?? Date.now());
   const exits: { code: number; reason: string }[] = [];
   const port = env.rpcAddress?.port as number;
@@ -218,7 +230,7 @@ export async function startTestWorker(
     rmSync(root, { recursive: true, force: true });
   });
   env.setupEndpoint(Worker.ENDPOINT_NAME, worker);
-  const state = () => worker.self.ask(RequestWorkerState({}), WorkerStateResponse);
+  const state = () => worker.self.ask(RequestWorkerState({}));
   return { env, worker, clock, root, workDir, localDir, exits, barrier: state, state };
 }
 

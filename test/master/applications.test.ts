@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { KillApplicationResponse, RequestKillApplication } from '../../backend/protocol/client.js';
+import { RequestKillApplication } from '../../backend/protocol/client.js';
 import { startMaster } from '../helpers/cluster.js';
 import { checkNothingLeftRunning } from '../helpers/leaks.js';
 import {
@@ -202,13 +202,13 @@ test('RequestKillApplication kills an application and says so; an unknown one is
   const app = await MockApp.start(t, master.url);
   const appId = await app.register();
   await app.endpoint.next('ExecutorAdded');
-  const ok = await client.master.ask(RequestKillApplication({ appId }), KillApplicationResponse);
+  const ok = await client.master.ask(RequestKillApplication({ appId }));
   assert.equal(ok.success, true);
   assert.equal(ok.appId, appId);
   assert.equal((await app.endpoint.next('ApplicationRemoved')).message, 'KILLED');
   const s = await client.waitFor((s) => appIn(s, appId)?.state === 'KILLED');
   assert.ok(s.workers.every((w) => w.coresUsed === 0));
-  const again = await client.master.ask(RequestKillApplication({ appId }), KillApplicationResponse);
+  const again = await client.master.ask(RequestKillApplication({ appId }));
   assert.equal(again.success, false);
   assert.match(again.message, /already finished or does not exist/);
 });

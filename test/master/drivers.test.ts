@@ -6,12 +6,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  DriverStatusResponse,
-  KillDriverResponse,
   RequestDriverStatus,
   RequestKillDriver,
   RequestSubmitDriver,
-  SubmitDriverResponse,
 } from '../../backend/protocol/client.js';
 import type { DriverDescription } from '../../backend/protocol/common.js';
 import { startMaster } from '../helpers/cluster.js';
@@ -40,15 +37,15 @@ function driverDesc(fields: Partial<DriverDescription> = {}): DriverDescription 
 }
 
 async function submit(client: MasterClient, desc = driverDesc()) {
-  return client.master.ask(RequestSubmitDriver({ driverDescription: desc }), SubmitDriverResponse);
+  return client.master.ask(RequestSubmitDriver({ driverDescription: desc }));
 }
 
 function status(client: MasterClient, driverId: string) {
-  return client.master.ask(RequestDriverStatus({ driverId }), DriverStatusResponse);
+  return client.master.ask(RequestDriverStatus({ driverId }));
 }
 
 function kill(client: MasterClient, driverId: string) {
-  return client.master.ask(RequestKillDriver({ driverId }), KillDriverResponse);
+  return client.master.ask(RequestKillDriver({ driverId }));
 }
 
 test('RequestSubmitDriver → SubmitDriverResponse with driver-yyyyMMddHHmmss-NNNN; LaunchDriver to a worker; FINISHED frees it', {

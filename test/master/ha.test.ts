@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
-import { RequestSubmitDriver, SubmitDriverResponse } from '../../backend/protocol/client.js';
+import { RequestSubmitDriver } from '../../backend/protocol/client.js';
 import { AppDir, appIdIn, eventually, killWhenDone } from '../helpers/apps.js';
 import { startWick } from '../helpers/cli.js';
 import { Daemon, startMaster, startWorker, wick } from '../helpers/cluster.js';
@@ -99,7 +99,6 @@ test('SIGKILL the leader while SparkPi runs: the standby takes over, nothing is 
         command: { argv: ['node'], env: {} },
       },
     }),
-    SubmitDriverResponse,
   );
   assert.equal(refused.success, false);
   assert.match(refused.message, /Current state is not alive: STANDBY/);

@@ -8,14 +8,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MasterStateMirror } from '../../backend/client/MasterStateMirror.js';
 import {
-  KillApplicationResponse,
-  KillDriverResponse,
   RequestKillApplication,
   RequestKillDriver,
   RequestSubmitDriver,
-  SubmitDriverResponse,
 } from '../../backend/protocol/client.js';
-import { BoundPortsRequest, BoundPortsResponse } from '../../backend/protocol/deploy.js';
+import { BoundPortsRequest } from '../../backend/protocol/deploy.js';
 import type { MessageOf, WireMessage } from '../../backend/protocol/registry.js';
 import {
   MasterStateEvent,
@@ -35,6 +32,7 @@ import {
   MockWorker,
   workerIn,
 } from '../helpers/masterMocks.js';
+import { testProtocol } from '../helpers/protocol.js';
 import { assertSparkMasterJson } from '../helpers/sparkJson.js';
 
 checkNothingLeftRunning();
@@ -87,7 +85,6 @@ test('SubscribeMasterState: a snapshot, then events after which the mirror equal
         command: { argv: ['node'], env: {} },
       },
     }),
-    SubmitDriverResponse,
   );
   const driverId = sub.driverId as string;
   // The worker hears of it on its own connection, maybe after the mirror does.
@@ -95,7 +92,7 @@ test('SubscribeMasterState: a snapshot, then events after which the mirror equal
     [w1, w2].map((w) => w.endpoint.next('LaunchDriver').then(() => w)),
   );
   await client.waitFor((s) => driverIn(s, driverId)?.state === 'RUNNING');
-  await client.master.ask(RequestKillDriver({ driverId }), KillDriverResponse);
+  await client.master.ask(RequestKillDriver({ driverId }));
   await holder.endpoint.next('KillDriver');
   holder.driverStateChanged(driverId, 'KILLED');
   await client.waitFor((s) => driverIn(s, driverId)?.state === 'KILLED');
@@ -104,7 +101,7 @@ test('SubscribeMasterState: a snapshot, then events after which the mirror equal
   // A worker dies (executor LOST), the app is killed, another app registers and unregisters.
   await w1.stop();
   await client.waitFor((s) => workerIn(s, w1.id)?.state === 'DEAD');
-  await client.master.ask(RequestKillApplication({ appId }), KillApplicationResponse);
+  await client.master.ask(RequestKillApplication({ appId }));
   const other = await MockApp.start(t, master.url);
   const otherId = await other.register();
   other.unregister();
@@ -140,7 +137,7 @@ test('UnsubscribeMasterState stops the pushes', { timeout: 60_000 }, async (t) =
 test('BoundPortsRequest answers the RPC and web UI ports', { timeout: 60_000 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
-  const r = await client.master.ask(BoundPortsRequest({}), BoundPortsResponse);
+  const r = await client.master.ask(BoundPortsRequest({}));
   assert.equal(r.rpcEndpointPort, master.port);
   assert.equal(r.webUIPort, Number(new URL(master.webUiUrl).port));
 });
@@ -238,10 +235,14 @@ class EagerMaster extends RpcEndpoint {
 test('a mirror loses no event that overtakes the reply to its subscription', {
   timeout: 10_000,
 }, async (t) => {
-  const server = await RpcEnv.create({ name: 'eagerMaster' });
+  const server = await RpcEnv.create({ protocol: testProtocol, name: 'eagerMaster' });
   t.after(() => server.stop());
   server.setupEndpoint('Master', new EagerMaster());
-  const env = await RpcEnv.create({ name: 'mirrorClient', clientMode: true });
+  const env = await RpcEnv.create({
+    protocol: testProtocol,
+    name: 'mirrorClient',
+    clientMode: true,
+  });
   t.after(() => env.stop());
   const mirror = new MasterStateMirror();
   env.setupEndpoint('StateMirror', mirror);

@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { bytesOf, decodeBase64 } from '../../backend/protocol/base64.js';
-import { messageDef, validateMessage } from '../../backend/protocol/registry.js';
+import { wickProtocol } from '../../backend/protocol/index.js';
+import { validateMessage } from '../../backend/protocol/registry.js';
 import { LogChunk, LogRangeResponse } from '../../backend/protocol/worker.js';
 import { RpcError, RpcErrorCode } from '../../backend/rpc/errors.js';
 
@@ -50,10 +51,10 @@ test('what is not base64 is refused: a wrong length, a stray character, a mispla
 });
 
 test('a received message with bad base64 fails validation naming the field and the value', () => {
-  const def = messageDef('LogChunk');
+  const def = wickProtocol.get('LogChunk');
   assert.ok(def);
   assert.deepEqual(def.base64, ['data']);
-  assert.deepEqual(messageDef('LogRangeResponse')?.base64, ['data']);
+  assert.deepEqual(wickProtocol.get('LogRangeResponse')?.base64, ['data']);
   const problem = validateMessage(
     def,
     LogChunk({ followId: 'f', offset: 0, data: 'QUJD\u0001EVG' }),

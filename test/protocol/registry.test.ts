@@ -1,21 +1,24 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { wickProtocol } from '../../backend/protocol/index.js';
 import {
-  allMessageDefs,
+  boundary,
   defineMessage,
-  messageDef,
-  precompileValidators,
+  defineSelfMessage,
+  MessageCatalog,
   Type,
   validateMessage,
 } from '../../backend/protocol/registry.js';
-import '../../backend/protocol/index.js';
 import { CheckExistence, Ping, Pong } from '../../backend/protocol/rpc.js';
-import { TestGetLog, TestLog, TestSleep } from '../fixtures/testMessages.js';
+import * as testMessages from '../fixtures/testMessages.js';
+import { TestDone, TestGetLog, TestLog, TestSleep } from '../fixtures/testMessages.js';
 
 /**
- * The message registry. Definitions are process-wide and a name may be defined once, so these
- * tests use the existing test fixtures rather than defining messages of their own.
+ * Message definitions and catalogues. A name may be defined once per process, so these tests use
+ * the existing test fixtures rather than defining messages of their own, but for a few names of
+ * their own (TestCatalog…).
  */
+const catalog = wickProtocol.with(testMessages);
 
 test('a message definition builds messages with their type filled in', () => {
   assert.deepEqual(TestSleep({ ms: 5 }), { type: 'TestSleep', ms: 5 });
@@ -33,7 +36,7 @@ test('fields spread from another message do not carry its type over', () => {
   assert.equal(validateMessage(Pong, pong), undefined);
 });
 
-test('a definition carries its name, doc, boundary and a closed schema, and is registered', () => {
+test('a definition carries its name, doc, boundary and a closed schema, and is in the catalogue', () => {
   assert.equal(TestSleep.type, 'TestSleep');
   assert.equal(TestSleep.boundary, 'Tests');
   assert.match(TestSleep.doc, /TestDone/);
@@ -41,10 +44,11 @@ test('a definition carries its name, doc, boundary and a closed schema, and is r
   assert.equal(schema.$id, 'TestSleep');
   assert.equal(schema.additionalProperties, false);
   assert.deepEqual(schema.required, ['type', 'ms']);
-  assert.strictEqual(messageDef('TestSleep'), TestSleep);
-  assert.strictEqual(messageDef('CheckExistence'), CheckExistence);
-  assert.equal(messageDef('NoSuchMessage'), undefined);
-  const names = allMessageDefs().map((d) => d.type);
+  assert.strictEqual(catalog.get('TestSleep'), TestSleep);
+  assert.strictEqual(catalog.get('CheckExistence'), CheckExistence);
+  assert.equal(catalog.get('NoSuchMessage'), undefined);
+  assert.equal(wickProtocol.get('TestSleep'), undefined, "Wick's protocol has no test messages");
+  const names = catalog.all().map((d) => d.type);
   for (const n of ['Ping', 'Pong', 'CheckExistence', 'TestSleep', 'TestLog']) {
     assert.ok(names.includes(n), n);
   }
@@ -57,8 +61,48 @@ test('defining a name twice is refused and the first definition stays', () => {
     /Message type TestSleep is defined twice/,
   );
   assert.throws(() => defineMessage('Elsewhere', 'Ping', 'Again.', {}), /Ping is defined twice/);
-  assert.strictEqual(messageDef('TestSleep'), TestSleep);
+  assert.strictEqual(catalog.get('TestSleep'), TestSleep);
   assert.equal(validateMessage(TestSleep, { type: 'TestSleep', ms: 1 }), undefined);
+});
+
+test('a request names its replies; a one-way message and a self-message have none', () => {
+  assert.deepEqual(TestSleep.replies, [TestDone]);
+  assert.equal(TestDone.replies, undefined);
+  assert.deepEqual(
+    CheckExistence.replies?.map((d) => d.type),
+    ['CheckExistenceResponse'],
+  );
+  const TestCatalogTick = defineSelfMessage('TestCatalogTick', 'A timer fired.');
+  assert.equal(TestCatalogTick.replies, undefined);
+  assert.deepEqual(TestCatalogTick.from, ['self']);
+  assert.equal(catalog.get('TestCatalogTick'), undefined, 'no catalogue has a self-message');
+});
+
+test('a boundary gives its messages their senders and receivers; a message may override them', () => {
+  const b = boundary('Tests → Elsewhere', ['worker', 'client'], 'master');
+  const Plain = defineMessage(b, 'TestCatalogPlain', 'Plain.', {});
+  const Pushed = defineMessage(
+    b,
+    'TestCatalogPushed',
+    'Pushed back.',
+    {},
+    {
+      from: 'master',
+      to: 'client',
+    },
+  );
+  assert.deepEqual(
+    [Plain.boundary, Plain.from, Plain.to],
+    ['Tests → Elsewhere', ['worker', 'client'], ['master']],
+  );
+  assert.deepEqual([Pushed.from, Pushed.to], [['master'], ['client']]);
+});
+
+test('a catalogue refuses two definitions of one name, and takes the same one twice', () => {
+  const one = new MessageCatalog(TestSleep, testMessages);
+  assert.strictEqual(one.get('TestSleep'), TestSleep);
+  const impostor = Object.assign(() => ({}), { ...TestSleep, schema: TestSleep.schema });
+  assert.throws(() => one.with(impostor), /TestSleep is in the catalogue twice/);
 });
 
 test('validateMessage accepts a valid message, optional fields left out or not', () => {
@@ -136,16 +180,16 @@ test('validateMessage shortens a long value', () => {
   assert.ok(problem.length < 250, `${problem.length} characters`);
 });
 
-test('precompileValidators compiles the validators of the boundaries asked for, and only those', () => {
-  const boundaries = new Set(allMessageDefs().map((d) => d.boundary));
+test('precompile compiles the validators of the boundaries asked for, and only those', () => {
+  const boundaries = new Set(wickProtocol.all().map((d) => d.boundary));
   assert.ok(boundaries.has('Driver → Executor'), [...boundaries].join(', '));
-  const d2e = allMessageDefs().filter((d) => d.boundary === 'Driver → Executor').length;
+  const d2e = wickProtocol.all().filter((d) => d.boundary === 'Driver → Executor').length;
   assert.equal(
-    precompileValidators((b) => b === 'Driver → Executor'),
+    wickProtocol.precompile((b) => b === 'Driver → Executor'),
     d2e,
   );
   assert.equal(
-    precompileValidators(() => false),
+    wickProtocol.precompile(() => false),
     0,
   );
   // Compiled or not, validation is the same.

@@ -8,6 +8,7 @@ import { type RpcCallContext, RpcEndpoint } from '../../backend/rpc/RpcEndpoint.
 import { RpcEnv } from '../../backend/rpc/RpcEnv.js';
 import { setLogSink } from '../../backend/util/log.js';
 import { TestRecord } from '../fixtures/testMessages.js';
+import { testProtocol } from '../helpers/protocol.js';
 
 const ENV = 'client-dispatcher-test';
 
@@ -139,7 +140,11 @@ test('postToAll reaches every endpoint', async () => {
 // Through an RpcEnv (client mode: nothing binds).
 
 test('through an RpcEnv: duplicate names are refused, including the built-in verifier', async (t) => {
-  const env = await RpcEnv.create({ name: 'dispatcher-test', clientMode: true });
+  const env = await RpcEnv.create({
+    protocol: testProtocol,
+    name: 'dispatcher-test',
+    clientMode: true,
+  });
   t.after(() => env.stop());
   env.setupEndpoint('Echo', new Echo());
   assert.throws(() => env.setupEndpoint('Echo', new Echo()), /already an RpcEndpoint called Echo/);
@@ -150,7 +155,11 @@ test('through an RpcEnv: duplicate names are refused, including the built-in ver
 });
 
 test('through an RpcEnv: an ask to a missing endpoint and a ref to one both fail with its URI', async (t) => {
-  const env = await RpcEnv.create({ name: 'dispatcher-test', clientMode: true });
+  const env = await RpcEnv.create({
+    protocol: testProtocol,
+    name: 'dispatcher-test',
+    clientMode: true,
+  });
   t.after(() => env.stop());
   const missing = env.endpointRef({ address: env.address, name: 'Nope' });
   const expected = `Cannot find endpoint: wick://${env.address}/Nope`;
@@ -172,7 +181,11 @@ test('through an RpcEnv: an ask to a missing endpoint and a ref to one both fail
 });
 
 test('through an RpcEnv: a stopped endpoint is gone and its name can be used again', async (t) => {
-  const env = await RpcEnv.create({ name: 'dispatcher-test', clientMode: true });
+  const env = await RpcEnv.create({
+    protocol: testProtocol,
+    name: 'dispatcher-test',
+    clientMode: true,
+  });
   t.after(() => env.stop());
   const first = new Echo();
   const ref = env.setupEndpoint('Echo', first);

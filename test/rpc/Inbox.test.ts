@@ -12,6 +12,7 @@ import {
 import { RpcEnv } from '../../backend/rpc/RpcEnv.js';
 import { setLogSink } from '../../backend/util/log.js';
 import { TestFail, TestRecord, TestUnhandled } from '../fixtures/testMessages.js';
+import { testProtocol } from '../helpers/protocol.js';
 
 /**
  * The Inbox on its own, driven with fake call contexts: every ordering claim is checked by
@@ -529,7 +530,7 @@ test('connection events reach their handlers in order with the messages', async 
 // The same guarantees seen through a real (client-mode, unbound) RpcEnv and its refs.
 
 test('through an RpcEnv: a failing ask rejects with the handler message and the endpoint keeps serving', async (t) => {
-  const env = await RpcEnv.create({ name: 'inbox-test', clientMode: true });
+  const env = await RpcEnv.create({ protocol: testProtocol, name: 'inbox-test', clientMode: true });
   t.after(() => env.stop());
   const ep = new Throwing();
   const ref = env.setupEndpoint('Thrower', ep);
@@ -545,7 +546,7 @@ test('through an RpcEnv: a failing ask rejects with the handler message and the 
 });
 
 test('through an RpcEnv: stop() runs onStop, fails an unanswered ask, and refuses later asks', async (t) => {
-  const env = await RpcEnv.create({ name: 'inbox-test', clientMode: true });
+  const env = await RpcEnv.create({ protocol: testProtocol, name: 'inbox-test', clientMode: true });
   t.after(() => env.stop());
   class Silent extends RpcEndpoint {
     stops = 0;

@@ -10,13 +10,14 @@ import { RpcEnv, RpcError, RpcErrorCode } from '../../backend/rpc/index.js';
 import { TestDone, TestSleep } from '../fixtures/testMessages.js';
 import { checkNothingLeftRunning } from '../helpers/leaks.js';
 import { Peer } from '../helpers/peer.js';
+import { testProtocol } from '../helpers/protocol.js';
 
 checkNothingLeftRunning();
 
 test('an ask slower than its timeout fails with AskTimeout, and the late reply is dropped', async (t) => {
   const [peer, env] = await Promise.all([
     Peer.start(t, { name: 'slow' }),
-    RpcEnv.create({ name: 'impatient', clientMode: true }),
+    RpcEnv.create({ protocol: testProtocol, name: 'impatient', clientMode: true }),
   ]);
   t.after(() => env.stop());
   const ref = await env.setupEndpointRef(peer.address, 'Echo');

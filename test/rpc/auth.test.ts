@@ -12,6 +12,7 @@ import { RpcEnv } from '../../backend/rpc/index.js';
 import { setLogSink } from '../../backend/util/log.js';
 import { Peer, RawClient, waitForStderr } from '../helpers/peer.js';
 import '../fixtures/testMessages.js';
+import { testProtocol } from '../helpers/protocol.js';
 
 /** Only against hangs (every wait here is on an event, never on a clock). */
 const HANG_GUARD_MS = 60_000;
@@ -53,6 +54,7 @@ after(async () => {
 /** A client-mode env in this process, stopped when the test ends. */
 async function clientEnv(t: TestContext, conf: Record<string, string> = {}): Promise<RpcEnv> {
   const env = await RpcEnv.create({
+    protocol: testProtocol,
     name: 'auth-client',
     clientMode: true,
     conf: new WickConf(conf),
@@ -351,7 +353,12 @@ describe('wick.authenticate without a secret', { timeout: HANG_GUARD_MS }, () =>
 
   test('RpcEnv.create fails with a clear message (client mode)', async () => {
     await assert.rejects(
-      RpcEnv.create({ name: 'nosecret', clientMode: true, conf: new WickConf(noSecret) }),
+      RpcEnv.create({
+        protocol: testProtocol,
+        name: 'nosecret',
+        clientMode: true,
+        conf: new WickConf(noSecret),
+      }),
       /wick\.authenticate is true but no secret is set.*wick\.authenticate\.secret.*WICK_AUTH_SECRET/,
     );
   });
@@ -362,7 +369,12 @@ describe('wick.authenticate without a secret', { timeout: HANG_GUARD_MS }, () =>
     const port = (probe.address() as net.AddressInfo).port;
     await new Promise<void>((r) => probe.close(() => r()));
     await assert.rejects(
-      RpcEnv.create({ name: 'nosecret', port, conf: new WickConf(noSecret) }),
+      RpcEnv.create({
+        protocol: testProtocol,
+        name: 'nosecret',
+        port,
+        conf: new WickConf(noSecret),
+      }),
       /no secret is set/,
     );
     // The port it would have used is free again.
@@ -376,7 +388,12 @@ describe('wick.authenticate without a secret', { timeout: HANG_GUARD_MS }, () =>
 
   test('an empty secret counts as none', async () => {
     await assert.rejects(
-      RpcEnv.create({ name: 'empty', clientMode: true, conf: new WickConf(authConf('')) }),
+      RpcEnv.create({
+        protocol: testProtocol,
+        name: 'empty',
+        clientMode: true,
+        conf: new WickConf(authConf('')),
+      }),
       /no secret is set/,
     );
   });

@@ -11,6 +11,7 @@ import { TestGetLog, TestRecord } from '../fixtures/testMessages.js';
 import { checkNothingLeftRunning } from '../helpers/leaks.js';
 import { connectionsBetween, unusedPort } from '../helpers/net.js';
 import { Peer } from '../helpers/peer.js';
+import { testProtocol } from '../helpers/protocol.js';
 import { Recorder } from '../helpers/recorder.js';
 
 checkNothingLeftRunning();
@@ -47,7 +48,7 @@ test('two listening envs use one connection in both directions', async (t) => {
 
 test('sends and asks made before the connection is up are queued and delivered in order', async (t) => {
   const peer = await Peer.start(t, { name: 'late' });
-  const env = await RpcEnv.create({ name: 'eager', clientMode: true });
+  const env = await RpcEnv.create({ protocol: testProtocol, name: 'eager', clientMode: true });
   t.after(() => env.stop());
   // No setupEndpointRef first: every message below is queued in the outbox while it connects.
   const ref = env.endpointRef({ address: peer.address, name: 'Echo' });
@@ -73,7 +74,7 @@ test('sends and asks made before the connection is up are queued and delivered i
 test('a failed connect fails every queued ask naming the address; a later send connects again', async (t) => {
   const port = await unusedPort();
   const address = `127.0.0.1:${port}`;
-  const env = await RpcEnv.create({ name: 'hopeful', clientMode: true });
+  const env = await RpcEnv.create({ protocol: testProtocol, name: 'hopeful', clientMode: true });
   t.after(() => env.stop());
   const ref = env.endpointRef({ address, name: 'Echo' });
   ref.send(TestRecord({ value: 'lost' }));
@@ -131,8 +132,8 @@ test('envs that dial each other at once lose nothing sent meanwhile, in order, h
   const N = 40;
   for (let round = 0; round < 25; round++) {
     const [a, b] = await Promise.all([
-      RpcEnv.create({ name: 'cross-a', port: 0 }),
-      RpcEnv.create({ name: 'cross-b', port: 0 }),
+      RpcEnv.create({ protocol: testProtocol, name: 'cross-a', port: 0 }),
+      RpcEnv.create({ protocol: testProtocol, name: 'cross-b', port: 0 }),
     ]);
     try {
       const [ra, rb] = [new Recorder(), new Recorder()];

@@ -11,6 +11,7 @@ import { TestSleep } from '../fixtures/testMessages.js';
 import { checkNothingLeftRunning } from '../helpers/leaks.js';
 import { unusedPort } from '../helpers/net.js';
 import { Peer } from '../helpers/peer.js';
+import { testProtocol } from '../helpers/protocol.js';
 
 checkNothingLeftRunning();
 
@@ -87,7 +88,7 @@ test('an ask fails with ConnectionClosed as soon as its peer dies, not at its ti
 }, async (t) => {
   const [peer, env] = await Promise.all([
     Peer.start(t, { name: 'doomed', endpoints: ENDPOINTS }),
-    RpcEnv.create({ name: 'waiter', clientMode: true }),
+    RpcEnv.create({ protocol: testProtocol, name: 'waiter', clientMode: true }),
   ]);
   t.after(() => env.stop());
   const echo = await env.setupEndpointRef(peer.address, 'Echo');
@@ -109,7 +110,7 @@ test('an env whose asker dies mid-ask drops the reply and keeps serving', async 
   const [server, asker, env] = await Promise.all([
     Peer.start(t, { name: 'server', endpoints: ENDPOINTS }),
     Peer.start(t, { name: 'asker' }),
-    RpcEnv.create({ name: 'checker', clientMode: true }),
+    RpcEnv.create({ protocol: testProtocol, name: 'checker', clientMode: true }),
   ]);
   t.after(() => env.stop());
   const sleeping = asker.ask(server.address, 'Echo', TestSleep({ ms: 300, tag: 'orphan' }));

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { RpcEnv } from '../../backend/rpc/index.js';
 import { TestRecord } from '../fixtures/testMessages.js';
 import { Peer } from '../helpers/peer.js';
+import { testProtocol } from '../helpers/protocol.js';
 
 /** Keeps this thread (and so the turn) busy for `ms`. */
 function holdTurn(ms: number): void {
@@ -16,7 +17,11 @@ function holdTurn(ms: number): void {
 
 test('what was sent before flush() reaches the peer during the turn; what came after waits for its end', async (t) => {
   const peer = await Peer.start(t, { name: 'flushPeer' });
-  const env = await RpcEnv.create({ name: 'flushSender', clientMode: true });
+  const env = await RpcEnv.create({
+    protocol: testProtocol,
+    name: 'flushSender',
+    clientMode: true,
+  });
   t.after(() => env.stop());
   const ref = await env.setupEndpointRef(peer.address, 'Echo');
 
@@ -39,7 +44,7 @@ test('what was sent before flush() reaches the peer during the turn; what came a
 });
 
 test('flush() on a ref to this process or to a peer not connected yet is harmless', async (t) => {
-  const env = await RpcEnv.create({ name: 'flushAlone', port: 0 });
+  const env = await RpcEnv.create({ protocol: testProtocol, name: 'flushAlone', port: 0 });
   t.after(() => env.stop());
   env.endpointRef({ address: env.address, name: 'Nobody' }).flush();
   env.endpointRef({ address: '127.0.0.1:1', name: 'Nobody' }).flush();

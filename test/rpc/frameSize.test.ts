@@ -8,6 +8,7 @@ import { WickConf } from '../../backend/conf/WickConf.js';
 import { RpcEnv } from '../../backend/rpc/index.js';
 import { Peer, RawClient } from '../helpers/peer.js';
 import '../fixtures/testMessages.js';
+import { testProtocol } from '../helpers/protocol.js';
 
 /** Only against hangs (every wait here is on an event, never on a clock). */
 const HANG_GUARD_MS = 60_000;
@@ -25,7 +26,7 @@ before(async () => {
     Peer.start(undefined, { name: 'small', conf: { 'wick.rpc.message.maxSize': '64k' } }),
     Peer.start(undefined, { name: 'roomy' }),
   ]);
-  client = await RpcEnv.create({ name: 'size-client', clientMode: true });
+  client = await RpcEnv.create({ protocol: testProtocol, name: 'size-client', clientMode: true });
 });
 
 after(async () => {
@@ -133,6 +134,7 @@ test('an ask too big to send is refused by the sender, naming size and limit', {
   timeout: HANG_GUARD_MS,
 }, async (t) => {
   const env = await RpcEnv.create({
+    protocol: testProtocol,
     name: 'small-sender',
     clientMode: true,
     conf: new WickConf({ 'wick.rpc.message.maxSize': '64k' }),
@@ -181,6 +183,7 @@ test('a reply too big for the asker fails the ask with FrameTooLarge instead of 
   timeout: HANG_GUARD_MS,
 }, async (t) => {
   const env = await RpcEnv.create({
+    protocol: testProtocol,
     name: 'small-asker',
     clientMode: true,
     conf: new WickConf({ 'wick.rpc.message.maxSize': '64k' }),

@@ -2,25 +2,33 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RpcErrorCode } from '../../backend/rpc/errors.js';
 import { classifyFrame } from '../../backend/rpc/frames.js';
+import { testProtocol } from '../helpers/protocol.js';
 
 const bad = (text: string) => {
-  const f = classifyFrame(text, 'peer-x');
+  const f = classifyFrame(text, 'peer-x', testProtocol);
   assert.equal(f.kind, 'bad', `${text} should be refused`);
   return f as Extract<typeof f, { kind: 'bad' }>;
 };
 
 test('requests, notifications and responses are told apart', () => {
   assert.equal(
-    classifyFrame('{"jsonrpc":"2.0","id":1,"method":"Ping","params":{}}', 'p').kind,
+    classifyFrame('{"jsonrpc":"2.0","id":1,"method":"Ping","params":{}}', 'p', testProtocol).kind,
     'request',
   );
-  assert.equal(classifyFrame('{"jsonrpc":"2.0","method":"Ping"}', 'p').kind, 'request');
   assert.equal(
-    classifyFrame('{"jsonrpc":"2.0","id":"a","result":{"type":"Pong"}}', 'p').kind,
+    classifyFrame('{"jsonrpc":"2.0","method":"Ping"}', 'p', testProtocol).kind,
+    'request',
+  );
+  assert.equal(
+    classifyFrame('{"jsonrpc":"2.0","id":"a","result":{"type":"Pong"}}', 'p', testProtocol).kind,
     'response',
   );
   assert.equal(
-    classifyFrame('{"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"x"}}', 'p').kind,
+    classifyFrame(
+      '{"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"x"}}',
+      'p',
+      testProtocol,
+    ).kind,
     'response',
   );
 });
@@ -41,11 +49,11 @@ test('each malformed frame gets the matching JSON-RPC error, under its id when t
 });
 
 test('a malformed error reply becomes an error that names the peer; an empty reply becomes null', () => {
-  const f = classifyFrame('{"jsonrpc":"2.0","id":3,"error":"nope"}', 'peer-x');
+  const f = classifyFrame('{"jsonrpc":"2.0","id":3,"error":"nope"}', 'peer-x', testProtocol);
   assert.equal(f.kind, 'response');
   const r = (f as Extract<typeof f, { kind: 'response' }>).response;
   assert.equal(r.error?.code, RpcErrorCode.InvalidRequest);
   assert.match(r.error?.message ?? '', /Malformed error reply from peer-x/);
-  const empty = classifyFrame('{"jsonrpc":"2.0","id":4,"result":null}', 'p');
+  const empty = classifyFrame('{"jsonrpc":"2.0","id":4,"result":null}', 'p', testProtocol);
   assert.equal((empty as Extract<typeof empty, { kind: 'response' }>).response.result, null);
 });

@@ -14,6 +14,7 @@ import fc from 'fast-check';
 import { RpcEnv } from '../../backend/rpc/index.js';
 import { Peer, RawClient, type RawFrame } from '../helpers/peer.js';
 import '../fixtures/testMessages.js';
+import { testProtocol } from '../helpers/protocol.js';
 
 /** Only against hangs (every wait here is on an event, never on a clock). */
 const HANG_GUARD_MS = 60_000;
@@ -354,7 +355,7 @@ test('10,000 random and mutated frames, then a well-formed ask still answers', {
   assert.deepEqual(problems.slice(0, 20), []);
 
   // A new RpcEnv, on a new connection, gets a correct answer.
-  const env = await RpcEnv.create({ name: 'after-fuzz', clientMode: true });
+  const env = await RpcEnv.create({ protocol: testProtocol, name: 'after-fuzz', clientMode: true });
   t.after(() => env.stop());
   const payload = 'ünï©ødé \u{1F600} "quoted" \\ back\nslash';
   const echo = env.endpointRef({ address: peer.address, name: 'Echo' });

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RpcEnv } from '../../backend/rpc/index.js';
 import { RawClient } from '../helpers/peer.js';
+import { testProtocol } from '../helpers/protocol.js';
 
 const MiB = 1024 * 1024;
 
@@ -17,7 +18,7 @@ function fill(buf: Buffer, seed: number): Buffer {
 }
 
 test('chunks sent while the peer is not reading arrive intact, as plain JSON', async (t) => {
-  const env = await RpcEnv.create({ name: 'bytesSender', port: 0 });
+  const env = await RpcEnv.create({ protocol: testProtocol, name: 'bytesSender', port: 0 });
   t.after(() => env.stop());
   const raw = await RawClient.connect(env.address, t);
   await raw.hello('client-slow-reader');

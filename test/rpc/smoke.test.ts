@@ -3,10 +3,11 @@ import { test } from 'node:test';
 import { RpcEnv } from '../../backend/rpc/index.js';
 import { Peer } from '../helpers/peer.js';
 import '../fixtures/testMessages.js';
+import { testProtocol } from '../helpers/protocol.js';
 
 test('an env in another process answers an ask and records a send', async (t) => {
   const peer = await Peer.start(t, { name: 'peer' });
-  const env = await RpcEnv.create({ name: 'local', clientMode: true });
+  const env = await RpcEnv.create({ protocol: testProtocol, name: 'local', clientMode: true });
   t.after(() => env.stop());
   const ref = await env.setupEndpointRef(peer.address, 'Echo');
   assert.deepEqual(await ref.ask({ type: 'Ping', seq: 7 }), { type: 'Pong', seq: 7 });

@@ -11,6 +11,7 @@ import {
   SPLICE_MIN_CHARS,
   splicedNotification,
 } from '../../backend/rpc/splicedFrames.js';
+import { testProtocol } from '../helpers/protocol.js';
 
 /**
  * Spliced frames: what is written is exactly the JSON of the notification, and what is parsed
@@ -132,7 +133,7 @@ test('classifyFrame takes the splice for a base64 field, and validation still re
     data,
   );
   const text = frame.toString('latin1', 0, frame.length - 1);
-  const f = classifyFrame(text, 'peer');
+  const f = classifyFrame(text, 'peer', testProtocol);
   assert.equal(f.kind, 'request');
   const message = (f as { request: { params: { message: unknown } } }).request.params.message;
   assert.equal(validateMessage(LogChunk, message), undefined);
@@ -142,14 +143,14 @@ test('classifyFrame takes the splice for a base64 field, and validation still re
   // to validation, which refuses the message as not base64.
   const withControl = text.replace(/"data":"(.{10})/, '"data":"$1\u0001');
   assert.throws(() => JSON.parse(withControl));
-  const g = classifyFrame(withControl, 'peer');
+  const g = classifyFrame(withControl, 'peer', testProtocol);
   assert.equal(g.kind, 'request');
   const bad = (g as { request: { params: { message: unknown } } }).request.params.message;
   assert.match(validateMessage(LogChunk, bad) ?? '', /field \/data expected standard base64/);
 
   // A field that is not base64 gets no splice: JSON.parse refuses the control character.
   const other = `{"jsonrpc":"2.0","method":"LogFollowEnded","params":{"to":"F","from":"a:1","message":{"type":"LogFollowEnded","followId":"f","totalSize":0,"reason":"${data.slice(0, 10)}\u0001${data}"}}}`;
-  const h = classifyFrame(other, 'peer');
+  const h = classifyFrame(other, 'peer', testProtocol);
   assert.equal(h.kind, 'bad');
   assert.equal((h as { code: number }).code, RpcErrorCode.ParseError);
 });

@@ -9,6 +9,7 @@ import type { RpcEndpointRef } from '../../backend/rpc/RpcEndpointRef.js';
 import { RpcEnv } from '../../backend/rpc/RpcEnv.js';
 import { ManualClock } from '../../backend/util/clock.js';
 import { TestSleep } from '../fixtures/testMessages.js';
+import { testProtocol } from '../helpers/protocol.js';
 
 /**
  * Ask timeouts of local asks, driven by a ManualClock: time only moves when the test says so,
@@ -34,6 +35,7 @@ interface Setup {
 async function setup(t: TestContext, settings?: Record<string, string>): Promise<Setup> {
   const clock = new ManualClock(1_000_000);
   const env = await RpcEnv.create({
+    protocol: testProtocol,
     name: 'timeouts',
     clientMode: true,
     clock,
@@ -179,6 +181,7 @@ test('asks time out independently, each at its own deadline', async (t) => {
 test('a wick.rpc.askTimeout that is not a duration is refused when the env is created', async () => {
   await assert.rejects(
     RpcEnv.create({
+      protocol: testProtocol,
       name: 'bad-conf',
       clientMode: true,
       conf: new WickConf({ 'wick.rpc.askTimeout': 'soon' }),

@@ -10,6 +10,7 @@ import { after, before, describe, type TestContext, test } from 'node:test';
 import { RpcEnv } from '../../backend/rpc/index.js';
 import { Peer, RawClient, waitForStderr } from '../helpers/peer.js';
 import '../fixtures/testMessages.js';
+import { testProtocol } from '../helpers/protocol.js';
 
 /** Only against hangs (every wait here is on an event, never on a clock). */
 const HANG_GUARD_MS = 60_000;
@@ -29,7 +30,7 @@ let seq = 0;
 
 before(async () => {
   peer = await Peer.start(undefined, { name: 'wire-peer', endpoints: ['Echo', 'Other'] });
-  client = await RpcEnv.create({ name: 'wire-client', clientMode: true });
+  client = await RpcEnv.create({ protocol: testProtocol, name: 'wire-client', clientMode: true });
 });
 
 after(async () => {

@@ -10,7 +10,7 @@ import {
 import { type ApplicationDescription, isExecutorFinished } from '../../protocol/common.js';
 import type { MasterChanged } from '../../protocol/deploy.js';
 import type { MessageOf, WireMessage } from '../../protocol/registry.js';
-import { MasterStateResponse, RequestMasterState } from '../../protocol/state.js';
+import { RequestMasterState } from '../../protocol/state.js';
 import {
   RpcEndpoint,
   type RpcEndpointRef,
@@ -155,7 +155,7 @@ export class AppClient extends RpcEndpoint {
     const states = await Promise.all(
       refs.map(async (ref) => {
         try {
-          const s = await ref.ask(RequestMasterState({}), MasterStateResponse, { timeout: 5000 });
+          const s = await ref.ask(RequestMasterState({}), { timeout: 5000 });
           return `${ref.address}: ${s.status}${s.status === 'ALIVE' ? '' : ' (only an ALIVE master accepts applications)'}`;
         } catch (err) {
           return `${ref.address}: ${(err as Error).message}`;

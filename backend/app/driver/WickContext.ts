@@ -15,6 +15,7 @@ import { type JobRunner, RDD } from './RDD.js';
 
 import '../../conf/all.js';
 import '../../protocol/index.js';
+import { wickProtocol } from '../../protocol/index.js';
 
 const log = getLogger('WickContext');
 
@@ -86,6 +87,7 @@ export class WickContext implements JobRunner {
     const masters = parseMasterUrls(master);
 
     const env = await RpcEnv.create({
+      protocol: wickProtocol,
       name: 'wickDriver',
       host: conf.get(AppConf.driverHost),
       port: conf.get(AppConf.driverPort),

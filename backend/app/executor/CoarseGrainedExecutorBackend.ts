@@ -1,5 +1,4 @@
 import {
-  AppConfig,
   type KillTask,
   type LaunchTask,
   RegisterExecutor,
@@ -55,7 +54,7 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
     try {
       const driver = await this.rpcEnv.setupEndpointRefByURI(o.driverUrl);
       this.driver = driver;
-      const config = await driver.ask(RetrieveAppConfig({}), AppConfig);
+      const config = await driver.ask(RetrieveAppConfig({}));
       const reply = await driver.ask(
         RegisterExecutor({
           executorId: o.executorId,

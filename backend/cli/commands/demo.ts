@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { execa } from 'execa';
+import { wickProtocol } from '../../protocol/index.js';
 import type { WireMessage } from '../../protocol/registry.js';
 import { Ping, Pong } from '../../protocol/rpc.js';
 import { RpcEndpoint, RpcEnv, unsupported } from '../../rpc/index.js';
@@ -33,7 +34,7 @@ export function registerDemo(program: Command): void {
     .command('demo-server', { hidden: true })
     .description('The second process of `wick demo`')
     .action(async () => {
-      const env = await RpcEnv.create({ name: 'wickDemo', port: 0 });
+      const env = await RpcEnv.create({ protocol: wickProtocol, name: 'wickDemo', port: 0 });
       env.setupEndpoint('Echo', new Echo());
       process.stdout.write(`${JSON.stringify({ address: env.address })}\n`);
       const stop = () => void env.stop();
@@ -52,7 +53,11 @@ async function runDemo(count: number): Promise<void> {
   });
   try {
     const address = await firstLine(child.stdout);
-    const env = await RpcEnv.create({ name: 'wickDemoClient', clientMode: true });
+    const env = await RpcEnv.create({
+      protocol: wickProtocol,
+      name: 'wickDemoClient',
+      clientMode: true,
+    });
     try {
       const ref = await env.setupEndpointRef(address, 'Echo');
       console.log(
@@ -61,7 +66,7 @@ async function runDemo(count: number): Promise<void> {
       const micros: number[] = [];
       for (let seq = 0; seq < count; seq++) {
         const t0 = process.hrtime.bigint();
-        await ref.ask(Ping({ seq }), Pong);
+        await ref.ask(Ping({ seq }));
         micros.push(Number(process.hrtime.bigint() - t0) / 1000);
       }
       micros.sort((a, b) => a - b);

@@ -1,6 +1,7 @@
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { WorkerWatcher } from '../../app/WorkerWatcher.js';
+import { wickProtocol } from '../../protocol/index.js';
 import { RpcEnv } from '../../rpc/index.js';
 import { getLogger } from '../../util/log.js';
 import { runAppHere } from '../submit/runApp.js';
@@ -25,7 +26,12 @@ export function registerDriverWrapper(program: Command): void {
         throw new Error(
           'driver-wrapper needs WICK_MASTER in its environment (wick submit sets it)',
         );
-      const env = await RpcEnv.create({ name: 'Driver', clientMode: true, unref: true });
+      const env = await RpcEnv.create({
+        protocol: wickProtocol,
+        name: 'Driver',
+        clientMode: true,
+        unref: true,
+      });
       // Once the application is done, its exit code stands: stopping the env below also ends the
       // watcher's connection (or its attempt to connect), which is no reason to exit with 1.
       let done = false;

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { CoarseGrainedExecutorBackend } from '../../app/executor/CoarseGrainedExecutorBackend.js';
 import { prestartTaskPool } from '../../app/executor/taskPool.js';
 import { WorkerWatcher } from '../../app/WorkerWatcher.js';
-import { precompileValidators } from '../../protocol/registry.js';
+import { wickProtocol } from '../../protocol/index.js';
 import { RpcEnv } from '../../rpc/index.js';
 import { firstLine } from '../../util/firstLine.js';
 import { getLogger } from '../../util/log.js';
@@ -34,7 +34,7 @@ export function registerExecutor(program: Command): void {
       if (!Number.isInteger(threads) || threads < 1)
         throw new Error(`--threads must be a whole number ≥ 1, got "${o.threads}"`);
       prestartTaskPool(Math.min(threads, availableParallelism()));
-      precompileValidators((boundary) => /Executor|endpoint verifier/.test(boundary));
+      wickProtocol.precompile((boundary: string) => /Executor|endpoint verifier/.test(boundary));
       const line = await firstLine(process.stdin);
       // No line: the worker stopped, or discarded this standby.
       if (line === undefined) process.exit(0);
@@ -71,7 +71,11 @@ export function registerExecutor(program: Command): void {
           throw new Error(`--cores must be a whole number ≥ 1, got "${o.cores}"`);
         // A worker passes its environment on: the secret of a cluster that authenticates
         // (WICK_AUTH_SECRET) reaches its executors that way, and turns authentication on.
-        const env = await RpcEnv.create({ name: 'wickExecutor', clientMode: true });
+        const env = await RpcEnv.create({
+          protocol: wickProtocol,
+          name: 'wickExecutor',
+          clientMode: true,
+        });
         let exiting = false;
         let backend: CoarseGrainedExecutorBackend | undefined;
         const exit = (code: number, reason: string) => {

@@ -1,10 +1,5 @@
 import type { Command } from 'commander';
-import {
-  KillApplicationResponse,
-  KillDriverResponse,
-  RequestKillApplication,
-  RequestKillDriver,
-} from '../../protocol/client.js';
+import { RequestKillApplication, RequestKillDriver } from '../../protocol/client.js';
 import { withMaster } from '../masterClient.js';
 import { defaultMasterUrl } from '../options.js';
 
@@ -25,8 +20,8 @@ export function registerKill(program: Command): void {
         flags.master ?? defaultMasterUrl(),
         async (master) =>
           kind === 'app'
-            ? master.ask(RequestKillApplication({ appId: id }), KillApplicationResponse)
-            : master.ask(RequestKillDriver({ driverId: id }), KillDriverResponse),
+            ? master.ask(RequestKillApplication({ appId: id }))
+            : master.ask(RequestKillDriver({ driverId: id })),
       );
       if (!reply.success) throw new Error(reply.message);
       process.stdout.write(`${reply.message}\n`);

@@ -6,8 +6,6 @@ import {
   FollowLog,
   type LogChunk,
   type LogFollowEnded,
-  LogFollowStarted,
-  LogRangeResponse,
   RequestLogRange,
   StopFollowLog,
 } from '../../protocol/worker.js';
@@ -35,7 +33,7 @@ export function registerLogs(program: Command): void {
       const source = parseLogId(id);
       await withMaster(flags.master ?? defaultMasterUrl(), async (master, env) => {
         const worker = await findWorker(master, env, source);
-        const range = await worker.ask(RequestLogRange({ ...source, stream }), LogRangeResponse);
+        const range = await worker.ask(RequestLogRange({ ...source, stream }));
         const data = bytesOf(range, 'data');
         process.stdout.write(data);
         if (flags.follow) {
@@ -153,10 +151,7 @@ export async function followLog(
   };
   process.once('SIGINT', onSigint);
   try {
-    await worker.ask(
-      FollowLog({ ...source, followId, offset, follower: ref.toData() }),
-      LogFollowStarted,
-    );
+    await worker.ask(FollowLog({ ...source, followId, offset, follower: ref.toData() }));
     return await printer.ended;
   } finally {
     process.off('SIGINT', onSigint);

@@ -7,7 +7,7 @@ import { takeLauncherFd } from '../../app/driver/launcherReport.js';
 import { MasterStateMirror } from '../../client/MasterStateMirror.js';
 import { parseMemoryMB } from '../../conf/daemon.js';
 import { parseInteger } from '../../conf/parse.js';
-import { RequestSubmitDriver, SubmitDriverResponse } from '../../protocol/client.js';
+import { RequestSubmitDriver } from '../../protocol/client.js';
 import type { LocalCluster } from '../localClusterProcess.js';
 import { withMaster } from '../masterClient.js';
 import { collect, exitWithParent } from '../options.js';
@@ -228,7 +228,6 @@ async function submitToCluster(
           supervise: flags.supervise === true,
         }),
       }),
-      SubmitDriverResponse,
     );
     if (!reply.success || !reply.driverId)
       throw new Error(`The master refused the driver: ${reply.message}`);

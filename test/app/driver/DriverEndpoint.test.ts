@@ -9,7 +9,6 @@ import { after, before, test } from 'node:test';
 import { DriverEndpoint } from '../../../backend/app/driver/DriverEndpoint.js';
 import { WickConf } from '../../../backend/conf/WickConf.js';
 import {
-  AppConfig,
   type LaunchTask,
   RetrieveAppConfig,
   StatusUpdate,
@@ -21,6 +20,7 @@ import type { Recorder } from '../../helpers/masterMocks.js';
 import { registerMockExecutor } from '../../helpers/mockExecutor.js';
 
 import '../../../backend/conf/all.js';
+import { testProtocol } from '../../helpers/protocol.js';
 
 let env: RpcEnv;
 let driver: DriverEndpoint;
@@ -31,7 +31,7 @@ let e2: MockExecutor;
 
 before(async () => {
   const conf = new WickConf().set('wick.app.name', 'endpoint test');
-  env = await RpcEnv.create({ name: 'testDriver', conf });
+  env = await RpcEnv.create({ protocol: testProtocol, name: 'testDriver', conf });
   driver = new DriverEndpoint(conf, '/apps/here', 3);
   driver.appId = 'app-20260101000000-0000';
   driverUrl = env.setupEndpoint(DriverEndpoint.ENDPOINT_NAME, driver).toString();
@@ -99,7 +99,7 @@ test('executors get the application’s configuration, and a duplicate executor 
   const { mock, reply } = await MockExecutor.start('1', 1);
   e1 = mock;
   assert.equal(reply.type, 'RegisteredExecutor');
-  const config = await e1.driver.ask(RetrieveAppConfig({}), AppConfig);
+  const config = await e1.driver.ask(RetrieveAppConfig({}));
   assert.equal(config.appId, 'app-20260101000000-0000');
   assert.equal(config.appDir, '/apps/here');
   assert.equal(config.props['wick.app.name'], 'endpoint test');

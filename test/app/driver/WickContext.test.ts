@@ -17,6 +17,7 @@ import {
   unsupported,
 } from '../../../backend/rpc/index.js';
 import { unusedPort } from '../../helpers/net.js';
+import { testProtocol } from '../../helpers/protocol.js';
 
 const saved: Record<string, string | undefined> = {};
 before(() => {
@@ -123,7 +124,7 @@ class StandbyMaster extends RpcEndpoint {
 }
 
 test('a master that is not ALIVE: registration gives up after wick.app.registrationTimeout, saying so', async (t) => {
-  const env = await RpcEnv.create({ name: 'standbyMaster' });
+  const env = await RpcEnv.create({ protocol: testProtocol, name: 'standbyMaster' });
   t.after(() => env.stop());
   const url = `wick://${env.address}`;
   const master = new StandbyMaster(url);

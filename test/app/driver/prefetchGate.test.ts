@@ -13,6 +13,7 @@ import { RpcEnv } from '../../../backend/rpc/index.js';
 import { registerMockExecutor } from '../../helpers/mockExecutor.js';
 
 import '../../../backend/conf/all.js';
+import { testProtocol } from '../../helpers/protocol.js';
 
 const envs: RpcEnv[] = [];
 after(() => Promise.all(envs.map((e) => e.stop())));
@@ -51,7 +52,7 @@ async function executor(driverUrl: string, id: string) {
 
 async function startDriver(name: string) {
   const conf = new WickConf().set('wick.app.name', name);
-  const env = await RpcEnv.create({ name, conf });
+  const env = await RpcEnv.create({ protocol: testProtocol, name, conf });
   envs.push(env);
   const driver = new DriverEndpoint(conf, '/apps/here', 3);
   const url = env.setupEndpoint(DriverEndpoint.ENDPOINT_NAME, driver).toString();

@@ -19,6 +19,7 @@ import { RpcEnv } from '../../../backend/rpc/index.js';
 import { registerMockExecutor } from '../../helpers/mockExecutor.js';
 
 import '../../../backend/conf/all.js';
+import { testProtocol } from '../../helpers/protocol.js';
 
 /** What the mock executors report a task took: short enough to be queued ahead (prefetch). */
 const TASK_MS = 10;
@@ -68,7 +69,7 @@ test('at the end of a job, an idle executor takes over tasks queued on a busy on
   timeout: 60_000,
 }, async () => {
   const conf = new WickConf().set('wick.app.name', 'rebalance');
-  const env = await RpcEnv.create({ name: 'rebalanceDriver', conf });
+  const env = await RpcEnv.create({ protocol: testProtocol, name: 'rebalanceDriver', conf });
   envs.push(env);
   // Time stands still: the driver's estimate of what is still queued on an executor, which goes
   // down by a task per TASK_MS since it last heard from it, stays at what it was sent.

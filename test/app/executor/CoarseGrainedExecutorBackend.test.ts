@@ -14,6 +14,7 @@ import { RpcEnv } from '../../../backend/rpc/index.js';
 import { within } from '../../helpers/within.js';
 
 import '../../../backend/conf/all.js';
+import { testProtocol } from '../../helpers/protocol.js';
 
 /** Task threads that end only when the test says so. */
 function heldPool(): { pool: TaskPool; destroyed: () => boolean; release: () => void } {
@@ -43,8 +44,12 @@ async function until(what: string, ok: () => boolean): Promise<void> {
 
 test('a stopped executor closes its connection to the driver before its task threads have ended, and exits after they have', async () => {
   const conf = new WickConf().set('wick.app.name', 'executor backend test');
-  const driverEnv = await RpcEnv.create({ name: 'testDriver', conf });
-  const executorEnv = await RpcEnv.create({ name: 'testExecutor', clientMode: true });
+  const driverEnv = await RpcEnv.create({ protocol: testProtocol, name: 'testDriver', conf });
+  const executorEnv = await RpcEnv.create({
+    protocol: testProtocol,
+    name: 'testExecutor',
+    clientMode: true,
+  });
   const threads = heldPool();
   try {
     const driver = new DriverEndpoint(conf, '/apps/here', 3);

@@ -15,7 +15,7 @@ import {
   KillExecutor,
   LaunchDriver,
 } from '../../../backend/protocol/deploy.js';
-import { RequestWorkerState, WorkerStateResponse } from '../../../backend/protocol/worker.js';
+import { RequestWorkerState } from '../../../backend/protocol/worker.js';
 import { checkNothingLeftRunning } from '../../helpers/leaks.js';
 import { isAlive, killByToken, pgrep, readPids, waitFor } from '../../helpers/processes.js';
 import {
@@ -44,7 +44,7 @@ function slowToDieTree(tok: string): string {
 }
 
 function viaMaster(master: MockMaster) {
-  return master.worker().ask(RequestWorkerState({}), WorkerStateResponse);
+  return master.worker().ask(RequestWorkerState({}));
 }
 
 /** A token for pgrep, and cleanup of anything carrying it if the test fails. */

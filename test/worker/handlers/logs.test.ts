@@ -16,8 +16,7 @@ import {
   FollowLog,
   type LogChunk,
   type LogFollowEnded,
-  LogFollowStarted,
-  LogRangeResponse,
+  type LogFollowStarted,
   RequestLogRange,
   StopFollowLog,
 } from '../../../backend/protocol/worker.js';
@@ -30,6 +29,7 @@ import {
 } from '../../../backend/rpc/index.js';
 import { checkNothingLeftRunning } from '../../helpers/leaks.js';
 import { waitFor } from '../../helpers/processes.js';
+import { testProtocol } from '../../helpers/protocol.js';
 import {
   app,
   driverLaunch,
@@ -103,7 +103,7 @@ interface Client {
 
 /** A client-mode env (as `wick logs` uses) with a ref to the worker. */
 async function client(t: TestContext, w: TestWorker): Promise<Client> {
-  const env = await RpcEnv.create({ name: 'logsClient', clientMode: true });
+  const env = await RpcEnv.create({ protocol: testProtocol, name: 'logsClient', clientMode: true });
   t.after(() => env.stop());
   const worker = await env.setupEndpointRef(w.env.address, 'Worker');
   let n = 0;
@@ -116,7 +116,6 @@ async function client(t: TestContext, w: TestWorker): Promise<Client> {
       const ref = env.setupEndpoint(`Follower${n}`, r);
       const started = await worker.ask(
         FollowLog({ ...source, followId, offset, follower: ref.toData() }),
-        LogFollowStarted,
       );
       return { r, started };
     },
@@ -154,10 +153,7 @@ test('RequestLogRange: the last 100 KiB by default, or offset + length, with the
   const expected = readFileSync(join(w.workDir, APP, '0', 'stdout'));
   assert.equal(expected.length, 300 * 1024);
 
-  const last = await c.worker.ask(
-    RequestLogRange({ appId: APP, execId: 0, stream: 'stdout' }),
-    LogRangeResponse,
-  );
+  const last = await c.worker.ask(RequestLogRange({ appId: APP, execId: 0, stream: 'stdout' }));
   assert.equal(last.totalSize, 300 * 1024);
   assert.equal(last.offset, 200 * 1024);
   assert.equal(last.length, 100 * 1024);
@@ -165,20 +161,17 @@ test('RequestLogRange: the last 100 KiB by default, or offset + length, with the
 
   const mid = await c.worker.ask(
     RequestLogRange({ appId: APP, execId: 0, stream: 'stdout', offset: 5, length: 1000 }),
-    LogRangeResponse,
   );
   assert.deepEqual([mid.offset, mid.length, mid.totalSize], [5, 1000, 300 * 1024]);
   assert.ok(Buffer.from(mid.data, 'base64').equals(expected.subarray(5, 1005)));
 
   const past = await c.worker.ask(
     RequestLogRange({ appId: APP, execId: 0, stream: 'stdout', offset: 10 ** 9 }),
-    LogRangeResponse,
   );
   assert.deepEqual([past.offset, past.length, past.data], [300 * 1024, 0, '']);
 
   const err = await c.worker.ask(
     RequestLogRange({ appId: APP, execId: 0, stream: 'stderr', offset: 0 }),
-    LogRangeResponse,
   );
   assert.match(Buffer.from(err.data, 'base64').toString(), /^Wick Executor Command: /);
 });
@@ -190,9 +183,9 @@ test("a driver's log is read by its id", async (t) => {
   const driverId = 'driver-20261130120000-0001';
   m.worker().send(driverLaunch(driverId, appPath));
   await m.rec.next('DriverStateChanged', (x) => x.state === 'FINISHED');
-  const out = await c.worker.ask(RequestLogRange({ driverId, stream: 'stdout' }), LogRangeResponse);
+  const out = await c.worker.ask(RequestLogRange({ driverId, stream: 'stdout' }));
   assert.equal(Buffer.from(out.data, 'base64').toString(), 'driver says hi\n');
-  const err = await c.worker.ask(RequestLogRange({ driverId, stream: 'stderr' }), LogRangeResponse);
+  const err = await c.worker.ask(RequestLogRange({ driverId, stream: 'stderr' }));
   assert.match(Buffer.from(err.data, 'base64').toString(), /^Launch Command: /);
 });
 
@@ -203,9 +196,7 @@ test("a driver's logs exist as soon as its worker takes it: asked at once, they 
   const driverId = 'driver-20261130120000-0009';
   m.worker().send(driverLaunch(driverId, appPath));
   // The master reports a driver RUNNING when it places it: a client may ask right after.
-  const out = await m
-    .worker()
-    .ask(RequestLogRange({ driverId, stream: 'stdout' }), LogRangeResponse);
+  const out = await m.worker().ask(RequestLogRange({ driverId, stream: 'stdout' }));
   assert.equal(out.totalSize, 0);
   await m.rec.next('DriverStateChanged', (x) => x.state === 'FINISHED');
 });
@@ -319,10 +310,7 @@ test('StopFollowLog stops a follow: LogFollowEnded, then no more chunks', async 
   const chunks = r.chunks;
   // The child keeps writing; a round trip to the worker shows nothing more was pushed.
   const size = () =>
-    c.worker.ask(
-      RequestLogRange({ appId: APP, execId: 0, stream: 'stdout', length: 0 }),
-      LogRangeResponse,
-    );
+    c.worker.ask(RequestLogRange({ appId: APP, execId: 0, stream: 'stdout', length: 0 }));
   const before = (await size()).totalSize;
   await waitFor('the child to write more', async () => (await size()).totalSize > before, t.signal);
   assert.equal(r.chunks, chunks);
@@ -389,10 +377,7 @@ test('bad ids and streams are refused with InvalidParams; nothing outside the wo
     );
   }
   // The worker is fine afterwards, and its real logs are served as before.
-  const ok = await c.worker.ask(
-    RequestLogRange({ appId: APP, execId: 0, stream: 'stderr' }),
-    LogRangeResponse,
-  );
+  const ok = await c.worker.ask(RequestLogRange({ appId: APP, execId: 0, stream: 'stderr' }));
   assert.ok(ok.totalSize > 0);
 });
 

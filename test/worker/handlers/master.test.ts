@@ -11,7 +11,7 @@ import {
   ReconnectWorker,
   RegisterWorkerFailed,
 } from '../../../backend/protocol/deploy.js';
-import { RequestWorkerState, WorkerStateResponse } from '../../../backend/protocol/worker.js';
+import { RequestWorkerState } from '../../../backend/protocol/worker.js';
 import { checkNothingLeftRunning } from '../../helpers/leaks.js';
 import { waitFor } from '../../helpers/processes.js';
 import {
@@ -27,7 +27,7 @@ checkNothingLeftRunning();
 
 /** Resolves once the worker has handled everything `master` sent it before (same connection). */
 function viaMaster(master: MockMaster) {
-  return master.worker().ask(RequestWorkerState({}), WorkerStateResponse);
+  return master.worker().ask(RequestWorkerState({}));
 }
 
 test('registers with every master at once; once accepted: WorkerLatestState, then heartbeats every timeout/4', async (t) => {
