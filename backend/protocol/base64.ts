@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import { RpcError, RpcErrorCode } from '../rpc/errors.js';
+import { RpcError, RpcErrorCode } from './errors.js';
 
 /**
  * Bytes on the wire are base64 strings, declared `Type.String({ contentEncoding: 'base64' })`.

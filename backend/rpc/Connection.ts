@@ -6,12 +6,12 @@ import {
   type JSONRPCRequest,
   type JSONRPCResponse,
 } from 'json-rpc-2.0';
+import { RpcError, RpcErrorCode } from '../protocol/errors.js';
 import { type MessageCatalog, previewJSON } from '../protocol/registry.js';
 import { AuthParams, HelloParams, HelloResult } from '../protocol/rpc.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
 import { clientProof, newNonce, proofsEqual, serverProof } from './auth.js';
-import { RpcError, RpcErrorCode } from './errors.js';
 import { FrameBuffers } from './FrameBuffers.js';
 import { classifyFrame } from './frames.js';
 import { LineDecoder } from './LineDecoder.js';

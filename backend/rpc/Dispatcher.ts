@@ -1,6 +1,6 @@
+import { RpcError, RpcErrorCode } from '../protocol/errors.js';
 import type { WireMessage } from '../protocol/registry.js';
 import { getLogger } from '../util/log.js';
-import { RpcError, RpcErrorCode } from './errors.js';
 import { Inbox, type InboxMessage } from './Inbox.js';
 import { endpointURI } from './RpcAddress.js';
 import type { RpcCallContext, RpcEndpoint, RpcSenderContext } from './RpcEndpoint.js';

@@ -1,6 +1,6 @@
+import { RpcError, RpcErrorCode } from '../protocol/errors.js';
 import type { AnyMessageDef, DefReply, MessageOf, WireMessage } from '../protocol/registry.js';
 import { getLogger } from '../util/log.js';
-import { RpcError, RpcErrorCode } from './errors.js';
 import type { RpcEndpointRef } from './RpcEndpointRef.js';
 import type { RpcEnv } from './RpcEnv.js';
 

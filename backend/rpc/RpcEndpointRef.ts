@@ -1,5 +1,5 @@
+import { RpcError, RpcErrorCode } from '../protocol/errors.js';
 import type { MessageCatalog, ReplyOf, WireMessage } from '../protocol/registry.js';
-import { RpcError, RpcErrorCode } from './errors.js';
 import { endpointURI } from './RpcAddress.js';
 
 /** What a ref needs from the env it sends through. */

@@ -4,6 +4,7 @@ import os from 'node:os';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { JSONRPCID, JSONRPCRequest, JSONRPCResponse } from 'json-rpc-2.0';
 import { WickConf } from '../conf/WickConf.js';
+import { RpcError, RpcErrorCode } from '../protocol/errors.js';
 import {
   MessageCatalog,
   previewJSON,
@@ -18,7 +19,6 @@ import { getLogger } from '../util/log.js';
 import { Connection, type ConnectionHost, errorResponse } from './Connection.js';
 import { RpcConf } from './config.js';
 import { Dispatcher } from './Dispatcher.js';
-import { RpcError, RpcErrorCode } from './errors.js';
 import { Outbox, type OutboxItem } from './Outbox.js';
 import {
   CLIENT_PREFIX,

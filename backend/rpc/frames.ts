@@ -1,6 +1,6 @@
 import type { JSONRPCID, JSONRPCRequest, JSONRPCResponse } from 'json-rpc-2.0';
+import { RpcErrorCode } from '../protocol/errors.js';
 import { type MessageCatalog, previewJSON } from '../protocol/registry.js';
-import { RpcErrorCode } from './errors.js';
 import { parseSplicedFrame } from './splicedFrames.js';
 
 /** What one received line is, once checked against JSON-RPC 2.0's shapes. */

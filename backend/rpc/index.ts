@@ -1,5 +1,5 @@
+export { RpcError, RpcErrorCode } from '../protocol/errors.js';
 export { RpcConf } from './config.js';
-export { RpcError, RpcErrorCode } from './errors.js';
 export { endpointURI, parseEndpointURI, RpcAddress } from './RpcAddress.js';
 export {
   type RpcCallContext,

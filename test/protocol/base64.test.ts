@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { bytesOf, decodeBase64 } from '../../backend/protocol/base64.js';
+import { RpcError, RpcErrorCode } from '../../backend/protocol/errors.js';
 import { wickProtocol } from '../../backend/protocol/index.js';
 import { validateMessage } from '../../backend/protocol/registry.js';
 import { LogChunk, LogRangeResponse } from '../../backend/protocol/worker.js';
-import { RpcError, RpcErrorCode } from '../../backend/rpc/errors.js';
 
 /** Base64 fields: decoded strictly once on receipt, the bytes handed to whoever asks for them. */
 

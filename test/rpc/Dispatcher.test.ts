@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
+import { RpcError, RpcErrorCode } from '../../backend/protocol/errors.js';
 import type { WireMessage } from '../../backend/protocol/registry.js';
 import { Ping, Pong } from '../../backend/protocol/rpc.js';
 import { Dispatcher } from '../../backend/rpc/Dispatcher.js';
-import { RpcError, RpcErrorCode } from '../../backend/rpc/errors.js';
 import { type RpcCallContext, RpcEndpoint } from '../../backend/rpc/RpcEndpoint.js';
 import { RpcEnv } from '../../backend/rpc/RpcEnv.js';
 import { setLogSink } from '../../backend/util/log.js';

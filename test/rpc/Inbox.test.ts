@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
+import { RpcError, RpcErrorCode } from '../../backend/protocol/errors.js';
 import type { WireMessage } from '../../backend/protocol/registry.js';
 import { Ping, Pong } from '../../backend/protocol/rpc.js';
-import { RpcError, RpcErrorCode } from '../../backend/rpc/errors.js';
 import { Inbox } from '../../backend/rpc/Inbox.js';
 import {
   type RpcCallContext,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RpcErrorCode } from '../../backend/rpc/errors.js';
+import { RpcErrorCode } from '../../backend/protocol/errors.js';
 import { classifyFrame } from '../../backend/rpc/frames.js';
 import { testProtocol } from '../helpers/protocol.js';
 

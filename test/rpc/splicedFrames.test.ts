@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import { RpcErrorCode } from '../../backend/protocol/errors.js';
 import { validateMessage } from '../../backend/protocol/registry.js';
 import { LogChunk } from '../../backend/protocol/worker.js';
-import { RpcErrorCode } from '../../backend/rpc/errors.js';
 import { classifyFrame } from '../../backend/rpc/frames.js';
 import {
   parseSplicedFrame,

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import { ConfigError, WickConf } from '../../backend/conf/WickConf.js';
+import { RpcError, RpcErrorCode } from '../../backend/protocol/errors.js';
 import type { WireMessage } from '../../backend/protocol/registry.js';
 import { Ping, Pong } from '../../backend/protocol/rpc.js';
-import { RpcError, RpcErrorCode } from '../../backend/rpc/errors.js';
 import { type RpcCallContext, RpcEndpoint } from '../../backend/rpc/RpcEndpoint.js';
 import type { RpcEndpointRef } from '../../backend/rpc/RpcEndpointRef.js';
 import { RpcEnv } from '../../backend/rpc/RpcEnv.js';

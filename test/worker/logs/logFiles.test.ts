@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { RpcError, RpcErrorCode } from '../../../backend/rpc/errors.js';
+import { RpcError, RpcErrorCode } from '../../../backend/protocol/errors.js';
 import {
   DEFAULT_LOG_BYTES,
   type LogSource,
