@@ -1,5 +1,5 @@
 import { type Static, type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
-import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler';
+import { type TypeCheck, TypeCompiler, ValueErrorType } from '@sinclair/typebox/compiler';
 import { base64Fields, checkBase64Fields } from './base64.js';
 
 /**
@@ -260,6 +260,9 @@ export function validateMessage(def: AnyMessageDef, value: unknown): string | un
   const first = def.check.Errors(value).First();
   if (!first) return `${def.type} does not match its schema`;
   const where = first.path === '' ? 'the message' : `field ${first.path}`;
+  if (first.type === ValueErrorType.ObjectRequiredProperty) {
+    return `${def.type}: ${where} is required but missing`;
+  }
   return `${def.type}: ${where} ${lowerFirst(first.message)}, got ${previewJSON(first.value)}`;
 }
 

@@ -510,10 +510,12 @@ export class RpcEnv implements ConnectionHost {
     const id = req.id;
     const problem = this.envelopeProblem(req, conn);
     if (problem) {
-      if (id === undefined) {
-        conn.warnAboutPeer(`dropped ${clip(req.method)}: ${problem}`);
-        return null;
-      }
+      // Logged either way (within the connection's limit): an ask's refusal also reaches its
+      // sender, but the peer's author may be reading this side's log.
+      conn.warnAboutPeer(
+        `${id === undefined ? 'dropped' : 'refused'} ${clip(req.method)}: ${problem}`,
+      );
+      if (id === undefined) return null;
       return errorResponse(id, RpcErrorCode.InvalidParams, `Invalid params: ${problem}`);
     }
     const params = req.params as { to: string; message: WireMessage };

@@ -137,11 +137,10 @@ test('validateMessage names the field, the value and what was expected', () => {
     'integer',
     'got 1.5',
   ]);
-  assertRefusal(validateMessage(TestSleep, { type: 'TestSleep' }), [
-    'field /ms',
-    /required/,
-    'got nothing',
-  ]);
+  assert.equal(
+    validateMessage(TestSleep, { type: 'TestSleep' }),
+    'TestSleep: field /ms is required but missing',
+  );
   assertRefusal(validateMessage(TestLog, { type: 'TestLog', entries: ['a', 3] }), [
     'field /entries/1',
     'expected string',

@@ -203,9 +203,12 @@ describe('params that fail the schema get -32602 naming the field', {
   for (const [what, params, names] of cases) {
     test(what, async (t) => {
       const raw = await helloed(t, from);
+      const mark = peer.stderr.length;
       const r = await raw.call('Ping', params(from));
       assert.equal(r.error?.code, C.InvalidParams, JSON.stringify(r));
       assert.match(r.error?.message ?? '', names);
+      // Refused in the reply and logged here too, as docs/protocol.md says bad frames are.
+      assert.match(await waitForStderr(peer, /WARN[^\n]*refused Ping[^\n]*/, mark), names);
       await assertSameConnectionWorks(raw, from);
       await assertServing();
     });

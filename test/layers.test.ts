@@ -1,0 +1,216 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { test } from 'node:test';
+import ts from 'typescript';
+
+/**
+ * The layers of docs/architecture.md, held by the import graph: every relative import (static,
+ * dynamic, `import type` and `export … from` alike: a type is a dependency too) of every source
+ * file under backend/, extension/ and webview/ must follow an allowed edge, and no two folders may
+ * import each other, directly or around a loop.
+ */
+
+const root = resolve(import.meta.dirname, '..');
+
+/** A unit: backend/<folder>, extension or webview, or one of the single files named in RULES. */
+type Unit = string;
+
+const pure = ['backend/protocol', 'backend/shared'];
+const base = ['backend/util', 'backend/conf', ...pure];
+
+/** What each unit may import, besides itself. A single file listed here is a unit of its own. */
+const RULES: Record<Unit, readonly Unit[]> = {
+  'backend/util': [],
+  'backend/conf': ['backend/util'],
+  'backend/protocol': ['backend/util'],
+  'backend/shared': ['backend/protocol'],
+  // The transport knows its own messages (the handshake, the verifier) and no other protocol.
+  'backend/rpc': ['backend/util', 'backend/conf', 'backend/protocol:rpc'],
+  'backend/client': [...base, 'backend/rpc'],
+  'backend/http': [...base, 'backend/rpc', 'backend/client', 'webview/protocol.ts'],
+  'backend/master': [...base, 'backend/rpc', 'backend/http'],
+  'backend/worker': [...base, 'backend/rpc', 'backend/http'],
+  'backend/app': [...base, 'backend/rpc', 'backend/client'],
+  'backend/submit': [...base, 'backend/rpc', 'backend/client'],
+  'backend/launcher': [...base],
+  'backend/agent': [
+    ...base,
+    'backend/rpc',
+    'backend/client',
+    'backend/submit',
+    'backend/launcher',
+    'backend/agent/protocol.ts',
+  ],
+  // The composition root: it may wire anything of the backend.
+  'backend/cli': [
+    ...base,
+    'backend/rpc',
+    'backend/client',
+    'backend/http',
+    'backend/master',
+    'backend/worker',
+    'backend/app',
+    'backend/submit',
+    'backend/launcher',
+    'backend/agent',
+    'backend/agent/protocol.ts',
+    'package.json',
+  ],
+  'backend/agent/protocol.ts': [...pure],
+  // The extension talks to the agent only: its protocol, and pure code shared with the backend.
+  extension: ['backend/agent/protocol.ts', ...pure, 'webview/protocol.ts'],
+  'webview/protocol.ts': [...pure],
+  webview: [...pure, 'webview/protocol.ts'],
+};
+
+/** The files of protocol/ that rpc/ may import: the definitions' machinery and its own messages. */
+const RPC_OWN_PROTOCOL = new Set([
+  'backend/protocol/registry.ts',
+  'backend/protocol/rpc.ts',
+  'backend/protocol/errors.ts',
+  'backend/protocol/base64.ts',
+]);
+
+function unitOf(file: string): Unit {
+  if (file in RULES) return file;
+  const parts = file.split('/');
+  if (parts[0] === 'backend') return parts.length > 2 ? `backend/${parts[1]}` : file;
+  return parts[0] as string;
+}
+
+function allows(from: Unit, toFile: string): boolean {
+  const to = unitOf(toFile);
+  if (to === from) return true;
+  const allowed = RULES[from] ?? [];
+  if (allowed.includes(to)) return true;
+  return allowed.includes('backend/protocol:rpc') && RPC_OWN_PROTOCOL.has(toFile);
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(join(root, dir)).flatMap((name) => {
+    const path = `${dir}/${name}`;
+    if (statSync(join(root, path)).isDirectory()) return sources(path);
+    return /\.(ts|tsx|mts|cts)$/.test(name) && !name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+interface Edge {
+  from: string;
+  to: string;
+}
+
+function importEdges(): Edge[] {
+  const edges: Edge[] = [];
+  for (const file of ['backend', 'extension', 'webview'].flatMap(sources)) {
+    const info = ts.preProcessFile(readFileSync(join(root, file), 'utf8'), true, true);
+    for (const { fileName } of info.importedFiles) {
+      if (!fileName.startsWith('.')) continue;
+      const target = relative(root, resolve(root, dirname(file), fileName)).replace(
+        /\.(js|mjs|cjs)$/,
+        (ext) => ({ '.js': '.ts', '.mjs': '.mts', '.cjs': '.cts' })[ext] ?? ext,
+      );
+      edges.push({ from: file, to: existing(target) });
+    }
+  }
+  return edges;
+}
+
+/** `./x.js` in TypeScript's ESM style names x.ts or x.tsx. */
+function existing(target: string): string {
+  const tsx = target.replace(/\.ts$/, '.tsx');
+  return statSync(join(root, target), { throwIfNoEntry: false }) === undefined &&
+    statSync(join(root, tsx), { throwIfNoEntry: false }) !== undefined
+    ? tsx
+    : target;
+}
+
+test('every import follows an edge the layers allow', () => {
+  const bad = importEdges()
+    .filter((e) => !allows(unitOf(e.from), e.to))
+    .map(
+      (e) =>
+        `${e.from} → ${e.to} (${unitOf(e.from)} may import ${RULES[unitOf(e.from)]?.join(', ') || 'nothing else'})`,
+    );
+  assert.ok(bad.length === 0, `Imports across forbidden edges:\n  ${bad.join('\n  ')}`);
+});
+
+test('no two folders import each other, directly or around a loop', () => {
+  const folderOf = (f: string) => {
+    const p = f.split('/');
+    return p[0] === 'backend' && p.length > 2 ? `backend/${p[1]}` : (p[0] as string);
+  };
+  const graph = new Map<string, Map<string, string>>();
+  for (const e of importEdges()) {
+    const a = folderOf(e.from);
+    const b = folderOf(e.to);
+    if (a === b) continue;
+    if (!graph.has(a)) graph.set(a, new Map());
+    graph.get(a)?.set(b, `${e.from} → ${e.to}`);
+  }
+  const cycles = stronglyConnected(graph).filter((c) => c.length > 1);
+  const shown = cycles.map((c) => {
+    const inCycle = new Set(c);
+    const edges = c.flatMap((a) =>
+      [...(graph.get(a) ?? [])].filter(([b]) => inCycle.has(b)).map(([, eg]) => eg),
+    );
+    return `${c.join(' ↔ ')}:\n    ${edges.join('\n    ')}`;
+  });
+  assert.ok(shown.length === 0, `Folders in an import cycle:\n  ${shown.join('\n  ')}`);
+});
+
+test('the rules check what they claim: a forbidden edge and a loop are caught', () => {
+  assert.equal(allows('backend/master', 'backend/worker/Worker.ts'), false);
+  assert.equal(allows('backend/worker', 'backend/master/config.ts'), false);
+  assert.equal(allows('backend/rpc', 'backend/protocol/deploy.ts'), false);
+  assert.equal(allows('backend/rpc', 'backend/protocol/registry.ts'), true);
+  assert.equal(allows('backend/protocol', 'backend/rpc/RpcEnv.ts'), false);
+  assert.equal(allows('backend/http', 'backend/master/Master.ts'), false);
+  assert.equal(allows('extension', 'backend/agent/Agent.ts'), false);
+  assert.equal(allows('extension', 'backend/agent/protocol.ts'), true);
+  const loop = new Map([
+    ['a', new Map([['b', '']])],
+    ['b', new Map([['c', '']])],
+    ['c', new Map([['a', '']])],
+    ['d', new Map([['a', '']])],
+  ]);
+  assert.deepEqual(
+    stronglyConnected(loop).map((c) => c.sort()),
+    [['a', 'b', 'c'], ['d']],
+  );
+});
+
+/** Tarjan's strongly connected components, in the order they complete. */
+function stronglyConnected(graph: Map<string, Map<string, string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const out: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v) as number);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v)?.keys() ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v) as number, index.get(w) as number));
+      }
+    }
+    if (low.get(v) === index.get(v)) {
+      const c: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop() as string;
+        onStack.delete(w);
+        c.push(w);
+      } while (w !== v);
+      out.push(c);
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return out;
+}
