@@ -38,6 +38,15 @@ export class FrameWriter {
   }
 
   /**
+   * Writes a frame of our own making without the size check: the handshake's and error replies,
+   * which are short and awaited by the peer (a tiny wick.rpc.message.maxSize must not swallow
+   * the one error that explains it).
+   */
+  writeUnchecked(payload: object): void {
+    this.writeCoalesced(`${JSON.stringify(payload)}\n`);
+  }
+
+  /**
    * Writes a notification whose params.message gets `field` = `base64` spliced in as bytes rather
    * than through JSON.stringify (splicedFrames.ts): for megabytes of log data. Returns as write().
    */

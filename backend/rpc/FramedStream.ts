@@ -116,7 +116,7 @@ export class FramedStream {
   answerBadFrame(id: JSONRPCID, code: number, message: string): void {
     this.warnAboutPeer(message);
     if (this.closed || this.writer.backlog > ERROR_REPLY_BACKLOG) return;
-    this.writer.write(errorResponse(id, code, message));
+    this.writer.writeUnchecked(errorResponse(id, code, message));
   }
 
   /**

@@ -106,8 +106,7 @@ export abstract class HandshakePhase<S> implements FrameTarget {
   }
 
   protected write(payload: object): void {
-    // Handshake frames are small; one over the limit (the peer's own id at that) is not written.
-    this.stream.writer.write(payload);
+    this.stream.writer.writeUnchecked(payload);
   }
 
   /** Ends the phase with the session open; from here on the session has the stream. */

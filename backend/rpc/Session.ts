@@ -303,7 +303,7 @@ export class Session implements FrameTarget {
       return;
     }
     if (id !== undefined && payload.method === undefined) {
-      this.stream.writer.write(errorResponse(id, err.code, err.message));
+      this.stream.writer.writeUnchecked(errorResponse(id, err.code, err.message));
       log.warn(err.message);
       return;
     }
