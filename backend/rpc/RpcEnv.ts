@@ -12,15 +12,15 @@ import {
 } from '../protocol/registry.js';
 import { Envelope } from '../protocol/rpc.js';
 import { bindWithRetries } from '../util/bind.js';
-import { type Clock, systemClock, type TimerHandle } from '../util/clock.js';
+import { type Clock, systemClock } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
 import { Connections, type ConnectionsHost } from './Connections.js';
-import { RpcConf } from './config.js';
+import { authSecret, RpcConf } from './config.js';
 import { Dispatcher } from './Dispatcher.js';
 import { RpcError, RpcErrorCode } from './errors.js';
 import { AUTH_METHOD, HELLO_METHOD, handshakeAfterOpen } from './Handshake.js';
-import type { OutboxItem } from './Outbox.js';
 import { clip } from './peerText.js';
+import { RemoteAsk } from './RemoteAsk.js';
 import {
   CLIENT_PREFIX,
   endpointURI,
@@ -272,6 +272,7 @@ export class RpcEnv implements ConnectionsHost {
       const ask = new RemoteAsk(
         this.clock,
         ref,
+        replyProblem,
         params,
         this.clock.now() + timeoutMs,
         timeoutMessage,
@@ -417,59 +418,6 @@ export class RpcEnv implements ConnectionsHost {
   }
 }
 
-/**
- * One ask to a remote endpoint, from its outbox to its reply. It is a class, not a set of closures,
- * because every remote ask makes one: methods cost nothing per ask.
- */
-class RemoteAsk implements OutboxItem {
-  /** The timer that fails the ask while it waits for a connection. */
-  queued: TimerHandle | undefined;
-  private settled = false;
-
-  constructor(
-    private readonly clock: Clock,
-    private readonly ref: RpcEndpointRef,
-    private readonly params: { to: string; from: string; message: WireMessage },
-    private readonly deadline: number,
-    private readonly timeoutMessage: string,
-    private readonly resolve: (reply: WireMessage) => void,
-    private readonly reject: (err: Error) => void,
-  ) {}
-
-  run(conn: Session): void {
-    if (this.settled) return;
-    this.queued?.cancel();
-    const left = Math.max(1, this.deadline - this.clock.now());
-    conn.request(this.params.message.type, this.params, left, this.timeoutMessage).then(
-      (result) => this.settle(result),
-      (err: Error) => this.fail(err),
-    );
-  }
-
-  fail(err: Error): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.queued?.cancel();
-    this.reject(err);
-  }
-
-  private settle(result: unknown): void {
-    if (this.settled) return;
-    this.settled = true;
-    const problem = replyProblem(result);
-    if (problem) {
-      this.reject(
-        new RpcError(
-          RpcErrorCode.InvalidReply,
-          `Invalid reply to ${this.params.message.type} from ${this.ref}: ${problem}`,
-        ),
-      );
-    } else {
-      this.resolve(result as WireMessage);
-    }
-  }
-}
-
 /** How an endpoint answers an ask that came over a connection: once, under the ask's id. */
 class RemoteCallContext implements RpcCallContext {
   private replied = false;
@@ -505,23 +453,4 @@ function replyProblem(result: unknown): string | undefined {
   const def = messageDef((result as WireMessage).type);
   if (!def) return `unknown message type ${(result as WireMessage).type}`;
   return validateMessage(def, result);
-}
-
-/**
- * The secret when this env authenticates: wick.authenticate decides, and when it is not set, a
- * secret in WICK_AUTH_SECRET turns authentication on. That way every process of a cluster started
- * with the secret in its environment (daemons, executors, drivers, CLI commands) authenticates.
- */
-function authSecret(conf: WickConf): string | undefined {
-  const on = conf.contains(RpcConf.authenticate.key)
-    ? conf.get(RpcConf.authenticate)
-    : Boolean(process.env.WICK_AUTH_SECRET);
-  if (!on) return undefined;
-  const secret = conf.get(RpcConf.authenticateSecret) || process.env.WICK_AUTH_SECRET || '';
-  if (secret === '') {
-    throw new Error(
-      'wick.authenticate is true but no secret is set: set wick.authenticate.secret or the WICK_AUTH_SECRET environment variable',
-    );
-  }
-  return secret;
 }
