@@ -1,8 +1,7 @@
 /**
- * The handshake as a phase of its own (vscode-jsonrpc has none; CONVENTIONS 14): it owns the
- * stream's reader from the first byte, and when `wick.hello` (then `wick.auth`, when
- * authenticating) has named the peer, it opens the session and hands the reader over, in the very
- * frame that ended it. That order is what the protocol needs, with no queue to keep it:
+ * The handshake as a phase of its own rather than a mode of the session: it owns the stream's
+ * reader from the first byte, and when `wick.hello` (then `wick.auth`, when authenticating) has
+ * named the peer, it opens the session and hands the reader over, in the very frame that ended it. That order is what the protocol needs, with no queue to keep it:
  * - the server writes its reply, then opens the session: whatever the session writes comes after;
  * - the client opens the session while reading the server's reply, so a request right behind that
  *   reply, even in the same chunk, already reaches the session.

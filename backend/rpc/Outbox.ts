@@ -23,7 +23,7 @@ export class Outbox {
     readonly address: string,
     private readonly connect: () => Promise<Session>,
     private readonly onConnectFailed: (outbox: Outbox, err: Error) => void,
-    /** Decides which connection to use when the peer dialled us meanwhile (see RpcEnv). */
+    /** Decides which connection to use when the peer dialled us meanwhile (see Connections). */
     private readonly onConnected: (outbox: Outbox, conn: Session) => void = (o, c) => o.attach(c),
   ) {}
 
