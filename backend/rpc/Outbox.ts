@@ -1,9 +1,9 @@
-import type { Connection } from './Connection.js';
+import type { Session } from './Session.js';
 
 /** Something waiting to go out to a peer. */
 export interface OutboxItem {
   /** Writes the item; may throw (a frame too large), which the caller sees. */
-  run(conn: Connection): void;
+  run(conn: Session): void;
   fail(err: Error): void;
 }
 
@@ -14,21 +14,20 @@ export interface OutboxItem {
  * send tries to connect again.
  */
 export class Outbox {
-  private conn: Connection | undefined;
+  private conn: Session | undefined;
   private queue: OutboxItem[] = [];
   private connecting = false;
   private stopped: Error | undefined;
 
   constructor(
     readonly address: string,
-    private readonly connect: () => Promise<Connection>,
+    private readonly connect: () => Promise<Session>,
     private readonly onConnectFailed: (outbox: Outbox, err: Error) => void,
-    /** Decides which connection to use when the peer dialled us meanwhile (see RpcEnv). */
-    private readonly onConnected: (outbox: Outbox, conn: Connection) => void = (o, c) =>
-      o.attach(c),
+    /** Decides which connection to use when the peer dialled us meanwhile (see Connections). */
+    private readonly onConnected: (outbox: Outbox, conn: Session) => void = (o, c) => o.attach(c),
   ) {}
 
-  get connection(): Connection | undefined {
+  get connection(): Session | undefined {
     return this.conn?.isOpen ? this.conn : undefined;
   }
 
@@ -40,7 +39,7 @@ export class Outbox {
    * Uses a connection the peer opened to us, so one TCP connection serves both directions. Unless
    * `replace`, a connection already open stays in use; returns the one it replaced, if any.
    */
-  attach(conn: Connection, replace = false): Connection | undefined {
+  attach(conn: Session, replace = false): Session | undefined {
     const old = this.conn?.isOpen ? this.conn : undefined;
     if (old && (!replace || old === conn)) return undefined;
     this.conn = conn;

@@ -14,12 +14,14 @@ import {
 import * as rpcMessages from '../protocol/rpc.js';
 import { CheckExistence, Envelope } from '../protocol/rpc.js';
 import { bindWithRetries } from '../util/bind.js';
-import { type Clock, systemClock, type TimerHandle } from '../util/clock.js';
+import { type Clock, systemClock } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
-import { Connection, type ConnectionHost, errorResponse } from './Connection.js';
-import { RpcConf } from './config.js';
+import { Connections, type ConnectionsHost } from './Connections.js';
+import { authSecret, RpcConf } from './config.js';
 import { Dispatcher } from './Dispatcher.js';
-import { Outbox, type OutboxItem } from './Outbox.js';
+import { AUTH_METHOD, HELLO_METHOD, handshakeAfterOpen } from './Handshake.js';
+import { clip } from './peerText.js';
+import { RemoteAsk } from './RemoteAsk.js';
 import {
   CLIENT_PREFIX,
   endpointURI,
@@ -30,6 +32,8 @@ import {
 import type { RpcCallContext, RpcEndpoint } from './RpcEndpoint.js';
 import { RpcEndpointRef } from './RpcEndpointRef.js';
 import { RpcEndpointVerifier } from './RpcEndpointVerifier.js';
+import { errorResponse } from './responses.js';
+import type { Session } from './Session.js';
 
 const log = getLogger('RpcEnv');
 const checkEnvelope = TypeCompiler.Compile(Envelope);
@@ -63,7 +67,7 @@ export interface RpcEnvOptions {
  * Wick's RpcEnv (Spark's NettyRpcEnv): one TCP server, many named endpoints, and one connection
  * per peer used in both directions. docs/protocol.md describes what goes over the wire.
  */
-export class RpcEnv implements ConnectionHost {
+export class RpcEnv implements ConnectionsHost {
   readonly name: string;
   private readonly unref: boolean;
   readonly address: string;
@@ -74,12 +78,11 @@ export class RpcEnv implements ConnectionHost {
   readonly secret: string | undefined;
   /** What peers may send here. */
   readonly protocol: MessageCatalog;
+  /** What is wrong with a reply, if anything: one function for every ask, not one per ask. */
+  private readonly replyProblem = (result: unknown) => replyProblem(this.protocol, result);
   private readonly askTimeoutMs: number;
   private readonly dispatcher: Dispatcher;
-  private readonly outboxes = new Map<string, Outbox>();
-  private readonly connections = new Set<Connection>();
-  /** Open connections by peer: a peer is connected while it has at least one. */
-  private readonly peerConnections = new Map<string, Set<Connection>>();
+  private readonly connections: Connections;
   private readonly pendingLocalAsks = new Set<(err: Error) => void>();
   private tcpServer: net.Server | undefined;
   private stopping = false;
@@ -98,6 +101,19 @@ export class RpcEnv implements ConnectionHost {
     this.secret = authSecret(conf);
     this.protocol = new MessageCatalog(rpcMessages, options.protocol);
     this.dispatcher = new Dispatcher(() => this.address);
+    this.connections = new Connections(this, {
+      handshake: {
+        address,
+        secret: this.secret,
+        clock: this.clock,
+        timeoutMs: this.handshakeTimeoutMs,
+      },
+      maxMessageSize: this.maxMessageSize,
+      protocol: this.protocol,
+      unref: this.unref,
+      clock: this.clock,
+      events: this.dispatcher,
+    });
     this.terminated = new Promise((r) => {
       this.resolveTerminated = r;
     });
@@ -138,7 +154,7 @@ export class RpcEnv implements ConnectionHost {
     }
     env.tcpServer = server;
     if (env.unref) server.unref();
-    server.on('connection', (socket) => env.accept(socket));
+    server.on('connection', (socket) => env.connections.accept(socket));
     server.on('error', (err) => log.error(`Server of ${env.name} failed`, err));
     env.setupEndpoint(RpcEndpointVerifier.NAME, new RpcEndpointVerifier());
     log.info(`Successfully started service '${options.name}' on ${env.address}`);
@@ -176,7 +192,7 @@ export class RpcEnv implements ConnectionHost {
    * (a log follower) keep pace with a slow peer instead of buffering without bound.
    */
   backlog(address: string): { bytes: number; drained: () => Promise<void> } {
-    const conn = this.outboxes.get(address)?.connection;
+    const conn = this.connections.sessionTo(address);
     if (!conn) return { bytes: 0, drained: () => Promise.resolve() };
     return { bytes: conn.writableLength, drained: () => conn.drained() };
   }
@@ -220,14 +236,14 @@ export class RpcEnv implements ConnectionHost {
       return;
     }
     const params = { to: ref.name, from: this.address, message };
-    this.outbox(ref.address).send({
+    this.connections.outbox(ref.address).send({
       run: (conn) => conn.notify(message.type, params),
       fail: (err) => log.warn(`Failed to send ${message.type} to ${ref}`, err),
     });
   }
 
   flush(ref: RpcEndpointRef): void {
-    this.outboxes.get(ref.address)?.connection?.flushWrites();
+    this.connections.sessionTo(ref.address)?.flushWrites();
   }
 
   /**
@@ -245,7 +261,7 @@ export class RpcEnv implements ConnectionHost {
       return;
     }
     const params = { to: ref.name, from: this.address, message };
-    this.outbox(ref.address).send({
+    this.connections.outbox(ref.address).send({
       run: (conn) => conn.notifyWithBase64(message.type, params, field, base64),
       fail: (err) => log.warn(`Failed to send ${message.type} to ${ref}`, err),
     });
@@ -264,16 +280,16 @@ export class RpcEnv implements ConnectionHost {
     return new Promise<WireMessage>((resolve, reject) => {
       const params = { to: ref.name, from: this.address, message };
       const ask = new RemoteAsk(
-        this.protocol,
         this.clock,
         ref,
+        this.replyProblem,
         params,
         this.clock.now() + timeoutMs,
         timeoutMessage,
         resolve,
         reject,
       );
-      const outbox = this.outbox(ref.address);
+      const outbox = this.connections.outbox(ref.address);
       if (!outbox.connection) {
         ask.queued = this.clock.setTimeout(
           () => ask.fail(new RpcError(RpcErrorCode.AskTimeout, timeoutMessage)),
@@ -296,13 +312,11 @@ export class RpcEnv implements ConnectionHost {
     // Asks to remote endpoints fail first: a handler awaiting one would otherwise keep its
     // endpoint from reaching onStop until the ask timed out. Connections stay open meanwhile, so
     // asks from peers still queued in an inbox get their replies.
-    for (const outbox of this.outboxes.values()) outbox.stop(stopped);
-    this.outboxes.clear();
-    for (const conn of this.connections) conn.failPending(stopped);
+    this.connections.failPending(stopped);
     await this.dispatcher.stop();
     for (const fail of this.pendingLocalAsks) fail(stopped);
     this.pendingLocalAsks.clear();
-    for (const conn of this.connections) conn.close(stopped, true);
+    this.connections.closeAll(stopped);
     await serverClosed;
     this.resolveTerminated();
   }
@@ -310,65 +324,6 @@ export class RpcEnv implements ConnectionHost {
   /** Resolves once stop() has finished. */
   awaitTermination(): Promise<void> {
     return this.terminated;
-  }
-
-  onConnectionOpen(conn: Connection): void {
-    const peer = conn.peer as string;
-    let open = this.peerConnections.get(peer);
-    if (!open) {
-      open = new Set();
-      this.peerConnections.set(peer, open);
-    }
-    open.add(conn);
-    // An outbound connection reaches its outbox when the connect resolves (see newOutbox).
-    if (conn.direction === 'inbound') this.useConnection(this.outbox(peer), conn);
-    log.debug(`Connected to ${peer} (${conn.direction}, ${conn.remote})`);
-    if (open.size === 1) this.dispatcher.postToAll({ kind: 'Connected', address: peer });
-  }
-
-  onConnectionClosed(conn: Connection, err: Error | undefined): void {
-    this.connections.delete(conn);
-    const peer = conn.peer;
-    if (peer === undefined) return;
-    const open = this.peerConnections.get(peer);
-    open?.delete(conn);
-    const outbox = this.outboxes.get(peer);
-    if (outbox && outbox.connection === undefined && !outbox.isConnecting) {
-      const other = open && [...open].find((c) => c.isUsable);
-      if (other) outbox.attach(other);
-      else this.outboxes.delete(peer);
-    }
-    if (open && open.size > 0) return;
-    this.peerConnections.delete(peer);
-    if (this.stopping) return;
-    if (err && !(err instanceof RpcError)) {
-      this.dispatcher.postToAll({ kind: 'NetworkError', error: err, address: peer });
-    }
-    log.debug(`Disconnected from ${peer}${err ? `: ${err.message}` : ''}`);
-    this.dispatcher.postToAll({ kind: 'Disconnected', address: peer });
-  }
-
-  /**
-   * Two listening envs that dial each other at the same moment end up with two connections. Both
-   * sides keep the one dialled by the env with the smaller address. Each side, once it sends on the
-   * preferred one, says so on the other (Connection.stopSending); the dialler of the other closes it
-   * once the peer has said so and nothing is in flight on it. Until the preferred one is up, either
-   * serves.
-   */
-  private useConnection(outbox: Outbox, conn: Connection): void {
-    const peer = conn.peer as string;
-    const ours = conn.direction === 'outbound';
-    const preferred = this.isClientMode || isClientAddress(peer) || this.address < peer === ours;
-    if (preferred) {
-      const old = outbox.attach(conn, true);
-      if (old?.direction === 'outbound') old.retire();
-      else old?.stopSending();
-      return;
-    }
-    outbox.attach(conn);
-    if (outbox.connection === conn) return;
-    if (ours) conn.retire();
-    else conn.stopSending();
   }
 
   private askLocal(
@@ -401,94 +356,19 @@ export class RpcEnv implements ConnectionHost {
     });
   }
 
-  private outbox(address: string): Outbox {
-    let outbox = this.outboxes.get(address);
-    if (!outbox) {
-      outbox = this.newOutbox(address);
-      this.outboxes.set(address, outbox);
-    }
-    return outbox;
-  }
-
-  private newOutbox(address: string): Outbox {
-    return new Outbox(
-      address,
-      () => this.connect(address),
-      (box, err) => {
-        if (this.outboxes.get(address) === box) this.outboxes.delete(address);
-        if (!this.stopping)
-          this.dispatcher.postToAll({ kind: 'NetworkError', error: err, address });
-      },
-      (box, conn) => this.useConnection(box, conn),
-    );
-  }
-
-  private async connect(address: string): Promise<Connection> {
-    if (isClientAddress(address)) {
-      throw new RpcError(
-        RpcErrorCode.ConnectFailed,
-        `No connection to client-mode RpcEnv ${address}: it can only be reached over a connection it opened, and it has none open now`,
-      );
-    }
-    const target = RpcAddress.parse(address);
-    const socket = net.connect({ host: target.host, port: target.port });
-    if (this.unref) socket.unref();
-    const conn = new Connection(this, socket, 'outbound');
-    this.connections.add(conn);
-    try {
-      await new Promise<void>((resolve, reject) => {
-        socket.once('connect', resolve);
-        socket.once('close', () => reject(new Error('connection closed while connecting')));
-        socket.once('error', reject);
-      });
-      await conn.handshake();
-      return conn;
-    } catch (err) {
-      conn.close(err as Error);
-      const e = err as Error & { code?: string };
-      const reason = e.code === 'ECONNREFUSED' ? 'connection refused' : e.message;
-      throw new RpcError(
-        e instanceof RpcError && e.code === RpcErrorCode.AuthenticationFailed
-          ? e.code
-          : RpcErrorCode.ConnectFailed,
-        `Failed to connect to wick://${address}: ${reason}`,
-        undefined,
-        { cause: err },
-      );
-    }
-  }
-
-  private accept(socket: net.Socket): void {
-    if (this.stopping) {
-      socket.destroy();
-      return;
-    }
-    if (this.unref) socket.unref();
-    const conn = new Connection(this, socket, 'inbound');
-    this.connections.add(conn);
-  }
-
   /**
-   * Serves one request or notification from a peer (ConnectionHost). Routed by hand rather than
+   * Serves one request or notification from a peer (SessionHost). Routed by hand rather than
    * through json-rpc-2.0's JSONRPCServer: that server awaits a middleware chain and a generator per
    * message, and every heartbeat of every worker passes here. A notification is handled at once and
    * answers null; an ask answers a promise of its response.
    */
   handleRequest(
     req: JSONRPCRequest,
-    conn: Connection,
+    conn: Session,
   ): JSONRPCResponse | null | Promise<JSONRPCResponse | null> {
     const method = req.method;
-    if (method === 'wick.hello') return conn.handleHello(req);
-    if (method === 'wick.auth') return conn.handleAuth(req);
-    if (!conn.isOpen) {
-      if (req.id === undefined) return null;
-      return errorResponse(
-        req.id,
-        RpcErrorCode.HandshakeRequired,
-        `Finish the handshake (wick.hello, then wick.auth when authenticating) before ${clip(method)}`,
-      );
-    }
+    // The handshake phase served these before the session opened; now they are out of order.
+    if (method === HELLO_METHOD || method === AUTH_METHOD) return handshakeAfterOpen(req);
     if (this.protocol.get(method) === undefined) {
       conn.warnAboutPeer(`unknown message type ${JSON.stringify(clip(method))}`);
       return req.id === undefined
@@ -505,7 +385,7 @@ export class RpcEnv implements ConnectionHost {
   /** An endpoint message from a peer: check the envelope and the message, then dispatch. */
   private receive(
     req: JSONRPCRequest,
-    conn: Connection,
+    conn: Session,
   ): JSONRPCResponse | null | Promise<JSONRPCResponse> {
     const id = req.id;
     const problem = this.envelopeProblem(req, conn);
@@ -519,7 +399,7 @@ export class RpcEnv implements ConnectionHost {
       return errorResponse(id, RpcErrorCode.InvalidParams, `Invalid params: ${problem}`);
     }
     const params = req.params as { to: string; message: WireMessage };
-    const sender = conn.peer as string;
+    const sender = conn.peer;
     if (id === undefined) {
       this.dispatcher.postOneWay(params.to, params.message, conn.sender);
       return null;
@@ -533,7 +413,7 @@ export class RpcEnv implements ConnectionHost {
     });
   }
 
-  private envelopeProblem(req: JSONRPCRequest, conn: Connection): string | undefined {
+  private envelopeProblem(req: JSONRPCRequest, conn: Session): string | undefined {
     const params = req.params;
     if (!checkEnvelope.Check(params)) {
       const first = checkEnvelope.Errors(params).First();
@@ -547,60 +427,6 @@ export class RpcEnv implements ConnectionHost {
     }
     const def = this.protocol.get(req.method);
     return def ? validateMessage(def, params.message) : `unknown message type ${req.method}`;
-  }
-}
-
-/**
- * One ask to a remote endpoint, from its outbox to its reply. It is a class, not a set of closures,
- * because every remote ask makes one: methods cost nothing per ask.
- */
-class RemoteAsk implements OutboxItem {
-  /** The timer that fails the ask while it waits for a connection. */
-  queued: TimerHandle | undefined;
-  private settled = false;
-
-  constructor(
-    private readonly protocol: MessageCatalog,
-    private readonly clock: Clock,
-    private readonly ref: RpcEndpointRef,
-    private readonly params: { to: string; from: string; message: WireMessage },
-    private readonly deadline: number,
-    private readonly timeoutMessage: string,
-    private readonly resolve: (reply: WireMessage) => void,
-    private readonly reject: (err: Error) => void,
-  ) {}
-
-  run(conn: Connection): void {
-    if (this.settled) return;
-    this.queued?.cancel();
-    const left = Math.max(1, this.deadline - this.clock.now());
-    conn.request(this.params.message.type, this.params, left, this.timeoutMessage).then(
-      (result) => this.settle(result),
-      (err: Error) => this.fail(err),
-    );
-  }
-
-  fail(err: Error): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.queued?.cancel();
-    this.reject(err);
-  }
-
-  private settle(result: unknown): void {
-    if (this.settled) return;
-    this.settled = true;
-    const problem = replyProblem(this.protocol, result);
-    if (problem) {
-      this.reject(
-        new RpcError(
-          RpcErrorCode.InvalidReply,
-          `Invalid reply to ${this.params.message.type} from ${this.ref}: ${problem}`,
-        ),
-      );
-    } else {
-      this.resolve(result as WireMessage);
-    }
   }
 }
 
@@ -639,30 +465,4 @@ function replyProblem(protocol: MessageCatalog, result: unknown): string | undef
   const def = protocol.get((result as WireMessage).type);
   if (!def) return `unknown message type ${(result as WireMessage).type}`;
   return validateMessage(def, result);
-}
-
-/**
- * The secret when this env authenticates: wick.authenticate decides, and when it is not set, a
- * secret in WICK_AUTH_SECRET turns authentication on. That way every process of a cluster started
- * with the secret in its environment (daemons, executors, drivers, CLI commands) authenticates.
- */
-function authSecret(conf: WickConf): string | undefined {
-  const on = conf.contains(RpcConf.authenticate.key)
-    ? conf.get(RpcConf.authenticate)
-    : Boolean(process.env.WICK_AUTH_SECRET);
-  if (!on) return undefined;
-  const secret = conf.get(RpcConf.authenticateSecret) || process.env.WICK_AUTH_SECRET || '';
-  if (secret === '') {
-    throw new Error(
-      'wick.authenticate is true but no secret is set: set wick.authenticate.secret or the WICK_AUTH_SECRET environment variable',
-    );
-  }
-  return secret;
-}
-
-/** Peer-chosen text, cut short and stripped of control characters before it reaches a log. */
-function clip(text: string, max = 100): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
-  const clean = text.replace(/[\u0000-\u001f\u007f]/g, '?');
-  return clean.length <= max ? clean : `${clean.slice(0, max)}…`;
 }

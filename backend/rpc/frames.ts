@@ -97,3 +97,18 @@ function isBase64Field(protocol: MessageCatalog, method: string, field: string):
 function bad(id: JSONRPCID, code: number, message: string): Frame {
   return { kind: 'bad', id, code, message };
 }
+
+/** The id at the head of a frame as Wick writes it: {"jsonrpc":"2.0","id":…,"method"… */
+const OVERSIZE_ID =
+  /^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(\d{1,15}|"[^"\\]{0,200}")\s*,\s*"(method|result|error)"/;
+
+/**
+ * What the first bytes of a frame too large to read say about it. Wick writes "jsonrpc" and "id"
+ * first, so the id is usually there: a request can then get its error under its own id, and a
+ * reply can fail the ask it answers, instead of either side waiting in vain.
+ */
+export function oversizeFrame(head: string): { id: JSONRPCID; isReply: boolean } {
+  const m = OVERSIZE_ID.exec(head);
+  const id = m ? (JSON.parse(m[1] as string) as JSONRPCID) : null;
+  return { id, isReply: id !== null && m?.[2] !== 'method' };
+}

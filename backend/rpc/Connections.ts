@@ -1,0 +1,250 @@
+import net from 'node:net';
+import { RpcError, RpcErrorCode } from '../protocol/errors.js';
+import type { MessageCatalog } from '../protocol/registry.js';
+import type { Clock } from '../util/clock.js';
+import { getLogger } from '../util/log.js';
+import { dialHandshake } from './ClientHandshake.js';
+import type { Dispatcher } from './Dispatcher.js';
+import { FramedStream } from './FramedStream.js';
+import type { HandshakeOptions } from './Handshake.js';
+import { Outbox } from './Outbox.js';
+import { isClientAddress, RpcAddress } from './RpcAddress.js';
+import { acceptHandshake } from './ServerHandshake.js';
+import { Session, type SessionHost } from './Session.js';
+
+const log = getLogger('RpcEnv');
+
+/** What the connections of an env need from it. */
+export interface ConnectionsHost extends SessionHost {
+  readonly address: string;
+  readonly isClientMode: boolean;
+  /** Stopping or stopped: accept nothing, and tell endpoints of no more network events. */
+  readonly isStopped: boolean;
+}
+
+export interface ConnectionsOptions {
+  readonly handshake: HandshakeOptions;
+  readonly maxMessageSize: number;
+  readonly protocol: MessageCatalog;
+  /** Sockets that do not keep the process alive (RpcEnvOptions.unref). */
+  readonly unref: boolean;
+  readonly clock: Clock;
+  /** Where Connected, Disconnected and NetworkError go: every endpoint. */
+  readonly events: Pick<Dispatcher, 'postToAll'>;
+}
+
+/**
+ * Every connection of one env: TCP at the edge (this is the only place a socket is made or
+ * accepted), a handshake phase on each, the sessions they open, and one outbox per peer address
+ * with the session it writes to. One connection per peer is used in both directions.
+ */
+export class Connections {
+  private readonly outboxes = new Map<string, Outbox>();
+  /** Every stream, handshaking or open: closeAll() closes them all. */
+  private readonly streams = new Set<FramedStream>();
+  /** Open sessions by peer: a peer is connected while it has at least one. */
+  private readonly byPeer = new Map<string, Set<Session>>();
+
+  constructor(
+    private readonly env: ConnectionsHost,
+    private readonly options: ConnectionsOptions,
+  ) {}
+
+  /** The open session an outbox to `address` writes to, if any. */
+  sessionTo(address: string): Session | undefined {
+    return this.outboxes.get(address)?.connection;
+  }
+
+  /** The outbox for `address`, made (and connecting on its first send) if there is none. */
+  outbox(address: string): Outbox {
+    let outbox = this.outboxes.get(address);
+    if (!outbox) {
+      outbox = this.newOutbox(address);
+      this.outboxes.set(address, outbox);
+    }
+    return outbox;
+  }
+
+  accept(socket: net.Socket): void {
+    if (this.env.isStopped) {
+      socket.destroy();
+      return;
+    }
+    const stream = this.track(socket, `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`);
+    acceptHandshake(stream, this.options.handshake, (peer) =>
+      this.open(stream, peer, 'inbound'),
+    ).catch(() => {
+      // Refused (the handshake logged why), hung up or timed out: the stream is closed already.
+    });
+  }
+
+  /**
+   * Fails what is queued in outboxes and waiting on sessions, and leaves the connections open, so
+   * that asks from peers still queued in an inbox get their replies (RpcEnv.stop()).
+   */
+  failPending(err: RpcError): void {
+    for (const outbox of this.outboxes.values()) outbox.stop(err);
+    this.outboxes.clear();
+    for (const sessions of this.byPeer.values()) {
+      for (const session of sessions) session.failPending(err);
+    }
+  }
+
+  /** Closes every connection, letting what was written drain first. */
+  closeAll(err: RpcError): void {
+    for (const stream of this.streams) stream.close(err, true);
+  }
+
+  private track(socket: net.Socket, remote: string): FramedStream {
+    if (this.options.unref) socket.unref();
+    socket.setNoDelay(true);
+    const stream = new FramedStream(
+      socket,
+      this.options.maxMessageSize,
+      remote,
+      this.options.protocol,
+    );
+    this.streams.add(stream);
+    stream.whenClosed(() => this.streams.delete(stream));
+    return stream;
+  }
+
+  /** Dials `address` and handshakes; the wick.rpc.connectTimeout covers both. */
+  private async connect(address: string): Promise<Session> {
+    if (isClientAddress(address)) {
+      throw new RpcError(
+        RpcErrorCode.ConnectFailed,
+        `No connection to client-mode RpcEnv ${address}: it can only be reached over a connection it opened, and it has none open now`,
+      );
+    }
+    const { clock, handshake } = this.options;
+    const deadline = clock.now() + handshake.timeoutMs;
+    const target = RpcAddress.parse(address);
+    const socket = net.connect({ host: target.host, port: target.port });
+    const stream = this.track(socket, target.hostPort);
+    try {
+      await connected(socket, stream, handshake.timeoutMs, clock);
+      const left = { ...handshake, timeoutMs: Math.max(1, deadline - clock.now()) };
+      return await dialHandshake(stream, left, (peer) => this.open(stream, peer, 'outbound'));
+    } catch (err) {
+      stream.close(err as Error);
+      const e = err as Error & { code?: string };
+      const reason = e.code === 'ECONNREFUSED' ? 'connection refused' : e.message;
+      throw new RpcError(
+        e instanceof RpcError && e.code === RpcErrorCode.AuthenticationFailed
+          ? e.code
+          : RpcErrorCode.ConnectFailed,
+        `Failed to connect to wick://${address}: ${reason}`,
+        undefined,
+        { cause: err },
+      );
+    }
+  }
+
+  /** The handshake named the peer: its session starts, before the next frame is read. */
+  private open(stream: FramedStream, peer: string, direction: 'inbound' | 'outbound'): Session {
+    const session = new Session(stream, { peer, direction, clock: this.options.clock }, this.env);
+    stream.whenClosed((err) => this.closed(session, err));
+    let open = this.byPeer.get(peer);
+    if (!open) {
+      open = new Set();
+      this.byPeer.set(peer, open);
+    }
+    open.add(session);
+    // An outbound session reaches its outbox when the connect resolves (see newOutbox).
+    if (direction === 'inbound') this.useSession(this.outbox(peer), session);
+    log.debug(`Connected to ${peer} (${direction}, ${session.remote})`);
+    if (open.size === 1) this.options.events.postToAll({ kind: 'Connected', address: peer });
+    return session;
+  }
+
+  private closed(session: Session, err: Error | undefined): void {
+    const peer = session.peer;
+    const open = this.byPeer.get(peer);
+    open?.delete(session);
+    const outbox = this.outboxes.get(peer);
+    if (outbox && outbox.connection === undefined && !outbox.isConnecting) {
+      const other = open && [...open].find((s) => s.isUsable);
+      if (other) outbox.attach(other);
+      else this.outboxes.delete(peer);
+    }
+    if (open && open.size > 0) return;
+    this.byPeer.delete(peer);
+    if (this.env.isStopped) return;
+    const events = this.options.events;
+    if (err && !(err instanceof RpcError)) {
+      events.postToAll({ kind: 'NetworkError', error: err, address: peer });
+    }
+    log.debug(`Disconnected from ${peer}${err ? `: ${err.message}` : ''}`);
+    events.postToAll({ kind: 'Disconnected', address: peer });
+  }
+
+  /**
+   * Two listening envs that dial each other at the same moment end up with two connections. Both
+   * sides keep the one dialled by the env with the smaller address. Each side, once it sends on the
+   * preferred one, says so on the other (Session.stopSending); the dialler of the other closes it
+   * once the peer has said so and nothing is in flight on it. Until the preferred one is up, either
+   * serves.
+   */
+  private useSession(outbox: Outbox, session: Session): void {
+    const peer = session.peer;
+    const ours = session.direction === 'outbound';
+    const address = this.env.address;
+    const preferred = this.env.isClientMode || isClientAddress(peer) || address < peer === ours;
+    if (preferred) {
+      const old = outbox.attach(session, true);
+      if (old?.direction === 'outbound') old.retire();
+      else old?.stopSending();
+      return;
+    }
+    outbox.attach(session);
+    if (outbox.connection === session) return;
+    if (ours) session.retire();
+    else session.stopSending();
+  }
+
+  private newOutbox(address: string): Outbox {
+    return new Outbox(
+      address,
+      () => this.connect(address),
+      (box, err) => {
+        if (this.outboxes.get(address) === box) this.outboxes.delete(address);
+        if (!this.env.isStopped) {
+          this.options.events.postToAll({ kind: 'NetworkError', error: err, address });
+        }
+      },
+      (box, session) => this.useSession(box, session),
+    );
+  }
+}
+
+/** Resolves once the socket is connected; rejects if it fails, closes or takes too long first. */
+function connected(
+  socket: net.Socket,
+  stream: FramedStream,
+  timeoutMs: number,
+  clock: Clock,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = clock.setTimeout(() => {
+      reject(
+        new RpcError(
+          RpcErrorCode.ConnectFailed,
+          `Connecting to ${stream.remote} did not finish within ${timeoutMs} ms (wick.rpc.connectTimeout)`,
+        ),
+      );
+    }, timeoutMs);
+    socket.once('connect', () => {
+      timer.cancel();
+      resolve();
+    });
+    socket.once('error', (err) => {
+      timer.cancel();
+      reject(err);
+    });
+    stream.whenClosed(() => {
+      timer.cancel();
+      reject(new Error('connection closed while connecting'));
+    });
+  });
+}
