@@ -10,19 +10,21 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LocalCluster, startLocalCluster } from '../cli/localClusterProcess.js';
-import { MasterStateMirror } from '../client/MasterStateMirror.js';
+import { logFields } from '../client/logSource.js';
+import { MasterSession } from '../client/MasterSession.js';
+import { clientEnv } from '../client/masterConnection.js';
+import { findLogWorker, workerEndpoint } from '../client/workerLookup.js';
 import { RequestKillApplication, RequestKillDriver } from '../protocol/client.js';
-import { wickProtocol } from '../protocol/index.js';
 import { RequestLogRange } from '../protocol/worker.js';
-import { type RpcEndpointRef, RpcEnv } from '../rpc/index.js';
-import { parseMasterUrls } from '../rpc/masterUrls.js';
+import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import { LogForwarder } from './LogForwarder.js';
 import type {
   Connection,
   ConnectParams,
+  FollowLogParams,
+  LogRange,
   LogRangeParams,
   LogSource,
-  LogStream,
   MasterState,
   SubmitParams,
 } from './protocol.js';
@@ -36,18 +38,9 @@ export interface AgentSink {
   log(line: string): void;
 }
 
-/** Tells the agent when the master's connection drops. */
-class AgentMirror extends MasterStateMirror {
-  onLost: (address: string) => void = () => {};
-  override onDisconnected(remoteAddress: string): void {
-    this.onLost(remoteAddress);
-  }
-}
-
 export class Agent {
   private env: RpcEnv | undefined;
-  private mirror: AgentMirror | undefined;
-  private master: RpcEndpointRef | undefined;
+  private session: MasterSession | undefined;
   private cluster: LocalCluster | undefined;
   private connection: Connection = { kind: 'disconnected' };
   private connecting: Promise<Connection> | undefined;
@@ -61,25 +54,21 @@ export class Agent {
   constructor(private readonly sink: AgentSink) {}
 
   get status(): { connection: Connection; state: MasterState | undefined } {
-    return { connection: this.connection, state: this.mirror?.state };
+    return { connection: this.connection, state: this.session?.state };
   }
 
   private set(connection: Connection): Connection {
     this.connection = connection;
     this.sink.stateChanged(
       connection,
-      connection.kind === 'connected' ? this.mirror?.state : undefined,
+      connection.kind === 'connected' ? this.session?.state : undefined,
     );
     return connection;
   }
 
   private async rpc(): Promise<RpcEnv> {
     if (!this.env) {
-      this.env = await RpcEnv.create({
-        protocol: wickProtocol,
-        name: 'wickAgent',
-        clientMode: true,
-      });
+      this.env = await clientEnv(undefined, 'wickAgent');
       this.forwarder = new LogForwarder(this.sink);
       this.env.setupEndpoint('AgentLogs', this.forwarder);
     }
@@ -134,47 +123,41 @@ export class Agent {
       } else {
         this.set({ kind: 'connecting', target: url, message: `Connecting to ${url}…` });
       }
-      const errors: string[] = [];
-      for (const address of parseMasterUrls(url)) {
-        try {
-          this.master = await env.setupEndpointRef(address, 'Master');
-          break;
-        } catch (err) {
-          errors.push(`wick://${address}: ${(err as Error).message}`);
-        }
-      }
-      if (!this.master) throw new Error(`Cannot reach ${errors.join('; ')}`);
-      const mirror = new AgentMirror();
-      this.mirror = mirror;
-      env.setupEndpoint(`AgentState-${randomBytes(4).toString('hex')}`, mirror);
-      const master = this.master;
-      mirror.onLost = (address) => {
-        if (address !== master.address || this.mirror !== mirror) return;
-        this.master = undefined;
-        this.mirror = undefined;
+      const { session, snapshot } = await MasterSession.open(
+        env,
+        url,
+        `AgentState-${randomBytes(4).toString('hex')}`,
+      );
+      this.session = session;
+      session.onChange = (state) => {
+        if (this.session === session) this.sink.stateChanged(this.connection, state);
+      };
+      session.onFailover = (master) => {
+        if (this.session !== session) return;
+        const s = session.state;
         this.set({
-          kind: 'error',
-          target: url,
-          message: `Lost the connection to wick://${address}`,
+          kind: 'connected',
+          url: s?.url ?? `wick://${master.address}`,
+          webUiUrl: s?.webUiUrl ?? '',
+          local,
         });
       };
-      const snapshot = await mirror.subscribe(master);
+      session.onLost = (message) => {
+        if (this.session !== session) return;
+        this.session = undefined;
+        this.set({ kind: 'error', target: url, message });
+      };
       webUiUrl ||= snapshot.webUiUrl;
       const connected: Connection = { kind: 'connected', url: snapshot.url, webUiUrl, local };
-      mirror.onChange(() => {
-        if (this.mirror === mirror) this.sink.stateChanged(this.connection, mirror.state);
-      });
       return this.set(connected);
     } catch (err) {
-      this.master = undefined;
       return this.set({ kind: 'error', target: url, message: (err as Error).message });
     }
   }
 
   async disconnect(stopLocalCluster: boolean): Promise<Connection> {
-    if (this.master && this.mirror) this.mirror.unsubscribe(this.master);
-    this.master = undefined;
-    this.mirror = undefined;
+    this.session?.close();
+    this.session = undefined;
     if (stopLocalCluster) await this.stopCluster();
     return this.set({ kind: 'disconnected' });
   }
@@ -207,31 +190,30 @@ export class Agent {
     this.tempDirs.clear();
   }
 
-  private requireMaster(): RpcEndpointRef {
-    if (!this.master)
+  private requireSession(): MasterSession {
+    if (!this.session)
       throw new Error(
         this.connection.kind === 'error'
           ? this.connection.message
           : 'Not connected to a master: run "Wick: Start Local Cluster" or "Wick: Connect to Master…"',
       );
-    return this.master;
+    return this.session;
   }
 
   async kill(id: string): Promise<{ success: boolean; message: string }> {
-    const master = this.requireMaster();
+    const master = this.requireSession().master;
     if (id.startsWith('app-')) return master.ask(RequestKillApplication({ appId: id }));
     if (id.startsWith('driver-')) return master.ask(RequestKillDriver({ driverId: id }));
     return { success: false, message: `Cannot kill "${id}": expected app-… or driver-…` };
   }
 
   async submit(p: SubmitParams) {
-    const master = this.requireMaster();
-    const mirror = this.mirror as AgentMirror;
+    const session = this.requireSession();
     const env = await this.rpc();
     return submitApplication(p, {
-      master,
+      master: session.master,
       masterUrl: (this.connection as { url: string }).url,
-      mirror,
+      mirror: session.mirror,
       env,
       track: (child) => {
         this.children.add(child);
@@ -245,30 +227,17 @@ export class Agent {
     });
   }
 
+  /** The Worker endpoint that holds a log, from the mirrored state. */
   private worker(source: LogSource): RpcEndpointRef {
-    const state = this.mirror?.state;
+    const state = this.session?.state;
     if (!state || !this.env) throw new Error('Not connected to a master');
-    let workerId: string | undefined;
-    if ('driverId' in source) {
-      workerId = [...state.activeDrivers, ...state.completedDrivers].find(
-        (d) => d.id === source.driverId,
-      )?.workerId;
-    } else {
-      const app = [...state.activeApps, ...state.completedApps].find((a) => a.id === source.appId);
-      workerId = [...(app?.executors ?? []), ...(app?.removedExecutors ?? [])].find(
-        (e) => e.id === source.execId,
-      )?.workerId;
-    }
-    const w = state.workers.find((x) => x.id === workerId);
-    if (!w) throw new Error(`No worker known for ${JSON.stringify(source)}`);
-    return this.env.endpointRef({ address: `${w.host}:${w.port}`, name: 'Worker' });
+    return workerEndpoint(this.env, findLogWorker(state, source));
   }
 
-  async logRange(p: LogRangeParams): Promise<{ data: string; offset: number; totalSize: number }> {
+  async logRange(p: LogRangeParams): Promise<LogRange> {
     const r = await this.worker(p.source).ask(
       RequestLogRange({
-        ...p.source,
-        stream: p.stream,
+        ...logFields(p.source, p.stream),
         length: p.length,
         ...(p.offset !== undefined ? { offset: p.offset } : {}),
       }),
@@ -276,15 +245,10 @@ export class Agent {
     return { data: r.data, offset: r.offset, totalSize: r.totalSize };
   }
 
-  async followLog(p: {
-    followId: string;
-    source: LogSource;
-    stream: LogStream;
-    offset: number;
-  }): Promise<{ totalSize: number }> {
+  async followLog(p: FollowLogParams): Promise<{ totalSize: number }> {
     await this.rpc();
     const forwarder = this.forwarder as LogForwarder;
-    return forwarder.follow(this.worker(p.source), p);
+    return forwarder.forward(this.worker(p.source), p);
   }
 
   stopFollowLog(followId: string): void {
@@ -306,7 +270,7 @@ export class Agent {
   private async stopEverything(): Promise<void> {
     this.forwarder?.stopAll();
     for (const c of this.children) c.kill();
-    if (this.master && this.mirror) this.mirror.unsubscribe(this.master);
+    this.session?.close();
     await this.stopCluster();
     await this.env?.stop();
     if (this.outputDir) {

@@ -2,10 +2,19 @@
  * Extension ↔ agent: the custom messages carried over the language-client connection (stdio,
  * no documents). Imported by both sides (vscode-eslint's `$shared/customMessages.ts`), so it
  * holds only types and method names: nothing here may pull backend code into the extension.
+ * The log messages carry the fields of the worker's own (backend/protocol/worker.ts), typed from
+ * its schemas, so that the two cannot drift apart; only the source is grouped, as one value.
  */
 import { NotificationType, RequestType } from 'vscode-jsonrpc';
+import type { LogSource, LogStream } from '../client/logSource.js';
 import type { MessageOf } from '../protocol/registry.js';
 import type { MasterStateResponse } from '../protocol/state.js';
+import type * as worker from '../protocol/worker.js';
+
+export type { LogSource, LogStream };
+
+/** A worker log message's fields, without its type tag. */
+type Fields<D> = Omit<MessageOf<D>, 'type'>;
 
 export type MasterState = MessageOf<typeof MasterStateResponse>;
 
@@ -21,9 +30,6 @@ export interface LocalClusterSettings {
   cores: number;
   memory: string;
 }
-
-export type LogSource = { appId: string; execId: number } | { driverId: string };
-export type LogStream = 'stdout' | 'stderr';
 
 // Extension → Agent (requests)
 
@@ -70,28 +76,32 @@ export const Kill = new RequestType<{ id: string }, { success: boolean; message:
   'wick/kill',
 );
 
-export interface LogRangeParams {
-  source: LogSource;
-  stream: LogStream;
-  /** Absent: the last `length` bytes. */
-  offset?: number;
-  length: number;
-}
-/** Bytes of a log (base64), read from the worker that ran the process. */
-export const RequestLogRange = new RequestType<
-  LogRangeParams,
-  { data: string; offset: number; totalSize: number },
-  void
->('wick/logRange');
+export type LogRangeParams = { source: LogSource; stream: LogStream } & Pick<
+  Fields<typeof worker.RequestLogRange>,
+  'offset'
+> &
+  Required<Pick<Fields<typeof worker.RequestLogRange>, 'length'>>;
+export type LogRange = Pick<
+  Fields<typeof worker.LogRangeResponse>,
+  'data' | 'offset' | 'totalSize'
+>;
+/** Bytes of a log (base64), read from the worker that ran the process; without offset, the last `length`. */
+export const RequestLogRange = new RequestType<LogRangeParams, LogRange, void>('wick/logRange');
 
+export type FollowLogParams = { source: LogSource; stream: LogStream } & Pick<
+  Fields<typeof worker.FollowLog>,
+  'followId' | 'offset'
+>;
 /** Push a log from `offset` on as LogChunk notifications until StopFollowLog or LogFollowEnded. */
 export const FollowLog = new RequestType<
-  { followId: string; source: LogSource; stream: LogStream; offset: number },
-  { totalSize: number },
+  FollowLogParams,
+  Pick<Fields<typeof worker.LogFollowStarted>, 'totalSize'>,
   void
 >('wick/followLog');
 
-export const StopFollowLog = new NotificationType<{ followId: string }>('wick/stopFollowLog');
+export const StopFollowLog = new NotificationType<Fields<typeof worker.StopFollowLog>>(
+  'wick/stopFollowLog',
+);
 
 // Agent → Extension (notifications)
 
@@ -104,13 +114,9 @@ export const StateChanged = new NotificationType<{
 }>('wick/stateChanged');
 
 /** Bytes of a followed log at `offset` (base64), in order. */
-export const LogChunk = new NotificationType<{ followId: string; offset: number; data: string }>(
-  'wick/logChunk',
-);
+export const LogChunk = new NotificationType<Fields<typeof worker.LogChunk>>('wick/logChunk');
 
-/** A follow ended: the process exited and the file is drained, or the worker went away. */
-export const LogFollowEnded = new NotificationType<{
-  followId: string;
-  totalSize: number;
-  reason: string;
-}>('wick/logFollowEnded');
+/** A follow ended: the process exited and the file is drained, or the worker went away (-1). */
+export const LogFollowEnded = new NotificationType<Fields<typeof worker.LogFollowEnded>>(
+  'wick/logFollowEnded',
+);

@@ -2,7 +2,7 @@ import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { WickConf } from '../conf/WickConf.js';
-import { leaderOf, waitForWorkers } from './masterClient.js';
+import { leaderOf, waitForWorkers } from './clusterReady.js';
 
 export interface LocalClusterOptions {
   workers: number;

@@ -1,47 +1,70 @@
-import type { MessageOf, WireMessage } from '../protocol/registry.js';
+import type { MessageOf } from '../protocol/registry.js';
 import {
-  type MasterStateEvent,
+  MasterStateEvent,
   type MasterStateResponse,
   SubscribeMasterState,
   UnsubscribeMasterState,
 } from '../protocol/state.js';
-import {
-  RpcEndpoint,
-  type RpcEndpointRef,
-  type RpcSenderContext,
-  unsupported,
-} from '../rpc/index.js';
+import { RpcEndpoint, type RpcEndpointRef } from '../rpc/index.js';
 import { applyEvent } from './applyEvent.js';
 
 export { applyEvent };
 
 type State = MessageOf<typeof MasterStateResponse>;
+type Event = MessageOf<typeof MasterStateEvent>;
+
+/**
+ * Called with the state after each change: with the event that made it, or with none for a
+ * (re)subscription's snapshot.
+ */
+export type MirrorListener = (state: State, event?: Event) => void;
 
 /**
  * A live copy of a master's state: one snapshot, then every pushed MasterStateEvent applied to it,
- * in order. The CLI waits on it, and the agent feeds VS Code from it; neither polls.
+ * in order. The CLI waits on it, the agent feeds VS Code from it, the master's web UI feeds its
+ * pages from it; none polls. After a failover, subscribing to the new master replaces the copy
+ * (its changes are numbered afresh).
  */
 export class MasterStateMirror extends RpcEndpoint {
   state: State | undefined;
-  private listeners = new Set<(state: State) => void>();
+  /** Called when the connection to the master subscribed to drops (its host:port). */
+  onMasterLost: (address: string) => void = () => {};
+  private listeners = new Set<MirrorListener>();
+  private master: RpcEndpointRef | undefined;
 
   /** Events received while a subscription's snapshot is on its way; see subscribe. */
-  private early: MessageOf<typeof MasterStateEvent>[] | undefined;
+  private early: Event[] | undefined;
+
+  constructor() {
+    super();
+    this.on(MasterStateEvent, (event) => {
+      if (this.early) this.early.push(event);
+      else if (this.apply(event)) this.emit(event);
+    });
+  }
+
+  /** Whether a snapshot has come and is being kept up to date. */
+  get ready(): boolean {
+    return this.state !== undefined && this.early === undefined;
+  }
 
   /** Subscribes to `master`; resolves with the snapshot. */
   async subscribe(master: RpcEndpointRef): Promise<State> {
     this.early ??= [];
+    const another = this.master !== undefined && this.master.address !== master.address;
+    this.master = master;
     try {
       const snapshot = await master.ask(SubscribeMasterState({ subscriber: this.self.toData() }));
-      // Events with seq ≤ the snapshot's are already in it.
-      if (!this.state || this.state.seq < snapshot.seq) this.state = snapshot;
+      // Events with seq ≤ the snapshot's are already in it (one master's seqs only: another's
+      // are numbered afresh).
+      if (!this.state || another || this.state.seq < snapshot.seq) this.state = snapshot;
     } finally {
       // The master pushes events as soon as it has replied, and they can reach this endpoint
       // before the reply has resolved the ask: they were kept, and apply after the snapshot.
       const early = this.early ?? [];
       this.early = undefined;
       for (const e of early) this.apply(e);
-      this.emit();
+      this.emit(undefined);
     }
     return this.state;
   }
@@ -51,7 +74,7 @@ export class MasterStateMirror extends RpcEndpoint {
   }
 
   /** Calls `fn` with the state after each change; returns a function that stops it. */
-  onChange(fn: (state: State) => void): () => void {
+  onChange(fn: MirrorListener): () => void {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
   }
@@ -69,23 +92,20 @@ export class MasterStateMirror extends RpcEndpoint {
     });
   }
 
-  override receive(message: WireMessage, sender: RpcSenderContext): void {
-    if (message.type !== 'MasterStateEvent') throw unsupported(message, sender);
-    const event = message as MessageOf<typeof MasterStateEvent>;
-    if (this.early) this.early.push(event);
-    else if (this.apply(event)) this.emit();
+  override onDisconnected(remoteAddress: string): void {
+    if (remoteAddress === this.master?.address) this.onMasterLost(remoteAddress);
   }
 
-  private apply(event: MessageOf<typeof MasterStateEvent>): boolean {
+  private apply(event: Event): boolean {
     const s = this.state;
     if (!s || event.seq <= s.seq) return false;
     applyEvent(s, event);
     return true;
   }
 
-  private emit(): void {
+  private emit(event: Event | undefined): void {
     const s = this.state;
     if (!s) return;
-    for (const fn of [...this.listeners]) fn(s);
+    for (const fn of [...this.listeners]) fn(s, event);
   }
 }

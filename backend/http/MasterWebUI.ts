@@ -1,24 +1,24 @@
 import type { Context } from 'hono';
+import { WEB_UI_ENDPOINT, WEB_UI_STATE_ENDPOINT } from '../client/endpointNames.js';
+import { LogFollower } from '../client/LogFollower.js';
+import type { LogSource } from '../client/logSource.js';
+import { MasterStateMirror } from '../client/MasterStateMirror.js';
+import { findLogWorker, findWorker, LookupFailed, workerEndpoint } from '../client/workerLookup.js';
 import type { WickConf } from '../conf/WickConf.js';
 import { MasterConf } from '../master/config.js';
 import { sparkMasterJson } from '../master/sparkJson.js';
-import type { MessageOf } from '../protocol/registry.js';
-import { type MasterStateResponse, RequestMasterState } from '../protocol/state.js';
+import { RequestMasterState } from '../protocol/state.js';
 import { RequestWorkerState } from '../protocol/worker.js';
 import { RpcConf, type RpcEndpointRef, type RpcEnv } from '../rpc/index.js';
 import { getLogger } from '../util/log.js';
-import type { LogSource } from '../worker/logs/logFiles.js';
-import { Worker } from '../worker/Worker.js';
 import { mountKillApi } from './killApi.js';
 import { failure, mountLogApi } from './logApi.js';
+import { MasterStateFeed } from './MasterStateFeed.js';
 import { sseResponse } from './sse.js';
 import { UiServer } from './UiServer.js';
 import { sparkClusterUtilizationJson } from './utilization.js';
-import { WebUiEndpoint } from './WebUiEndpoint.js';
 
 const log = getLogger('MasterWebUI');
-
-type State = MessageOf<typeof MasterStateResponse>;
 
 /**
  * The master's web UI port (Spark's MasterWebUI): the dashboard at /, Spark's /json and
@@ -27,7 +27,8 @@ type State = MessageOf<typeof MasterStateResponse>;
  * and logs (asked of the right worker over RPC), and kills (see killApi.ts).
  */
 export class MasterWebUI {
-  private endpoint: WebUiEndpoint | undefined;
+  private stateFeed: MasterStateFeed | undefined;
+  private logs: LogFollower | undefined;
 
   private constructor(
     private readonly ui: UiServer,
@@ -48,7 +49,7 @@ export class MasterWebUI {
     let self: MasterWebUI | undefined;
     const ui = new UiServer(() => ({
       config: { mode: 'master', host: 'web' },
-      title: `Wick Master at ${self?.endpoint?.state?.url ?? master.address}`,
+      title: `Wick Master at ${self?.stateFeed?.state?.url ?? master.address}`,
     }));
     self = new MasterWebUI(ui, master);
     const authenticate = conf?.get(RpcConf.authenticate) ?? false;
@@ -74,10 +75,10 @@ export class MasterWebUI {
     });
 
     ui.app.get('/api/events', (c) => {
-      const ep = self.endpoint;
-      if (!ep) return c.text('The web UI is starting\n', 503);
+      const feed = self.stateFeed;
+      if (!feed) return c.text('The web UI is starting\n', 503);
       return sseResponse(c, ui.streams, (channel) =>
-        ep.feed({
+        feed.feed({
           snapshot: (state, history) =>
             channel.send({
               event: 'snapshot',
@@ -101,7 +102,7 @@ export class MasterWebUI {
 
     mountLogApi(
       ui,
-      () => self.endpoint,
+      () => self.logs,
       (source) => self.locateLog(source),
     );
     mountKillApi(
@@ -121,57 +122,47 @@ export class MasterWebUI {
   }
 
   /**
-   * Joins the master's RpcEnv once the Master endpoint is set up: the web UI's endpoint subscribes
-   * to the Master's state and receives the log chunks of the follows pages open.
+   * Joins the master's RpcEnv once the Master endpoint is set up: a mirror of the Master's state
+   * for the pages, and the follower of the log follows they open.
    */
   attach(env: RpcEnv): void {
-    const ep = new WebUiEndpoint();
-    env.setupEndpoint(WebUiEndpoint.ENDPOINT_NAME, ep);
-    this.endpoint = ep;
-    ep.subscribe(this.master).catch((err: Error) =>
-      log.warn(`The web UI could not subscribe to the master's state: ${err.message}`),
-    );
+    const mirror = new MasterStateMirror();
+    env.setupEndpoint(WEB_UI_STATE_ENDPOINT, mirror);
+    this.stateFeed = new MasterStateFeed(mirror);
+    this.logs = new LogFollower('The web UI stopped');
+    env.setupEndpoint(WEB_UI_ENDPOINT, this.logs);
+    mirror
+      .subscribe(this.master)
+      .catch((err: Error) =>
+        log.warn(`The web UI could not subscribe to the master's state: ${err.message}`),
+      );
   }
 
   stop(): Promise<void> {
     return this.ui.stop();
   }
 
-  private get state(): State | undefined {
-    return this.endpoint?.state;
-  }
-
   private workerRef(workerId: string): RpcEndpointRef | string {
-    const state = this.state;
-    if (!state || !this.endpoint) return 'The web UI is starting';
-    const w = state.workers.find((x) => x.id === workerId);
-    if (!w) return `No worker ${workerId} is known to this master`;
-    if (w.state === 'DEAD') return `Worker ${workerId} is DEAD`;
-    return this.endpoint.rpcEnv.endpointRef({
-      address: `${w.host}:${w.port}`,
-      name: Worker.ENDPOINT_NAME,
-    });
+    return this.lookUp((state, env) => workerEndpoint(env, findWorker(state, workerId)));
   }
 
   /** The worker that ran an executor or a driver, from the master's state. */
   private locateLog(source: LogSource): RpcEndpointRef | string {
-    const state = this.state;
-    if (!state) return 'The web UI is starting';
-    let workerId: string | undefined;
-    if (source.driverId !== undefined) {
-      const d = [...state.activeDrivers, ...state.completedDrivers].find(
-        (x) => x.id === source.driverId,
-      );
-      if (!d) return `No driver ${source.driverId} is known to this master`;
-      workerId = d.workerId;
-      if (!workerId) return `Driver ${source.driverId} has not been launched on a worker`;
-    } else {
-      const app = [...state.activeApps, ...state.completedApps].find((a) => a.id === source.appId);
-      if (!app) return `No application ${source.appId} is known to this master`;
-      const e = [...app.executors, ...app.removedExecutors].find((x) => x.id === source.execId);
-      if (!e) return `No executor ${source.execId} of ${source.appId} is known to this master`;
-      workerId = e.workerId;
+    return this.lookUp((state, env) => workerEndpoint(env, findLogWorker(state, source)));
+  }
+
+  /** A lookup in the mirrored state; its LookupFailed (or the UI's starting) as the sentence. */
+  private lookUp(
+    find: (state: NonNullable<MasterStateFeed['state']>, env: RpcEnv) => RpcEndpointRef,
+  ): RpcEndpointRef | string {
+    const state = this.stateFeed?.state;
+    const env = this.logs?.rpcEnv;
+    if (!state || !env) return 'The web UI is starting';
+    try {
+      return find(state, env);
+    } catch (err) {
+      if (err instanceof LookupFailed) return err.message;
+      throw err;
     }
-    return this.workerRef(workerId);
   }
 }

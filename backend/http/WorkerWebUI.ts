@@ -1,19 +1,30 @@
+import { WEB_UI_ENDPOINT } from '../client/endpointNames.js';
+import { LogFollower } from '../client/LogFollower.js';
+import { logFields } from '../client/logSource.js';
 import type { MessageOf } from '../protocol/registry.js';
 import { RequestWorkerState, type WorkerStateResponse } from '../protocol/worker.js';
-import type { RpcEnv } from '../rpc/index.js';
+import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import { RpcError } from '../rpc/index.js';
 import { getLogger } from '../util/log.js';
 import { readLogRange, resolveLogPath } from '../worker/logs/logFiles.js';
-import type { Worker } from '../worker/Worker.js';
 import { mountLogApi } from './logApi.js';
 import { parseLogRequest } from './logParams.js';
 import { sseResponse } from './sse.js';
 import { UiServer } from './UiServer.js';
-import { WebUiEndpoint } from './WebUiEndpoint.js';
 
 const log = getLogger('WorkerWebUI');
 
 type WorkerState = MessageOf<typeof WorkerStateResponse>;
+
+/** What the web UI needs of its Worker endpoint (the web UI does not import the daemon). */
+export interface WorkerUiHost {
+  readonly workerId: string;
+  readonly workDir: string;
+  /** The Worker endpoint's ref, to ask it its state. */
+  readonly self: RpcEndpointRef;
+  /** Calls `fn` after each change of the worker's state; returns a function that stops it. */
+  onStateChange(fn: () => void): () => void;
+}
 
 /**
  * A worker's web UI port (Spark's WorkerWebUI, :8081): the dashboard's worker page at /, Spark's
@@ -23,8 +34,8 @@ type WorkerState = MessageOf<typeof WorkerStateResponse>;
  * refuses anything outside the work dir.
  */
 export class WorkerWebUI {
-  private worker: Worker | undefined;
-  private endpoint: WebUiEndpoint | undefined;
+  private worker: WorkerUiHost | undefined;
+  private logs: LogFollower | undefined;
 
   private constructor(private readonly ui: UiServer) {}
 
@@ -65,7 +76,7 @@ export class WorkerWebUI {
       if (typeof req === 'string') return c.text(`Error: ${req}\n`, 400);
       let path: string;
       try {
-        path = await resolveLogPath(w.workDir, req.source);
+        path = await resolveLogPath(w.workDir, logFields(req.source, req.stream));
       } catch (err) {
         const message = (err as Error).message;
         const status = err instanceof RpcError && message.startsWith('No such log') ? 404 : 400;
@@ -105,7 +116,7 @@ export class WorkerWebUI {
 
     mountLogApi(
       ui,
-      () => self.endpoint,
+      () => self.logs,
       () => self.worker?.self ?? 'The worker is starting',
     );
     await ui.mountDashboard();
@@ -115,10 +126,9 @@ export class WorkerWebUI {
   }
 
   /** Joins the worker's RpcEnv once the Worker endpoint is set up. */
-  attach(env: RpcEnv, worker: Worker): void {
-    const ep = new WebUiEndpoint();
-    env.setupEndpoint(WebUiEndpoint.ENDPOINT_NAME, ep);
-    this.endpoint = ep;
+  attach(env: RpcEnv, worker: WorkerUiHost): void {
+    this.logs = new LogFollower('The web UI stopped');
+    env.setupEndpoint(WEB_UI_ENDPOINT, this.logs);
     this.worker = worker;
   }
 

@@ -1,12 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import type { Context } from 'hono';
-import { FollowLog, RequestLogRange, StopFollowLog } from '../protocol/worker.js';
+import type { LogFollower } from '../client/LogFollower.js';
+import { type LogSource, logFields } from '../client/logSource.js';
+import { RequestLogRange } from '../protocol/worker.js';
 import { type RpcEndpointRef, RpcError, RpcErrorCode } from '../rpc/index.js';
-import type { LogSource } from '../worker/logs/logFiles.js';
-import { type LogRequest, parseLogRequest } from './logParams.js';
+import { parseLogRequest } from './logParams.js';
 import { type SseChannel, type SseMessage, sseResponse } from './sse.js';
 import type { UiServer } from './UiServer.js';
-import type { WebUiEndpoint } from './WebUiEndpoint.js';
 
 /** Which worker holds a log; a sentence when none does. */
 export type LocateLog = (source: LogSource) => RpcEndpointRef | string;
@@ -21,7 +20,7 @@ const ASK_TIMEOUT_MS = 30_000;
  */
 export function mountLogApi(
   ui: UiServer,
-  endpoint: () => WebUiEndpoint | undefined,
+  follower: () => LogFollower | undefined,
   locate: LocateLog,
 ): void {
   ui.app.get('/api/log', async (c) => {
@@ -30,9 +29,14 @@ export function mountLogApi(
     const worker = locate(req.source);
     if (typeof worker === 'string') return c.text(`${worker}\n`, 404);
     try {
-      const r = await worker.ask(RequestLogRange(rangeMessage(req)), {
-        timeout: ASK_TIMEOUT_MS,
-      });
+      const r = await worker.ask(
+        RequestLogRange({
+          ...logFields(req.source, req.stream),
+          ...(req.offset !== undefined ? { offset: req.offset } : {}),
+          length: req.length,
+        }),
+        { timeout: ASK_TIMEOUT_MS },
+      );
       return c.json({ offset: r.offset, length: r.length, totalSize: r.totalSize, data: r.data });
     } catch (err) {
       return failure(c, err);
@@ -45,71 +49,40 @@ export function mountLogApi(
     if (req.offset === undefined) return c.text('A follow needs an offset\n', 400);
     const worker = locate(req.source);
     if (typeof worker === 'string') return c.text(`${worker}\n`, 404);
-    const ep = endpoint();
-    if (!ep) return c.text('The web UI is starting\n', 503);
-    const followId = randomUUID();
+    const logs = follower();
+    if (!logs) return c.text('The web UI is starting\n', 503);
     // Chunks can arrive before the stream is open: they wait here, in order.
     const early: SseMessage[] = [];
     let channel: SseChannel | undefined;
     const emit = (m: SseMessage) => (channel ? channel.send(m) : early.push(m));
     let ended = false;
-    const remove = ep.addFollow(followId, {
-      address: worker.address,
-      chunk: (offset, data) => emit({ event: 'chunk', data: { offset, data } }),
-      ended: (totalSize, reason) => {
-        ended = true;
-        emit({ event: 'end', data: { totalSize, reason } });
-        channel?.end();
-      },
-    });
+    let followId: string;
     try {
       // The worker checks the source first: a bad one is an HTTP error, not an empty stream.
-      await worker.ask(
-        FollowLog({
-          ...sourceFields(req.source),
-          followId,
-          offset: req.offset,
-          follower: ep.self.toData(),
-        }),
-        { timeout: ASK_TIMEOUT_MS },
-      );
+      ({ followId } = await logs.follow(
+        worker,
+        { source: req.source, stream: req.stream, offset: req.offset },
+        {
+          chunk: (m) => emit({ event: 'chunk', data: { offset: m.offset, data: m.data } }),
+          ended: (totalSize, reason) => {
+            ended = true;
+            emit({ event: 'end', data: { totalSize, reason } });
+            channel?.end();
+          },
+        },
+        ASK_TIMEOUT_MS,
+      ));
     } catch (err) {
-      remove();
       return failure(c, err);
     }
     return sseResponse(c, ui.streams, (ch) => {
       channel = ch;
       for (const m of early.splice(0)) ch.send(m);
       if (ended) ch.end();
-      return () => {
-        remove();
-        // The page went away: the worker stops reading (a no-op when the follow had ended).
-        if (!ep.rpcEnv.isStopped) worker.send(StopFollowLog({ followId }));
-      };
+      // The page went away: the worker stops reading (a no-op when the follow had ended).
+      return () => logs.stop(followId);
     });
   });
-}
-
-function sourceFields(s: LogSource): {
-  appId?: string;
-  execId?: number;
-  driverId?: string;
-  stream: 'stdout' | 'stderr';
-} {
-  return {
-    ...(s.appId !== undefined ? { appId: s.appId } : {}),
-    ...(s.execId !== undefined ? { execId: s.execId } : {}),
-    ...(s.driverId !== undefined ? { driverId: s.driverId } : {}),
-    stream: s.stream,
-  };
-}
-
-function rangeMessage(req: LogRequest) {
-  return {
-    ...sourceFields(req.source),
-    ...(req.offset !== undefined ? { offset: req.offset } : {}),
-    length: req.length,
-  };
 }
 
 /** An RpcError from the worker as an HTTP status: bad parameters 400, no such log 404, else 502. */

@@ -1,4 +1,4 @@
-import type { LogSource } from '../worker/logs/logFiles.js';
+import type { LogSource, LogStream } from '../client/logSource.js';
 
 /** Spark's log page default: the last 100 KiB. */
 export const DEFAULT_LOG_BYTES = 100 * 1024;
@@ -7,6 +7,7 @@ export const MAX_LOG_BYTES = 16 * 1024 * 1024;
 
 export interface LogRequest {
   source: LogSource;
+  stream: LogStream;
   /** undefined: the last `length` bytes. */
   offset: number | undefined;
   length: number;
@@ -27,12 +28,12 @@ export function parseLogRequest(q: (name: string) => string | undefined): LogReq
   }
   let source: LogSource;
   if (driverId !== undefined && appId === undefined && executorId === undefined) {
-    source = { driverId, stream: logType };
+    source = { driverId };
   } else if (appId !== undefined && executorId !== undefined && driverId === undefined) {
     if (!/^\d{1,9}$/.test(executorId)) {
       return `Invalid executorId ${JSON.stringify(executorId)}: expected a whole number`;
     }
-    source = { appId, execId: Number(executorId), stream: logType };
+    source = { appId, execId: Number(executorId) };
   } else {
     return 'Request must specify either application or driver identifiers: appId and executorId, or driverId';
   }
@@ -52,5 +53,5 @@ export function parseLogRequest(q: (name: string) => string | undefined): LogReq
     }
     length = Number(lengthText);
   }
-  return { source, offset, length };
+  return { source, stream: logType, offset, length };
 }

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { DriverEndpoint } from '../../backend/app/driver/DriverEndpoint.js';
 import { WickContext } from '../../backend/app/index.js';
-import { masterState, withMaster } from '../../backend/cli/masterClient.js';
+import { masterState, withMaster } from '../../backend/client/masterConnection.js';
 import { type ServerProcess, startServer } from './process.js';
 
 export interface ClusterInfo {

@@ -8,31 +8,29 @@ import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import type { AgentSink } from '../../backend/agent/Agent.js';
 import { LogForwarder } from '../../backend/agent/LogForwarder.js';
-import type { MessageOf, WireMessage } from '../../backend/protocol/registry.js';
-import { type FollowLog, LogFollowEnded, LogFollowStarted } from '../../backend/protocol/worker.js';
-import { type RpcCallContext, RpcEndpoint, RpcEnv } from '../../backend/rpc/index.js';
+import { WORKER_ENDPOINT } from '../../backend/client/endpointNames.js';
+import { FollowLog, LogFollowEnded, LogFollowStarted } from '../../backend/protocol/worker.js';
+import { RpcEndpoint, RpcEnv } from '../../backend/rpc/index.js';
 import { testProtocol } from '../helpers/protocol.js';
 
 /** Answers FollowLog, then pushes `chunks` to the follower as the real Worker does. */
 class MockWorker extends RpcEndpoint {
-  constructor(private readonly chunks: Buffer[]) {
+  constructor(chunks: Buffer[]) {
     super();
-  }
-
-  override receiveAndReply(message: WireMessage, ctx: RpcCallContext): unknown {
-    const m = message as MessageOf<typeof FollowLog>;
-    const follower = this.rpcEnv.endpointRef(m.follower);
-    ctx.reply(LogFollowStarted({ followId: m.followId, totalSize: 0 }));
-    let offset = m.offset;
-    for (const data of this.chunks) {
-      const chunk = { type: 'LogChunk', followId: m.followId, offset };
-      this.rpcEnv.sendWithBytes(follower, chunk, 'data', data);
-      offset += data.length;
-    }
-    follower.send(
-      LogFollowEnded({ followId: m.followId, totalSize: offset, reason: 'process exited' }),
-    );
-    return undefined;
+    this.on(FollowLog, (m, ctx) => {
+      const follower = this.rpcEnv.endpointRef(m.follower);
+      ctx.reply(LogFollowStarted({ followId: m.followId, totalSize: 0 }));
+      let offset = m.offset;
+      for (const data of chunks) {
+        const chunk = { type: 'LogChunk', followId: m.followId, offset };
+        this.rpcEnv.sendWithBytes(follower, chunk, 'data', data);
+        offset += data.length;
+      }
+      follower.send(
+        LogFollowEnded({ followId: m.followId, totalSize: offset, reason: 'process exited' }),
+      );
+      return undefined;
+    });
   }
 }
 
@@ -45,7 +43,7 @@ test('chunks reach the sink in order, as the base64 the worker sent, then the en
   ];
   const workerEnv = await RpcEnv.create({ protocol: testProtocol, name: 'mockWorker', port: 0 });
   t.after(() => workerEnv.stop());
-  workerEnv.setupEndpoint('Worker', new MockWorker(chunks));
+  workerEnv.setupEndpoint(WORKER_ENDPOINT, new MockWorker(chunks));
   const agentEnv = await RpcEnv.create({ protocol: testProtocol, name: 'agent', clientMode: true });
   t.after(() => agentEnv.stop());
 
@@ -65,8 +63,8 @@ test('chunks reach the sink in order, as the base64 the worker sent, then the en
   };
   const forwarder = new LogForwarder(sink);
   agentEnv.setupEndpoint('LogForwarder', forwarder);
-  const worker = await agentEnv.setupEndpointRef(workerEnv.address, 'Worker');
-  await forwarder.follow(worker, {
+  const worker = await agentEnv.setupEndpointRef(workerEnv.address, WORKER_ENDPOINT);
+  await forwarder.forward(worker, {
     followId: 'f1',
     source: { appId: 'app-20261130120000-0001', execId: 0 },
     stream: 'stdout',

@@ -50,10 +50,18 @@ test('SubscribeMasterState: a snapshot, then events after which the mirror equal
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const events: WireMessage[] = [];
-  const original = client.mirror.receive.bind(client.mirror);
-  client.mirror.receive = (m, s) => {
-    events.push(m);
-    return original(m, s);
+  // Every event as received, before the mirror applies (or drops) it.
+  const original = client.mirror.handlerFor.bind(client.mirror);
+  client.mirror.handlerFor = (type) => {
+    const h = original(type);
+    if (h?.def !== MasterStateEvent) return h;
+    return {
+      def: h.def,
+      fn: (m, ctx) => {
+        events.push(m);
+        return h.fn(m, ctx);
+      },
+    };
   };
   const first = structuredClone(client.mirror.state as MasterState);
   const firstSeq = first.seq;

@@ -1,22 +1,18 @@
+import { APP_CLIENT_ENDPOINT } from '../../client/endpointNames.js';
+import { masterState, noMasterReachable, reachMasters } from '../../client/masterConnection.js';
 import {
-  type ApplicationRemoved,
-  type ExecutorAdded,
-  type ExecutorUpdated,
+  ApplicationRemoved,
+  ExecutorAdded,
+  ExecutorUpdated,
   MasterChangeAcknowledged,
   RegisterApplication,
-  type RegisteredApplication,
+  RegisteredApplication,
   UnregisterApplication,
+  WorkerRemoved,
 } from '../../protocol/app.js';
 import { type ApplicationDescription, isExecutorFinished } from '../../protocol/common.js';
-import type { MasterChanged } from '../../protocol/deploy.js';
-import type { MessageOf, WireMessage } from '../../protocol/registry.js';
-import { RequestMasterState } from '../../protocol/state.js';
-import {
-  RpcEndpoint,
-  type RpcEndpointRef,
-  type RpcSenderContext,
-  unsupported,
-} from '../../rpc/index.js';
+import { MasterChanged } from '../../protocol/deploy.js';
+import { RpcEndpoint, type RpcEndpointRef } from '../../rpc/index.js';
 import { getLogger } from '../../util/log.js';
 
 const log = getLogger('StandaloneAppClient');
@@ -45,7 +41,7 @@ export interface AppClientListener {
  * master, follows the one that accepts, and relays executor changes to the scheduler backend.
  */
 export class AppClient extends RpcEndpoint {
-  static readonly ENDPOINT_NAME = 'AppClient';
+  static readonly ENDPOINT_NAME = APP_CLIENT_ENDPOINT;
 
   appId: string | undefined;
   master: RpcEndpointRef | undefined;
@@ -61,29 +57,48 @@ export class AppClient extends RpcEndpoint {
     this.registered = new Promise((r) => {
       this.resolveRegistered = r;
     });
+    this.on(RegisteredApplication, (m) => {
+      this.appId = m.appId;
+      this.master = this.rpcEnv.endpointRef(m.master);
+      log.info(`Connected to Wick cluster with app ID ${m.appId}`);
+      this.listener.connected(m.appId);
+      this.resolveRegistered(m.appId);
+    });
+    this.on(ExecutorAdded, (m) => {
+      log.info(
+        `Executor added: ${this.appId}/${m.id} on ${m.workerId} (${m.hostPort}) with ${m.cores} core(s)`,
+      );
+      this.listener.executorAdded(m.id, m.workerId, m.hostPort, m.cores, m.memory);
+    });
+    this.on(ExecutorUpdated, (m) => {
+      log.info(
+        `Executor updated: ${this.appId}/${m.id} is now ${m.state}${m.message ? ` (${m.message})` : ''}`,
+      );
+      if (isExecutorFinished(m.state)) {
+        this.listener.executorRemoved(m.id, m.message ?? m.state, m.exitStatus, m.workerLost);
+      }
+    });
+    // Its executors' ExecutorUpdated say what the loss means to the application.
+    this.on(WorkerRemoved, () => {});
+    this.on(ApplicationRemoved, (m) => {
+      log.error(`Master removed our application: ${m.message}`);
+      this.listener.dead(`Master removed our application: ${m.message}`);
+    });
+    this.on(MasterChanged, (m) => {
+      log.info(`Master has changed, new master is at wick://${m.master.address}`);
+      this.master = this.rpcEnv.endpointRef(m.master);
+      if (this.appId) this.master.send(MasterChangeAcknowledged({ appId: this.appId }));
+    });
   }
 
   /** Registers with every master; resolves with the app id once one accepts. */
   async register(timeoutMs: number): Promise<string> {
-    const errors: string[] = [];
-    const refs: RpcEndpointRef[] = [];
-    await Promise.all(
-      this.masterAddresses.map(async (address) => {
-        try {
-          const ref = await this.rpcEnv.setupEndpointRef(address, 'Master');
-          refs.push(ref);
-          log.info(`Connecting to master wick://${address}...`);
-          ref.send(RegisterApplication({ appDescription: this.desc, driver: this.self.toData() }));
-        } catch (err) {
-          errors.push(`wick://${address}: ${(err as Error).message}`);
-        }
-      }),
-    );
-    if (refs.length === 0) {
-      throw new Error(
-        `Cannot reach a master. Tried:\n  ${errors.join('\n  ')}\nIs a master running? Start one with \`wick master\` or \`wick local-cluster\`.`,
-      );
+    const { refs, errors } = await reachMasters(this.rpcEnv, this.masterAddresses);
+    for (const ref of refs) {
+      log.info(`Connecting to master wick://${ref.address}...`);
+      ref.send(RegisterApplication({ appDescription: this.desc, driver: this.self.toData() }));
     }
+    if (refs.length === 0) throw noMasterReachable(errors);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -101,61 +116,12 @@ export class AppClient extends RpcEndpoint {
     if (this.master && this.appId) this.master.send(UnregisterApplication({ appId: this.appId }));
   }
 
-  override receive(message: WireMessage, sender: RpcSenderContext): void {
-    switch (message.type) {
-      case 'RegisteredApplication': {
-        const m = message as MessageOf<typeof RegisteredApplication>;
-        this.appId = m.appId;
-        this.master = this.rpcEnv.endpointRef(m.master);
-        log.info(`Connected to Wick cluster with app ID ${m.appId}`);
-        this.listener.connected(m.appId);
-        this.resolveRegistered(m.appId);
-        return;
-      }
-      case 'ExecutorAdded': {
-        const m = message as MessageOf<typeof ExecutorAdded>;
-        log.info(
-          `Executor added: ${this.appId}/${m.id} on ${m.workerId} (${m.hostPort}) with ${m.cores} core(s)`,
-        );
-        this.listener.executorAdded(m.id, m.workerId, m.hostPort, m.cores, m.memory);
-        return;
-      }
-      case 'ExecutorUpdated': {
-        const m = message as MessageOf<typeof ExecutorUpdated>;
-        log.info(
-          `Executor updated: ${this.appId}/${m.id} is now ${m.state}${m.message ? ` (${m.message})` : ''}`,
-        );
-        if (isExecutorFinished(m.state)) {
-          this.listener.executorRemoved(m.id, m.message ?? m.state, m.exitStatus, m.workerLost);
-        }
-        return;
-      }
-      case 'WorkerRemoved':
-        return;
-      case 'ApplicationRemoved': {
-        const m = message as MessageOf<typeof ApplicationRemoved>;
-        log.error(`Master removed our application: ${m.message}`);
-        this.listener.dead(`Master removed our application: ${m.message}`);
-        return;
-      }
-      case 'MasterChanged': {
-        const m = message as MessageOf<typeof MasterChanged>;
-        log.info(`Master has changed, new master is at wick://${m.master.address}`);
-        this.master = this.rpcEnv.endpointRef(m.master);
-        if (this.appId) this.master.send(MasterChangeAcknowledged({ appId: this.appId }));
-        return;
-      }
-      default:
-        throw unsupported(message, sender);
-    }
-  }
-
   /** Explains a registration that timed out: which masters answered, and in what state. */
   private async whyNotRegistered(refs: RpcEndpointRef[], errors: string[]): Promise<string> {
     const states = await Promise.all(
       refs.map(async (ref) => {
         try {
-          const s = await ref.ask(RequestMasterState({}), { timeout: 5000 });
+          const s = await masterState(ref, 5000);
           return `${ref.address}: ${s.status}${s.status === 'ALIVE' ? '' : ' (only an ALIVE master accepts applications)'}`;
         } catch (err) {
           return `${ref.address}: ${(err as Error).message}`;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
+import { withMaster } from '../../client/masterConnection.js';
 import { RequestKillApplication, RequestKillDriver } from '../../protocol/client.js';
-import { withMaster } from '../masterClient.js';
 import { defaultMasterUrl } from '../options.js';
 
 /** `wick kill ID`: kill an application (app-…) or a driver (driver-…). */

@@ -1,15 +1,15 @@
 import type { Command } from 'commander';
+import {
+  allMasterStates,
+  leaderState,
+  type MasterStatus,
+  masterState,
+  withMaster,
+} from '../../client/masterConnection.js';
 import { sparkMasterJson } from '../../master/sparkJson.js';
 import type { MessageOf } from '../../protocol/registry.js';
 import type { MasterStateResponse } from '../../protocol/state.js';
 import { parseMasterUrls } from '../../rpc/masterUrls.js';
-import {
-  allMasterStates,
-  type MasterStatus,
-  masterState,
-  pickLeader,
-  withMaster,
-} from '../masterClient.js';
 import { defaultMasterUrl } from '../options.js';
 
 /** `wick status`: the master's state, for people or (--json) in the shape of Spark's /json. */
@@ -32,16 +32,10 @@ export function registerStatus(program: Command): void {
       if (parseMasterUrls(url).length > 1) {
         // Standby masters: every master's status, then the leader's view of the cluster.
         const statuses = await allMasterStates(url);
-        const leader = pickLeader(statuses);
-        if (!leader?.state) {
-          throw new Error(
-            `Cannot reach a master. Tried:\n  ${statuses.map((s) => `${s.url}: ${s.error}`).join('\n  ')}\nIs a master running? Start one with \`wick master\` or \`wick local-cluster\`.`,
-          );
-        }
-        state = leader.state;
+        state = leaderState(statuses);
         masters = formatMasters(statuses);
       } else {
-        state = await withMaster(url, masterState);
+        state = await withMaster(url, (master) => masterState(master));
       }
       if (id !== undefined) {
         process.stdout.write(formatOne(state, id, flags.json === true));

@@ -5,17 +5,18 @@ import { dirname, join } from 'node:path';
 import { type Command, Option } from 'commander';
 import { takeLauncherFd } from '../../app/driver/launcherReport.js';
 import { MasterStateMirror } from '../../client/MasterStateMirror.js';
+import { withMaster } from '../../client/masterConnection.js';
+import { findLogWorker, LookupFailed, workerEndpoint } from '../../client/workerLookup.js';
 import { parseMemoryMB } from '../../conf/daemon.js';
 import { parseInteger } from '../../conf/parse.js';
 import { RequestSubmitDriver } from '../../protocol/client.js';
 import type { LocalCluster } from '../localClusterProcess.js';
-import { withMaster } from '../masterClient.js';
 import { collect, exitWithParent } from '../options.js';
 import { bundleApp } from '../submit/bundle.js';
 import { driverDescription } from '../submit/driverDescription.js';
 import { keepForCluster } from '../submit/keptBundles.js';
 import { runAppHere } from '../submit/runApp.js';
-import { followLog, workerOf } from './logs.js';
+import { followLog } from './logs.js';
 
 interface Flags {
   master?: string;
@@ -196,12 +197,26 @@ async function followDriverLog(
   for (;;) {
     const wasEnded = ended();
     try {
-      await followLog(worker, env, { driverId, stream: 'stdout' }, 0);
+      await followLog(worker, env, { driverId }, 'stdout', 0);
       return;
     } catch (err) {
       if (wasEnded || !(err as Error).message.startsWith('No such log')) throw err;
       await new Promise((r) => setTimeout(r, 50));
     }
+  }
+}
+
+/** The worker running the driver; none when it ended before it was placed (or its worker went). */
+function driverWorker(
+  state: NonNullable<MasterStateMirror['state']>,
+  driverId: string,
+  env: Parameters<typeof followLog>[1],
+) {
+  try {
+    return workerEndpoint(env, findLogWorker(state, { driverId }));
+  } catch (err) {
+    if (err instanceof LookupFailed) return undefined;
+    throw err;
   }
 }
 
@@ -247,7 +262,7 @@ async function submitToCluster(
         (d.workerId !== undefined || ['FINISHED', 'FAILED', 'KILLED', 'ERROR'].includes(d.state))
       );
     });
-    const worker = workerOf(placed, find(placed)?.workerId, env);
+    const worker = driverWorker(placed, driverId, env);
     if (worker) {
       await followDriverLog(worker, env, driverId, () => {
         const s = mirror.state;
