@@ -3,11 +3,66 @@
  * RpcEnv of the test process whose endpoint records what the driver sends it, registered with the
  * driver. The test reports its tasks' states through `driver`.
  */
-import { RegisterExecutor } from '../../backend/protocol/executor.js';
-import type { WireMessage } from '../../backend/protocol/registry.js';
-import { type RpcEndpointRef, RpcEnv } from '../../backend/rpc/index.js';
+import {
+  KillTask,
+  LaunchTask,
+  RegisterExecutor,
+  StopExecutor,
+  type TaskDescription,
+} from '../../backend/protocol/executor.js';
+import type { MessageOf, WireMessage } from '../../backend/protocol/registry.js';
+import { RpcEndpoint, type RpcEndpointRef, RpcEnv } from '../../backend/rpc/index.js';
 import { testProtocol } from './protocol.js';
-import { Recorder } from './recorder.js';
+
+/** The executor's side of the driver's messages, recorded by kind, in order of arrival. */
+export class MockExecutorEndpoint extends RpcEndpoint {
+  readonly launched: TaskDescription[] = [];
+  readonly kills: MessageOf<typeof KillTask>[] = [];
+  stops = 0;
+  private readonly waiters = new Set<() => boolean>();
+
+  constructor() {
+    super();
+    this.on(LaunchTask, (msg) => {
+      this.launched.push(msg.task);
+      this.changed();
+    });
+    this.on(KillTask, (msg) => {
+      this.kills.push(msg);
+      this.changed();
+    });
+    this.on(StopExecutor, () => {
+      this.stops++;
+      this.changed();
+    });
+  }
+
+  /**
+   * Resolves with what `probe` returns once it is not undefined, checking now and after each
+   * message. No deadline of its own: the test's timeout ends a wait that never succeeds.
+   */
+  when<T>(probe: () => T | undefined): Promise<T> {
+    return new Promise((resolve) => {
+      const check = (): boolean => {
+        const v = probe();
+        if (v === undefined) return false;
+        this.waiters.delete(check);
+        resolve(v);
+        return true;
+      };
+      if (!check()) this.waiters.add(check);
+    });
+  }
+
+  /** The tasks launched here, once there are at least `n`. */
+  launchedAtLeast(n: number): Promise<TaskDescription[]> {
+    return this.when(() => (this.launched.length >= n ? this.launched : undefined));
+  }
+
+  private changed(): void {
+    for (const w of [...this.waiters]) w();
+  }
+}
 
 export async function registerMockExecutor(
   driverUrl: string,
@@ -15,14 +70,19 @@ export async function registerMockExecutor(
   cores: number,
   /** Where the mock's RpcEnv goes, for the test to stop. */
   envs: RpcEnv[],
-): Promise<{ env: RpcEnv; endpoint: Recorder; driver: RpcEndpointRef; reply: WireMessage }> {
+): Promise<{
+  env: RpcEnv;
+  endpoint: MockExecutorEndpoint;
+  driver: RpcEndpointRef;
+  reply: WireMessage;
+}> {
   const env = await RpcEnv.create({
     protocol: testProtocol,
     name: `mockExecutor${id}`,
     clientMode: true,
   });
   envs.push(env);
-  const endpoint = new Recorder();
+  const endpoint = new MockExecutorEndpoint();
   env.setupEndpoint('Executor', endpoint);
   const driver = await env.setupEndpointRefByURI(driverUrl);
   const reply = await driver.ask(

@@ -131,12 +131,10 @@ export class WickContext implements JobRunner {
           driverUrl: driverRef.toString(),
         },
         {
-          connected: (appId) => {
-            driver.appId = appId;
-          },
+          connected: (appId) => driver.applicationRegistered(appId),
           executorAdded: (id) => driver.executorGranted(String(id)),
           executorRemoved: (id, message) => driver.removeExecutor(String(id), message),
-          dead: (reason) => driver.scheduler.abortAll(reason),
+          dead: (reason) => driver.applicationEnded(reason),
         },
       );
       env.setupEndpoint(AppClient.ENDPOINT_NAME, client);
@@ -251,7 +249,13 @@ export class WickContext implements JobRunner {
     // after `await stop()`.
     const stopping = setInterval(() => {}, 1 << 30);
     try {
-      this.driver.stopExecutors();
+      // Spark's order (SparkContext.stop → CoarseGrainedSchedulerBackend.stopExecutors, then
+      // StandaloneAppClient.stop): StopExecutor to each executor, then UnregisterApplication.
+      // Here the unregister also waits for the executors to hang up, which they do as they begin
+      // to exit: unregistered first, the master would kill them (KillExecutor) while they exit by
+      // themselves, and they would end KILLED. It costs stop() nothing: closing the driver's
+      // RpcEnv waits for their connections to close anyway.
+      await this.driver.stopExecutors();
       this.client.unregister();
       await this.env.stop();
       log.info(`Stopped application ${this.appId}`);

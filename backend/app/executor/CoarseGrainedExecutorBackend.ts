@@ -1,17 +1,12 @@
 import {
-  type KillTask,
-  type LaunchTask,
+  KillTask,
+  LaunchTask,
   RegisterExecutor,
   RetrieveAppConfig,
   StatusUpdate,
+  StopExecutor,
 } from '../../protocol/executor.js';
-import type { MessageOf, WireMessage } from '../../protocol/registry.js';
-import {
-  RpcEndpoint,
-  type RpcEndpointRef,
-  type RpcSenderContext,
-  unsupported,
-} from '../../rpc/index.js';
+import { RpcEndpoint, type RpcEndpointRef } from '../../rpc/index.js';
 import { Executor } from './Executor.js';
 import { type TaskPool, takeTaskPool } from './taskPool.js';
 
@@ -42,6 +37,20 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
 
   constructor(private readonly opts: BackendOptions) {
     super();
+    // The task path: each handler returns at once, so the inbox runs the next message without a
+    // promise in between.
+    this.on(LaunchTask, (msg) => {
+      if (this.executor) this.executor.launchTask(msg.task);
+      else this.opts.exit(1, 'Received LaunchTask command but executor was null');
+    });
+    this.on(KillTask, (msg) => {
+      this.executor?.killTask(msg.taskId, msg.reason, msg.ifNotStarted);
+    });
+    this.on(StopExecutor, () => {
+      // Status reports still held for this turn's write go out before the RpcEnv stops.
+      this.executor?.flushReports();
+      this.opts.exit(0, 'Driver commanded a shutdown');
+    });
   }
 
   override async onStart(): Promise<void> {
@@ -82,31 +91,6 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
       );
     } catch (err) {
       o.exit(1, `Cannot register with driver: ${o.driverUrl}: ${(err as Error).message}`);
-    }
-  }
-
-  override receive(message: WireMessage, sender: RpcSenderContext): void {
-    switch (message.type) {
-      case 'LaunchTask': {
-        if (!this.executor) {
-          this.opts.exit(1, 'Received LaunchTask command but executor was null');
-          return;
-        }
-        this.executor.launchTask((message as MessageOf<typeof LaunchTask>).task);
-        return;
-      }
-      case 'KillTask': {
-        const m = message as MessageOf<typeof KillTask>;
-        this.executor?.killTask(m.taskId, m.reason, m.ifNotStarted);
-        return;
-      }
-      case 'StopExecutor':
-        // Status reports still held for this turn's write go out before the RpcEnv stops.
-        this.executor?.flushReports();
-        this.opts.exit(0, 'Driver commanded a shutdown');
-        return;
-      default:
-        throw unsupported(message, sender);
     }
   }
 

@@ -1,10 +1,8 @@
 import type { Command } from 'commander';
 import { execa } from 'execa';
 import { wickProtocol } from '../../protocol/index.js';
-import type { WireMessage } from '../../protocol/registry.js';
 import { Ping, Pong } from '../../protocol/rpc.js';
-import { RpcEndpoint, RpcEnv, unsupported } from '../../rpc/index.js';
-import type { RpcCallContext } from '../../rpc/RpcEndpoint.js';
+import { RpcEndpoint, RpcEnv } from '../../rpc/index.js';
 
 /**
  * `wick demo`: the RPC layer end to end, until SparkPi can run. It starts a second process with an
@@ -12,9 +10,9 @@ import type { RpcCallContext } from '../../rpc/RpcEndpoint.js';
  * the latencies, and stops the process again.
  */
 class Echo extends RpcEndpoint {
-  override receiveAndReply(message: WireMessage, ctx: RpcCallContext): unknown {
-    if (message.type === Ping.type) return Pong({ seq: message.seq as number });
-    throw unsupported(message, ctx);
+  constructor() {
+    super();
+    this.on(Ping, (msg) => Pong({ seq: msg.seq }));
   }
 }
 

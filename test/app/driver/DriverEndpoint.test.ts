@@ -9,15 +9,13 @@ import { after, before, test } from 'node:test';
 import { DriverEndpoint } from '../../../backend/app/driver/DriverEndpoint.js';
 import { WickConf } from '../../../backend/conf/WickConf.js';
 import {
-  type LaunchTask,
   RetrieveAppConfig,
   StatusUpdate,
+  type TaskDescription,
   type TaskState,
 } from '../../../backend/protocol/executor.js';
-import type { MessageOf } from '../../../backend/protocol/registry.js';
 import { type RpcEndpointRef, RpcEnv } from '../../../backend/rpc/index.js';
-import type { Recorder } from '../../helpers/masterMocks.js';
-import { registerMockExecutor } from '../../helpers/mockExecutor.js';
+import { type MockExecutorEndpoint, registerMockExecutor } from '../../helpers/mockExecutor.js';
 
 import '../../../backend/conf/all.js';
 import { testProtocol } from '../../helpers/protocol.js';
@@ -33,7 +31,7 @@ before(async () => {
   const conf = new WickConf().set('wick.app.name', 'endpoint test');
   env = await RpcEnv.create({ protocol: testProtocol, name: 'testDriver', conf });
   driver = new DriverEndpoint(conf, '/apps/here', 3);
-  driver.appId = 'app-20260101000000-0000';
+  driver.applicationRegistered('app-20260101000000-0000');
   driverUrl = env.setupEndpoint(DriverEndpoint.ENDPOINT_NAME, driver).toString();
 });
 
@@ -46,7 +44,7 @@ class MockExecutor {
   private constructor(
     readonly id: string,
     readonly env: RpcEnv,
-    readonly endpoint: Recorder,
+    readonly endpoint: MockExecutorEndpoint,
     readonly driver: RpcEndpointRef,
   ) {}
 
@@ -59,9 +57,13 @@ class MockExecutor {
   }
 
   /** The tasks launched here, waiting until there are `n`. */
-  async launched(n: number): Promise<MessageOf<typeof LaunchTask>['task'][]> {
-    const ms = await this.endpoint.count('LaunchTask', n);
-    return ms.map((m) => (m as unknown as MessageOf<typeof LaunchTask>).task);
+  async launched(n: number): Promise<TaskDescription[]> {
+    return [...(await this.endpoint.launchedAtLeast(n))];
+  }
+
+  /** The next task launched here after the first `from`, waiting for it. */
+  nextLaunched(from: number): Promise<TaskDescription> {
+    return this.endpoint.when(() => this.endpoint.launched[from]);
   }
 
   report(taskId: number, state: TaskState, extra: { result?: unknown; error?: Error } = {}) {
@@ -140,26 +142,25 @@ test('tasks go out within each executor’s cores, and a failed one is retried o
 test('when a job fails its other running tasks are killed, and their cores come back when they end', {
   timeout: 60_000,
 }, async () => {
-  const from1 = e1.endpoint.mark;
-  const from2 = e2.endpoint.mark;
+  const from1 = e1.endpoint.launched.length;
+  const from2 = e2.endpoint.launched.length;
+  const killsFrom2 = e2.endpoint.kills.length;
   const done = driver.runJob(spec(2));
-  const a = (await e1.endpoint.next('LaunchTask', undefined, from1)).task as { taskId: number };
-  const b = (await e2.endpoint.next('LaunchTask', undefined, from2)).task as { taskId: number };
+  const a = await e1.nextLaunched(from1);
+  const b = await e2.nextLaunched(from2);
   // Task a fails three times (maxFailures); b keeps running on executor 2 meanwhile.
   let failing = a.taskId;
   for (let i = 0; i < 3; i++) {
-    const mark = e1.endpoint.mark;
+    const mark = e1.endpoint.launched.length;
     e1.report(failing, 'FAILED', { error: new TypeError(`bad ${i}`) });
-    if (i < 2)
-      failing = ((await e1.endpoint.next('LaunchTask', undefined, mark)).task as { taskId: number })
-        .taskId;
+    if (i < 2) failing = (await e1.nextLaunched(mark)).taskId;
   }
   await assert.rejects(done, {
     name: 'JobFailedError',
     message:
       /^Job aborted due to stage failure: Task 0 in stage \d+\.0 failed 3 times, most recent failure: Lost task 0\.2 .*\(TID \d+, executor 1\): TypeError: bad 2\n/,
   });
-  const kill = await e2.endpoint.next('KillTask', undefined, from2);
+  const kill = await e2.endpoint.when(() => e2.endpoint.kills[killsFrom2]);
   assert.equal(kill.taskId, b.taskId);
   assert.equal(driver.executors.get('2')?.freeCores, 0, 'held until the task reports its end');
   e2.report(b.taskId, 'KILLED', { error: new Error('killed') });
@@ -170,18 +171,15 @@ test('when a job fails its other running tasks are killed, and their cores come 
 test('a disconnected executor is removed and its running task goes to another', {
   timeout: 60_000,
 }, async () => {
-  const from1 = e1.endpoint.mark;
-  const from2 = e2.endpoint.mark;
+  const from1 = e1.endpoint.launched.length;
+  const from2 = e2.endpoint.launched.length;
   const done = driver.runJob(spec(1));
   // Offers go in registration order: executor 1 gets it.
-  const first = (await e1.endpoint.next('LaunchTask', undefined, from1)).task as { taskId: number };
+  const first = await e1.nextLaunched(from1);
   assert.ok(first);
   await e1.env.stop();
   await until(() => !driver.executors.has('1'));
-  const again = (await e2.endpoint.next('LaunchTask', undefined, from2)).task as {
-    taskId: number;
-    attempt: number;
-  };
+  const again = await e2.nextLaunched(from2);
   assert.equal(again.attempt, 0, 'a lost executor is not a failure of the task');
   e2.report(again.taskId, 'FINISHED', { result: ['again'] });
   assert.deepEqual(await done, [['again']]);

@@ -7,15 +7,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { WickContext } from '../../../backend/app/index.js';
-import type { WireMessage } from '../../../backend/protocol/registry.js';
-import { MasterStateResponse } from '../../../backend/protocol/state.js';
-import {
-  type RpcCallContext,
-  RpcEndpoint,
-  RpcEnv,
-  type RpcSenderContext,
-  unsupported,
-} from '../../../backend/rpc/index.js';
+import { RegisterApplication } from '../../../backend/protocol/app.js';
+import { MasterStateResponse, RequestMasterState } from '../../../backend/protocol/state.js';
+import { RpcEndpoint, RpcEnv } from '../../../backend/rpc/index.js';
 import { unusedPort } from '../../helpers/net.js';
 import { testProtocol } from '../../helpers/protocol.js';
 
@@ -95,31 +89,24 @@ test('no master reachable: every URL tried is listed with why', async () => {
 class StandbyMaster extends RpcEndpoint {
   registrations = 0;
 
-  constructor(private readonly url: string) {
+  constructor(url: string) {
     super();
-  }
-
-  override receive(message: WireMessage, sender: RpcSenderContext): void {
-    if (message.type === 'RegisterApplication') {
+    this.on(RegisterApplication, () => {
       this.registrations++;
-      return;
-    }
-    throw unsupported(message, sender);
-  }
-
-  override receiveAndReply(message: WireMessage, ctx: RpcCallContext): unknown {
-    if (message.type !== 'RequestMasterState') throw unsupported(message, ctx);
-    return MasterStateResponse({
-      url: this.url,
-      webUiUrl: 'http://127.0.0.1:1',
-      status: 'STANDBY',
-      workers: [],
-      activeApps: [],
-      completedApps: [],
-      activeDrivers: [],
-      completedDrivers: [],
-      seq: 0,
     });
+    this.on(RequestMasterState, () =>
+      MasterStateResponse({
+        url,
+        webUiUrl: 'http://127.0.0.1:1',
+        status: 'STANDBY',
+        workers: [],
+        activeApps: [],
+        completedApps: [],
+        activeDrivers: [],
+        completedDrivers: [],
+        seq: 0,
+      }),
+    );
   }
 }
 

@@ -7,8 +7,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { DriverEndpoint } from '../../../backend/app/driver/DriverEndpoint.js';
 import { WickConf } from '../../../backend/conf/WickConf.js';
-import { type LaunchTask, StatusUpdate } from '../../../backend/protocol/executor.js';
-import type { MessageOf } from '../../../backend/protocol/registry.js';
+import { StatusUpdate } from '../../../backend/protocol/executor.js';
 import { RpcEnv } from '../../../backend/rpc/index.js';
 import { registerMockExecutor } from '../../helpers/mockExecutor.js';
 
@@ -30,12 +29,11 @@ async function executor(driverUrl: string, id: string) {
     get finished() {
       return finished;
     },
-    launched: () =>
-      endpoint.all('LaunchTask').map((m) => (m as unknown as MessageOf<typeof LaunchTask>).task),
+    launched: () => [...endpoint.launched],
     finishAll() {
       const tasks = this.launched();
       for (; finished < tasks.length; finished++) {
-        const taskId = (tasks[finished] as { taskId: number }).taskId;
+        const taskId = tasks[finished]?.taskId as number;
         driver.send(
           StatusUpdate({
             executorId: id,

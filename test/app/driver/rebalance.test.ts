@@ -9,12 +9,10 @@ import { after, test } from 'node:test';
 import { DriverEndpoint } from '../../../backend/app/driver/DriverEndpoint.js';
 import { WickConf } from '../../../backend/conf/WickConf.js';
 import {
-  type KillTask,
-  type LaunchTask,
   StatusUpdate,
+  type TaskDescription,
   type TaskState,
 } from '../../../backend/protocol/executor.js';
-import type { MessageOf } from '../../../backend/protocol/registry.js';
 import { RpcEnv } from '../../../backend/rpc/index.js';
 import { registerMockExecutor } from '../../helpers/mockExecutor.js';
 
@@ -35,7 +33,7 @@ async function until(what: string, probe: () => boolean, timeoutMs = 20_000): Pr
   }
 }
 
-type Task = MessageOf<typeof LaunchTask>['task'];
+type Task = TaskDescription;
 
 /** A mock executor of one core; it reports only what the test tells it to. */
 async function executor(driverUrl: string, id: string) {
@@ -53,9 +51,8 @@ async function executor(driverUrl: string, id: string) {
     );
   };
   return {
-    launched: () =>
-      endpoint.all('LaunchTask').map((m) => (m as unknown as MessageOf<typeof LaunchTask>).task),
-    kills: () => endpoint.all('KillTask') as unknown as MessageOf<typeof KillTask>[],
+    launched: () => [...endpoint.launched],
+    kills: () => [...endpoint.kills],
     /** Finishes every task sent so far that has not ended. */
     finishAll() {
       for (const t of this.launched()) if (!ended.has(t.taskId)) report(t, 'FINISHED');

@@ -53,7 +53,7 @@ test('a stopped executor closes its connection to the driver before its task thr
   const threads = heldPool();
   try {
     const driver = new DriverEndpoint(conf, '/apps/here', 3);
-    driver.appId = 'app-20260101000000-0000';
+    driver.applicationRegistered('app-20260101000000-0000');
     const driverUrl = driverEnv.setupEndpoint(DriverEndpoint.ENDPOINT_NAME, driver).toString();
     const exits: number[] = [];
     let exited = false;
