@@ -37,6 +37,9 @@ export type HandlerOf<D> = [DefReply<D>] extends [never]
 export interface BoundHandler {
   readonly def: AnyMessageDef;
   readonly fn: (message: WireMessage, ctx: RpcCallContext) => unknown;
+  /** Worked out once, at registration: every message passes the check of them. */
+  readonly isRequest: boolean;
+  readonly selfOnly: boolean;
 }
 
 /**
@@ -73,7 +76,12 @@ export abstract class RpcEndpoint {
     if (this.handlers.has(def.type)) {
       throw new Error(`${this.constructor.name} already has a handler for ${def.type}`);
     }
-    this.handlers.set(def.type, { def, fn: handler as BoundHandler['fn'] });
+    this.handlers.set(def.type, {
+      def,
+      fn: handler as BoundHandler['fn'],
+      isRequest: def.replies !== undefined,
+      selfOnly: def.from.includes('self'),
+    });
   }
 
   /** The handler of a message type, for the inbox. */
@@ -127,12 +135,14 @@ export function misrouted(
   sender: RpcSenderContext,
   ownAddress: string,
 ): RpcError | undefined {
+  if (handler.isRequest === asked && (!handler.selfOnly || sender.senderAddress === ownAddress)) {
+    return undefined;
+  }
   const def = handler.def;
-  if (def.from.includes('self') && sender.senderAddress !== ownAddress) {
+  if (handler.selfOnly && sender.senderAddress !== ownAddress) {
     return unsupported({ type: def.type }, sender);
   }
-  const isRequest = def.replies !== undefined;
-  if (isRequest === asked) return undefined;
+  const isRequest = handler.isRequest;
   return new RpcError(
     RpcErrorCode.UnsupportedMessage,
     isRequest

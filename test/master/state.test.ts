@@ -56,7 +56,7 @@ test('SubscribeMasterState: a snapshot, then events after which the mirror equal
     const h = original(type);
     if (h?.def !== MasterStateEvent) return h;
     return {
-      def: h.def,
+      ...h,
       fn: (m, ctx) => {
         events.push(m);
         return h.fn(m, ctx);
