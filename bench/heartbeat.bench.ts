@@ -95,14 +95,14 @@ async function wickTarget(): Promise<Target> {
   );
   const m = running.master;
   while (m.state !== 'ALIVE') await new Promise((r) => setTimeout(r, 10));
-  const ref = running.env.endpointRef({ address: FROM, name: 'Worker' });
   for (const [i, id] of ids.entries()) {
-    m.idToWorker.set(
-      id,
+    // Each at its own address, as the heartbeats say: the table keeps one worker per address.
+    const ref = running.env.endpointRef({ address: `127.0.0.1:${20_000 + i}`, name: 'Worker' });
+    m.cluster.addWorker(
       new WorkerInfo(id, '127.0.0.1', 20_000 + i, 8, 32 * 1024, ref, '', m.clock.now()),
     );
   }
-  const lastWorker = m.idToWorker.get(lastId) as WorkerInfo;
+  const lastWorker = m.cluster.workerById(lastId) as WorkerInfo;
   return {
     port: running.env.rpcAddress?.port as number,
     reset: () => {
