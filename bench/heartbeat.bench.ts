@@ -25,6 +25,7 @@
 import net from 'node:net';
 import { parseArgs } from 'node:util';
 import { WickConf } from '../backend/conf/WickConf.js';
+import { MasterWebUI } from '../backend/http/MasterWebUI.js';
 import { workerId } from '../backend/master/ids.js';
 import { startMaster } from '../backend/master/startMaster.js';
 import { WorkerInfo } from '../backend/master/WorkerInfo.js';
@@ -92,6 +93,7 @@ async function wickTarget(): Promise<Target> {
       'wick.master.ui.port': '0',
       'wick.worker.timeout': '3600s',
     }),
+    { webUi: MasterWebUI.start },
   );
   const m = running.master;
   while (m.state !== 'ALIVE') await new Promise((r) => setTimeout(r, 10));
