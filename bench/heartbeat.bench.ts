@@ -25,6 +25,7 @@
 import net from 'node:net';
 import { parseArgs } from 'node:util';
 import { WickConf } from '../backend/conf/WickConf.js';
+import { MasterWebUI } from '../backend/http/MasterWebUI.js';
 import { workerId } from '../backend/master/ids.js';
 import { startMaster } from '../backend/master/startMaster.js';
 import { WorkerInfo } from '../backend/master/WorkerInfo.js';
@@ -92,17 +93,18 @@ async function wickTarget(): Promise<Target> {
       'wick.master.ui.port': '0',
       'wick.worker.timeout': '3600s',
     }),
+    { webUi: MasterWebUI.start },
   );
   const m = running.master;
   while (m.state !== 'ALIVE') await new Promise((r) => setTimeout(r, 10));
-  const ref = running.env.endpointRef({ address: FROM, name: 'Worker' });
   for (const [i, id] of ids.entries()) {
-    m.idToWorker.set(
-      id,
+    // Each at its own address, as the heartbeats say: the table keeps one worker per address.
+    const ref = running.env.endpointRef({ address: `127.0.0.1:${20_000 + i}`, name: 'Worker' });
+    m.cluster.addWorker(
       new WorkerInfo(id, '127.0.0.1', 20_000 + i, 8, 32 * 1024, ref, '', m.clock.now()),
     );
   }
-  const lastWorker = m.idToWorker.get(lastId) as WorkerInfo;
+  const lastWorker = m.cluster.workerById(lastId) as WorkerInfo;
   return {
     port: running.env.rpcAddress?.port as number,
     reset: () => {

@@ -1,8 +1,7 @@
 import { DaemonConf } from '../conf/daemon.js';
 import type { WickConf } from '../conf/WickConf.js';
-import { MasterWebUI } from '../http/MasterWebUI.js';
 import { wickProtocol } from '../protocol/index.js';
-import { RpcConf, RpcEnv } from '../rpc/index.js';
+import { RpcConf, type RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import type { Clock } from '../util/clock.js';
 import { MasterConf } from './config.js';
 import type { LeaderElectionAgentFactory } from './leader/LeaderElectionAgent.js';
@@ -12,17 +11,46 @@ import { FileSystemPersistenceEngine } from './persistence/FileSystemPersistence
 import type { PersistenceEngine } from './persistence/PersistenceEngine.js';
 import { ZooKeeperPersistenceEngine } from './persistence/ZooKeeperPersistenceEngine.js';
 
+/** The master's web UI, as startMaster runs it (backend/http's MasterWebUI). */
+export interface MasterWebUiServer {
+  readonly port: number;
+  /** Joins the master's RpcEnv once the Master endpoint is set up. */
+  attach(env: RpcEnv): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the web UI on `port` (0: a free one; taken: the next, up to maxRetries times), talking to
+ * the Master through `master`. Given by the caller: the web UI imports the master, not the other
+ * way round (MasterWebUI.start is one).
+ */
+export type MasterWebUiStarter = (
+  master: RpcEndpointRef,
+  host: string,
+  port: number,
+  maxRetries: number,
+  conf: WickConf,
+) => Promise<MasterWebUiServer>;
+
+export interface StartMasterOptions {
+  webUi: MasterWebUiStarter;
+  clock?: Clock;
+}
+
 export interface RunningMaster {
   env: RpcEnv;
   master: Master;
-  webUi: MasterWebUI;
+  webUi: MasterWebUiServer;
   /** wick://host:port */
   url: string;
   stop(): Promise<void>;
 }
 
 /** Starts a master: its RpcEnv, its web UI port, its persistence, and the Master endpoint. */
-export async function startMaster(conf: WickConf, clock?: Clock): Promise<RunningMaster> {
+export async function startMaster(
+  conf: WickConf,
+  { webUi: startWebUi, clock }: StartMasterOptions,
+): Promise<RunningMaster> {
   const host = conf.get(DaemonConf.masterHost);
   // A daemon has time at start-up: no peer's first message waits for its validator to compile.
   wickProtocol.precompile(() => true);
@@ -38,10 +66,10 @@ export async function startMaster(conf: WickConf, clock?: Clock): Promise<Runnin
     await persistence?.close();
     throw err;
   });
-  let webUi: MasterWebUI;
+  let webUi: MasterWebUiServer;
   try {
     const ref = env.endpointRef({ address: env.address, name: Master.ENDPOINT_NAME });
-    webUi = await MasterWebUI.start(
+    webUi = await startWebUi(
       ref,
       host,
       conf.get(DaemonConf.masterUiPort),

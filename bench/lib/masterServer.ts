@@ -9,6 +9,7 @@
  * of just the span between them (node:inspector), written to `file` as a .cpuprofile.
  */
 import { WickConf } from '../../backend/conf/WickConf.js';
+import { MasterWebUI } from '../../backend/http/MasterWebUI.js';
 import { startMaster } from '../../backend/master/startMaster.js';
 import { type Command, serveCommands } from './control.js';
 import { exitWithParent } from './process.js';
@@ -24,7 +25,7 @@ for (const pair of process.argv.slice(2)) {
   const eq = pair.indexOf('=');
   if (eq > 0) conf.set(pair.slice(0, eq), pair.slice(eq + 1));
 }
-const running = await startMaster(conf);
+const running = await startMaster(conf, { webUi: MasterWebUI.start });
 
 serveCommands(async (c: Command) => {
   const result = await profilingCommand(c);

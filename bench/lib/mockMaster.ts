@@ -5,9 +5,16 @@
  * what runs.
  */
 import type { ApplicationDescription, ExecutorState } from '../../backend/protocol/common.js';
-import { LaunchExecutor, RegisteredWorker } from '../../backend/protocol/deploy.js';
+import {
+  DriverStateChanged,
+  ExecutorStateChanged,
+  Heartbeat,
+  LaunchExecutor,
+  RegisteredWorker,
+  RegisterWorker,
+  WorkerLatestState,
+} from '../../backend/protocol/deploy.js';
 import { wickProtocol } from '../../backend/protocol/index.js';
-import type { WireMessage } from '../../backend/protocol/registry.js';
 import { RpcEndpoint, type RpcEndpointRef, RpcEnv } from '../../backend/rpc/index.js';
 
 export interface StateChange {
@@ -26,42 +33,39 @@ class MockMasterEndpoint extends RpcEndpoint {
   private readonly changes = new Map<string, StateChange>();
   private waiters = new Map<string, ((c: StateChange) => void)[]>();
 
-  override receive(message: WireMessage): void {
-    const at = performance.timeOrigin + performance.now();
-    switch (message.type) {
-      case 'RegisterWorker': {
-        const ref = this.rpcEnv.endpointRef(message.worker as { address: string; name: string });
-        this.worker = ref;
-        ref.send(
-          RegisteredWorker({
-            master: this.self.toData(),
-            masterWebUiUrl: 'http://127.0.0.1:0',
-            masterAddress: this.rpcEnv.address,
-          }),
-        );
-        for (const w of this.workerWaiters) w(ref);
-        this.workerWaiters = [];
-        return;
-      }
-      case 'ExecutorStateChanged': {
-        const c: StateChange = {
-          appId: message.appId as string,
-          execId: message.execId as number,
-          state: message.state as ExecutorState,
-          message: message.message as string | undefined,
-          exitStatus: message.exitStatus as number | undefined,
-          at,
-        };
-        const key = `${c.appId}/${c.execId}/${c.state}`;
-        this.changes.set(key, c);
-        for (const w of this.waiters.get(key) ?? []) w(c);
-        this.waiters.delete(key);
-        return;
-      }
-      default:
-        // Heartbeat, WorkerLatestState: nothing to do.
-        return;
-    }
+  constructor() {
+    super();
+    this.on(RegisterWorker, (msg) => {
+      const ref = this.rpcEnv.endpointRef(msg.worker);
+      this.worker = ref;
+      ref.send(
+        RegisteredWorker({
+          master: this.self.toData(),
+          masterWebUiUrl: 'http://127.0.0.1:0',
+          masterAddress: this.rpcEnv.address,
+        }),
+      );
+      for (const w of this.workerWaiters) w(ref);
+      this.workerWaiters = [];
+    });
+    this.on(ExecutorStateChanged, (msg) => {
+      const c: StateChange = {
+        appId: msg.appId,
+        execId: msg.execId,
+        state: msg.state,
+        message: msg.message,
+        exitStatus: msg.exitStatus,
+        at: performance.timeOrigin + performance.now(),
+      };
+      const key = `${c.appId}/${c.execId}/${c.state}`;
+      this.changes.set(key, c);
+      for (const w of this.waiters.get(key) ?? []) w(c);
+      this.waiters.delete(key);
+    });
+    // A worker's other messages to its master: nothing to do.
+    this.on(Heartbeat, () => {});
+    this.on(WorkerLatestState, () => {});
+    this.on(DriverStateChanged, () => {});
   }
 
   registered(): Promise<RpcEndpointRef> {

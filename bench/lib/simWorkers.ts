@@ -19,7 +19,13 @@
  */
 import { WickConf } from '../../backend/conf/WickConf.js';
 import { workerId } from '../../backend/master/ids.js';
-import { BoundPortsRequest, Heartbeat, RegisterWorker } from '../../backend/protocol/deploy.js';
+import {
+  BoundPortsRequest,
+  Heartbeat,
+  RegisteredWorker,
+  RegisterWorker,
+  RegisterWorkerFailed,
+} from '../../backend/protocol/deploy.js';
 import { wickProtocol } from '../../backend/protocol/index.js';
 import type { WireMessage } from '../../backend/protocol/registry.js';
 import { RpcEndpoint, type RpcEndpointRef, RpcEnv } from '../../backend/rpc/index.js';
@@ -45,11 +51,12 @@ class SimWorkerEndpoint extends RpcEndpoint {
     this.settle = (err) => (err ? reject(err) : resolve());
   });
 
-  override receive(message: WireMessage): void {
-    if (message.type === 'RegisteredWorker') this.settle?.();
-    else if (message.type === 'RegisterWorkerFailed') {
-      this.settle?.(new Error(`registration refused: ${String(message.message)}`));
-    }
+  constructor() {
+    super();
+    this.on(RegisteredWorker, () => this.settle?.());
+    this.on(RegisterWorkerFailed, (msg) =>
+      this.settle?.(new Error(`registration refused: ${msg.message}`)),
+    );
     // Nothing else is expected: no application runs in this benchmark.
   }
 }

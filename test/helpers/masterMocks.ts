@@ -10,7 +10,7 @@ import { idTimestamp } from '../../backend/master/ids.js';
 import {
   MasterChangeAcknowledged,
   RegisterApplication,
-  type RegisteredApplication,
+  RegisteredApplication,
   UnregisterApplication,
 } from '../../backend/protocol/app.js';
 import type { ApplicationDescription, ExecutorState } from '../../backend/protocol/common.js';
@@ -18,6 +18,11 @@ import {
   DriverStateChanged,
   ExecutorStateChanged,
   Heartbeat,
+  KillExecutor,
+  LaunchDriver,
+  LaunchExecutor,
+  MasterChanged,
+  ReconnectWorker,
   RegisterWorker,
   WorkerLatestState,
   WorkerSchedulerStateResponse,
@@ -76,7 +81,25 @@ export class MockWorker {
   ) {
     this.answerMasterChanged = opts.answerMasterChanged ?? true;
     this.reconnect = opts.reconnect ?? true;
-    endpoint.onMessage = (m) => this.onMessage(m);
+    endpoint.answer(LaunchExecutor, ({ appId, execId, cores }) => {
+      this.executors.set(`${appId}/${execId}`, { appId, execId, cores });
+    });
+    endpoint.answer(KillExecutor, (m) => this.executors.delete(`${m.appId}/${m.execId}`));
+    endpoint.answer(LaunchDriver, (m) => this.drivers.add(m.driverId));
+    endpoint.answer(MasterChanged, (m) => {
+      if (!this.answerMasterChanged) return;
+      this.master = this.env.endpointRef(m.master);
+      this.master.send(
+        WorkerSchedulerStateResponse({
+          id: this.id,
+          executors: this.executorDescriptions(),
+          driverIds: [...this.drivers],
+        }),
+      );
+    });
+    endpoint.answer(ReconnectWorker, () => {
+      if (this.reconnect) this.register();
+    });
   }
 
   static async start(
@@ -202,38 +225,6 @@ export class MockWorker {
   private executorDescriptions() {
     return [...this.executors.values()].map((e) => ({ ...e, state: 'RUNNING' as const }));
   }
-
-  private onMessage(m: Msg): void {
-    switch (m.type) {
-      case 'LaunchExecutor':
-        this.executors.set(`${m.appId}/${m.execId}`, {
-          appId: m.appId as string,
-          execId: m.execId as number,
-          cores: m.cores as number,
-        });
-        break;
-      case 'KillExecutor':
-        this.executors.delete(`${m.appId}/${m.execId}`);
-        break;
-      case 'LaunchDriver':
-        this.drivers.add(m.driverId as string);
-        break;
-      case 'MasterChanged':
-        if (!this.answerMasterChanged) break;
-        this.master = this.env.endpointRef(m.master as { address: string; name: string });
-        this.master.send(
-          WorkerSchedulerStateResponse({
-            id: this.id,
-            executors: this.executorDescriptions(),
-            driverIds: [...this.drivers],
-          }),
-        );
-        break;
-      case 'ReconnectWorker':
-        if (this.reconnect) this.register();
-        break;
-    }
-  }
 }
 
 /** An application description that asks little, with overrides. */
@@ -259,12 +250,11 @@ export class MockApp {
     readonly endpoint: Recorder,
     public master: RpcEndpointRef,
   ) {
-    endpoint.onMessage = (m) => {
-      if (m.type === 'MasterChanged' && this.answerMasterChanged) {
-        this.master = this.env.endpointRef(m.master as { address: string; name: string });
-        this.master.send(MasterChangeAcknowledged({ appId: this.appId }));
-      }
-    };
+    endpoint.answer(MasterChanged, (m) => {
+      if (!this.answerMasterChanged) return;
+      this.master = this.env.endpointRef(m.master);
+      this.master.send(MasterChangeAcknowledged({ appId: this.appId }));
+    });
   }
 
   /** A listening env, so that a restarted master can reach it. */
@@ -282,8 +272,8 @@ export class MockApp {
     this.master.send(
       RegisterApplication({ appDescription: desc, driver: this.endpoint.self.toData() }),
     );
-    const reply = await this.endpoint.next('RegisteredApplication', undefined, from);
-    this.appId = (reply as MessageOf<typeof RegisteredApplication>).appId;
+    const reply = await this.endpoint.next(RegisteredApplication, undefined, from);
+    this.appId = reply.appId;
     return this.appId;
   }
 

@@ -5,14 +5,9 @@
  */
 import type { TestContext } from 'node:test';
 import { MasterStateMirror } from '../../backend/client/MasterStateMirror.js';
-import type { MessageOf, WireMessage } from '../../backend/protocol/registry.js';
+import type { AnyMessageDef, MessageOf, WireMessage } from '../../backend/protocol/registry.js';
 import { type MasterStateResponse, RequestMasterState } from '../../backend/protocol/state.js';
-import {
-  RpcEndpoint,
-  type RpcEndpointRef,
-  RpcEnv,
-  type RpcSenderContext,
-} from '../../backend/rpc/index.js';
+import { RpcEndpoint, type RpcEndpointRef, RpcEnv } from '../../backend/rpc/index.js';
 import { setLogLevel } from '../../backend/util/log.js';
 import { testProtocol } from './protocol.js';
 
@@ -21,16 +16,34 @@ setLogLevel('WARN');
 
 export type Msg = WireMessage & Record<string, unknown>;
 
-/** An endpoint that records every one-way message and lets a test wait for one. */
+/**
+ * An endpoint that records every one-way message and lets a test wait for one: it registers a
+ * handler for each one-way definition of the test protocol (asks it refuses, as before).
+ */
 export class Recorder extends RpcEndpoint {
   readonly received: Msg[] = [];
-  /** Called on every message after it is recorded: the mock's answers. */
+  /** Called on every message after it is recorded (and answered, see `answer`). */
   onMessage: ((m: Msg) => void) | undefined;
   private waiters = new Set<() => void>();
+  private readonly answers = new Map<string, (m: Msg) => void>();
 
-  override receive(message: WireMessage, _sender: RpcSenderContext): void {
-    this.received.push(message as Msg);
-    this.onMessage?.(message as Msg);
+  constructor() {
+    super();
+    const record = (message: WireMessage) => this.record(message as Msg);
+    for (const def of testProtocol.all()) if (def.replies === undefined) this.on(def, record);
+  }
+
+  /** Runs `fn` on every message of `def` once it is recorded: the mock's answer to it. */
+  answer<D extends AnyMessageDef>(def: D, fn: (m: MessageOf<D>) => void): void {
+    if (this.answers.has(def.type)) throw new Error(`Recorder already answers ${def.type}`);
+    // The inbox checked the message against def's schema before it reached record().
+    this.answers.set(def.type, fn as (m: Msg) => void);
+  }
+
+  private record(message: Msg): void {
+    this.received.push(message);
+    this.answers.get(message.type)?.(message);
+    this.onMessage?.(message);
     for (const w of [...this.waiters]) w();
   }
 
@@ -40,10 +53,22 @@ export class Recorder extends RpcEndpoint {
   }
 
   /**
-   * The first message of `type` at index ≥ `from` for which `match` holds, waiting for it. No
-   * deadline of its own: the test's timeout ends a wait that never succeeds.
+   * The first message of `type` at index ≥ `from` for which `match` holds, waiting for it; given
+   * a definition, typed by it. No deadline of its own: the test's timeout ends a wait that never
+   * succeeds.
    */
-  next(type: string, match: (m: Msg) => boolean = () => true, from = 0): Promise<Msg> {
+  next<D extends AnyMessageDef>(
+    def: D,
+    match?: (m: MessageOf<D>) => boolean,
+    from?: number,
+  ): Promise<MessageOf<D>>;
+  next(type: string, match?: (m: Msg) => boolean, from?: number): Promise<Msg>;
+  next(
+    what: string | AnyMessageDef,
+    match: (m: Msg) => boolean = () => true,
+    from = 0,
+  ): Promise<Msg> {
+    const type = typeof what === 'string' ? what : what.type;
     return new Promise((resolve) => {
       const check = (): boolean => {
         const m = this.received.slice(from).find((x) => x.type === type && match(x));

@@ -13,13 +13,12 @@ import {
   RequestSubmitDriver,
 } from '../../backend/protocol/client.js';
 import { BoundPortsRequest } from '../../backend/protocol/deploy.js';
-import type { MessageOf, WireMessage } from '../../backend/protocol/registry.js';
 import {
   MasterStateEvent,
   MasterStateResponse,
-  type SubscribeMasterState,
+  SubscribeMasterState,
 } from '../../backend/protocol/state.js';
-import { type RpcCallContext, RpcEndpoint, RpcEnv } from '../../backend/rpc/index.js';
+import { RpcEndpoint, RpcEnv } from '../../backend/rpc/index.js';
 import { startMaster, startWorker, wick } from '../helpers/cluster.js';
 import { checkNothingLeftRunning } from '../helpers/leaks.js';
 import {
@@ -30,6 +29,7 @@ import {
   type MasterState,
   MockApp,
   MockWorker,
+  Recorder,
   workerIn,
 } from '../helpers/masterMocks.js';
 import { testProtocol } from '../helpers/protocol.js';
@@ -49,22 +49,13 @@ test('SubscribeMasterState: a snapshot, then events after which the mirror equal
 }, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
-  const events: WireMessage[] = [];
-  // Every event as received, before the mirror applies (or drops) it.
-  const original = client.mirror.handlerFor.bind(client.mirror);
-  client.mirror.handlerFor = (type) => {
-    const h = original(type);
-    if (h?.def !== MasterStateEvent) return h;
-    return {
-      ...h,
-      fn: (m, ctx) => {
-        events.push(m);
-        return h.fn(m, ctx);
-      },
-    };
-  };
+  // A second subscriber beside the mirror records the events as they come.
+  const pushes = new Recorder();
+  client.env.setupEndpoint('Pushes', pushes);
+  const { seq: firstSeq } = await client.master.ask(
+    SubscribeMasterState({ subscriber: pushes.self.toData() }),
+  );
   const first = structuredClone(client.mirror.state as MasterState);
-  const firstSeq = first.seq;
   assert.equal(first.status, 'ALIVE');
   assert.equal(first.url, master.url);
   assert.equal(first.webUiUrl, master.webUiUrl);
@@ -117,6 +108,7 @@ test('SubscribeMasterState: a snapshot, then events after which the mirror equal
   await assertMirrorEqualsSnapshot(client);
 
   // Each event is valid, and numbered one after the other.
+  const events = pushes.all('MasterStateEvent');
   assert.ok(events.length > 5, `only ${events.length} events`);
   const seqs = events.map((e) => e.seq as number);
   assert.deepEqual(
@@ -218,25 +210,27 @@ test("GET /json on the web UI port and `wick status --json` use Spark's field na
 
 /** A master that pushes an event right behind its reply to SubscribeMasterState. */
 class EagerMaster extends RpcEndpoint {
-  override receiveAndReply(message: WireMessage, ctx: RpcCallContext): unknown {
-    const { subscriber } = message as MessageOf<typeof SubscribeMasterState>;
-    ctx.reply(
-      MasterStateResponse({
-        url: 'wick://127.0.0.1:1',
-        webUiUrl: 'http://127.0.0.1:2',
-        status: 'RECOVERING',
-        workers: [],
-        activeApps: [],
-        completedApps: [],
-        activeDrivers: [],
-        completedDrivers: [],
-        seq: 1,
-      }),
-    );
-    const ref = this.rpcEnv.endpointRef(subscriber);
-    ref.send(MasterStateEvent({ seq: 2, status: 'COMPLETING_RECOVERY' }));
-    ref.send(MasterStateEvent({ seq: 3, status: 'ALIVE' }));
-    return undefined;
+  constructor() {
+    super();
+    this.on(SubscribeMasterState, ({ subscriber }, ctx) => {
+      ctx.reply(
+        MasterStateResponse({
+          url: 'wick://127.0.0.1:1',
+          webUiUrl: 'http://127.0.0.1:2',
+          status: 'RECOVERING',
+          workers: [],
+          activeApps: [],
+          completedApps: [],
+          activeDrivers: [],
+          completedDrivers: [],
+          seq: 1,
+        }),
+      );
+      const ref = this.rpcEnv.endpointRef(subscriber);
+      ref.send(MasterStateEvent({ seq: 2, status: 'COMPLETING_RECOVERY' }));
+      ref.send(MasterStateEvent({ seq: 3, status: 'ALIVE' }));
+      return undefined;
+    });
   }
 }
 

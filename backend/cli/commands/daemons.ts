@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
 import { loadConf } from '../../conf/load.js';
+import { MasterWebUI } from '../../http/MasterWebUI.js';
 import { startMaster } from '../../master/startMaster.js';
 import { parseMasterUrls } from '../../rpc/masterUrls.js';
 import { getLogger } from '../../util/log.js';
@@ -40,7 +41,7 @@ export function registerDaemons(program: Command): void {
           { flag: '--webui-port', key: 'wick.master.ui.port', value: flags.webuiPort },
         ],
       });
-      const running = await startMaster(conf);
+      const running = await startMaster(conf, { webUi: MasterWebUI.start });
       const stop = () => running.stop();
       onSignals(stop);
       if (flags.exitWithParent) exitWithParent(() => stop().then(() => process.exit(0)));

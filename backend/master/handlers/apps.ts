@@ -1,78 +1,78 @@
 import {
+  ApplicationRemoved,
   ExecutorUpdated,
-  type MasterChangeAcknowledged,
-  type RegisterApplication,
+  MasterChangeAcknowledged,
+  RegisterApplication,
   RegisteredApplication,
-  type UnregisterApplication,
+  UnregisterApplication,
 } from '../../protocol/app.js';
-import { KillApplicationResponse, type RequestKillApplication } from '../../protocol/client.js';
-import { isExecutorFinished } from '../../protocol/common.js';
-import type { ExecutorStateChanged } from '../../protocol/deploy.js';
-import type { MessageOf, WireMessage } from '../../protocol/registry.js';
+import { KillApplicationResponse, RequestKillApplication } from '../../protocol/client.js';
+import { type ApplicationState, isExecutorFinished } from '../../protocol/common.js';
+import { ApplicationFinished, ExecutorStateChanged, KillExecutor } from '../../protocol/deploy.js';
+import type { MessageOf } from '../../protocol/registry.js';
 import { getLogger } from '../../util/log.js';
+import { ApplicationInfo } from '../ApplicationInfo.js';
 import { MasterConf } from '../config.js';
-import type { Master } from '../Master.js';
-import { completeRecovery } from '../recovery.js';
+import type { ExecutorDesc } from '../ExecutorDesc.js';
+import type { HandlerRegistry, Master } from '../Master.js';
+import { schedule } from '../placement.js';
 
 /** Applications ↔ Master: registration, executor state, and ending an application. */
 
 const log = getLogger('Master');
 
-export async function receive(m: Master, msg: WireMessage): Promise<boolean> {
-  switch (msg.type) {
-    case 'RegisterApplication':
-      await registerApplication(m, msg as MessageOf<typeof RegisterApplication>);
-      return true;
-    case 'UnregisterApplication': {
-      const app = m.idToApp.get((msg as MessageOf<typeof UnregisterApplication>).appId);
-      if (app) {
-        log.info(`Received unregister request from application ${app.id}`);
-        await m.removeApplication(app, 'FINISHED');
-      }
-      return true;
+export function appHandlers(m: Master, on: HandlerRegistry): void {
+  on(RegisterApplication, (msg) => registerApplication(m, msg));
+  on(UnregisterApplication, async ({ appId }) => {
+    const app = m.cluster.appById(appId);
+    if (app) {
+      log.info(`Received unregister request from application ${app.id}`);
+      await removeApplication(m, app, 'FINISHED');
     }
-    case 'MasterChangeAcknowledged': {
-      const { appId } = msg as MessageOf<typeof MasterChangeAcknowledged>;
-      const app = m.idToApp.get(appId);
-      if (app) {
-        log.info(`Application has been re-registered: ${appId}`);
-        app.state = 'WAITING';
-        m.broadcaster.app(app);
-      } else {
-        log.warn(`Master change ack from unknown app: ${appId}`);
-      }
-      if (m.state === 'RECOVERING' && m.canCompleteRecovery()) await completeRecovery(m);
-      return true;
-    }
-    case 'ExecutorStateChanged':
-      await executorStateChanged(m, msg as MessageOf<typeof ExecutorStateChanged>);
-      return true;
-    default:
-      return false;
+  });
+  on(MasterChangeAcknowledged, (msg) => masterChangeAcknowledged(m, msg));
+  on(ExecutorStateChanged, (msg) => executorStateChanged(m, msg));
+  on(RequestKillApplication, (msg) => killApplication(m, msg));
+}
+
+/** Adds an application to the tables (and the FIFO); false if its driver's address has one. */
+export function addApplication(m: Master, app: ApplicationInfo): boolean {
+  if (!m.cluster.addApp(app)) {
+    log.info(`Attempted to re-register application at same address: ${app.driver.address}`);
+    return false;
+  }
+  m.broadcaster.app(app);
+  return true;
+}
+
+/** An application ends: its executors are killed and every worker told, in `state`. */
+export async function removeApplication(
+  m: Master,
+  app: ApplicationInfo,
+  state: ApplicationState,
+): Promise<void> {
+  if (!m.cluster.finishApp(app)) return;
+  log.info(`Removing app ${app.id}`);
+  for (const exec of [...app.executors.values()]) killExecutor(m, app, exec);
+  app.state = state;
+  app.endTime = m.clock.now();
+  if (state !== 'FINISHED') app.driver.send(ApplicationRemoved({ message: state }));
+  m.broadcaster.app(app);
+  await m.persistence.removeApplication(app.id);
+  schedule(m);
+  for (const w of m.cluster.registeredWorkers()) {
+    w.endpoint.send(ApplicationFinished({ id: app.id }));
   }
 }
 
-export async function reply(m: Master, msg: WireMessage): Promise<WireMessage | undefined> {
-  if (msg.type !== 'RequestKillApplication') return undefined;
-  const { appId } = msg as MessageOf<typeof RequestKillApplication>;
-  if (m.state !== 'ALIVE') {
-    return KillApplicationResponse({
-      appId,
-      success: false,
-      message: `Current state is not alive: ${m.state}. Can only kill applications in ALIVE state.`,
-    });
-  }
-  const app = m.idToApp.get(appId);
-  if (!app) {
-    return KillApplicationResponse({
-      appId,
-      success: false,
-      message: `Application ${appId} has already finished or does not exist`,
-    });
-  }
-  log.info(`Asked to kill application ${appId}`);
-  await m.removeApplication(app, 'KILLED');
-  return KillApplicationResponse({ appId, success: true, message: `Killed application ${appId}` });
+function killExecutor(m: Master, app: ApplicationInfo, exec: ExecutorDesc): void {
+  exec.worker.removeExecutor(exec);
+  exec.worker.endpoint.send(
+    KillExecutor({ masterUrl: m.masterUrl, appId: app.id, execId: exec.id }),
+  );
+  exec.setState('KILLED', m.clock.now());
+  app.removeExecutor(exec);
+  m.broadcaster.worker(exec.worker);
 }
 
 async function registerApplication(
@@ -82,8 +82,15 @@ async function registerApplication(
   if (m.state === 'STANDBY') return;
   const driver = m.rpcEnv.endpointRef(msg.driver);
   log.info(`Registering app ${msg.appDescription.name}`);
-  const app = m.createApplication(msg.appDescription, driver);
-  if (!m.registerApplication(app)) return;
+  const now = m.clock.now();
+  const app = new ApplicationInfo(
+    m.cluster.nextAppId(now),
+    msg.appDescription,
+    driver,
+    now,
+    m.conf.get(MasterConf.defaultCores),
+  );
+  if (!addApplication(m, app)) return;
   log.info(`Registered app ${msg.appDescription.name} with ID ${app.id}`);
   await m.persistence.addApplication({
     id: app.id,
@@ -92,14 +99,29 @@ async function registerApplication(
     startTime: app.startTime,
   });
   driver.send(RegisteredApplication({ appId: app.id, master: m.self.toData() }));
-  m.schedule();
+  schedule(m);
+}
+
+async function masterChangeAcknowledged(
+  m: Master,
+  { appId }: MessageOf<typeof MasterChangeAcknowledged>,
+): Promise<void> {
+  const app = m.cluster.appById(appId);
+  if (app) {
+    log.info(`Application has been re-registered: ${appId}`);
+    app.state = 'WAITING';
+    m.broadcaster.app(app);
+  } else {
+    log.warn(`Master change ack from unknown app: ${appId}`);
+  }
+  await m.recovery.completeIfAnswered();
 }
 
 async function executorStateChanged(
   m: Master,
   msg: MessageOf<typeof ExecutorStateChanged>,
 ): Promise<void> {
-  const app = m.idToApp.get(msg.appId);
+  const app = m.cluster.appById(msg.appId);
   const exec = app?.executors.get(msg.execId);
   if (!app || !exec) {
     log.warn(`Got status update for unknown executor ${msg.appId}/${msg.execId}`);
@@ -130,10 +152,31 @@ async function executorStateChanged(
         log.error(
           `Application ${app.desc.name} with ID ${app.id} failed ${app.retryCount} times; removing it`,
         );
-        await m.removeApplication(app, 'FAILED');
+        await removeApplication(m, app, 'FAILED');
         return;
       }
     }
   }
-  m.schedule();
+  schedule(m);
+}
+
+async function killApplication(m: Master, { appId }: MessageOf<typeof RequestKillApplication>) {
+  if (m.state !== 'ALIVE') {
+    return KillApplicationResponse({
+      appId,
+      success: false,
+      message: `Current state is not alive: ${m.state}. Can only kill applications in ALIVE state.`,
+    });
+  }
+  const app = m.cluster.appById(appId);
+  if (!app) {
+    return KillApplicationResponse({
+      appId,
+      success: false,
+      message: `Application ${appId} has already finished or does not exist`,
+    });
+  }
+  log.info(`Asked to kill application ${appId}`);
+  await removeApplication(m, app, 'KILLED');
+  return KillApplicationResponse({ appId, success: true, message: `Killed application ${appId}` });
 }

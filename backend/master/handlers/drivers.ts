@@ -1,18 +1,18 @@
 import {
   DriverStatusResponse,
   KillDriverResponse,
-  type RequestDriverStatus,
-  type RequestKillDriver,
-  type RequestSubmitDriver,
+  RequestDriverStatus,
+  RequestKillDriver,
+  RequestSubmitDriver,
   SubmitDriverResponse,
 } from '../../protocol/client.js';
-import { isDriverFinished } from '../../protocol/common.js';
-import { type DriverStateChanged, KillDriver } from '../../protocol/deploy.js';
-import type { MessageOf, WireMessage } from '../../protocol/registry.js';
+import { type DriverState, isDriverFinished } from '../../protocol/common.js';
+import { DriverStateChanged, KillDriver } from '../../protocol/deploy.js';
+import type { MessageOf } from '../../protocol/registry.js';
 import { getLogger } from '../../util/log.js';
 import { DriverInfo } from '../DriverInfo.js';
-import { driverId as newDriverId } from '../ids.js';
-import type { Master } from '../Master.js';
+import type { HandlerRegistry, Master } from '../Master.js';
+import { schedule } from '../placement.js';
 
 /** Drivers in cluster deploy mode: submit, kill, status, and their state from workers. */
 
@@ -21,40 +21,68 @@ const log = getLogger('Master');
 const notAlive = (m: Master, what: string) =>
   `Current state is not alive: ${m.state}. Can only ${what} in ALIVE state.`;
 
-export async function receive(m: Master, msg: WireMessage): Promise<boolean> {
-  if (msg.type !== 'DriverStateChanged') return false;
-  const { driverId, state, exception } = msg as MessageOf<typeof DriverStateChanged>;
-  if (isDriverFinished(state)) {
-    await m.removeDriver(driverId, state, exception);
-    return true;
+export function driverHandlers(m: Master, on: HandlerRegistry): void {
+  on(DriverStateChanged, (msg) => driverStateChanged(m, msg));
+  on(RequestSubmitDriver, (msg) => submitDriver(m, msg));
+  on(RequestKillDriver, (msg) => killDriver(m, msg));
+  on(RequestDriverStatus, (msg) => driverStatus(m, msg));
+}
+
+/** Puts a driver back in the queue: its worker was lost and it is supervised. */
+export function relaunchDriver(m: Master, driver: DriverInfo): void {
+  driver.worker?.removeDriver(driver);
+  if (driver.worker) m.broadcaster.worker(driver.worker);
+  driver.worker = undefined;
+  driver.state = 'RELAUNCHING';
+  m.cluster.enqueueDriver(driver);
+  m.broadcaster.driver(driver);
+  schedule(m);
+}
+
+/** A driver ended (or can never run): it moves to the completed ones, its resources freed. */
+export async function removeDriver(
+  m: Master,
+  driverId: string,
+  finalState: DriverState,
+  exception: string | undefined,
+): Promise<void> {
+  const driver = m.cluster.driverById(driverId);
+  if (!driver) {
+    log.warn(`Asked to remove unknown driver: ${driverId}`);
+    return;
   }
-  const driver = m.drivers.get(driverId);
+  log.info(`Removing driver: ${driverId}`);
+  m.cluster.finishDriver(driver);
+  driver.state = finalState;
+  driver.exception = exception;
+  if (driver.worker) {
+    driver.worker.removeDriver(driver);
+    m.broadcaster.worker(driver.worker);
+  }
+  m.broadcaster.driver(driver);
+  await m.persistence.removeDriver(driverId);
+  schedule(m);
+}
+
+async function driverStateChanged(
+  m: Master,
+  msg: MessageOf<typeof DriverStateChanged>,
+): Promise<void> {
+  const { driverId, state, exception } = msg;
+  if (isDriverFinished(state)) {
+    await removeDriver(m, driverId, state, exception);
+    return;
+  }
+  const driver = m.cluster.driverById(driverId);
   if (!driver) {
     log.warn(`Received state ${state} for unknown driver ${driverId}`);
   } else {
     driver.state = state;
     m.broadcaster.driver(driver);
   }
-  return true;
 }
 
-export async function reply(m: Master, msg: WireMessage): Promise<WireMessage | undefined> {
-  switch (msg.type) {
-    case 'RequestSubmitDriver':
-      return submitDriver(m, msg as MessageOf<typeof RequestSubmitDriver>);
-    case 'RequestKillDriver':
-      return killDriver(m, msg as MessageOf<typeof RequestKillDriver>);
-    case 'RequestDriverStatus':
-      return driverStatus(m, msg as MessageOf<typeof RequestDriverStatus>);
-    default:
-      return undefined;
-  }
-}
-
-async function submitDriver(
-  m: Master,
-  msg: MessageOf<typeof RequestSubmitDriver>,
-): Promise<WireMessage> {
+async function submitDriver(m: Master, msg: MessageOf<typeof RequestSubmitDriver>) {
   if (m.state !== 'ALIVE') {
     return SubmitDriverResponse({
       master: m.self.toData(),
@@ -63,17 +91,17 @@ async function submitDriver(
     });
   }
   const now = m.clock.now();
-  const driver = new DriverInfo(newDriverId(now, m.nextDriverNumber++), msg.driverDescription, now);
+  const driver = new DriverInfo(m.cluster.nextDriverId(now), msg.driverDescription, now);
   log.info(`Driver submitted ${driver.desc.appPath} as ${driver.id}`);
   await m.persistence.addDriver({
     id: driver.id,
     desc: driver.desc,
     submitDate: driver.submitDate,
   });
-  m.drivers.set(driver.id, driver);
-  m.waitingDrivers.push(driver);
+  m.cluster.addDriver(driver);
+  m.cluster.enqueueDriver(driver);
   m.broadcaster.driver(driver);
-  m.schedule();
+  schedule(m);
   return SubmitDriverResponse({
     master: m.self.toData(),
     success: true,
@@ -82,15 +110,12 @@ async function submitDriver(
   });
 }
 
-async function killDriver(
-  m: Master,
-  msg: MessageOf<typeof RequestKillDriver>,
-): Promise<WireMessage> {
+async function killDriver(m: Master, msg: MessageOf<typeof RequestKillDriver>) {
   const { driverId } = msg;
   const base = { master: m.self.toData(), driverId };
   if (m.state !== 'ALIVE')
     return KillDriverResponse({ ...base, success: false, message: notAlive(m, 'kill drivers') });
-  const driver = m.drivers.get(driverId);
+  const driver = m.cluster.driverById(driverId);
   if (!driver) {
     return KillDriverResponse({
       ...base,
@@ -99,8 +124,8 @@ async function killDriver(
     });
   }
   log.info(`Asked to kill driver ${driverId}`);
-  if (m.waitingDrivers.includes(driver)) {
-    await m.removeDriver(driverId, 'KILLED', undefined);
+  if (m.cluster.isWaiting(driver)) {
+    await removeDriver(m, driverId, 'KILLED', undefined);
   } else {
     driver.worker?.endpoint.send(KillDriver({ driverId }));
   }
@@ -111,12 +136,11 @@ async function killDriver(
   });
 }
 
-function driverStatus(m: Master, msg: MessageOf<typeof RequestDriverStatus>): WireMessage {
+function driverStatus(m: Master, msg: MessageOf<typeof RequestDriverStatus>) {
   if (m.state !== 'ALIVE') {
     return DriverStatusResponse({ found: false, exception: notAlive(m, 'request driver status') });
   }
-  const driver =
-    m.drivers.get(msg.driverId) ?? m.completedDrivers.find((d) => d.id === msg.driverId);
+  const driver = m.cluster.findDriver(msg.driverId);
   if (!driver) return DriverStatusResponse({ found: false });
   return DriverStatusResponse({
     found: true,

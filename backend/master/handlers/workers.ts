@@ -1,46 +1,90 @@
+import { ExecutorUpdated, WorkerRemoved } from '../../protocol/app.js';
 import {
-  type Heartbeat,
+  Heartbeat,
   KillDriver,
   KillExecutor,
   MasterInStandby,
   ReconnectWorker,
   RegisteredWorker,
-  type RegisterWorker,
+  RegisterWorker,
   RegisterWorkerFailed,
-  type WorkerLatestState,
-  type WorkerSchedulerStateResponse,
+  WorkerLatestState,
+  WorkerSchedulerStateResponse,
 } from '../../protocol/deploy.js';
-import type { MessageOf, WireMessage } from '../../protocol/registry.js';
+import type { MessageOf } from '../../protocol/registry.js';
 import { getLogger } from '../../util/log.js';
 import { MasterConf } from '../config.js';
-import type { Master } from '../Master.js';
-import { completeRecovery } from '../recovery.js';
+import type { HandlerRegistry, Master } from '../Master.js';
+import { CheckForWorkerTimeOut } from '../messages.js';
+import { schedule } from '../placement.js';
 import { WorkerInfo } from '../WorkerInfo.js';
+import { relaunchDriver, removeDriver } from './drivers.js';
 
 /** Worker → Master: registration, heartbeats, reconciliation, and the worker time-out. */
 
 const log = getLogger('Master');
 
-export async function receive(m: Master, msg: WireMessage): Promise<boolean> {
-  switch (msg.type) {
-    case 'RegisterWorker':
-      await registerWorker(m, msg as MessageOf<typeof RegisterWorker>);
-      return true;
-    case 'WorkerLatestState':
-      workerLatestState(m, msg as MessageOf<typeof WorkerLatestState>);
-      return true;
-    case 'WorkerSchedulerStateResponse':
-      await workerSchedulerState(m, msg as MessageOf<typeof WorkerSchedulerStateResponse>);
-      return true;
-    case 'CheckForWorkerTimeOut':
-      await timeOutDeadWorkers(m);
-      return true;
-    case 'CompleteRecovery':
-      await completeRecovery(m);
-      return true;
-    default:
+export function workerHandlers(m: Master, on: HandlerRegistry): void {
+  on(RegisterWorker, (msg) => registerWorker(m, msg));
+  // Heartbeats are nearly all a master receives (one per worker every timeout/4): their handler
+  // is synchronous, so the inbox need not await a promise per heartbeat.
+  on(Heartbeat, (msg) => heartbeat(m, msg));
+  on(WorkerLatestState, (msg) => workerLatestState(m, msg));
+  on(WorkerSchedulerStateResponse, (msg) => workerSchedulerState(m, msg));
+  on(CheckForWorkerTimeOut, () => timeOutDeadWorkers(m));
+}
+
+/** Adds a worker, replacing an UNKNOWN one at the same address; false if that address is taken. */
+export async function addWorker(m: Master, worker: WorkerInfo): Promise<boolean> {
+  m.cluster.forgetDeadWorkersAt(worker.host, worker.port);
+  const address = worker.endpoint.address;
+  const old = m.cluster.workerByAddress(address);
+  if (old) {
+    if (old.state !== 'UNKNOWN') {
+      log.info(`Attempted to re-register worker at same address: ${address}`);
       return false;
+    }
+    await removeWorker(m, old, 'Worker replaced by a new worker with same address');
   }
+  m.cluster.addWorker(worker);
+  m.broadcaster.worker(worker);
+  return true;
+}
+
+/**
+ * A worker is lost: its executors are LOST (their apps told), its drivers relaunched if
+ * supervised, every app told, and what waited on it scheduled elsewhere.
+ */
+export async function removeWorker(m: Master, worker: WorkerInfo, why: string): Promise<void> {
+  log.info(`Removing worker ${worker.id} on ${worker.hostPort}: ${why}`);
+  m.cluster.markWorkerDead(worker);
+  for (const exec of [...worker.executors.values()]) {
+    const app = m.cluster.appById(exec.appId);
+    exec.setState('LOST', m.clock.now(), 'worker lost');
+    worker.removeExecutor(exec);
+    if (app) {
+      app.driver.send(
+        ExecutorUpdated({ id: exec.id, state: 'LOST', message: 'worker lost', workerLost: true }),
+      );
+      app.removeExecutor(exec);
+      m.broadcaster.app(app);
+    }
+  }
+  for (const driver of [...worker.drivers.values()]) {
+    if (driver.desc.supervise) {
+      log.info(`Re-launching ${driver.id}`);
+      relaunchDriver(m, driver);
+    } else {
+      log.info(`Not re-launching ${driver.id} because it was not supervised`);
+      await removeDriver(m, driver.id, 'ERROR', undefined);
+    }
+  }
+  for (const app of m.cluster.activeApps()) {
+    app.driver.send(WorkerRemoved({ id: worker.id, host: worker.host, message: why }));
+  }
+  m.broadcaster.worker(worker);
+  await m.persistence.removeWorker(worker.id);
+  schedule(m);
 }
 
 async function registerWorker(m: Master, msg: MessageOf<typeof RegisterWorker>): Promise<void> {
@@ -52,7 +96,7 @@ async function registerWorker(m: Master, msg: MessageOf<typeof RegisterWorker>):
     ref.send(MasterInStandby({}));
     return;
   }
-  if (m.idToWorker.has(msg.id)) {
+  if (m.cluster.workerById(msg.id)) {
     ref.send(RegisterWorkerFailed({ message: 'Duplicate worker ID' }));
     return;
   }
@@ -66,7 +110,7 @@ async function registerWorker(m: Master, msg: MessageOf<typeof RegisterWorker>):
     msg.workerWebUiUrl,
     m.clock.now(),
   );
-  if (!(await m.registerWorker(worker))) {
+  if (!(await addWorker(m, worker))) {
     const why = `Attempted to re-register worker at same address: ${ref.address}`;
     log.warn(`Worker registration failed. ${why}`);
     ref.send(RegisterWorkerFailed({ message: why }));
@@ -88,17 +132,17 @@ async function registerWorker(m: Master, msg: MessageOf<typeof RegisterWorker>):
       masterAddress: m.address,
     }),
   );
-  m.schedule();
+  schedule(m);
 }
 
-/** Handled apart, synchronously, by Master.receive: see there. */
-export function heartbeat(m: Master, msg: MessageOf<typeof Heartbeat>): void {
-  const worker = m.idToWorker.get(msg.workerId);
+// The hot path: one map lookup and one store, nothing allocated for a registered worker.
+function heartbeat(m: Master, msg: MessageOf<typeof Heartbeat>): void {
+  const worker = m.cluster.workerById(msg.workerId);
   if (worker) {
     worker.lastHeartbeat = m.clock.now();
     return;
   }
-  if (m.workers.has(msg.workerId)) {
+  if (m.cluster.knowsWorker(msg.workerId)) {
     log.warn(`Got heartbeat from unregistered worker ${msg.workerId}. Asking it to re-register.`);
     m.rpcEnv.endpointRef(msg.worker).send(ReconnectWorker({ masterUrl: m.masterUrl }));
   } else {
@@ -110,7 +154,7 @@ export function heartbeat(m: Master, msg: MessageOf<typeof Heartbeat>): void {
 
 /** Kills whatever a worker runs that the master does not know (after a master restart, say). */
 function workerLatestState(m: Master, msg: MessageOf<typeof WorkerLatestState>): void {
-  const worker = m.idToWorker.get(msg.id);
+  const worker = m.cluster.workerById(msg.id);
   if (!worker) {
     log.warn(`Worker state from unknown worker: ${msg.id}`);
     return;
@@ -138,7 +182,7 @@ async function workerSchedulerState(
   m: Master,
   msg: MessageOf<typeof WorkerSchedulerStateResponse>,
 ): Promise<void> {
-  const worker = m.idToWorker.get(msg.id);
+  const worker = m.cluster.workerById(msg.id);
   if (!worker) {
     log.warn(`Scheduler state from unknown worker: ${msg.id}`);
   } else {
@@ -146,7 +190,7 @@ async function workerSchedulerState(
     worker.state = 'ALIVE';
     worker.lastHeartbeat = m.clock.now();
     for (const e of msg.executors) {
-      const app = m.idToApp.get(e.appId);
+      const app = m.cluster.appById(e.appId);
       if (!app) continue;
       const exec = app.addExecutor(worker, e.cores, m.clock.now(), e.execId);
       exec.setState(e.state, m.clock.now());
@@ -154,7 +198,7 @@ async function workerSchedulerState(
       m.broadcaster.app(app);
     }
     for (const driverId of msg.driverIds) {
-      const driver = m.drivers.get(driverId);
+      const driver = m.cluster.driverById(driverId);
       if (!driver) continue;
       driver.worker = worker;
       driver.state = 'RUNNING';
@@ -163,7 +207,7 @@ async function workerSchedulerState(
     }
     m.broadcaster.worker(worker);
   }
-  if (m.state === 'RECOVERING' && m.canCompleteRecovery()) await completeRecovery(m);
+  await m.recovery.completeIfAnswered();
 }
 
 /** Marks silent workers DEAD, and forgets DEAD ones after wick.dead.worker.persistence timeouts. */
@@ -171,14 +215,13 @@ async function timeOutDeadWorkers(m: Master): Promise<void> {
   const now = m.clock.now();
   const timeout = m.workerTimeoutMs;
   const reaperIterations = m.conf.get(MasterConf.deadWorkerPersistence);
-  for (const worker of [...m.workers.values()]) {
+  for (const worker of m.cluster.allWorkers()) {
     if (worker.lastHeartbeat >= now - timeout) continue;
     if (worker.state !== 'DEAD') {
       log.warn(`Removing ${worker.id} because we got no heartbeat in ${timeout / 1000} seconds`);
-      await m.removeWorker(worker, `Not receiving heartbeat for ${timeout / 1000} seconds`);
+      await removeWorker(m, worker, `Not receiving heartbeat for ${timeout / 1000} seconds`);
     } else if (worker.lastHeartbeat < now - (reaperIterations + 1) * timeout) {
-      m.workers.delete(worker.id);
-      m.broadcaster.workerRemoved(worker.id);
+      m.cluster.forgetWorker(worker);
     }
   }
 }

@@ -1,0 +1,297 @@
+import type { AppSummary, DriverSummary, WorkerSummary } from '../protocol/state.js';
+import type { ApplicationInfo } from './ApplicationInfo.js';
+import type { DriverInfo } from './DriverInfo.js';
+import { appId, driverId } from './ids.js';
+import type { WorkerInfo } from './WorkerInfo.js';
+
+/** Told of every entry the tables forget, so that the master's subscribers forget it too. */
+export interface ForgetListener {
+  workerRemoved(id: string): void;
+  appRemoved(id: string): void;
+  driverRemoved(id: string): void;
+}
+
+export interface ClusterStateOptions {
+  /** Completed applications kept (wick.deploy.retainedApplications). */
+  retainedApplications: number;
+  /** Completed drivers kept (wick.deploy.retainedDrivers). */
+  retainedDrivers: number;
+  forgotten: ForgetListener;
+}
+
+/** The entries of every table, as a snapshot lists them. */
+export interface ClusterSummaries {
+  workers: WorkerSummary[];
+  activeApps: AppSummary[];
+  completedApps: AppSummary[];
+  activeDrivers: DriverSummary[];
+  completedDrivers: DriverSummary[];
+}
+
+/**
+ * The Master's tables of workers, applications and drivers, and the ids it gives out. Spark keeps
+ * these as a dozen mutable fields of Master; here they are private, so that the invariants between
+ * them hold in one place: a registered worker is in the id and address indexes and a DEAD one only
+ * in the list of known workers; an active application is in the id and address indexes, and in the
+ * FIFO until it finishes; a finished application or driver is kept among the completed ones, the
+ * oldest tenth dropped when full (as Spark does). It does no I/O: messages, persistence and
+ * scheduling are the handlers' business.
+ */
+export class ClusterState {
+  /** Every known worker, DEAD ones too until forgotten. */
+  private readonly workers = new Map<string, WorkerInfo>();
+  /** Registered (not DEAD) workers by id and by their RpcEnv address. */
+  private readonly idToWorker = new Map<string, WorkerInfo>();
+  private readonly addressToWorker = new Map<string, WorkerInfo>();
+  private readonly idToApp = new Map<string, ApplicationInfo>();
+  private readonly addressToApp = new Map<string, ApplicationInfo>();
+  /** Active applications in registration order: the FIFO the scheduler serves. */
+  private readonly waiting: ApplicationInfo[] = [];
+  private readonly completedApps: ApplicationInfo[] = [];
+  private readonly drivers = new Map<string, DriverInfo>();
+  private readonly waitingDriverList: DriverInfo[] = [];
+  private readonly completedDrivers: DriverInfo[] = [];
+  private nextAppNumber = 0;
+  private nextDriverNumber = 0;
+
+  constructor(private readonly options: ClusterStateOptions) {}
+
+  // Workers
+
+  /** A registered (not DEAD) worker. */
+  workerById(id: string): WorkerInfo | undefined {
+    return this.idToWorker.get(id);
+  }
+
+  /** The registered worker whose RpcEnv is at this address. */
+  workerByAddress(address: string): WorkerInfo | undefined {
+    return this.addressToWorker.get(address);
+  }
+
+  /** Whether this worker is known at all, DEAD or not. */
+  knowsWorker(id: string): boolean {
+    return this.workers.has(id);
+  }
+
+  /** Every known worker, DEAD ones too (a copy: callers may remove while they walk it). */
+  allWorkers(): WorkerInfo[] {
+    return [...this.workers.values()];
+  }
+
+  /** The registered workers (a live view: do not remove while walking it). */
+  registeredWorkers(): IterableIterator<WorkerInfo> {
+    return this.idToWorker.values();
+  }
+
+  /** Adds a registered worker; its id and address must be free (see workerByAddress). */
+  addWorker(worker: WorkerInfo): void {
+    const address = worker.endpoint.address;
+    const taken = this.idToWorker.get(worker.id) ?? this.addressToWorker.get(address);
+    if (taken) {
+      throw new Error(
+        `Worker ${worker.id} at ${address}: ${taken.id} at ${taken.endpoint.address} is registered already (remove it first)`,
+      );
+    }
+    this.workers.set(worker.id, worker);
+    this.idToWorker.set(worker.id, worker);
+    this.addressToWorker.set(address, worker);
+  }
+
+  /** Marks a worker DEAD: no longer registered, still listed until forgotten. */
+  markWorkerDead(worker: WorkerInfo): void {
+    worker.state = 'DEAD';
+    if (this.idToWorker.get(worker.id) === worker) this.idToWorker.delete(worker.id);
+    if (this.addressToWorker.get(worker.endpoint.address) === worker) {
+      this.addressToWorker.delete(worker.endpoint.address);
+    }
+  }
+
+  /** Forgets a DEAD worker (wick.dead.worker.persistence passed, or a new one at its host:port). */
+  forgetWorker(worker: WorkerInfo): void {
+    if (this.workers.get(worker.id) !== worker) return;
+    this.markWorkerDead(worker);
+    this.workers.delete(worker.id);
+    this.options.forgotten.workerRemoved(worker.id);
+  }
+
+  /** Forgets the DEAD workers at host:port: a worker starting there replaces them. */
+  forgetDeadWorkersAt(host: string, port: number): void {
+    for (const w of this.allWorkers()) {
+      if (w.host === host && w.port === port && w.state === 'DEAD') this.forgetWorker(w);
+    }
+  }
+
+  // Applications
+
+  /** The next application id, `app-<yyyyMMddHHmmss of now>-<number>`. */
+  nextAppId(now: number): string {
+    return appId(now, this.nextAppNumber++);
+  }
+
+  /** Keeps the ids given later from colliding with a recovered application's. */
+  reserveAppId(id: string): void {
+    this.nextAppNumber = Math.max(this.nextAppNumber, numberOf(id) + 1);
+  }
+
+  /** An active application. */
+  appById(id: string): ApplicationInfo | undefined {
+    return this.idToApp.get(id);
+  }
+
+  /** The active application whose driver's RpcEnv is at this address. */
+  appByAddress(address: string): ApplicationInfo | undefined {
+    return this.addressToApp.get(address);
+  }
+
+  /** The active applications (a copy: callers may finish some while they walk it). */
+  activeApps(): ApplicationInfo[] {
+    return [...this.idToApp.values()];
+  }
+
+  /** Active applications in registration order, the FIFO the scheduler serves. */
+  waitingApps(): readonly ApplicationInfo[] {
+    return this.waiting;
+  }
+
+  /** Adds an active application; false if its driver's address has one already. */
+  addApp(app: ApplicationInfo): boolean {
+    const address = app.driver.address;
+    if (this.addressToApp.has(address) || this.idToApp.has(app.id)) return false;
+    this.idToApp.set(app.id, app);
+    this.addressToApp.set(address, app);
+    this.waiting.push(app);
+    return true;
+  }
+
+  /** Moves an application to the completed ones; false if it was not active. */
+  finishApp(app: ApplicationInfo): boolean {
+    if (this.idToApp.get(app.id) !== app) return false;
+    this.idToApp.delete(app.id);
+    this.addressToApp.delete(app.driver.address);
+    remove(this.waiting, app);
+    retain(this.completedApps, app, this.options.retainedApplications, (a) =>
+      this.options.forgotten.appRemoved(a.id),
+    );
+    return true;
+  }
+
+  // Drivers
+
+  /** The next driver id, `driver-<yyyyMMddHHmmss of now>-<number>`. */
+  nextDriverId(now: number): string {
+    return driverId(now, this.nextDriverNumber++);
+  }
+
+  /** Keeps the ids given later from colliding with a recovered driver's. */
+  reserveDriverId(id: string): void {
+    this.nextDriverNumber = Math.max(this.nextDriverNumber, numberOf(id) + 1);
+  }
+
+  /** An active driver. */
+  driverById(id: string): DriverInfo | undefined {
+    return this.drivers.get(id);
+  }
+
+  /** An active or a completed driver. */
+  findDriver(id: string): DriverInfo | undefined {
+    return this.drivers.get(id) ?? this.completedDrivers.find((d) => d.id === id);
+  }
+
+  /** The active drivers (a copy: callers may finish some while they walk it). */
+  activeDrivers(): DriverInfo[] {
+    return [...this.drivers.values()];
+  }
+
+  /** Drivers waiting for a worker, in the order they began to wait. */
+  waitingDrivers(): readonly DriverInfo[] {
+    return this.waitingDriverList;
+  }
+
+  isWaiting(driver: DriverInfo): boolean {
+    return this.waitingDriverList.includes(driver);
+  }
+
+  /** Adds an active driver (not waiting: enqueue it to have it placed). */
+  addDriver(driver: DriverInfo): void {
+    this.drivers.set(driver.id, driver);
+  }
+
+  /** Puts an active driver in the queue of those waiting for a worker. */
+  enqueueDriver(driver: DriverInfo): void {
+    this.waitingDriverList.push(driver);
+  }
+
+  /** Takes a driver out of the queue (it has a worker now). */
+  dequeueDriver(driver: DriverInfo): void {
+    remove(this.waitingDriverList, driver);
+  }
+
+  /** Moves a driver to the completed ones; false if it was not active. */
+  finishDriver(driver: DriverInfo): boolean {
+    if (this.drivers.get(driver.id) !== driver) return false;
+    this.drivers.delete(driver.id);
+    remove(this.waitingDriverList, driver);
+    retain(this.completedDrivers, driver, this.options.retainedDrivers, (d) =>
+      this.options.forgotten.driverRemoved(d.id),
+    );
+    return true;
+  }
+
+  // All of it
+
+  /** Whether a worker or an application has not answered a recovering master yet. */
+  anyUnknown(): boolean {
+    for (const w of this.workers.values()) if (w.state === 'UNKNOWN') return true;
+    for (const a of this.idToApp.values()) if (a.state === 'UNKNOWN') return true;
+    return false;
+  }
+
+  summaries(): ClusterSummaries {
+    return {
+      workers: [...this.workers.values()].map((w) => w.summary()),
+      activeApps: [...this.idToApp.values()].map((a) => a.summary()),
+      completedApps: this.completedApps.map((a) => a.summary()),
+      activeDrivers: [...this.drivers.values()].map((d) => d.summary()),
+      completedDrivers: this.completedDrivers.map((d) => d.summary()),
+    };
+  }
+
+  /** Forgets everything (a master that stops leading); the id counters go on. */
+  clear(): void {
+    const { forgotten } = this.options;
+    for (const id of this.workers.keys()) forgotten.workerRemoved(id);
+    for (const a of [...this.idToApp.values(), ...this.completedApps]) forgotten.appRemoved(a.id);
+    for (const d of [...this.drivers.values(), ...this.completedDrivers]) {
+      forgotten.driverRemoved(d.id);
+    }
+    this.workers.clear();
+    this.idToWorker.clear();
+    this.addressToWorker.clear();
+    this.idToApp.clear();
+    this.addressToApp.clear();
+    this.waiting.length = 0;
+    this.completedApps.length = 0;
+    this.drivers.clear();
+    this.waitingDriverList.length = 0;
+    this.completedDrivers.length = 0;
+  }
+}
+
+/** The number at the end of an id (`app-20250101120000-0007` → 7); -1 if there is none. */
+function numberOf(id: string): number {
+  const n = Number(id.slice(id.lastIndexOf('-') + 1));
+  return Number.isInteger(n) ? n : -1;
+}
+
+function remove<T>(list: T[], item: T): void {
+  const i = list.indexOf(item);
+  if (i >= 0) list.splice(i, 1);
+}
+
+/** Keeps at most `max` entries, dropping the oldest tenth when full (as Spark does). */
+function retain<T>(list: T[], item: T, max: number, dropped: (t: T) => void): void {
+  if (list.length >= max) {
+    for (const t of list.splice(0, Math.max(1, Math.floor(max / 10)))) dropped(t);
+  }
+  list.push(item);
+}
