@@ -12,7 +12,7 @@ import {
   RequestStatus,
   StateChanged,
 } from '../backend/agent/protocol.js';
-import { UtilizationHistory } from '../backend/http/utilization.js';
+import { UtilizationHistory } from '../backend/shared/utilization.js';
 import { type Debounced, debounce } from './tree/debounce.js';
 import type { Model } from './tree/model.js';
 import type { WickTreeProvider } from './tree/treeView.js';

@@ -159,7 +159,7 @@ if (watch) {
 }
 
 /**
- * dist/cli/lib.mjs: the `wick` that applications run by `wick submit` import (backend/cli/submit/
+ * dist/cli/lib.mjs: the `wick` that applications run by `wick submit` import (backend/submit/
  * bundle.ts points them here). It hands them the library the CLI has loaded, which runAppHere
  * puts at Symbol.for('wick.library'), so that the application and the CLI share one copy; loaded
  * any other way, it falls back to dist/wick-lib.cjs.

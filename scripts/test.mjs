@@ -15,7 +15,7 @@ function find(dir) {
 }
 
 const named = process.argv.slice(2);
-// Cluster-mode submits keep their apps' bundles (backend/cli/submit/keptBundles.ts): the tests'
+// Cluster-mode submits keep their apps' bundles (backend/submit/keptBundles.ts): the tests'
 // go to a folder of this run, not to the user's cache.
 const submitted = process.env.WICK_SUBMITTED_DIR
   ? undefined

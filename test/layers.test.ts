@@ -21,7 +21,7 @@ const base = ['backend/util', 'backend/conf', ...pure];
 
 /** What each unit may import, besides itself. A single file listed here is a unit of its own. */
 const RULES: Record<Unit, readonly Unit[]> = {
-  'backend/util': [],
+  'backend/util': ['package.json'],
   'backend/conf': ['backend/util'],
   'backend/protocol': ['backend/util'],
   'backend/shared': ['backend/protocol'],
@@ -32,8 +32,8 @@ const RULES: Record<Unit, readonly Unit[]> = {
   'backend/master': [...base, 'backend/rpc', 'backend/http'],
   'backend/worker': [...base, 'backend/rpc', 'backend/http'],
   'backend/app': [...base, 'backend/rpc', 'backend/client'],
-  'backend/submit': [...base, 'backend/rpc', 'backend/client'],
-  'backend/launcher': [...base],
+  'backend/submit': [...base, 'backend/rpc', 'backend/client', 'backend/app'],
+  'backend/launcher': [...base, 'backend/rpc', 'backend/client'],
   'backend/agent': [
     ...base,
     'backend/rpc',

@@ -1,8 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { UtilizationSample } from '../backend/http/utilization.js';
 import type { MessageOf } from '../backend/protocol/registry.js';
 import type { MasterStateEvent, MasterStateResponse } from '../backend/protocol/state.js';
 import type { WorkerStateResponse } from '../backend/protocol/worker.js';
+import type { UtilizationSample } from '../backend/shared/utilization.js';
 
 /**
  * The dashboard's boundary, shared by the webview and the two hosts that feed it: the master's or

@@ -9,14 +9,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type LocalCluster, startLocalCluster } from '../cli/localClusterProcess.js';
-import { logFields } from '../client/logSource.js';
 import { MasterSession } from '../client/MasterSession.js';
 import { clientEnv } from '../client/masterConnection.js';
 import { findLogWorker, workerEndpoint } from '../client/workerLookup.js';
+import { type LocalCluster, startLocalCluster } from '../launcher/localClusterProcess.js';
 import { RequestKillApplication, RequestKillDriver } from '../protocol/client.js';
 import { RequestLogRange } from '../protocol/worker.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
+import { logFields } from '../shared/logSource.js';
 import { LogForwarder } from './LogForwarder.js';
 import type {
   Connection,

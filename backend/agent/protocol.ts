@@ -6,10 +6,10 @@
  * its schemas, so that the two cannot drift apart; only the source is grouped, as one value.
  */
 import { NotificationType, RequestType } from 'vscode-jsonrpc';
-import type { LogSource, LogStream } from '../client/logSource.js';
 import type { MessageOf } from '../protocol/registry.js';
 import type { MasterStateResponse } from '../protocol/state.js';
 import type * as worker from '../protocol/worker.js';
+import type { LogSource, LogStream } from '../shared/logSource.js';
 
 export type { LogSource, LogStream };
 

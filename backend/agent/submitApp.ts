@@ -2,13 +2,13 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { execa } from 'execa';
-import { bundleApp } from '../cli/submit/bundle.js';
-import { driverDescription } from '../cli/submit/driverDescription.js';
-import { keepForCluster } from '../cli/submit/keptBundles.js';
 import type { MasterStateMirror } from '../client/MasterStateMirror.js';
 import { parseMemoryMB } from '../conf/daemon.js';
 import { RequestSubmitDriver } from '../protocol/client.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
+import { bundleApp } from '../submit/bundle.js';
+import { driverDescription } from '../submit/driverDescription.js';
+import { keepForCluster } from '../submit/keptBundles.js';
 import { firstLine } from '../util/firstLine.js';
 import type { MasterState, SubmitParams } from './protocol.js';
 

@@ -1,7 +1,7 @@
 import '../conf/all.js';
 import { Command } from 'commander';
+import { version } from '../util/version.js';
 import { COMMAND_NAMES as N } from './commandNames.js';
-import { version } from './version.js';
 
 type Register = (program: Command) => void;
 

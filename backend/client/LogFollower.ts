@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { MessageOf } from '../protocol/registry.js';
 import { FollowLog, LogChunk, LogFollowEnded, StopFollowLog } from '../protocol/worker.js';
 import { RpcEndpoint, type RpcEndpointRef } from '../rpc/index.js';
-import { type LogSource, type LogStream, logFields } from './logSource.js';
+import { type LogSource, type LogStream, logFields } from '../shared/logSource.js';
 
 export type LogChunkMessage = MessageOf<typeof LogChunk>;
 

@@ -6,7 +6,7 @@ import {
   UnsubscribeMasterState,
 } from '../protocol/state.js';
 import { RpcEndpoint, type RpcEndpointRef } from '../rpc/index.js';
-import { applyEvent } from './applyEvent.js';
+import { applyEvent } from '../shared/applyEvent.js';
 
 export { applyEvent };
 

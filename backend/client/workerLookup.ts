@@ -2,8 +2,8 @@ import { isDriverFinished } from '../protocol/common.js';
 import type { MessageOf } from '../protocol/registry.js';
 import type { MasterStateResponse, WorkerSummary } from '../protocol/state.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
+import type { LogSource } from '../shared/logSource.js';
 import { WORKER_ENDPOINT } from './endpointNames.js';
-import type { LogSource } from './logSource.js';
 
 type State = Pick<
   MessageOf<typeof MasterStateResponse>,

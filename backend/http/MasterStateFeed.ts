@@ -1,7 +1,7 @@
 import type { MasterStateMirror } from '../client/MasterStateMirror.js';
 import type { MessageOf } from '../protocol/registry.js';
 import type { MasterStateEvent, MasterStateResponse } from '../protocol/state.js';
-import { UtilizationHistory } from './utilization.js';
+import { UtilizationHistory } from '../shared/utilization.js';
 
 type State = MessageOf<typeof MasterStateResponse>;
 type Event = MessageOf<typeof MasterStateEvent>;

@@ -1,22 +1,22 @@
 import type { Context } from 'hono';
 import { WEB_UI_ENDPOINT, WEB_UI_STATE_ENDPOINT } from '../client/endpointNames.js';
 import { LogFollower } from '../client/LogFollower.js';
-import type { LogSource } from '../client/logSource.js';
 import { MasterStateMirror } from '../client/MasterStateMirror.js';
 import { findLogWorker, findWorker, LookupFailed, workerEndpoint } from '../client/workerLookup.js';
 import type { WickConf } from '../conf/WickConf.js';
 import { MasterConf } from '../master/config.js';
-import { sparkMasterJson } from '../master/sparkJson.js';
 import { RequestMasterState } from '../protocol/state.js';
 import { RequestWorkerState } from '../protocol/worker.js';
 import { RpcConf, type RpcEndpointRef, type RpcEnv } from '../rpc/index.js';
+import type { LogSource } from '../shared/logSource.js';
+import { sparkMasterJson } from '../shared/sparkJson.js';
+import { sparkClusterUtilizationJson } from '../shared/utilization.js';
 import { getLogger } from '../util/log.js';
 import { mountKillApi } from './killApi.js';
 import { failure, mountLogApi } from './logApi.js';
 import { MasterStateFeed } from './MasterStateFeed.js';
 import { sseResponse } from './sse.js';
 import { UiServer } from './UiServer.js';
-import { sparkClusterUtilizationJson } from './utilization.js';
 
 const log = getLogger('MasterWebUI');
 

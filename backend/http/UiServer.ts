@@ -2,13 +2,9 @@ import type http from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { DashboardConfig } from '../../webview/protocol.js';
+import { contentSecurityPolicy, dashboardHtml } from '../shared/dashboardPage.js';
 import { bindWithRetries } from '../util/bind.js';
-import {
-  contentSecurityPolicy,
-  dashboardHtml,
-  loadDashboardAssets,
-  newNonce,
-} from './dashboardPage.js';
+import { loadDashboardAssets, newNonce } from './dashboardAssets.js';
 import { closeAll, type SseChannel } from './sse.js';
 
 /**

@@ -1,10 +1,10 @@
 import { WEB_UI_ENDPOINT } from '../client/endpointNames.js';
 import { LogFollower } from '../client/LogFollower.js';
-import { logFields } from '../client/logSource.js';
 import type { MessageOf } from '../protocol/registry.js';
 import { RequestWorkerState, type WorkerStateResponse } from '../protocol/worker.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import { RpcError } from '../rpc/index.js';
+import { logFields } from '../shared/logSource.js';
 import { getLogger } from '../util/log.js';
 import { readLogRange, resolveLogPath } from '../worker/logs/logFiles.js';
 import { mountLogApi } from './logApi.js';

@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
 import type { LogFollower } from '../client/LogFollower.js';
-import { type LogSource, logFields } from '../client/logSource.js';
 import { RequestLogRange } from '../protocol/worker.js';
 import { type RpcEndpointRef, RpcError, RpcErrorCode } from '../rpc/index.js';
+import { type LogSource, logFields } from '../shared/logSource.js';
 import { parseLogRequest } from './logParams.js';
 import { type SseChannel, type SseMessage, sseResponse } from './sse.js';
 import type { UiServer } from './UiServer.js';

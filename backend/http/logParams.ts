@@ -1,4 +1,4 @@
-import type { LogSource, LogStream } from '../client/logSource.js';
+import type { LogSource, LogStream } from '../shared/logSource.js';
 
 /** Spark's log page default: the last 100 KiB. */
 export const DEFAULT_LOG_BYTES = 100 * 1024;

@@ -1,6 +1,6 @@
 /**
  * A local Wick cluster for the runtime benchmarks (tasks, pi, submit): a master and N workers as
- * processes, started the way `wick local-cluster` starts them (backend/cli/localClusterProcess.ts,
+ * processes, started the way `wick local-cluster` starts them (backend/launcher/localClusterProcess.ts,
  * from the built bundle dist/wick.cjs), in a fresh work dir under the system temp dir. Prints
  * {"url","logDir","workDir","pid"} once every worker has registered; on SIGTERM or when stdin
  * closes it stops the daemons (workers kill their executors first), removes its work dir and exits.
@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startLocalCluster } from '../../backend/cli/localClusterProcess.js';
+import { startLocalCluster } from '../../backend/launcher/localClusterProcess.js';
 import { distFile } from '../../backend/util/paths.js';
 import { exitWithParent } from './process.js';
 

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { Value } from '@sinclair/typebox/value';
 import * as vscode from 'vscode';
 import { FollowLog, Kill, RequestLogRange, StopFollowLog } from '../../backend/agent/protocol.js';
-import { dashboardHtml } from '../../backend/http/dashboardPage.js';
+import { dashboardHtml } from '../../backend/shared/dashboardPage.js';
 import { type ExtensionToPanel, type LogSource, PanelToExtension } from '../../webview/protocol.js';
 import type { Session } from '../session.js';
 

@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 import type { ComponentChildren } from 'preact';
-import { clusterTotals } from '../../backend/http/utilization.js';
+import { clusterTotals } from '../../backend/shared/utilization.js';
 import { formatMiB } from '../format.js';
 import type { MasterState, UtilizationSample } from '../protocol.js';
 import { Section, StateBadge } from './common.js';

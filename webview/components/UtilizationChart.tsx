@@ -2,7 +2,7 @@
 /** @jsxImportSource preact */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
-import { UTILIZATION_WINDOW_MS } from '../../backend/http/utilization.js';
+import { UTILIZATION_WINDOW_MS } from '../../backend/shared/utilization.js';
 import { formatMiB, formatMiBShort } from '../format.js';
 import type { UtilizationSample } from '../protocol.js';
 

@@ -1,5 +1,5 @@
-import { applyEvent } from '../../backend/client/applyEvent.js';
-import { UtilizationHistory } from '../../backend/http/utilization.js';
+import { applyEvent } from '../../backend/shared/applyEvent.js';
+import { UtilizationHistory } from '../../backend/shared/utilization.js';
 import type {
   Capabilities,
   DashboardSnapshot,

@@ -3,8 +3,8 @@ import type { Command } from 'commander';
 import { WorkerWatcher } from '../../app/WorkerWatcher.js';
 import { wickProtocol } from '../../protocol/index.js';
 import { RpcEnv } from '../../rpc/index.js';
+import { runAppHere } from '../../submit/runApp.js';
 import { getLogger } from '../../util/log.js';
-import { runAppHere } from '../submit/runApp.js';
 
 const log = getLogger('DriverWrapper');
 

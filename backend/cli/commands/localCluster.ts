@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { startLocalCluster } from '../localClusterProcess.js';
+import { startLocalCluster } from '../../launcher/localClusterProcess.js';
 import { collect } from '../options.js';
 
 interface Flags {

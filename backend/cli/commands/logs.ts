@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { LogFollower } from '../../client/LogFollower.js';
-import { type LogSource, type LogStream, logFields } from '../../client/logSource.js';
 import { masterState, withMaster } from '../../client/masterConnection.js';
 import { findLogWorker, workerEndpoint } from '../../client/workerLookup.js';
 import { bytesOf } from '../../protocol/base64.js';
 import { RequestLogRange } from '../../protocol/worker.js';
 import type { RpcEndpointRef, RpcEnv } from '../../rpc/index.js';
+import { type LogSource, type LogStream, logFields } from '../../shared/logSource.js';
 import { defaultMasterUrl } from '../options.js';
 
 /** `wick logs`: an executor's or driver's stdout/stderr, read from its worker, optionally followed. */

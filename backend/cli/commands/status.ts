@@ -6,10 +6,10 @@ import {
   masterState,
   withMaster,
 } from '../../client/masterConnection.js';
-import { sparkMasterJson } from '../../master/sparkJson.js';
 import type { MessageOf } from '../../protocol/registry.js';
 import type { MasterStateResponse } from '../../protocol/state.js';
 import { parseMasterUrls } from '../../rpc/masterUrls.js';
+import { sparkMasterJson } from '../../shared/sparkJson.js';
 import { defaultMasterUrl } from '../options.js';
 
 /** `wick status`: the master's state, for people or (--json) in the shape of Spark's /json. */

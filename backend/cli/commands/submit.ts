@@ -9,13 +9,13 @@ import { withMaster } from '../../client/masterConnection.js';
 import { findLogWorker, LookupFailed, workerEndpoint } from '../../client/workerLookup.js';
 import { parseMemoryMB } from '../../conf/daemon.js';
 import { parseInteger } from '../../conf/parse.js';
+import type { LocalCluster } from '../../launcher/localClusterProcess.js';
 import { RequestSubmitDriver } from '../../protocol/client.js';
-import type { LocalCluster } from '../localClusterProcess.js';
+import { bundleApp } from '../../submit/bundle.js';
+import { driverDescription } from '../../submit/driverDescription.js';
+import { keepForCluster } from '../../submit/keptBundles.js';
+import { runAppHere } from '../../submit/runApp.js';
 import { collect, exitWithParent } from '../options.js';
-import { bundleApp } from '../submit/bundle.js';
-import { driverDescription } from '../submit/driverDescription.js';
-import { keepForCluster } from '../submit/keptBundles.js';
-import { runAppHere } from '../submit/runApp.js';
 import { followLog } from './logs.js';
 
 interface Flags {
@@ -82,7 +82,7 @@ export function registerSubmit(program: Command): void {
       if (master === 'local') {
         process.stderr.write('Starting an embedded local cluster (a master and 2 workers)…\n');
         // Loaded only here: process management is not needed to submit to a running cluster.
-        const { startLocalCluster } = await import('../localClusterProcess.js');
+        const { startLocalCluster } = await import('../../launcher/localClusterProcess.js');
         cluster = await startLocalCluster({
           workers: 2,
           cores: '1',

@@ -1,8 +1,8 @@
 import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
+import { leaderOf, waitForWorkers } from '../client/clusterReady.js';
 import { WickConf } from '../conf/WickConf.js';
-import { leaderOf, waitForWorkers } from './clusterReady.js';
 
 export interface LocalClusterOptions {
   workers: number;

@@ -1,6 +1,6 @@
-import { MasterStateMirror } from '../client/MasterStateMirror.js';
-import { allMasterStates, withMaster } from '../client/masterConnection.js';
 import type { WickConf } from '../conf/WickConf.js';
+import { MasterStateMirror } from './MasterStateMirror.js';
+import { allMasterStates, withMaster } from './masterConnection.js';
 
 /**
  * What `wick local-cluster` waits for, on top of the cluster client (backend/client/): its

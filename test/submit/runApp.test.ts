@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { assertBuilt, repoRoot, runWick } from '../../helpers/cli.js';
+import { assertBuilt, repoRoot, runWick } from '../helpers/cli.js';
 
 let root: string;
 before(async () => {
@@ -21,7 +21,7 @@ after(() => rm(root, { recursive: true, force: true }));
 
 /** The library's runtime exports, from its sources. */
 async function libraryExports(): Promise<string> {
-  return Object.keys(await import('../../../backend/app/index.js'))
+  return Object.keys(await import('../../backend/app/index.js'))
     .sort()
     .join(',');
 }

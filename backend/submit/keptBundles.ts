@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
 import os from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { getLogger } from '../../util/log.js';
+import { getLogger } from '../util/log.js';
 import type { BundledApp } from './bundle.js';
 
 const log = getLogger('wick');

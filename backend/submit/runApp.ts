@@ -1,7 +1,7 @@
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { importModule } from '../../util/importModule.js';
-import { distFile } from '../../util/paths.js';
+import { importModule } from '../util/importModule.js';
+import { distFile } from '../util/paths.js';
 
 export interface AppRun {
   bundle: string;
@@ -30,7 +30,7 @@ export async function runAppHere(run: AppRun): Promise<void> {
   process.env.WICK_CLI ??= distFile('wick.cjs');
   if (run.appName) process.env.WICK_APP_NAME = run.appName;
   const global = globalThis as { [LIBRARY_KEY]?: unknown };
-  global[LIBRARY_KEY] ??= await import('../../app/index.js');
+  global[LIBRARY_KEY] ??= await import('../app/index.js');
   process.argv = [process.argv[0] as string, run.source, ...run.args];
   await importModule(pathToFileURL(run.bundle).href);
 }

@@ -1,24 +1,16 @@
-import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import type { DashboardConfig } from '../../webview/protocol.js';
-import { distFile } from '../util/paths.js';
-
 /**
  * The one HTML page of the dashboard, for the web UIs and (through `cspSource`) for VS Code's
  * webview panel: the bundle's script by nonce, its stylesheet, the configuration as a JSON data
  * block, and a Content-Security-Policy that allows nothing else — no inline script or style, no
- * eval, no other origin.
+ * eval, no other origin. Pure, so that the extension builds its panel from the same page.
  */
 
-export function newNonce(): string {
-  return randomBytes(18).toString('base64');
-}
-
-export interface PageOptions {
+export interface PageOptions<C extends { readonly host: string }> {
   nonce: string;
   scriptUri: string;
   styleUri: string;
-  config: DashboardConfig;
+  /** The page's configuration, as JSON; its `host` also marks the body (panel or browser). */
+  config: C;
   title: string;
   /** VS Code's webview.cspSource; the web UI serves everything from its own origin ('self'). */
   cspSource?: string;
@@ -44,7 +36,7 @@ export function contentSecurityPolicy(
   return policy.join('; ');
 }
 
-export function dashboardHtml(o: PageOptions): string {
+export function dashboardHtml<C extends { readonly host: string }>(o: PageOptions<C>): string {
   // In a data block, "<" is escaped so that no value can close the element.
   const config = JSON.stringify(o.config).replace(/</g, '\\u003c');
   // The web UI also sends the policy as a header, with frame-ancestors.
@@ -75,17 +67,4 @@ function escapeText(s: string): string {
 
 function escapeAttr(s: string): string {
   return escapeText(s).replace(/"/g, '&quot;');
-}
-
-/** The bundle's files, read once: dist/webview.js and dist/webview.css. */
-export async function loadDashboardAssets(): Promise<{ js: Buffer; css: Buffer } | undefined> {
-  try {
-    const [js, css] = await Promise.all([
-      readFile(distFile('webview.js')),
-      readFile(distFile('webview.css')),
-    ]);
-    return { js, css };
-  } catch {
-    return undefined;
-  }
 }

@@ -2,10 +2,10 @@ import { access, constants, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, extname, join, resolve } from 'node:path';
 import type * as esbuild from 'esbuild';
-import { removeDeadOwnerDirs } from '../../util/deadOwnerDirs.js';
-import { importModule } from '../../util/importModule.js';
-import { distFile } from '../../util/paths.js';
-import { version } from '../version.js';
+import { removeDeadOwnerDirs } from '../util/deadOwnerDirs.js';
+import { importModule } from '../util/importModule.js';
+import { distFile } from '../util/paths.js';
+import { version } from '../util/version.js';
 import { BundleCache } from './bundleCache.js';
 
 export interface BundledApp {

@@ -9,11 +9,7 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
-import {
-  KEEP_MS,
-  keepForCluster,
-  keptBundlesDir,
-} from '../../../backend/cli/submit/keptBundles.js';
+import { KEEP_MS, keepForCluster, keptBundlesDir } from '../../backend/submit/keptBundles.js';
 
 let root: string;
 before(async () => {

@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
-import type { DriverDescription } from '../../protocol/common.js';
-import { distFile } from '../../util/paths.js';
+import type { DriverDescription } from '../protocol/common.js';
+import { distFile } from '../util/paths.js';
 import type { BundledApp } from './bundle.js';
 
 /**

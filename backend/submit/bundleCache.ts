@@ -12,7 +12,7 @@ import {
 } from 'node:fs/promises';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { getLogger } from '../../util/log.js';
+import { getLogger } from '../util/log.js';
 
 const log = getLogger('wick');
 
