@@ -2,15 +2,10 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import os from 'node:os';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import type { JSONRPCID, JSONRPCRequest, JSONRPCResponse } from 'json-rpc-2.0';
+import type { JSONRPCRequest, JSONRPCResponse } from 'json-rpc-2.0';
 import { WickConf } from '../conf/WickConf.js';
 import { RpcError, RpcErrorCode } from '../protocol/errors.js';
-import {
-  MessageCatalog,
-  previewJSON,
-  validateMessage,
-  type WireMessage,
-} from '../protocol/registry.js';
+import { MessageCatalog, validateMessage, type WireMessage } from '../protocol/registry.js';
 import * as rpcMessages from '../protocol/rpc.js';
 import { CheckExistence, Envelope } from '../protocol/rpc.js';
 import { bindWithRetries } from '../util/bind.js';
@@ -22,6 +17,7 @@ import { Dispatcher } from './Dispatcher.js';
 import { AUTH_METHOD, HELLO_METHOD, handshakeAfterOpen } from './Handshake.js';
 import { clip } from './peerText.js';
 import { RemoteAsk } from './RemoteAsk.js';
+import { RemoteCallContext } from './RemoteCallContext.js';
 import {
   CLIENT_PREFIX,
   endpointURI,
@@ -32,6 +28,7 @@ import {
 import type { RpcCallContext, RpcEndpoint } from './RpcEndpoint.js';
 import { RpcEndpointRef } from './RpcEndpointRef.js';
 import { RpcEndpointVerifier } from './RpcEndpointVerifier.js';
+import { replyProblem } from './replyProblem.js';
 import { errorResponse } from './responses.js';
 import type { Session } from './Session.js';
 
@@ -428,41 +425,4 @@ export class RpcEnv implements ConnectionsHost {
     const def = this.protocol.get(req.method);
     return def ? validateMessage(def, params.message) : `unknown message type ${req.method}`;
   }
-}
-
-/** How an endpoint answers an ask that came over a connection: once, under the ask's id. */
-class RemoteCallContext implements RpcCallContext {
-  private replied = false;
-
-  constructor(
-    readonly senderAddress: string,
-    private readonly id: JSONRPCID,
-    private readonly done: (response: JSONRPCResponse) => void,
-  ) {}
-
-  reply(response: WireMessage): void {
-    if (this.replied) return;
-    this.replied = true;
-    this.done({ jsonrpc: '2.0', id: this.id, result: response });
-  }
-
-  sendFailure(err: unknown): void {
-    if (this.replied) return;
-    this.replied = true;
-    const e = RpcError.from(err);
-    this.done(errorResponse(this.id, e.code, e.message, e.data));
-  }
-}
-
-function replyProblem(protocol: MessageCatalog, result: unknown): string | undefined {
-  if (
-    typeof result !== 'object' ||
-    result === null ||
-    typeof (result as WireMessage).type !== 'string'
-  ) {
-    return `expected a message object with a "type", got ${previewJSON(result)}`;
-  }
-  const def = protocol.get((result as WireMessage).type);
-  if (!def) return `unknown message type ${(result as WireMessage).type}`;
-  return validateMessage(def, result);
 }
