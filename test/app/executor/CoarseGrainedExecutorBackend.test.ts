@@ -73,19 +73,19 @@ test('a stopped executor closes its connection to the driver before its task thr
     await waitFor(
       'the driver to see the executor’s connection close',
       () => driver.totalCores === 0,
-      AbortSignal.timeout(5_000),
+      5_000,
     );
     assert.deepEqual(exits, [0]);
     assert.ok(threads.destroyed(), 'the threads were told to end');
     // The exit path has stopped the RpcEnv and asked for the threads: all it waits on now is them.
     // Had threadsStopped() not waited for them, `exited` would be set in this turn's microtasks,
     // before the next one begins.
-    await waitFor('the executor’s RpcEnv to stop', () => envStopped, AbortSignal.timeout(5_000));
+    await waitFor('the executor’s RpcEnv to stop', () => envStopped, 5_000);
     await new Promise((r) => setImmediate(r));
     assert.equal(exited, false, 'the process must not exit before its task threads have ended');
 
     threads.release();
-    await waitFor('the exit path to finish', () => exited, AbortSignal.timeout(5_000));
+    await waitFor('the exit path to finish', () => exited, 5_000);
   } finally {
     threads.release();
     await executorEnv.stop();
