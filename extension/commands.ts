@@ -22,6 +22,8 @@ interface Deps {
   memento: vscode.Memento;
   host: Host;
   selection: SubmittedSelection;
+  /** The extension's own version (its package.json). */
+  version: string;
 }
 
 export function registerCommands(d: Deps): vscode.Disposable[] {
@@ -36,6 +38,7 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
       }
     });
   return [
+    cmd('wick.showVersion', () => showVersion(d)),
     cmd('wick.startLocalCluster', async () => {
       session.target = 'local';
       const c = await session.connect('local');
@@ -100,6 +103,18 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
       return id;
     }),
   ];
+}
+
+/**
+ * The extension's version and the running agent's, as the agent itself reported it when it
+ * started (serverInfo of the initialize handshake), so that an agent from another build shows.
+ */
+function showVersion(d: Deps): { extension: string; agent: string | undefined } {
+  const agent = d.session.client.initializeResult?.serverInfo?.version;
+  void d.host.showInformationMessage(
+    `Wick ${d.version}; agent ${agent ?? 'not running (or it did not report a version)'}`,
+  );
+  return { extension: d.version, agent };
 }
 
 function pick(node: Node | undefined, nodes: Node[] | undefined, kind: Node['kind']): Node[] {

@@ -65,6 +65,7 @@ export async function activate(context: vscode.ExtensionContext) {
       memento: context.workspaceState,
       host,
       selection: new SubmittedSelection(session, appsTree, appsView),
+      version: (context.extension.packageJSON as { version: string }).version,
     }),
     { dispose: () => void client.stop() },
   );

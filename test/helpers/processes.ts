@@ -61,17 +61,22 @@ export function killByToken(token: string): void {
 /**
  * Polls `probe` every 10 ms until it returns something other than undefined or false, and returns
  * that. No deadline of its own: the test's timeout ends a wait that never succeeds; `signal` (the
- * test's) stops the polling then, with an error naming what was awaited.
+ * test's) stops the polling then, with an error naming what was awaited. A number instead is a
+ * deadline in ms, for a test whose step must not hang until the runner's timeout.
  */
 export async function waitFor<T>(
   what: string,
   probe: () => T | undefined | false | Promise<T | undefined | false>,
-  signal?: AbortSignal,
+  signal?: AbortSignal | number,
 ): Promise<T> {
+  const stop = typeof signal === 'number' ? AbortSignal.timeout(signal) : signal;
   for (;;) {
     const v = await probe();
     if (v !== undefined && v !== false) return v;
-    if (signal?.aborted) throw new Error(`gave up waiting for ${what}`);
+    if (stop?.aborted)
+      throw new Error(
+        `gave up waiting for ${what}${typeof signal === 'number' ? ` after ${signal} ms` : ''}`,
+      );
     await new Promise((r) => setTimeout(r, 10));
   }
 }

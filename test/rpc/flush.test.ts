@@ -6,8 +6,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RpcEnv } from '../../backend/rpc/index.js';
+import { RecordingEndpoint } from '../fixtures/RecordingEndpoint.js';
 import { TestRecord } from '../fixtures/testMessages.js';
 import { Peer } from '../helpers/peer.js';
+import { waitFor } from '../helpers/processes.js';
 import { testProtocol } from '../helpers/protocol.js';
 
 /** Keeps this thread (and so the turn) busy for `ms`. */
@@ -43,9 +45,30 @@ test('what was sent before flush() reaches the peer during the turn; what came a
   );
 });
 
-test('flush() on a ref to this process or to a peer not connected yet is harmless', async (t) => {
+test('flush() on a ref to this process or to a peer still being connected to loses, repeats and reorders nothing', async (t) => {
+  const peer = await Peer.start(t, { name: 'flushPeer' });
   const env = await RpcEnv.create({ protocol: testProtocol, name: 'flushAlone', port: 0 });
   t.after(() => env.stop());
-  env.endpointRef({ address: env.address, name: 'Nobody' }).flush();
-  env.endpointRef({ address: '127.0.0.1:1', name: 'Nobody' }).flush();
+  const local = new RecordingEndpoint();
+  const self = env.setupEndpoint('Local', local);
+  // Not set up: the first send starts the connection, and the flushes come while it is made.
+  const remote = env.endpointRef({ address: peer.address, name: 'Echo' });
+  for (const value of ['a', 'b', 'c']) {
+    for (const ref of [self, remote]) {
+      ref.send(TestRecord({ value }));
+      ref.flush();
+    }
+  }
+  // Sent last and not flushed: once it is there, all the flushed ones before it are too.
+  for (const ref of [self, remote]) ref.send(TestRecord({ value: 'end' }));
+  const expected = ['a', 'b', 'c', 'end'].map((v) => `record:${v} from ${env.address}`);
+  const records = (log: string[]) => log.filter((l) => l.startsWith('record:'));
+  const log = await peer.waitForLog(t, 'Echo', (l) => l.includes(`record:end from ${env.address}`));
+  assert.deepEqual(records(log), expected);
+  await waitFor(
+    'the local end',
+    () => local.entries.some((e) => e.startsWith('record:end')),
+    t.signal,
+  );
+  assert.deepEqual(records(local.entries), expected);
 });

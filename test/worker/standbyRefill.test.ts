@@ -14,12 +14,42 @@ import { MockMaster, registeredWorker, type TestWorker } from '../helpers/worker
 /** After a take, how long the worker waits before it may start the next standby (Worker.ts). */
 const REFILL_MS = 3000;
 
-async function takeTheStandby(t: TestContext, w: TestWorker, id: string): Promise<void> {
+/**
+ * Takes the standby for an executor launch; returns the refill timer the take set on the worker's
+ * clock, which says when it has fired.
+ */
+async function takeTheStandby(
+  t: TestContext,
+  w: TestWorker,
+  id: string,
+): Promise<{ fired: boolean }> {
   await waitFor('a standby', () => w.worker.prestart?.standbyPid !== undefined, t.signal);
-  const launched = w.worker.takeStandby(executorSpec(w.workDir, await silentDriver(t), {}, id));
+  const spec = executorSpec(w.workDir, await silentDriver(t), {}, id);
+  const refills: { fired: boolean }[] = [];
+  const setTimeout = w.clock.setTimeout;
+  w.clock.setTimeout = (fn, ms) => {
+    const refill = { fired: false };
+    refills.push(refill);
+    return setTimeout.call(
+      w.clock,
+      () => {
+        fn();
+        refill.fired = true;
+      },
+      ms,
+    );
+  };
+  let launched: ReturnType<typeof w.worker.takeStandby>;
+  try {
+    launched = w.worker.takeStandby(spec);
+  } finally {
+    w.clock.setTimeout = setTimeout;
+  }
   assert.ok(launched, 'the launch was served by the standby');
   t.after(() => killProcessTree(launched.pid, launched.marker, 2000));
   assert.equal(w.worker.prestart?.standbyPid, undefined);
+  assert.equal(refills.length, 1, 'the take set one timer: the refill');
+  return refills[0] as { fired: boolean };
 }
 
 test('with every core in use, no standby starts after a take until something ends', async (t) => {
@@ -28,9 +58,9 @@ test('with every core in use, no standby starts after a take until something end
   t.after(() => w.worker.prestart?.stop());
   // The launch's executor holds the worker's only core, as LaunchExecutor accounts it.
   w.worker.coresUsed = 1;
-  await takeTheStandby(t, w, '0');
+  const refill = await takeTheStandby(t, w, '0');
   w.clock.advance(10 * REFILL_MS);
-  await new Promise((r) => setTimeout(r, 300));
+  assert.ok(refill.fired, 'the refill timer has fired: the worker has decided');
   assert.equal(w.worker.prestart?.standbyPid, undefined, 'no standby while the core is used');
 });
 

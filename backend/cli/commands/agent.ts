@@ -15,6 +15,7 @@ import {
   SubmitApplication,
 } from '../../agent/protocol.js';
 import { removeDeadOwnerDirs } from '../../util/deadOwnerDirs.js';
+import { version } from '../../util/version.js';
 
 /**
  * `wick agent`: the backend of the VS Code extension, spoken to over stdio by
@@ -48,7 +49,10 @@ export function registerAgent(program: Command): void {
         exiting = true;
         void agent.shutdown().finally(() => process.exit(code));
       };
-      connection.onInitialize(() => ({ capabilities: {}, serverInfo: { name: 'wick-agent' } }));
+      connection.onInitialize(() => ({
+        capabilities: {},
+        serverInfo: { name: 'wick-agent', version },
+      }));
       // What agents that were killed (a crashed window, SIGKILL) left in the temp folder: their
       // local cluster's work dir and their client-mode drivers' output.
       void Promise.all([removeDeadOwnerDirs('wick-vscode'), removeDeadOwnerDirs('wick-agent')]);

@@ -16,6 +16,7 @@ import {
 } from '../../../backend/protocol/executor.js';
 import { type RpcEndpointRef, RpcEnv } from '../../../backend/rpc/index.js';
 import { type MockExecutorEndpoint, registerMockExecutor } from '../../helpers/mockExecutor.js';
+import { waitFor } from '../../helpers/processes.js';
 
 import '../../../backend/conf/all.js';
 import { testProtocol } from '../../helpers/protocol.js';
@@ -91,10 +92,6 @@ function spec(partitions: number) {
 }
 
 /** Resolves once `probe` holds, checking after each message the driver handles. */
-async function until(probe: () => boolean): Promise<void> {
-  while (!probe()) await new Promise((r) => setTimeout(r, 5));
-}
-
 test('executors get the application’s configuration, and a duplicate executor id is refused', {
   timeout: 60_000,
 }, async () => {
@@ -129,14 +126,16 @@ test('tasks go out within each executor’s cores, and a failed one is retried o
   const [, t3] = await e2.launched(2);
   assert.equal(t3?.partition, 2);
   e2.report(t3?.taskId as number, 'FINISHED', { result: ['c'] });
-  await until(() => driver.executors.get('2')?.freeCores === 1);
+  await waitFor('a free core on executor 2', () => driver.executors.get('2')?.freeCores === 1);
   // Both executors have a free core now: the retry leaves the one it failed on.
   e1.report(t1.taskId, 'FAILED', { error: new Error('first try') });
   const [, , retry] = await e2.launched(3);
   assert.deepEqual([retry?.partition, retry?.attempt], [0, 1]);
   e2.report(retry?.taskId as number, 'FINISHED', { result: ['a'] });
   assert.deepEqual(await done, [['a'], ['b'], ['c']]);
-  await until(() => [...driver.executors.values()].every((e) => e.freeCores === e.cores));
+  await waitFor('every core free', () =>
+    [...driver.executors.values()].every((e) => e.freeCores === e.cores),
+  );
 });
 
 test('when a job fails its other running tasks are killed, and their cores come back when they end', {
@@ -164,7 +163,7 @@ test('when a job fails its other running tasks are killed, and their cores come 
   assert.equal(kill.taskId, b.taskId);
   assert.equal(driver.executors.get('2')?.freeCores, 0, 'held until the task reports its end');
   e2.report(b.taskId, 'KILLED', { error: new Error('killed') });
-  await until(() => driver.executors.get('2')?.freeCores === 1);
+  await waitFor('a free core on executor 2', () => driver.executors.get('2')?.freeCores === 1);
   assert.equal(driver.executors.get('1')?.freeCores, 1);
 });
 
@@ -178,7 +177,7 @@ test('a disconnected executor is removed and its running task goes to another', 
   const first = await e1.nextLaunched(from1);
   assert.ok(first);
   await e1.env.stop();
-  await until(() => !driver.executors.has('1'));
+  await waitFor('executor 1 removed', () => !driver.executors.has('1'));
   const again = await e2.nextLaunched(from2);
   assert.equal(again.attempt, 0, 'a lost executor is not a failure of the task');
   e2.report(again.taskId, 'FINISHED', { result: ['again'] });

@@ -10,16 +10,13 @@ import { WickConf } from '../../../backend/conf/WickConf.js';
 import { StatusUpdate } from '../../../backend/protocol/executor.js';
 import { RpcEnv } from '../../../backend/rpc/index.js';
 import { registerMockExecutor } from '../../helpers/mockExecutor.js';
+import { waitFor } from '../../helpers/processes.js';
 
 import '../../../backend/conf/all.js';
 import { testProtocol } from '../../helpers/protocol.js';
 
 const envs: RpcEnv[] = [];
 after(() => Promise.all(envs.map((e) => e.stop())));
-
-async function until(probe: () => boolean): Promise<void> {
-  while (!probe()) await new Promise((r) => setTimeout(r, 2));
-}
 
 /** A mock executor of one core that finishes, when told, every task it has been sent. */
 async function executor(driverUrl: string, id: string) {
@@ -97,7 +94,7 @@ test('no task is queued ahead while a granted executor is still starting; then b
   const done = job(driver, 400);
   // Executor 1 is still starting: executor 0 gets one task per free core, however short they are.
   for (let n = 1; n <= 5; n++) {
-    await until(() => a.launched().length >= n);
+    await waitFor(`task ${n} on executor 0`, () => a.launched().length >= n);
     assert.equal(a.launched().length, n, `one task at a time, ${n} so far`);
     assert.equal(driver.executors.get('0')?.queued, 0, `nothing queued after ${n} task(s)`);
     a.finishAll();
@@ -118,9 +115,9 @@ test('an executor granted and then removed before it registered no longer holds 
   driver.executorGranted('1');
   const a = await executor(url, '0');
   const done = job(driver, 400);
-  await until(() => a.launched().length === 1);
+  await waitFor('a first task', () => a.launched().length === 1);
   a.finishAll();
-  await until(() => a.launched().length === 2);
+  await waitFor('a second task', () => a.launched().length === 2);
   assert.equal(driver.executors.get('0')?.queued, 0);
   driver.removeExecutor('1', 'Command exited with code 1');
   const queuedSeen = await finishEverything(driver, done, [a]);

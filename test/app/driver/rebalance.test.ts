@@ -15,6 +15,7 @@ import {
 } from '../../../backend/protocol/executor.js';
 import { RpcEnv } from '../../../backend/rpc/index.js';
 import { registerMockExecutor } from '../../helpers/mockExecutor.js';
+import { waitFor } from '../../helpers/processes.js';
 
 import '../../../backend/conf/all.js';
 import { testProtocol } from '../../helpers/protocol.js';
@@ -24,14 +25,6 @@ const TASK_MS = 10;
 
 const envs: RpcEnv[] = [];
 after(() => Promise.all(envs.map((e) => e.stop())));
-
-async function until(what: string, probe: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!probe()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
 
 type Task = TaskDescription;
 
@@ -81,15 +74,23 @@ test('at the end of a job, an idle executor takes over tasks queued on a busy on
     action: { kind: 'collect' as const },
   });
   // Each finishes its first task, so that the job's tasks prove short and get queued ahead.
-  await until('a task on each', () => fast.launched().length > 0 && slow.launched().length > 0);
+  await waitFor(
+    'a task on each',
+    () => fast.launched().length > 0 && slow.launched().length > 0,
+    20_000,
+  );
   fast.finishAll();
   slow.finishAll();
-  await until('tasks queued on the slow one', () => slow.launched().length > 2);
+  await waitFor('tasks queued on the slow one', () => slow.launched().length > 2, 20_000);
   // From here the slow one finishes nothing, and the fast one everything it gets.
-  await until('a take-back', () => {
-    fast.finishAll();
-    return slow.kills().length > 0;
-  });
+  await waitFor(
+    'a take-back',
+    () => {
+      fast.finishAll();
+      return slow.kills().length > 0;
+    },
+    20_000,
+  );
   const kills = slow.kills();
   const slowTasks = slow.launched();
   const queuedOnSlow = slowTasks.filter((t) => !slow.ended(t.taskId));
@@ -115,10 +116,14 @@ test('at the end of a job, an idle executor takes over tasks queued on a busy on
   const fastBefore = fast.launched().length;
   for (const t of givenBack) slow.report(t, 'KILLED');
   {
-    await until('the tasks given back to go to the fast one', () => {
-      const again = fast.launched().slice(fastBefore);
-      return givenBack.every((t) => again.some((a) => a.partition === t.partition));
-    });
+    await waitFor(
+      'the tasks given back to go to the fast one',
+      () => {
+        const again = fast.launched().slice(fastBefore);
+        return givenBack.every((t) => again.some((a) => a.partition === t.partition));
+      },
+      20_000,
+    );
     const again = fast.launched().slice(fastBefore);
     assert.ok(
       again.every((a) => a.attempt === 0),
@@ -130,11 +135,15 @@ test('at the end of a job, an idle executor takes over tasks queued on a busy on
     );
   }
   // Both finish what is left; every partition comes back once, in order.
-  await until('the job to end', () => {
-    fast.finishAll();
-    slow.finishAll();
-    return driver.scheduler.runningCount === 0 && !driver.scheduler.hasPending;
-  });
+  await waitFor(
+    'the job to end',
+    () => {
+      fast.finishAll();
+      slow.finishAll();
+      return driver.scheduler.runningCount === 0 && !driver.scheduler.hasPending;
+    },
+    20_000,
+  );
   const results = (await done) as number[][];
   assert.deepEqual(
     results.flat(),

@@ -5,12 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DriverEndpoint } from '../../../backend/app/driver/DriverEndpoint.js';
 import { CoarseGrainedExecutorBackend } from '../../../backend/app/executor/CoarseGrainedExecutorBackend.js';
 import type { TaskPool } from '../../../backend/app/executor/taskPool.js';
 import { WickConf } from '../../../backend/conf/WickConf.js';
 import { RpcEnv } from '../../../backend/rpc/index.js';
+import { waitFor } from '../../helpers/processes.js';
 import { within } from '../../helpers/within.js';
 
 import '../../../backend/conf/all.js';
@@ -32,16 +32,6 @@ function heldPool(): { pool: TaskPool; destroyed: () => boolean; release: () => 
   return { pool, destroyed: () => destroyed, release };
 }
 
-async function until(what: string, ok: () => boolean): Promise<void> {
-  await within(
-    5_000,
-    (async () => {
-      while (!ok()) await sleep(5);
-    })(),
-    what,
-  );
-}
-
 test('a stopped executor closes its connection to the driver before its task threads have ended, and exits after they have', async () => {
   const conf = new WickConf().set('wick.app.name', 'executor backend test');
   const driverEnv = await RpcEnv.create({ protocol: testProtocol, name: 'testDriver', conf });
@@ -56,6 +46,7 @@ test('a stopped executor closes its connection to the driver before its task thr
     driver.applicationRegistered('app-20260101000000-0000');
     const driverUrl = driverEnv.setupEndpoint(DriverEndpoint.ENDPOINT_NAME, driver).toString();
     const exits: number[] = [];
+    let envStopped = false;
     let exited = false;
     // As `wick executor` ends its process (backend/cli/commands/executor.ts).
     const backend: CoarseGrainedExecutorBackend = new CoarseGrainedExecutorBackend({
@@ -69,7 +60,10 @@ test('a stopped executor closes its connection to the driver before its task thr
         exits.push(code);
         void executorEnv
           .stop()
-          .then(() => backend.threadsStopped())
+          .then(() => {
+            envStopped = true;
+            return backend.threadsStopped();
+          })
           .then(() => {
             exited = true;
           });
@@ -81,14 +75,22 @@ test('a stopped executor closes its connection to the driver before its task thr
 
     driver.stopExecutors();
     // The driver loses the executor when its connection closes: the threads are still ending.
-    await until('the driver to see the executor’s connection close', () => driver.totalCores === 0);
+    await waitFor(
+      'the driver to see the executor’s connection close',
+      () => driver.totalCores === 0,
+      5_000,
+    );
     assert.deepEqual(exits, [0]);
     assert.ok(threads.destroyed(), 'the threads were told to end');
-    await sleep(50);
+    // The exit path has stopped the RpcEnv and asked for the threads: all it waits on now is them.
+    // Had threadsStopped() not waited for them, `exited` would be set in this turn's microtasks,
+    // before the next one begins.
+    await waitFor('the executor’s RpcEnv to stop', () => envStopped, 5_000);
+    await new Promise((r) => setImmediate(r));
     assert.equal(exited, false, 'the process must not exit before its task threads have ended');
 
     threads.release();
-    await until('the exit path to finish', () => exited);
+    await waitFor('the exit path to finish', () => exited, 5_000);
   } finally {
     threads.release();
     await executorEnv.stop();

@@ -24,6 +24,10 @@ import {
   type TaskBatchRequest,
 } from '../../../backend/app/task/taskWorker.js';
 import type { TaskDescription } from '../../../backend/protocol/executor.js';
+import { waitFor } from '../../helpers/processes.js';
+
+/** How long a step may take here before the test fails naming it. */
+const DEADLINE = 30_000;
 
 const dir = mkdtempSync(join(tmpdir(), 'wick-test-executor-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -55,14 +59,6 @@ function tasks(name: string, elements: string[], source = blockingMap(name)): Ta
   }));
 }
 
-async function until(what: string, ok: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!ok()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 /** Each task's ends (FINISHED, FAILED, KILLED) with their results, by task id. */
 function ends(reports: TaskReport[]): Map<number, string[]> {
   const m = new Map<number, string[]>();
@@ -79,19 +75,27 @@ function endsByTask(reports: TaskReport[]): [number, string[]][] {
   return [...ends(reports)].sort((x, y) => x[0] - y[0]);
 }
 
+/** A task launched after the others, whose end shows that the executor has run all before it. */
+const SENTINEL = 999;
+
 /**
- * Every task's ends once `count` tasks have ended and nothing more has come for 200 ms: a lost
- * outcome run again would show as a second end. The reports held are sent first.
+ * Every task's ends once `count` tasks have ended, checked once a task launched after that has
+ * ended too: a lost outcome run again would have shown as a second end by then, since with one
+ * core the executor runs what it holds oldest first, a task to run again ahead of what waits.
+ * The reports held are sent first.
  */
 async function settledEnds(
   executor: Executor,
   reports: TaskReport[],
   count: number,
 ): Promise<[number, string[]][]> {
-  await until('every task to end', () => ends(reports).size === count);
-  await new Promise((r) => setTimeout(r, 200));
+  await waitFor('every task to end', () => ends(reports).size === count, DEADLINE);
+  const [sentinel] = tasks('sentinel', ['sentinel'], '(x) => x');
+  executor.launchTask({ ...(sentinel as TaskDescription), taskId: SENTINEL, partition: SENTINEL });
+  await waitFor('a task launched after them to end', () => ends(reports).has(SENTINEL), DEADLINE);
   executor.flushReports();
-  return endsByTask(reports);
+  assert.deepEqual(ends(reports).get(SENTINEL), ['FINISHED ["sentinel"]']);
+  return endsByTask(reports).filter(([id]) => id !== SENTINEL);
 }
 
 /** An executor of `cores` cores on the real thread pool, or on `pool`. */
@@ -122,7 +126,11 @@ test('killing the running task of a batch ends it KILLED; the batch’s other ta
   await withExecutor(async (executor, reports) => {
     const ts = tasks('kill-running', ['a', 'b', 'block', 'c']);
     for (const t of ts) executor.launchTask(t);
-    await until('the blocking task to start', () => existsSync(join(dir, 'kill-running.started')));
+    await waitFor(
+      'the blocking task to start',
+      () => existsSync(join(dir, 'kill-running.started')),
+      DEADLINE,
+    );
     executor.killTask(2, 'its job was aborted');
     assert.deepEqual(await settledEnds(executor, reports, 4), [
       [0, ['FINISHED ["a"]']],
@@ -137,7 +145,11 @@ test('killing a task of a batch that has already ended leaves its outcome as it 
   await withExecutor(async (executor, reports) => {
     const ts = tasks('kill-ended', ['a', 'b', 'block', 'c']);
     for (const t of ts) executor.launchTask(t);
-    await until('the blocking task to start', () => existsSync(join(dir, 'kill-ended.started')));
+    await waitFor(
+      'the blocking task to start',
+      () => existsSync(join(dir, 'kill-ended.started')),
+      DEADLINE,
+    );
     // Task 0 has ended (its thread is at task 2), whether or not its outcome has come yet.
     executor.killTask(0, 'its job was aborted');
     writeFileSync(join(dir, 'kill-ended.go'), '');
@@ -155,16 +167,24 @@ test('a kill ifNotStarted takes queued tasks back, KILLED and sent at once, and 
     const ts = tasks('take-back', ['a', 'block', 'c', 'd', 'e']);
     // a to d go to the thread as one batch; e comes later and waits here for the thread.
     for (const t of ts.slice(0, 4)) executor.launchTask(t);
-    await until('the blocking task to start', () => existsSync(join(dir, 'take-back.started')));
+    await waitFor(
+      'the blocking task to start',
+      () => existsSync(join(dir, 'take-back.started')),
+      DEADLINE,
+    );
     executor.launchTask(ts[4] as TaskDescription);
     executor.killTask(1, 'taken back', true);
     executor.killTask(3, 'taken back', true);
     executor.killTask(4, 'taken back', true);
     // Sent at the end of this turn, without a flush: the driver waits on these.
-    await until('the tasks taken back to be reported', () => {
-      const e = ends(reports);
-      return e.has(3) && e.has(4);
-    });
+    await waitFor(
+      'the tasks taken back to be reported',
+      () => {
+        const e = ends(reports);
+        return e.has(3) && e.has(4);
+      },
+      DEADLINE,
+    );
     // Task a's outcome may still be held by the thread, which is at task block.
     assert.deepEqual(
       endsByTask(reports).filter(([id]) => id !== 0),
@@ -189,12 +209,14 @@ test('a kill ifNotStarted of a task its thread has not reached ends it KILLED; t
     const ts = tasks('take-back-queued', ['a', 'block', 'c', 'd', 'e']);
     // All five go to the thread as one batch; it stops at block.
     for (const t of ts) executor.launchTask(t);
-    await until('the blocking task to start', () =>
-      existsSync(join(dir, 'take-back-queued.started')),
+    await waitFor(
+      'the blocking task to start',
+      () => existsSync(join(dir, 'take-back-queued.started')),
+      DEADLINE,
     );
     // As the driver takes back the last of a queue: d first, while c and e are still in the batch.
     executor.killTask(3, 'taken back', true);
-    await until('d to be reported', () => ends(reports).has(3));
+    await waitFor('d to be reported', () => ends(reports).has(3), DEADLINE);
     writeFileSync(join(dir, 'take-back-queued.go'), '');
     assert.deepEqual(await settledEnds(executor, reports, 5), [
       [0, ['FINISHED ["a"]']],
@@ -210,7 +232,7 @@ test('a batch’s outcomes all come, in order; each task logs Running before Fin
   await withExecutor(async (executor, reports, log) => {
     const ts = tasks('batch', ['a', 'b', 'c', 'd', 'e', 'f']);
     for (const t of ts) executor.launchTask(t);
-    await until('every task to end', () => ends(reports).size === 6);
+    await waitFor('every task to end', () => ends(reports).size === 6, DEADLINE);
     executor.flushReports();
     const order = reports.map((r) => `${r.taskId} ${r.state}`);
     const text = log();
@@ -231,7 +253,7 @@ test('in a batch, a task whose result cannot be sent back fails alone; the other
   await withExecutor(async (executor, reports) => {
     const ts = tasks('uncloneable', ['a', 'fn', 'c'], `(x) => (x === 'fn' ? () => x : x)`);
     for (const t of ts) executor.launchTask(t);
-    await until('every task to end', () => ends(reports).size === 3);
+    await waitFor('every task to end', () => ends(reports).size === 3, DEADLINE);
     executor.flushReports();
     assert.deepEqual(endsByTask(reports), [
       [0, ['FINISHED ["a"]']],

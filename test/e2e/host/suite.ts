@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import type { DashboardPanel } from '../../../extension/dashboard/dashboardPanel.js';
 import { children, findApp, item, type Node } from '../../../extension/tree/model.js';
 import {
+  Answering,
   type Api,
   apps,
   figures,
@@ -36,6 +37,35 @@ export async function run(): Promise<void> {
   await vscode.workspace
     .getConfiguration('wick')
     .update('kill.confirm', false, vscode.ConfigurationTarget.Global);
+
+  await step('every command package.json contributes is registered', async () => {
+    const registered = new Set(await vscode.commands.getCommands(true));
+    const contributed = (ext.packageJSON.contributes.commands as { command: string }[]).map(
+      (c) => c.command,
+    );
+    assert.ok(contributed.length > 0);
+    assert.deepEqual(
+      contributed.filter((id) => !registered.has(id)),
+      [],
+      'contributed but not registered: the palette answers "command not found"',
+    );
+  });
+
+  await step("Show Version shows the extension's and the agent's version", async () => {
+    const info = new Answering(api.host, 'showInformationMessage', () => undefined);
+    try {
+      const v = (await vscode.commands.executeCommand('wick.showVersion')) as {
+        extension: string;
+        agent?: string;
+      };
+      const expected = ext.packageJSON.version as string;
+      assert.deepEqual(v, { extension: expected, agent: expected });
+      const shown = await within(5_000, info.next(), 'the version notification');
+      assert.equal(shown.message, `Wick ${expected}; agent ${expected}`);
+    } finally {
+      info.restore();
+    }
+  });
 
   await step('the tree shows two ALIVE workers', async () => {
     await vscode.commands.executeCommand('wick.startLocalCluster');

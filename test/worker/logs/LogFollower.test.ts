@@ -20,6 +20,8 @@ class KeepingSink implements FollowSink {
   next = 0;
   ended: { totalSize: number; reason: string } | undefined;
   behind = false;
+  /** How many times the follower asked to be told when the receiver has caught up. */
+  drainAsks = 0;
   private release: (() => void) | undefined;
   private wake: (() => void) | undefined;
 
@@ -42,6 +44,8 @@ class KeepingSink implements FollowSink {
   }
 
   drained(): Promise<void> {
+    this.drainAsks++;
+    this.wake?.();
     return new Promise((r) => {
       this.release = r;
     });
@@ -119,7 +123,9 @@ test('a receiver that is behind holds reading back until it catches up', async (
   sink.behind = true;
   appendFileSync(path, pattern(0, 5000));
   await follower.start();
-  await new Promise((r) => setTimeout(r, 100));
+  // The follower has come to read, seen the receiver behind and waits for it (or, wrongly, read).
+  await sink.until(() => sink.drainAsks > 0 || sink.chunks.length > 0 || sink.ended !== undefined);
+  assert.equal(sink.drainAsks, 1, 'it waits for the receiver');
   assert.equal(sink.chunks.length, 0, 'nothing read while behind');
   assert.equal(sink.ended, undefined, 'and not ended either: bytes are still unread');
   sink.catchUp();

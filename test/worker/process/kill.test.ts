@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { type TestContext, test } from 'node:test';
-import { setLogSink } from '../../../backend/util/log.js';
+import { ManualClock } from '../../../backend/util/clock.js';
+import { setLogLevel, setLogSink } from '../../../backend/util/log.js';
 import { killProcessTree, markedPids } from '../../../backend/worker/process/kill.js';
 import { type Launched, launch } from '../../../backend/worker/process/launch.js';
 import {
@@ -24,6 +25,7 @@ import {
   readPids,
   waitFor,
 } from '../../helpers/processes.js';
+import { within } from '../../helpers/within.js';
 
 interface Tree {
   launched: Launched;
@@ -153,6 +155,18 @@ test('a child that handles SIGTERM is given the chance to exit by itself', async
   await assertNoSurvivors(tree);
 });
 
+test('a process the tree starts after SIGTERM (from its handler) is waited for and killed too', async (t) => {
+  // Started after the kill has looked for the tree's members: only a later look finds it.
+  const tree = await startTree(
+    t,
+    `trap 'setsid bash -c "echo \\$\\$ > late.pid; trap \\"\\" TERM; exec -a TOKEN-late sleep 300" & exit 0' TERM; echo $$ > top.pid; while :; do sleep 0.05; done`,
+    ['top.pid'],
+  );
+  await killProcessTree(tree.launched.pid, tree.launched.marker, 300);
+  tree.pids['late.pid'] = (await readPids(join(tree.dir, 'late.pid'), 1, t.signal))[0] as number;
+  await assertNoSurvivors(tree);
+});
+
 test('(d) a double-forked daemon (setsid, then orphaned) is killed', async (t) => {
   const tree = await startTree(
     t,
@@ -194,9 +208,87 @@ test('all of it at once, with the escapees ignoring SIGTERM: zero survivors', as
   await assertNoSurvivors(tree);
 });
 
-test('killing a pid that is not there (or none) is a no-op', async () => {
+test('killing no pid (0 or -1) signals nothing', async (t) => {
+  // Recorded, not sent: kill(0) would signal this process's own group, kill(-1) everything.
+  const kill = t.mock.method(process, 'kill', () => true);
   await killProcessTree(-1, 'nothing', 100);
   await killProcessTree(0, 'nothing', 100);
+  assert.deepEqual(
+    kill.mock.calls.map((c) => c.arguments),
+    [],
+  );
+});
+
+test('killing a pid that has exited and been reaped returns without waiting out the grace period', async () => {
+  const child = spawn('true');
+  await once(child, 'exit');
+  // The clock never moves: a kill that waited for anything to end would never return.
+  const clock = new ManualClock();
+  await within(
+    10_000,
+    killProcessTree(child.pid as number, 'no-such-marker', 3_600_000, false, clock),
+    'the kill of a pid that is gone',
+  );
+});
+
+/**
+ * Moves `clock` on by `step` each time the kill sleeps on it, while that keeps it at or before
+ * `until`; returns whether the kill has ended, once it has or once it sleeps past what may be moved.
+ */
+async function drive(
+  clock: ManualClock,
+  killed: Promise<unknown>,
+  step: number,
+  until: number,
+): Promise<boolean> {
+  let ended = false;
+  const end = () => {
+    ended = true;
+  };
+  killed.then(end, end);
+  for (;;) {
+    await waitFor('the kill to end or sleep', () => ended || clock.pendingTimers() > 0);
+    if (ended) return true;
+    if (clock.now() + step > until) return false;
+    clock.advance(step);
+  }
+}
+
+test('(c) the grace period is on the injected clock, and its wait reads /proc once per round, not on every poll', {
+  timeout: 60_000,
+}, async (t) => {
+  const tree = await startTree(
+    t,
+    `trap '' TERM; bash -c 'echo $$ > gc.pid; exec -a TOKEN-gc sleep 300' & ${TOP}`,
+    ['top.pid', 'gc.pid'],
+  );
+  const scans: string[] = [];
+  const previous = setLogSink((l) => {
+    if (/Process tree of \d+: \d+ live members/.test(l)) scans.push(l);
+  });
+  setLogLevel('DEBUG');
+  t.after(() => {
+    setLogSink(previous);
+    setLogLevel('INFO');
+  });
+  const clock = new ManualClock();
+  const graceMs = 60_000;
+  const killed = killProcessTree(tree.launched.pid, tree.launched.marker, graceMs, false, clock);
+  // A hundred polls through the grace period, the last 1 ms before its end: the tree ignores
+  // SIGTERM, so the kill is still waiting, having read /proc only for the SIGTERM round.
+  assert.equal(await drive(clock, killed, graceMs / 100, graceMs - 1), false);
+  clock.advance(graceMs - 1 - clock.now());
+  assert.equal(await drive(clock, killed, 1, graceMs - 1), false);
+  assert.ok(isAlive(tree.launched.pid), 'the child is alive');
+  assert.ok(isAlive(tree.pids['gc.pid'] as number), 'the grandchild is alive');
+  assert.equal(scans.length, 1, scans.join('\n'));
+  // 1 ms more: SIGKILL, and the kill ends while the clock stays well short of its 5 s bound.
+  assert.equal(await drive(clock, killed, 1, graceMs + 1000), true);
+  await killed;
+  assert.deepEqual(await tree.launched.exited, { exitCode: undefined, signal: 'SIGKILL' });
+  // Then the SIGKILL round's, and the one that found nobody left.
+  assert.equal(scans.length, 3, scans.join('\n'));
+  await assertNoSurvivors(tree);
 });
 
 test('a group left with only zombies counts as gone (init may reap them late, or never)', async (t) => {
