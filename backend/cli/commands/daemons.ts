@@ -29,7 +29,10 @@ export function registerDaemons(program: Command): void {
       .option('--port <port>', 'RPC port (default 7077; 0 picks a free one)')
       .option('--webui-port <port>', 'web UI port (default 8080; 0 picks a free one)'),
   )
-    .addOption(hidden('--print-ready', 'print a JSON line with the URLs once started'))
+    .option(
+      '--print-ready',
+      'once serving, print one JSON line {"url", "webUiUrl"} on stdout (logs go to stderr): for scripts and tests, e.g. with --port 0',
+    )
     .addOption(hidden('--exit-with-parent', 'stop when stdin closes'))
     .action(async (flags: DaemonFlags) => {
       const conf = loadConf({
@@ -65,7 +68,10 @@ export function registerDaemons(program: Command): void {
       .option('-m, --memory <size>', 'memory to offer, e.g. 2g (default: total RAM − 1 GiB)')
       .option('-d, --work-dir <dir>', 'where executors and drivers run (default ./work)'),
   )
-    .addOption(hidden('--print-ready', 'print a JSON line once started'))
+    .option(
+      '--print-ready',
+      'once serving, print one JSON line {"address", "workerId", "webUiUrl"} on stdout (logs go to stderr): for scripts and tests',
+    )
     .addOption(hidden('--exit-with-parent', 'stop when stdin closes'))
     .action(
       async (
