@@ -163,6 +163,11 @@ export class ClusterState {
     return true;
   }
 
+  /** A completed application still retained, by id. */
+  completedAppById(id: string): ApplicationInfo | undefined {
+    return this.completedApps.find((a) => a.id === id);
+  }
+
   /** Moves an application to the completed ones; false if it was not active. */
   finishApp(app: ApplicationInfo): boolean {
     if (this.idToApp.get(app.id) !== app) return false;

@@ -193,6 +193,41 @@ test('UnregisterApplication → FINISHED; its executors killed and resources fre
   assert.equal(app.endpoint.all('ApplicationRemoved').length, 0, 'a finished app is not told');
 });
 
+test('after UnregisterApplication, how each executor really ended replaces the KILLED presumed, without a warning', {
+  timeout: 60_000,
+}, async (t) => {
+  const master = await startMaster(t);
+  const client = await connectClient(t, master.url);
+  const [w] = (await workers(t, master.url, 1)) as [MockWorker];
+  const app = await MockApp.start(t, master.url);
+  const appId = await app.register(appDescription({ memoryPerExecutorMB: 256 }));
+  const launch = await w.endpoint.next('LaunchExecutor');
+  const execId = launch.execId as number;
+  w.executorStateChanged(appId, execId, 'RUNNING');
+  await client.waitFor((s) => appIn(s, appId)?.executors[0]?.state === 'RUNNING');
+  // A clean stop: the executor exits on the driver's StopExecutor as the app unregisters.
+  app.unregister();
+  await w.endpoint.next('KillExecutor');
+  const finished = await client.waitFor((s) => appIn(s, appId)?.state === 'FINISHED');
+  assert.equal(appIn(finished, appId)?.removedExecutors[0]?.state, 'KILLED');
+  const mark = master.stderr.length;
+  w.executorStateChanged(appId, execId, 'EXITED', 0, 'Command exited with code 0');
+  const s = await client.waitFor((s) => appIn(s, appId)?.removedExecutors[0]?.state === 'EXITED');
+  assert.equal(appIn(s, appId)?.removedExecutors[0]?.exitStatus, 0);
+  await master.waitForStderr(
+    /of the finished application ended EXITED: Command exited with code 0/,
+    mark,
+  );
+  // A second report of an executor nobody knows still warns: the first was not taken for one.
+  w.executorStateChanged(appId, 99, 'EXITED', 0);
+  await master.waitForStderr(/Got status update for unknown executor app-\d+-\d+\/99/, mark);
+  assert.doesNotMatch(
+    master.stderr.slice(mark),
+    new RegExp(`unknown executor ${appId}/${execId}\\b`),
+  );
+  assert.equal(workerIn(s, w.id)?.coresUsed, 0, 'no resources taken back twice');
+});
+
 test('RequestKillApplication kills an application and says so; an unknown one is refused', {
   timeout: 60_000,
 }, async (t) => {

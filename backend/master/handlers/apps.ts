@@ -65,6 +65,26 @@ export async function removeApplication(
   }
 }
 
+/**
+ * The end of an executor whose application has ended: on a clean stop the executors exit on the
+ * driver's StopExecutor while the application unregisters, and the master, which killed what it
+ * still listed, hears from their workers how they really ended. That end replaces the KILLED the
+ * master presumed (the history shows EXITED 0 for a clean stop); nothing else follows from it.
+ */
+function finalStateOfFinishedApp(m: Master, msg: MessageOf<typeof ExecutorStateChanged>): boolean {
+  const app = m.cluster.completedAppById(msg.appId);
+  const exec = app?.removedExecutors.find((e) => e.id === msg.execId);
+  if (!app || !exec) return false;
+  if (isExecutorFinished(msg.state)) {
+    exec.setState(msg.state, m.clock.now(), msg.message, msg.exitStatus);
+    m.broadcaster.app(app);
+    log.info(
+      `Executor ${app.id}/${exec.id} of the finished application ended ${msg.state}${msg.message ? `: ${msg.message}` : ''}`,
+    );
+  }
+  return true;
+}
+
 function killExecutor(m: Master, app: ApplicationInfo, exec: ExecutorDesc): void {
   exec.worker.removeExecutor(exec);
   exec.worker.endpoint.send(
@@ -124,7 +144,9 @@ async function executorStateChanged(
   const app = m.cluster.appById(msg.appId);
   const exec = app?.executors.get(msg.execId);
   if (!app || !exec) {
-    log.warn(`Got status update for unknown executor ${msg.appId}/${msg.execId}`);
+    if (!finalStateOfFinishedApp(m, msg)) {
+      log.warn(`Got status update for unknown executor ${msg.appId}/${msg.execId}`);
+    }
     return;
   }
   exec.setState(msg.state, m.clock.now(), msg.message, msg.exitStatus);
