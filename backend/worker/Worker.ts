@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DeployConf } from '../conf/deploy.js';
 import type { WickConf } from '../conf/WickConf.js';
-import { MasterConf } from '../master/config.js';
 import type { ExecutorDescription } from '../protocol/common.js';
 import {
   DriverStateChanged,
@@ -11,6 +11,7 @@ import {
   WorkerLatestState,
   WorkerSchedulerStateResponse,
 } from '../protocol/deploy.js';
+import { WORKER_ENDPOINT, WORKER_SYSTEM } from '../protocol/endpoints.js';
 import type { WireMessage } from '../protocol/registry.js';
 import {
   type RpcCallContext,
@@ -60,8 +61,9 @@ export interface WorkerOptions {
  * by concern; shared state and the operations on it are here.
  */
 export class Worker extends RpcEndpoint implements RunnerHost {
-  static readonly ENDPOINT_NAME = 'Worker';
-  static readonly SYSTEM_NAME = 'wickWorker';
+  /** Alias of WORKER_ENDPOINT, for code that has not moved to protocol/endpoints.ts yet. */
+  static readonly ENDPOINT_NAME = WORKER_ENDPOINT;
+  static readonly SYSTEM_NAME = WORKER_SYSTEM;
 
   readonly conf: WickConf;
   readonly clock: Clock;
@@ -118,7 +120,7 @@ export class Worker extends RpcEndpoint implements RunnerHost {
     this.webUiUrl = options.webUiUrl;
     this.localDirs = options.localDirs;
     this.killTimeoutMs = this.conf.get(WorkerConf.killTimeout);
-    this.heartbeatMs = Math.max(1, Math.floor(this.conf.get(MasterConf.workerTimeout) / 4));
+    this.heartbeatMs = Math.max(1, Math.floor(this.conf.get(DeployConf.workerTimeout) / 4));
     this.exit = options.exit ?? ((code) => process.exit(code));
     this.prestart = this.conf.get(WorkerConf.executorPrestart)
       ? new ExecutorPrestarter(

@@ -18,6 +18,7 @@ import {
   RegisteredWorker,
   RegisterWorkerFailed,
 } from '../../backend/protocol/deploy.js';
+import { WORKER_ENDPOINT, WORKER_SYSTEM } from '../../backend/protocol/endpoints.js';
 import type { MessageOf } from '../../backend/protocol/registry.js';
 import { RequestWorkerState, type WorkerStateResponse } from '../../backend/protocol/worker.js';
 import { type RpcEndpointRef, RpcEnv } from '../../backend/rpc/index.js';
@@ -203,7 +204,7 @@ export async function startTestWorker(
   const conf = new WickConf({ 'wick.worker.killTimeout': '2s', ...opts.conf });
   const env = await RpcEnv.create({
     protocol: testProtocol,
-    name: Worker.SYSTEM_NAME,
+    name: WORKER_SYSTEM,
     host: '127.0.0.1',
     port: 0,
     conf,
@@ -229,7 +230,7 @@ export async function startTestWorker(
     await env.stop();
     rmSync(root, { recursive: true, force: true });
   });
-  env.setupEndpoint(Worker.ENDPOINT_NAME, worker);
+  env.setupEndpoint(WORKER_ENDPOINT, worker);
   const state = () => worker.self.ask(RequestWorkerState({}));
   return { env, worker, clock, root, workDir, localDir, exits, barrier: state, state };
 }

@@ -5,6 +5,7 @@ import type {
   RegisteredWorker,
   RegisterWorkerFailed,
 } from '../../protocol/deploy.js';
+import { MASTER_ENDPOINT } from '../../protocol/endpoints.js';
 import type { MessageOf, WireMessage } from '../../protocol/registry.js';
 import { RpcAddress } from '../../rpc/index.js';
 import { getLogger } from '../../util/log.js';
@@ -113,7 +114,7 @@ function tryRegisterAllMasters(w: Worker): void {
 function sendRegistration(w: Worker, address: string): void {
   log.info(`Connecting to master ${address}...`);
   w.rpcEnv
-    .setupEndpointRef(RpcAddress.parse(address), 'Master')
+    .setupEndpointRef(RpcAddress.parse(address), MASTER_ENDPOINT)
     .then((ref) => ref.send(w.registerWorkerMessage(address)))
     .catch((err: Error) => log.warn(`Failed to connect to master ${address}: ${err.message}`));
 }
