@@ -25,10 +25,10 @@
 import net from 'node:net';
 import { parseArgs } from 'node:util';
 import { WickConf } from '../backend/conf/WickConf.js';
-import { workerId } from '../backend/master/ids.js';
 import { startMaster } from '../backend/master/startMaster.js';
 import { WorkerInfo } from '../backend/master/WorkerInfo.js';
 import { setLogLevel } from '../backend/util/log.js';
+import { workerId } from '../backend/worker/workerId.js';
 import { int } from './lib/args.js';
 import { machineLoad } from './lib/procStat.js';
 import { writeResults } from './lib/results.js';

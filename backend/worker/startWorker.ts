@@ -3,12 +3,12 @@ import { resolve } from 'node:path';
 import { DaemonConf } from '../conf/daemon.js';
 import type { WickConf } from '../conf/WickConf.js';
 import { WorkerWebUI } from '../http/WorkerWebUI.js';
-import { workerId } from '../master/ids.js';
 import { WORKER_ENDPOINT, WORKER_SYSTEM } from '../protocol/endpoints.js';
 import { wickProtocol } from '../protocol/index.js';
 import { type RpcAddress, RpcConf, RpcEnv } from '../rpc/index.js';
 import type { Clock } from '../util/clock.js';
 import { Worker } from './Worker.js';
+import { workerId } from './workerId.js';
 
 export interface RunningWorker {
   env: RpcEnv;

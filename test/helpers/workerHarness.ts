@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { WickConf } from '../../backend/conf/WickConf.js';
-import { workerId } from '../../backend/master/ids.js';
 import type { ApplicationDescription } from '../../backend/protocol/common.js';
 import {
   LaunchDriver,
@@ -25,6 +24,7 @@ import { type RpcEndpointRef, RpcEnv } from '../../backend/rpc/index.js';
 import { ManualClock } from '../../backend/util/clock.js';
 import { setLogLevel, setLogSink } from '../../backend/util/log.js';
 import { Worker } from '../../backend/worker/Worker.js';
+import { workerId } from '../../backend/worker/workerId.js';
 import { testProtocol } from './protocol.js';
 import { Recorder } from './recorder.js';
 
