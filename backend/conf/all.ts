@@ -3,3 +3,4 @@ import '../rpc/config.js';
 import '../master/config.js';
 import '../worker/config.js';
 import './daemon.js';
+import './deploy.js';

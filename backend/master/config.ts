@@ -1,14 +1,11 @@
+import { DeployConf } from '../conf/deploy.js';
 import { parseDurationMs } from '../conf/parse.js';
 import { conf, define as defineEntry } from '../conf/WickConf.js';
 
 /** The Master's settings (Spark's spark.deploy.* and spark.worker.timeout, as wick.*). */
 export const MasterConf = {
-  workerTimeout: defineEntry(
-    'wick.worker.timeout',
-    '60s',
-    'A worker that sends no heartbeat for this long is DEAD (a bare number is seconds, as in Spark).',
-    (raw) => parseDurationMs(raw, 's'),
-  ),
+  /** Declared in backend/conf/deploy.ts, which the worker reads too. */
+  workerTimeout: DeployConf.workerTimeout,
   deadWorkerPersistence: conf.int(
     'wick.dead.worker.persistence',
     15,

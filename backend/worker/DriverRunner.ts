@@ -6,9 +6,9 @@ import type { Clock } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
 import type { RunnerHost } from './ExecutorRunner.js';
 import { describeExit, exitStatusOf } from './exitStatus.js';
-import { killProcessTree, sweep } from './process/kill.js';
 import { type Launched, launch } from './process/launch.js';
 import { formatCommand, substituteVariables } from './process/substitute.js';
+import { Termination } from './process/termination.js';
 
 const log = getLogger('DriverRunner');
 
@@ -30,12 +30,8 @@ export class DriverRunner {
   /** How many times the process was started. */
   runs = 0;
   private process: Launched | undefined;
-  private killed = false;
-  /** kill()'s sweep of the whole tree: KILLED is reported once it is done, not at the root's exit. */
-  private killing: Promise<void> | undefined;
+  private readonly termination: Termination;
   private wakeUp: (() => void) | undefined;
-  readonly finished: Promise<void>;
-  private resolveFinished!: () => void;
 
   constructor(
     readonly driverId: string,
@@ -46,9 +42,12 @@ export class DriverRunner {
     private readonly onFinished: (runner: DriverRunner) => void,
   ) {
     this.dir = join(workDir, driverId);
-    this.finished = new Promise((r) => {
-      this.resolveFinished = r;
-    });
+    this.termination = new Termination(`driver ${driverId}`, host.killTimeoutMs);
+  }
+
+  /** Resolves once the final state is reported. */
+  get finished(): Promise<void> {
+    return this.termination.finished;
   }
 
   get pid(): number | undefined {
@@ -81,8 +80,10 @@ export class DriverRunner {
       });
       const exitCode = await this.runWithRetry(argv);
       this.exitCode = exitCode;
-      if (this.killed) await this.killing?.catch(() => undefined);
-      this.finish(this.killed ? 'KILLED' : exitCode === 0 ? 'FINISHED' : 'FAILED');
+      const killed = this.termination.killRequested;
+      // Killed: the root may end before the rest of its tree; the state waits for all of it.
+      if (killed) await this.termination.treeGone();
+      this.finish(killed ? 'KILLED' : exitCode === 0 ? 'FINISHED' : 'FAILED');
     } catch (err) {
       this.exception = (err as Error).message;
       log.warn(`Driver ${this.driverId} failed with an error`, err);
@@ -92,25 +93,18 @@ export class DriverRunner {
   }
 
   async kill(): Promise<void> {
-    if (this.killed) return;
-    this.killed = true;
+    if (this.termination.killRequested) return;
+    const killing = this.termination.kill(this.process);
+    // A relaunch back-off ends now; the supervisor sees the kill and launches nothing more.
     this.wakeUp?.();
-    if (this.process && this.process.pid > 0) {
-      log.info(`Killing process tree of driver ${this.driverId} (pid ${this.process.pid})`);
-      this.killing = killProcessTree(
-        this.process.pid,
-        this.process.marker,
-        this.host.killTimeoutMs,
-      );
-      await this.killing;
-    }
+    await killing;
   }
 
   private async runWithRetry(argv: string[]): Promise<number> {
     let exitCode = -1;
     let waitSeconds = 1;
     for (;;) {
-      if (this.killed) return exitCode;
+      if (this.termination.killRequested) return exitCode;
       log.info(`Launch Command: ${formatCommand(argv)}`);
       this.runs++;
       this.process = launch({
@@ -123,9 +117,9 @@ export class DriverRunner {
       const started = this.clock.now();
       const exit = await this.process.exited;
       // What this run left running (a daemon, an orphan) ends with it.
-      if (!this.killed) await sweep(this.process, this.host.killTimeoutMs);
+      await this.termination.exited(this.process);
       exitCode = exitStatusOf(exit);
-      if (!this.desc.supervise || exitCode === 0 || this.killed) return exitCode;
+      if (!this.desc.supervise || exitCode === 0 || this.termination.killRequested) return exitCode;
       if (this.clock.now() - started > SUCCESSFUL_RUN_MS) waitSeconds = 1;
       log.info(`${describeExit(exit)}, re-launching after ${waitSeconds} s.`);
       this.state = 'RELAUNCHING';
@@ -146,10 +140,10 @@ export class DriverRunner {
   }
 
   private finish(state: DriverState): void {
-    if (this.isFinished) return;
-    this.state = state;
-    log.info(`Driver ${this.driverId} finished with state ${state}`);
-    this.onFinished(this);
-    this.resolveFinished();
+    this.termination.finish(() => {
+      this.state = state;
+      log.info(`Driver ${this.driverId} finished with state ${state}`);
+      this.onFinished(this);
+    });
   }
 }

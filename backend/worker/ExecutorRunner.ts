@@ -3,9 +3,9 @@ import { delimiter, join } from 'node:path';
 import type { ApplicationDescription, ExecutorState } from '../protocol/common.js';
 import { getLogger } from '../util/log.js';
 import { describeExit, exitStatusOf } from './exitStatus.js';
-import { killProcessTree, sweep } from './process/kill.js';
 import { type Launched, type LaunchSpec, launch } from './process/launch.js';
 import { formatCommand, substituteVariables } from './process/substitute.js';
+import { Termination } from './process/termination.js';
 
 const log = getLogger('ExecutorRunner');
 
@@ -30,12 +30,7 @@ export class ExecutorRunner {
   message: string | undefined;
   readonly dir: string;
   private process: Launched | undefined;
-  private killed = false;
-  /** kill()'s sweep of the whole tree: KILLED is reported once it is done, not at the root's exit. */
-  private killing: Promise<void> | undefined;
-  /** Resolves once the process has exited (or failed to start) and the final state is set. */
-  readonly finished: Promise<void>;
-  private resolveFinished!: () => void;
+  private readonly termination: Termination;
 
   constructor(
     readonly appId: string,
@@ -49,9 +44,12 @@ export class ExecutorRunner {
     private readonly onStateChanged: (runner: ExecutorRunner) => void,
   ) {
     this.dir = join(workDir, appId, String(execId));
-    this.finished = new Promise((r) => {
-      this.resolveFinished = r;
-    });
+    this.termination = new Termination(`executor ${this.fullId}`, host.killTimeoutMs);
+  }
+
+  /** Resolves once the process has exited (or failed to start) and the final state is set. */
+  get finished(): Promise<void> {
+    return this.termination.finished;
   }
 
   get fullId(): string {
@@ -65,7 +63,7 @@ export class ExecutorRunner {
   async start(): Promise<void> {
     try {
       await mkdir(this.dir, { recursive: true });
-      if (this.killed) {
+      if (this.termination.killRequested) {
         this.finish('KILLED', 'Killed before it started', undefined);
         return;
       }
@@ -103,14 +101,8 @@ export class ExecutorRunner {
     const launched = this.process;
     launched.exited.then(
       async (exit) => {
-        const killed = this.killed;
-        // What the executor started and left running (a daemon, an orphan) ends with it, before
-        // the exit is reported: the worker leaves no process behind.
-        if (!killed) await sweep(launched, this.host.killTimeoutMs);
-        // Killed: the root may end before the rest of its tree; the state waits for all of it.
-        else await this.killing?.catch(() => undefined);
-        if (killed) this.finish('KILLED', describeExit(exit), exitStatusOf(exit));
-        else this.finish('EXITED', describeExit(exit), exitStatusOf(exit));
+        const killed = await this.termination.exited(launched);
+        this.finish(killed ? 'KILLED' : 'EXITED', describeExit(exit), exitStatusOf(exit));
       },
       (err: Error) => this.finish('FAILED', err.message, undefined),
     );
@@ -124,17 +116,8 @@ export class ExecutorRunner {
   /** Kills the whole process tree; resolves once the final state is reported. */
   async kill(): Promise<void> {
     if (this.isFinished) return;
-    this.killed = true;
-    if (!this.process) return this.finished;
-    if (this.process.pid > 0) {
-      log.info(`Killing process tree of executor ${this.fullId} (pid ${this.process.pid})`);
-      this.killing = killProcessTree(
-        this.process.pid,
-        this.process.marker,
-        this.host.killTimeoutMs,
-      );
-      await this.killing;
-    }
+    // Before it started, start() sees the request and reports KILLED without launching.
+    await this.termination.kill(this.process);
     await this.finished;
   }
 
@@ -148,12 +131,12 @@ export class ExecutorRunner {
   }
 
   private finish(state: ExecutorState, message: string, exitCode: number | undefined): void {
-    if (this.isFinished) return;
-    this.state = state;
-    this.message = message;
-    this.exitCode = exitCode;
-    log.info(`Executor ${this.fullId} finished with state ${state}: ${message}`);
-    this.onStateChanged(this);
-    this.resolveFinished();
+    this.termination.finish(() => {
+      this.state = state;
+      this.message = message;
+      this.exitCode = exitCode;
+      log.info(`Executor ${this.fullId} finished with state ${state}: ${message}`);
+      this.onStateChanged(this);
+    });
   }
 }

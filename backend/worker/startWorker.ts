@@ -3,11 +3,12 @@ import { resolve } from 'node:path';
 import { DaemonConf } from '../conf/daemon.js';
 import type { WickConf } from '../conf/WickConf.js';
 import { WorkerWebUI } from '../http/WorkerWebUI.js';
-import { workerId } from '../master/ids.js';
+import { WORKER_ENDPOINT, WORKER_SYSTEM } from '../protocol/endpoints.js';
 import { wickProtocol } from '../protocol/index.js';
 import { type RpcAddress, RpcConf, RpcEnv } from '../rpc/index.js';
 import type { Clock } from '../util/clock.js';
 import { Worker } from './Worker.js';
+import { workerId } from './workerId.js';
 
 export interface RunningWorker {
   env: RpcEnv;
@@ -40,7 +41,7 @@ export async function startWorker(
   const host = conf.get(DaemonConf.workerHost);
   const env = await RpcEnv.create({
     protocol: wickProtocol,
-    name: Worker.SYSTEM_NAME,
+    name: WORKER_SYSTEM,
     host,
     port: conf.get(DaemonConf.workerPort),
     conf,
@@ -76,7 +77,7 @@ export async function startWorker(
     clock: options.clock,
     exit: options.exit,
   });
-  env.setupEndpoint(Worker.ENDPOINT_NAME, worker);
+  env.setupEndpoint(WORKER_ENDPOINT, worker);
   webUi.attach(env, worker);
   return {
     env,

@@ -1,33 +1,74 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { WickConf } from '../conf/WickConf.js';
+import type { Clock, TimerHandle } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
 import { WorkerConf } from './config.js';
-import type { Worker } from './Worker.js';
+import { WorkDirCleanup } from './messages.js';
 
 const log = getLogger('Worker');
 
+export interface WorkDirCleanerOptions {
+  readonly workDir: string;
+  readonly conf: WickConf;
+  readonly clock: Clock;
+  /** The names of the work dir's entries still in use: running applications' ids, drivers' ids. */
+  readonly inUse: () => Iterable<string>;
+  /** Posts a self-message to the worker's inbox (the periodic cleanup runs there). */
+  readonly post: (message: ReturnType<typeof WorkDirCleanup>) => void;
+  /** The worker's RpcEnv is stopping: no cleanup is scheduled any more. */
+  readonly stopped: () => boolean;
+}
+
 /**
  * Deletes directories in the work dir that belong to no running application or driver and in
- * which nothing changed for wick.worker.cleanup.appDataTtl (Spark's WorkDirCleanup). The worker's
- * own folders (named with a dot: `.prestart`, where a standby executor waits) are not application
- * data and stay, however long a standby has waited.
+ * which nothing changed for wick.worker.cleanup.appDataTtl (Spark's WorkDirCleanup), every
+ * wick.worker.cleanup.interval once the worker registered, if wick.worker.cleanup.enabled. The
+ * worker's own folders (named with a dot: `.prestart`, where a standby executor waits) are not
+ * application data and stay, however long a standby has waited.
  */
-export async function cleanupWorkDir(w: Worker): Promise<void> {
-  const running = new Set<string>([
-    ...[...w.executors.values()].map((r) => r.appId),
-    ...w.drivers.keys(),
-  ]);
-  const cutoff = w.clock.now() - w.conf.get(WorkerConf.appDataTtl);
-  try {
-    for (const entry of await readdir(w.workDir, { withFileTypes: true })) {
-      if (!entry.isDirectory() || running.has(entry.name) || entry.name.startsWith('.')) continue;
-      const dir = join(w.workDir, entry.name);
-      if (await hasNewerThan(dir, cutoff)) continue;
-      log.info(`Removing directory: ${dir}`);
-      await rm(dir, { recursive: true, force: true });
+export class WorkDirCleaner {
+  private timer: TimerHandle | undefined;
+
+  constructor(private readonly o: WorkDirCleanerOptions) {}
+
+  /** Schedules the periodic cleanup, if enabled and not scheduled already (on registration). */
+  start(): void {
+    if (!this.o.conf.get(WorkerConf.cleanupEnabled) || this.timer) return;
+    log.info(
+      `Worker cleanup enabled; old application directories will be deleted in: ${this.o.workDir}`,
+    );
+    this.schedule();
+  }
+
+  stop(): void {
+    this.timer?.cancel();
+  }
+
+  /** One cleanup, now; never throws (a failure is logged). */
+  async run(): Promise<void> {
+    const inUse = new Set(this.o.inUse());
+    const cutoff = this.o.clock.now() - this.o.conf.get(WorkerConf.appDataTtl);
+    const workDir = this.o.workDir;
+    try {
+      for (const entry of await readdir(workDir, { withFileTypes: true })) {
+        if (!entry.isDirectory() || inUse.has(entry.name) || entry.name.startsWith('.')) continue;
+        const dir = join(workDir, entry.name);
+        if (await hasNewerThan(dir, cutoff)) continue;
+        log.info(`Removing directory: ${dir}`);
+        await rm(dir, { recursive: true, force: true });
+      }
+    } catch (err) {
+      log.error('App dir cleanup failed', err);
     }
-  } catch (err) {
-    log.error('App dir cleanup failed', err);
+  }
+
+  private schedule(): void {
+    this.timer = this.o.clock.setTimeout(() => {
+      if (this.o.stopped()) return;
+      this.o.post(WorkDirCleanup({}));
+      this.schedule();
+    }, this.o.conf.get(WorkerConf.cleanupInterval));
   }
 }
 

@@ -18,7 +18,6 @@
  *   halt {}                    stop heartbeating
  */
 import { WickConf } from '../../backend/conf/WickConf.js';
-import { workerId } from '../../backend/master/ids.js';
 import {
   BoundPortsRequest,
   Heartbeat,
@@ -30,6 +29,7 @@ import { wickProtocol } from '../../backend/protocol/index.js';
 import type { WireMessage } from '../../backend/protocol/registry.js';
 import { RpcEndpoint, type RpcEndpointRef, RpcEnv } from '../../backend/rpc/index.js';
 import { setLogLevel } from '../../backend/util/log.js';
+import { workerId } from '../../backend/worker/workerId.js';
 import { type Command, serveCommands } from './control.js';
 import { exitWithParent } from './process.js';
 import { percentile } from './stats.js';

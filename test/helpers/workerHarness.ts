@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { WickConf } from '../../backend/conf/WickConf.js';
-import { workerId } from '../../backend/master/ids.js';
 import type { ApplicationDescription } from '../../backend/protocol/common.js';
 import {
   LaunchDriver,
@@ -18,12 +17,14 @@ import {
   RegisteredWorker,
   RegisterWorkerFailed,
 } from '../../backend/protocol/deploy.js';
+import { WORKER_ENDPOINT, WORKER_SYSTEM } from '../../backend/protocol/endpoints.js';
 import type { MessageOf } from '../../backend/protocol/registry.js';
 import { RequestWorkerState, type WorkerStateResponse } from '../../backend/protocol/worker.js';
 import { type RpcEndpointRef, RpcEnv } from '../../backend/rpc/index.js';
 import { ManualClock } from '../../backend/util/clock.js';
 import { setLogLevel, setLogSink } from '../../backend/util/log.js';
 import { Worker } from '../../backend/worker/Worker.js';
+import { workerId } from '../../backend/worker/workerId.js';
 import { testProtocol } from './protocol.js';
 import { Recorder } from './recorder.js';
 
@@ -203,7 +204,7 @@ export async function startTestWorker(
   const conf = new WickConf({ 'wick.worker.killTimeout': '2s', ...opts.conf });
   const env = await RpcEnv.create({
     protocol: testProtocol,
-    name: Worker.SYSTEM_NAME,
+    name: WORKER_SYSTEM,
     host: '127.0.0.1',
     port: 0,
     conf,
@@ -229,7 +230,7 @@ export async function startTestWorker(
     await env.stop();
     rmSync(root, { recursive: true, force: true });
   });
-  env.setupEndpoint(Worker.ENDPOINT_NAME, worker);
+  env.setupEndpoint(WORKER_ENDPOINT, worker);
   const state = () => worker.self.ask(RequestWorkerState({}));
   return { env, worker, clock, root, workDir, localDir, exits, barrier: state, state };
 }

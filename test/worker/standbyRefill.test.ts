@@ -57,7 +57,7 @@ test('with every core in use, no standby starts after a take until something end
   const w = await registeredWorker(t, m, { cores: 1 });
   t.after(() => w.worker.prestart?.stop());
   // The launch's executor holds the worker's only core, as LaunchExecutor accounts it.
-  w.worker.coresUsed = 1;
+  w.worker.resources.reserve(1, 0);
   const refill = await takeTheStandby(t, w, '0');
   w.clock.advance(10 * REFILL_MS);
   assert.ok(refill.fired, 'the refill timer has fired: the worker has decided');
@@ -68,7 +68,7 @@ test('with a core still free, the next standby starts a little after a take', as
   const m = await MockMaster.start(t);
   const w = await registeredWorker(t, m, { cores: 2 });
   t.after(() => w.worker.prestart?.stop());
-  w.worker.coresUsed = 1;
+  w.worker.resources.reserve(1, 0);
   await takeTheStandby(t, w, '0');
   w.clock.advance(REFILL_MS - 1);
   assert.equal(w.worker.prestart?.standbyPid, undefined, 'not at once');

@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
-import { cleanupWorkDir } from '../../backend/worker/workDirCleanup.js';
 import { checkNothingLeftRunning } from '../helpers/leaks.js';
 import { waitFor } from '../helpers/processes.js';
 import { app, driverLaunch, MockMaster, registeredWorker } from '../helpers/workerHarness.js';
@@ -70,7 +69,7 @@ test('removes what is older than the TTL, never a running app or driver, nor rec
   // Where the worker's standby executor waits, idle for longer than the TTL.
   const standby = appDir(w.workDir, '.prestart', old);
 
-  await cleanupWorkDir(w.worker);
+  await w.worker.workDirCleaner.run();
   assert.ok(existsSync(standby), "the worker's own folder kept");
   assert.equal(existsSync(stale), false, 'stale app dir removed');
   assert.equal(existsSync(empty), false, 'empty app dir removed');

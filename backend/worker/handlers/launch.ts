@@ -1,69 +1,154 @@
-import type {
+import {
+  DriverStateChanged,
+  ExecutorStateChanged,
   KillDriver,
   KillExecutor,
   LaunchDriver,
   LaunchExecutor,
 } from '../../protocol/deploy.js';
-import type { MessageOf, WireMessage } from '../../protocol/registry.js';
-import { WorkerStateResponse } from '../../protocol/worker.js';
+import type { MessageOf } from '../../protocol/registry.js';
+import { RequestWorkerState, WorkerStateResponse } from '../../protocol/worker.js';
 import { getLogger } from '../../util/log.js';
 import { DriverRunner } from '../DriverRunner.js';
 import { ExecutorRunner } from '../ExecutorRunner.js';
 import type { Worker } from '../Worker.js';
+import type { HandlerRegistry } from './on.js';
 
-/** Master → Worker: launching and killing executors and drivers; the worker's state. */
+/**
+ * Master → Worker: launching and killing executors and drivers, with the cores and memory they
+ * hold; how each ends, told to the master; and the worker's state, for its page and clients.
+ */
 
 const log = getLogger('Worker');
 
-export async function receive(w: Worker, msg: WireMessage): Promise<boolean> {
-  switch (msg.type) {
-    case 'LaunchExecutor':
-      await launchExecutor(w, msg as MessageOf<typeof LaunchExecutor>);
-      return true;
-    case 'KillExecutor': {
-      const m = msg as MessageOf<typeof KillExecutor>;
-      if (m.masterUrl !== w.activeMasterUrl) {
-        log.warn(
-          `Invalid Master (${m.masterUrl}) attempted to kill executor ${m.appId}/${m.execId}`,
-        );
-        return true;
-      }
-      const runner = w.executors.get(`${m.appId}/${m.execId}`);
-      if (!runner) {
-        log.info(`Asked to kill unknown executor ${m.appId}/${m.execId}`);
-        return true;
-      }
-      log.info(`Asked to kill executor ${runner.fullId}`);
-      void runner.kill();
-      return true;
-    }
-    case 'LaunchDriver': {
-      const m = msg as MessageOf<typeof LaunchDriver>;
-      log.info(`Asked to launch driver ${m.driverId}`);
-      const runner = new DriverRunner(m.driverId, m.driverDesc, w, w.workDir, w.clock, (r) =>
-        w.driverFinished(r),
+export function launchHandlers(w: Worker, { on, onChanging, stateChanged }: HandlerRegistry): void {
+  // Awaited by the inbox: the next LaunchExecutor of the same application finds its dirs made.
+  onChanging(LaunchExecutor, (msg) => launchExecutor(w, msg, stateChanged));
+
+  onChanging(KillExecutor, (msg) => {
+    if (msg.masterUrl !== w.masterConnection.activeMasterUrl) {
+      log.warn(
+        `Invalid Master (${msg.masterUrl}) attempted to kill executor ${msg.appId}/${msg.execId}`,
       );
-      w.drivers.set(m.driverId, runner);
-      w.coresUsed += m.driverDesc.cores;
-      w.memoryUsed += m.driverDesc.mem;
-      void runner.run();
-      return true;
+      return;
     }
-    case 'KillDriver': {
-      const { driverId } = msg as MessageOf<typeof KillDriver>;
-      log.info(`Asked to kill driver ${driverId}`);
-      const runner = w.drivers.get(driverId);
-      if (runner) void runner.kill();
-      else log.info(`Asked to kill unknown driver ${driverId}`);
-      return true;
+    const runner = w.runners.executor(`${msg.appId}/${msg.execId}`);
+    if (!runner) {
+      log.info(`Asked to kill unknown executor ${msg.appId}/${msg.execId}`);
+      return;
     }
-    default:
-      return false;
-  }
+    log.info(`Asked to kill executor ${runner.fullId}`);
+    void runner.kill();
+  });
+
+  onChanging(LaunchDriver, (msg) => {
+    log.info(`Asked to launch driver ${msg.driverId}`);
+    if (w.runners.driver(msg.driverId)) {
+      log.warn(`Driver ${msg.driverId} is already running here; ignoring the second launch`);
+      return;
+    }
+    const runner = new DriverRunner(msg.driverId, msg.driverDesc, w, w.workDir, w.clock, (r) =>
+      driverFinished(w, r, stateChanged),
+    );
+    w.runners.addDriver(runner);
+    w.resources.reserve(msg.driverDesc.cores, msg.driverDesc.mem);
+    void runner.run();
+  });
+
+  onChanging(KillDriver, (msg) => {
+    log.info(`Asked to kill driver ${msg.driverId}`);
+    const runner = w.runners.driver(msg.driverId);
+    if (runner) void runner.kill();
+    else log.info(`Asked to kill unknown driver ${msg.driverId}`);
+  });
+
+  on(RequestWorkerState, () => workerState(w));
 }
 
-export function reply(w: Worker, msg: WireMessage): WireMessage | undefined {
-  if (msg.type !== 'RequestWorkerState') return undefined;
+async function launchExecutor(
+  w: Worker,
+  m: MessageOf<typeof LaunchExecutor>,
+  stateChanged: () => void,
+): Promise<void> {
+  if (m.masterUrl !== w.masterConnection.activeMasterUrl) {
+    log.warn(`Invalid Master (${m.masterUrl}) attempted to launch executor.`);
+    return;
+  }
+  log.info(`Asked to launch executor ${m.appId}/${m.execId} for ${m.appDesc.name}`);
+  const fullId = `${m.appId}/${m.execId}`;
+  if (w.runners.executor(fullId)) {
+    log.warn(`Executor ${fullId} is already running here; ignoring the second launch`);
+    return;
+  }
+  let dirs: string[];
+  try {
+    dirs = await w.appDirectories.dirsFor(m.appId);
+  } catch (err) {
+    log.error(`Failed to create local dirs for ${m.appId}`, err);
+    w.masterConnection.send(
+      ExecutorStateChanged({
+        appId: m.appId,
+        execId: m.execId,
+        state: 'FAILED',
+        message: `Failed to create local dirs: ${(err as Error).message}`,
+      }),
+    );
+    return;
+  }
+  const runner = new ExecutorRunner(
+    m.appId,
+    m.execId,
+    m.appDesc,
+    m.cores,
+    m.memory,
+    w,
+    w.workDir,
+    dirs,
+    (r) => executorStateChanged(w, r, stateChanged),
+  );
+  w.runners.addExecutor(runner);
+  w.resources.reserve(m.cores, m.memory);
+  await runner.start();
+}
+
+/** A runner changed state: tell the master, and free what a finished one held. */
+function executorStateChanged(w: Worker, runner: ExecutorRunner, stateChanged: () => void): void {
+  w.masterConnection.send(
+    ExecutorStateChanged({
+      appId: runner.appId,
+      execId: runner.execId,
+      state: runner.state,
+      message: runner.message,
+      exitStatus: runner.exitCode,
+    }),
+  );
+  stateChanged();
+  if (!runner.isFinished) return;
+  if (w.runners.executorFinished(runner)) w.resources.release(runner.cores, runner.memory);
+  // After it left the running ones: a follower asks whether its process is done, so it ends now,
+  // not at its re-check.
+  w.logFollows.sourceChanged();
+  void w.appDirectories.cleanupIfDone(runner.appId);
+  w.prestart?.fill();
+}
+
+function driverFinished(w: Worker, runner: DriverRunner, stateChanged: () => void): void {
+  w.masterConnection.send(
+    DriverStateChanged({
+      driverId: runner.driverId,
+      state: runner.state,
+      exception: runner.exception,
+    }),
+  );
+  if (w.runners.driverFinished(runner)) {
+    w.resources.release(runner.desc.cores, runner.desc.mem);
+    w.prestart?.fill();
+  }
+  w.logFollows.sourceChanged();
+  stateChanged();
+}
+
+function workerState(w: Worker) {
   const exec = (r: ExecutorRunner) => ({
     appId: r.appId,
     execId: r.execId,
@@ -86,62 +171,21 @@ export function reply(w: Worker, msg: WireMessage): WireMessage | undefined {
     dir: r.dir,
   });
   const addr = w.rpcEnv.rpcAddress;
+  const connection = w.masterConnection;
   return WorkerStateResponse({
     host: addr?.host ?? '',
     port: addr?.port ?? 0,
     workerId: w.workerId,
-    masterUrl: w.activeMasterUrl,
-    masterWebUiUrl: w.activeMasterWebUiUrl,
-    cores: w.cores,
-    memory: w.memory,
-    coresUsed: w.coresUsed,
-    memoryUsed: w.memoryUsed,
+    masterUrl: connection.activeMasterUrl,
+    masterWebUiUrl: connection.activeMasterWebUiUrl,
+    cores: w.resources.cores,
+    memory: w.resources.memory,
+    coresUsed: w.resources.coresUsed,
+    memoryUsed: w.resources.memoryUsed,
     workDir: w.workDir,
-    executors: [...w.executors.values()].map(exec),
-    finishedExecutors: [...w.finishedExecutors.values()].map(exec),
-    drivers: [...w.drivers.values()].map(driver),
-    finishedDrivers: [...w.finishedDrivers.values()].map(driver),
+    executors: w.runners.runningExecutors().map(exec),
+    finishedExecutors: w.runners.retainedExecutors().map(exec),
+    drivers: w.runners.runningDrivers().map(driver),
+    finishedDrivers: w.runners.retainedDrivers().map(driver),
   });
-}
-
-async function launchExecutor(w: Worker, m: MessageOf<typeof LaunchExecutor>): Promise<void> {
-  if (m.masterUrl !== w.activeMasterUrl) {
-    log.warn(`Invalid Master (${m.masterUrl}) attempted to launch executor.`);
-    return;
-  }
-  log.info(`Asked to launch executor ${m.appId}/${m.execId} for ${m.appDesc.name}`);
-  const fullId = `${m.appId}/${m.execId}`;
-  if (w.executors.has(fullId)) {
-    log.warn(`Executor ${fullId} is already running here; ignoring the second launch`);
-    return;
-  }
-  let dirs: string[];
-  try {
-    dirs = await w.appLocalDirs(m.appId);
-  } catch (err) {
-    log.error(`Failed to create local dirs for ${m.appId}`, err);
-    w.sendToMaster({
-      type: 'ExecutorStateChanged',
-      appId: m.appId,
-      execId: m.execId,
-      state: 'FAILED',
-      message: `Failed to create local dirs: ${(err as Error).message}`,
-    });
-    return;
-  }
-  const runner = new ExecutorRunner(
-    m.appId,
-    m.execId,
-    m.appDesc,
-    m.cores,
-    m.memory,
-    w,
-    w.workDir,
-    dirs,
-    (r) => w.executorStateChanged(r),
-  );
-  w.executors.set(fullId, runner);
-  w.coresUsed += m.cores;
-  w.memoryUsed += m.memory;
-  await runner.start();
 }

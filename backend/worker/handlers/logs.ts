@@ -1,12 +1,12 @@
-import type { MessageOf, WireMessage } from '../../protocol/registry.js';
+import type { MessageOf } from '../../protocol/registry.js';
 import {
-  type FollowLog,
+  FollowLog,
   LogChunk,
   LogFollowEnded,
   LogFollowStarted,
   LogRangeResponse,
-  type RequestLogRange,
-  type StopFollowLog,
+  RequestLogRange,
+  StopFollowLog,
 } from '../../protocol/worker.js';
 import type { RpcCallContext } from '../../rpc/index.js';
 import { LogFollower } from '../logs/LogFollower.js';
@@ -17,68 +17,28 @@ import {
   resolveLogPath,
 } from '../logs/logFiles.js';
 import type { Worker } from '../Worker.js';
+import type { HandlerRegistry } from './on.js';
 
 /** Clients ↔ Worker: reading and following the stdout and stderr of executors and drivers. */
 
 /** Past this many unsent bytes to a follower, reading pauses until the socket drains. */
 const MAX_BACKLOG = 8 * 1024 * 1024;
 
-const followers = new WeakMap<Worker, Map<string, { follower: LogFollower; address: string }>>();
+export function logHandlers(w: Worker, { on }: HandlerRegistry): void {
+  on(RequestLogRange, async (msg) => {
+    const path = await resolveLogPath(w.workDir, source(msg));
+    const range = await readLogRange(path, msg.offset, msg.length ?? DEFAULT_LOG_BYTES);
+    return LogRangeResponse({
+      data: range.data.toString('base64'),
+      offset: range.offset,
+      length: range.data.length,
+      totalSize: range.totalSize,
+    });
+  });
 
-function table(w: Worker): Map<string, { follower: LogFollower; address: string }> {
-  let t = followers.get(w);
-  if (!t) {
-    t = new Map();
-    followers.set(w, t);
-  }
-  return t;
-}
+  on(FollowLog, (msg, ctx) => follow(w, msg, ctx));
 
-export async function reply(
-  w: Worker,
-  msg: WireMessage,
-  ctx: RpcCallContext,
-): Promise<WireMessage | undefined> {
-  switch (msg.type) {
-    case 'RequestLogRange': {
-      const m = msg as MessageOf<typeof RequestLogRange>;
-      const path = await resolveLogPath(w.workDir, source(m));
-      const range = await readLogRange(path, m.offset, m.length ?? DEFAULT_LOG_BYTES);
-      return LogRangeResponse({
-        data: range.data.toString('base64'),
-        offset: range.offset,
-        length: range.data.length,
-        totalSize: range.totalSize,
-      });
-    }
-    case 'FollowLog':
-      return follow(w, msg as MessageOf<typeof FollowLog>, ctx);
-    default:
-      return undefined;
-  }
-}
-
-export function receive(w: Worker, msg: WireMessage): boolean {
-  if (msg.type !== 'StopFollowLog') return false;
-  const { followId } = msg as MessageOf<typeof StopFollowLog>;
-  for (const [key, f] of table(w)) {
-    if (key.endsWith(`\n${followId}`)) f.follower.stop('stopped by the follower');
-  }
-  return true;
-}
-
-/** An executor or driver changed state: followers re-check whether their process is done. */
-export function sourceChanged(w: Worker): void {
-  for (const f of table(w).values()) f.follower.poke();
-}
-
-export function dropAddress(w: Worker, address: string): void {
-  for (const f of table(w).values())
-    if (f.address === address) f.follower.stop('follower disconnected');
-}
-
-export function stopAll(w: Worker): void {
-  for (const f of table(w).values()) f.follower.stop('worker stopped');
+  on(StopFollowLog, (msg) => w.logFollows.stop(msg.followId));
 }
 
 function source(m: {
@@ -93,18 +53,17 @@ function source(m: {
 async function follow(
   w: Worker,
   m: MessageOf<typeof FollowLog>,
-  ctx: RpcCallContext,
-): Promise<WireMessage> {
+  ctx: RpcCallContext<MessageOf<typeof LogFollowStarted>>,
+): Promise<MessageOf<typeof LogFollowStarted>> {
   const src = source(m);
   const path = await resolveLogPath(w.workDir, src);
   const ref = w.rpcEnv.endpointRef(m.follower);
-  const key = `${ref}\n${m.followId}`;
-  table(w).get(key)?.follower.stop('replaced by a new follow with the same id');
+  const followerRef = ref.toString();
   const done =
     src.driverId !== undefined
-      ? () => !w.drivers.has(src.driverId as string)
-      : () => !w.executors.has(`${src.appId}/${src.execId}`);
-  const follower = new LogFollower(
+      ? () => !w.runners.driver(src.driverId as string)
+      : () => !w.runners.executor(`${src.appId}/${src.execId}`);
+  const follower: LogFollower = new LogFollower(
     path,
     m.offset,
     {
@@ -117,7 +76,7 @@ async function follow(
         w.rpcEnv.sendWithBytes(ref, chunk, 'data', data);
       },
       end: (totalSize, reason) => {
-        table(w).delete(key);
+        w.logFollows.ended(followerRef, m.followId, follower);
         if (reason === 'process exited' && src.driverId !== undefined)
           reason = driverEnded(w, src.driverId) ?? reason;
         try {
@@ -131,7 +90,7 @@ async function follow(
     },
     done,
   );
-  table(w).set(key, { follower, address: ctx.senderAddress });
+  w.logFollows.add(followerRef, m.followId, ctx.senderAddress, follower);
   const started = LogFollowStarted({
     followId: m.followId,
     totalSize: (await readLogRange(path, 0, 0)).totalSize,
@@ -147,7 +106,7 @@ async function follow(
  * "process exited" alone would not say whether this was the last of them.
  */
 function driverEnded(w: Worker, driverId: string): string | undefined {
-  const r = w.finishedDrivers.get(driverId);
+  const r = w.runners.finishedDriver(driverId);
   if (!r) return undefined;
   const code = r.exitCode !== undefined ? ` with exit code ${r.exitCode}` : '';
   return `process exited: driver ${r.state}${code} after ${r.runs} run${r.runs === 1 ? '' : 's'}`;

@@ -11,11 +11,11 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { bytesOf } from '../../../backend/protocol/base64.js';
-import type { MessageOf, WireMessage } from '../../../backend/protocol/registry.js';
+import type { MessageOf } from '../../../backend/protocol/registry.js';
 import {
   FollowLog,
-  type LogChunk,
-  type LogFollowEnded,
+  LogChunk,
+  LogFollowEnded,
   type LogFollowStarted,
   RequestLogRange,
   StopFollowLog,
@@ -62,26 +62,26 @@ class FollowReceiver extends RpcEndpoint {
   ) {
     super();
     this.next = from;
+    this.on(LogChunk, (c) => {
+      if (c.followId === this.followId) this.chunk(c);
+      this.wake?.();
+    });
+    this.on(LogFollowEnded, (e) => {
+      if (e.followId === this.followId) this.ended = e;
+      this.wake?.();
+    });
   }
 
-  override receive(message: WireMessage): void {
-    if (message.type === 'LogChunk') {
-      const c = message as MessageOf<typeof LogChunk>;
-      if (c.followId !== this.followId) return;
-      if (this.ended) this.problems.push(`chunk at ${c.offset} after the end`);
-      if (c.offset !== this.next) this.problems.push(`chunk at ${c.offset}, expected ${this.next}`);
-      const data = bytesOf(c, 'data');
-      if (data.length === 0) this.problems.push(`empty chunk at ${c.offset}`);
-      this.hash.update(data);
-      if (this.keep) this.data.push(data);
-      this.next = c.offset + data.length;
-      this.bytes += data.length;
-      this.chunks++;
-    } else if (message.type === 'LogFollowEnded') {
-      const e = message as MessageOf<typeof LogFollowEnded>;
-      if (e.followId === this.followId) this.ended = e;
-    }
-    this.wake?.();
+  private chunk(c: MessageOf<typeof LogChunk>): void {
+    if (this.ended) this.problems.push(`chunk at ${c.offset} after the end`);
+    if (c.offset !== this.next) this.problems.push(`chunk at ${c.offset}, expected ${this.next}`);
+    const data = bytesOf(c, 'data');
+    if (data.length === 0) this.problems.push(`empty chunk at ${c.offset}`);
+    this.hash.update(data);
+    if (this.keep) this.data.push(data);
+    this.next = c.offset + data.length;
+    this.bytes += data.length;
+    this.chunks++;
   }
 
   /** Resolves once `done` holds; re-checked on every message. */
@@ -227,7 +227,7 @@ test("a supervised driver's follow spans its relaunches and ends saying how the 
   writeFileSync(join(dir, 'go'), '');
   await waitFor(
     'the relaunch back-off',
-    () => w.worker.drivers.get(driverId)?.state === 'RELAUNCHING',
+    () => w.worker.runners.driver(driverId)?.state === 'RELAUNCHING',
   );
   w.clock.advance(1000);
   await r.until(() => r.ended !== undefined);

@@ -10,6 +10,7 @@ import {
   MasterChanged,
   ReconnectWorker,
   RegisterWorkerFailed,
+  WorkerLatestState,
 } from '../../../backend/protocol/deploy.js';
 import { RequestWorkerState } from '../../../backend/protocol/worker.js';
 import { checkNothingLeftRunning } from '../../helpers/leaks.js';
@@ -65,9 +66,9 @@ test('registers with every master at once; once accepted: WorkerLatestState, the
     driverIds: [],
   });
   await m1.rec.count('Heartbeat', 1);
-  assert.equal(w.worker.registered, true);
-  assert.equal(w.worker.activeMasterUrl, m1.url);
-  assert.equal(w.worker.heartbeatMs, 15_000);
+  assert.equal(w.worker.masterConnection.registered, true);
+  assert.equal(w.worker.masterConnection.activeMasterUrl, m1.url);
+  assert.equal(w.worker.masterConnection.heartbeatMs, 15_000);
   // Registered: the retry timer is gone; only the heartbeat's is left.
   assert.equal(w.clock.pendingTimers(), 1);
 
@@ -75,7 +76,9 @@ test('registers with every master at once; once accepted: WorkerLatestState, the
   w.clock.advance(14_999);
   await w.barrier();
   const probe = m1.rec.mark;
-  w.worker.sendToMaster(w.worker.latestState('latest'));
+  w.worker.masterConnection.send(
+    WorkerLatestState({ id: w.worker.workerId, executors: [], driverIds: [] }),
+  );
   await m1.rec.next('WorkerLatestState', undefined, probe);
   assert.equal(m1.rec.all('Heartbeat').length, 1);
   w.clock.advance(1);
@@ -108,10 +111,14 @@ test('retries at the initial interval, then the prolonged one, then gives up', a
   // With random() = 0.5 each wait is exactly its interval: 10 s, 10 s, then 60 s, 60 s.
   let attempts = 1;
   for (const interval of [10_000, 10_000, 60_000, 60_000]) {
-    const before = w.worker.connectionAttemptCount;
+    const before = w.worker.masterConnection.connectionAttemptCount;
     w.clock.advance(interval - 1);
     await w.barrier();
-    assert.equal(w.worker.connectionAttemptCount, before, `retried before ${interval} ms`);
+    assert.equal(
+      w.worker.masterConnection.connectionAttemptCount,
+      before,
+      `retried before ${interval} ms`,
+    );
     w.clock.advance(1);
     attempts++;
     await m.rec.count('RegisterWorker', attempts);
@@ -134,7 +141,7 @@ test('a master that does not answer is asked again, and registration succeeds on
   m.mode = 'accept';
   w.clock.advance(200);
   await m.rec.next('WorkerLatestState');
-  assert.equal(w.worker.registered, true);
+  assert.equal(w.worker.masterConnection.registered, true);
   assert.equal(m.rec.all('RegisterWorker').length, 2);
 });
 
@@ -155,7 +162,7 @@ test('RegisterWorkerFailed after registration is ignored', async (t) => {
   m.worker().send(RegisterWorkerFailed({ message: 'late' }));
   await viaMaster(m);
   assert.deepEqual(w.exits, []);
-  assert.equal(w.worker.registered, true);
+  assert.equal(w.worker.masterConnection.registered, true);
 });
 
 test('MasterInStandby is ignored: the worker keeps retrying until a master accepts', async (t) => {
@@ -167,13 +174,13 @@ test('MasterInStandby is ignored: the worker keeps retrying until a master accep
   });
   await m.rec.count('RegisterWorker', 1);
   await viaMaster(m);
-  assert.equal(w.worker.registered, false);
+  assert.equal(w.worker.masterConnection.registered, false);
   assert.deepEqual(w.exits, []);
   assert.equal(w.clock.pendingTimers(), 1, 'the retry is still scheduled');
   m.mode = 'accept';
   w.clock.advance(1000);
   await m.rec.next('WorkerLatestState');
-  assert.equal(w.worker.registered, true);
+  assert.equal(w.worker.masterConnection.registered, true);
 });
 
 test('MasterChanged: the worker follows the new master and answers WorkerSchedulerStateResponse', async (t) => {
@@ -190,8 +197,8 @@ test('MasterChanged: the worker follows the new master and answers WorkerSchedul
     executors: [{ appId: 'app-20261130120000-0001', execId: 0, cores: 1, state: 'RUNNING' }],
     driverIds: [],
   });
-  assert.equal(w.worker.activeMasterUrl, m2.url);
-  assert.equal(w.worker.activeMasterWebUiUrl, m2.webUiUrl);
+  assert.equal(w.worker.masterConnection.activeMasterUrl, m2.url);
+  assert.equal(w.worker.masterConnection.activeMasterWebUiUrl, m2.webUiUrl);
 
   // Heartbeats now go to the new master, and only it may launch executors.
   const beats1 = m1.rec.all('Heartbeat').length;
@@ -218,7 +225,7 @@ test('ReconnectWorker: the worker registers again', async (t) => {
   const again = await m.rec.next('RegisterWorker', undefined, from);
   assert.equal(again.id, w.worker.workerId);
   await m.rec.next('WorkerLatestState', undefined, from);
-  assert.equal(w.worker.registered, true);
+  assert.equal(w.worker.masterConnection.registered, true);
 });
 
 test('a lost master connection: the worker registers again with the same master address', async (t) => {
@@ -229,8 +236,8 @@ test('a lost master connection: the worker registers again with the same master 
   const port = m1.port;
   const from = logLines.length;
   await m1.env.stop();
-  await waitFor('the worker to notice', () => !w.worker.connected, t.signal);
-  assert.equal(w.worker.registered, false);
+  await waitFor('the worker to notice', () => !w.worker.masterConnection.connected, t.signal);
+  assert.equal(w.worker.masterConnection.registered, false);
   // It tries every master at once, and fails: nothing listens there now.
   const addr = m1.address.replaceAll('.', '\\.');
   await waitForLog(new RegExp(`Failed to connect to master ${addr}`), from, t.signal);
@@ -241,6 +248,6 @@ test('a lost master connection: the worker registers again with the same master 
   const reg = await m2.rec.next('RegisterWorker');
   assert.equal(reg.id, w.worker.workerId);
   await m2.rec.next('WorkerLatestState');
-  assert.equal(w.worker.registered, true);
-  assert.equal(w.worker.activeMasterUrl, m2.url);
+  assert.equal(w.worker.masterConnection.registered, true);
+  assert.equal(w.worker.masterConnection.activeMasterUrl, m2.url);
 });
