@@ -28,9 +28,11 @@ const RULES: Record<Unit, readonly Unit[]> = {
   // The transport knows its own messages (the handshake, the verifier) and no other protocol.
   'backend/rpc': ['backend/util', 'backend/conf', 'backend/protocol:rpc'],
   'backend/client': [...base, 'backend/rpc'],
-  'backend/http': [...base, 'backend/rpc', 'backend/client', 'webview/protocol.ts'],
-  'backend/master': [...base, 'backend/rpc', 'backend/http'],
-  'backend/worker': [...base, 'backend/rpc', 'backend/http'],
+  // Reading the log files of a work dir: the worker serves them over RPC, its web UI over HTTP.
+  'backend/logs': ['backend/util', 'backend/conf', 'backend/protocol'],
+  'backend/http': [...base, 'backend/rpc', 'backend/client', 'backend/logs', 'webview/protocol.ts'],
+  'backend/master': [...base, 'backend/rpc'],
+  'backend/worker': [...base, 'backend/rpc', 'backend/logs'],
   'backend/app': [...base, 'backend/rpc', 'backend/client'],
   'backend/submit': [...base, 'backend/rpc', 'backend/client', 'backend/app'],
   'backend/launcher': [...base, 'backend/rpc', 'backend/client'],
@@ -48,6 +50,7 @@ const RULES: Record<Unit, readonly Unit[]> = {
     'backend/rpc',
     'backend/client',
     'backend/http',
+    'backend/logs',
     'backend/master',
     'backend/worker',
     'backend/app',

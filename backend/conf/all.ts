@@ -1,6 +1,12 @@
-/** Loads every module that declares settings, so that the registry of keys is complete. */
-import '../rpc/config.js';
-import '../master/config.js';
-import '../worker/config.js';
+/**
+ * Loads every module that declares settings, so that the registry of keys is complete. As Spark
+ * keeps its entries in one package (org.apache.spark.internal.config), every component's settings
+ * are declared here in conf/, which imports nothing above util: a daemon, the driver library and
+ * the CLI all know every key, and conf/ stays at the bottom of the layers.
+ */
+import './app.js';
 import './daemon.js';
 import './deploy.js';
+import './master.js';
+import './rpc.js';
+import './worker.js';

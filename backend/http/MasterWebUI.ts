@@ -3,8 +3,8 @@ import { WEB_UI_ENDPOINT, WEB_UI_STATE_ENDPOINT } from '../client/endpointNames.
 import { LogFollower } from '../client/LogFollower.js';
 import { MasterStateMirror } from '../client/MasterStateMirror.js';
 import { findLogWorker, findWorker, LookupFailed, workerEndpoint } from '../client/workerLookup.js';
+import { MasterConf } from '../conf/master.js';
 import type { WickConf } from '../conf/WickConf.js';
-import { MasterConf } from '../master/config.js';
 import { RequestMasterState } from '../protocol/state.js';
 import { RequestWorkerState } from '../protocol/worker.js';
 import { RpcConf, type RpcEndpointRef, type RpcEnv } from '../rpc/index.js';

@@ -1,12 +1,12 @@
 import { WEB_UI_ENDPOINT } from '../client/endpointNames.js';
 import { LogFollower } from '../client/LogFollower.js';
+import { readLogRange, resolveLogPath } from '../logs/logFiles.js';
 import type { MessageOf } from '../protocol/registry.js';
 import { RequestWorkerState, type WorkerStateResponse } from '../protocol/worker.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import { RpcError } from '../rpc/index.js';
 import { logFields } from '../shared/logSource.js';
 import { getLogger } from '../util/log.js';
-import { readLogRange, resolveLogPath } from '../worker/logs/logFiles.js';
 import { mountLogApi } from './logApi.js';
 import { parseLogRequest } from './logParams.js';
 import { sseResponse } from './sse.js';

@@ -1,3 +1,4 @@
+import { MasterConf } from '../conf/master.js';
 import type { WickConf } from '../conf/WickConf.js';
 import type { RecoveryState } from '../protocol/common.js';
 import type { AnyMessageDef } from '../protocol/registry.js';
@@ -7,7 +8,6 @@ import type { HandlerOf } from '../rpc/RpcEndpoint.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import { systemClock } from '../util/clock.js';
 import { ClusterState } from './ClusterState.js';
-import { MasterConf } from './config.js';
 import { appHandlers, removeApplication } from './handlers/apps.js';
 import { driverHandlers } from './handlers/drivers.js';
 import { stateHandlers } from './handlers/state.js';

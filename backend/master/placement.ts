@@ -1,8 +1,8 @@
+import { MasterConf } from '../conf/master.js';
 import { ExecutorAdded } from '../protocol/app.js';
 import { LaunchDriver, LaunchExecutor } from '../protocol/deploy.js';
 import { getLogger } from '../util/log.js';
 import type { ApplicationInfo } from './ApplicationInfo.js';
-import { MasterConf } from './config.js';
 import type { DriverInfo } from './DriverInfo.js';
 import type { Master } from './Master.js';
 import * as scheduling from './scheduling.js';

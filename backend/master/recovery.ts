@@ -1,8 +1,8 @@
+import { MasterConf } from '../conf/master.js';
 import { MasterChanged } from '../protocol/deploy.js';
 import type { TimerHandle } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
 import { ApplicationInfo } from './ApplicationInfo.js';
-import { MasterConf } from './config.js';
 import { DriverInfo } from './DriverInfo.js';
 import { addApplication, removeApplication } from './handlers/apps.js';
 import { relaunchDriver, removeDriver } from './handlers/drivers.js';

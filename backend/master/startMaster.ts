@@ -1,9 +1,9 @@
 import { DaemonConf } from '../conf/daemon.js';
+import { MasterConf } from '../conf/master.js';
 import type { WickConf } from '../conf/WickConf.js';
 import { wickProtocol } from '../protocol/index.js';
 import { RpcConf, type RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import type { Clock } from '../util/clock.js';
-import { MasterConf } from './config.js';
 import type { LeaderElectionAgentFactory } from './leader/LeaderElectionAgent.js';
 import { zooKeeperLeaderAgent } from './leader/ZooKeeperLeaderElectionAgent.js';
 import { Master } from './Master.js';

@@ -1,5 +1,5 @@
+export { RpcConf } from '../conf/rpc.js';
 export { RpcError, RpcErrorCode } from '../protocol/errors.js';
-export { RpcConf } from './config.js';
 export { endpointURI, parseEndpointURI, RpcAddress } from './RpcAddress.js';
 export {
   type RpcCallContext,

@@ -1,9 +1,9 @@
 import type { WickConf } from '../conf/WickConf.js';
+import { WorkerConf } from '../conf/worker.js';
 import type { WireMessage } from '../protocol/registry.js';
 import type { RpcEndpointRef } from '../rpc/index.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
-import { WorkerConf } from './config.js';
 import { ReregisterWithMaster, SendHeartbeat } from './messages.js';
 
 const log = getLogger('Worker');

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { DeployConf } from '../conf/deploy.js';
 import type { WickConf } from '../conf/WickConf.js';
+import { WorkerConf } from '../conf/worker.js';
 import { Heartbeat, RegisterWorker } from '../protocol/deploy.js';
 import { MASTER_ENDPOINT, WORKER_ENDPOINT, WORKER_SYSTEM } from '../protocol/endpoints.js';
 import type { WireMessage } from '../protocol/registry.js';
@@ -8,7 +9,6 @@ import { RpcAddress, RpcEndpoint } from '../rpc/index.js';
 import { type Clock, systemClock, type TimerHandle } from '../util/clock.js';
 import { distFile } from '../util/paths.js';
 import { AppDirectories } from './AppDirectories.js';
-import { WorkerConf } from './config.js';
 import type { RunnerHost } from './ExecutorRunner.js';
 import { launchHandlers } from './handlers/launch.js';
 import { logHandlers } from './handlers/logs.js';

@@ -2,7 +2,6 @@ import { access, constants, mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { DaemonConf } from '../conf/daemon.js';
 import type { WickConf } from '../conf/WickConf.js';
-import { WorkerWebUI } from '../http/WorkerWebUI.js';
 import { WORKER_ENDPOINT, WORKER_SYSTEM } from '../protocol/endpoints.js';
 import { wickProtocol } from '../protocol/index.js';
 import { type RpcAddress, RpcConf, RpcEnv } from '../rpc/index.js';
@@ -10,11 +9,30 @@ import type { Clock } from '../util/clock.js';
 import { Worker } from './Worker.js';
 import { workerId } from './workerId.js';
 
+/** The worker's web UI, as startWorker runs it (backend/http's WorkerWebUI). */
+export interface WorkerWebUiServer {
+  readonly port: number;
+  /** Joins the worker's RpcEnv once the Worker endpoint is set up. */
+  attach(env: RpcEnv, worker: Worker): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the web UI on `port` (0: a free one; taken: the next, up to maxRetries times). Given by
+ * the caller: the web UI knows nothing of the Worker class, nor the worker of the web UI's
+ * (WorkerWebUI.start is one).
+ */
+export type WorkerWebUiStarter = (
+  host: string,
+  port: number,
+  maxRetries: number,
+) => Promise<WorkerWebUiServer>;
+
 export interface RunningWorker {
   env: RpcEnv;
   worker: Worker;
   /** The worker's web UI (the dashboard's worker page, /json, /log). */
-  webUi: WorkerWebUI;
+  webUi: WorkerWebUiServer;
   stop(): Promise<void>;
 }
 
@@ -25,7 +43,11 @@ export interface RunningWorker {
 export async function startWorker(
   conf: WickConf,
   masters: string[],
-  options: { clock?: Clock; exit?: (code: number, reason: string) => void } = {},
+  options: {
+    webUi: WorkerWebUiStarter;
+    clock?: Clock;
+    exit?: (code: number, reason: string) => void;
+  },
 ): Promise<RunningWorker> {
   // A daemon has time at start-up: no peer's first message waits for its validator to compile.
   wickProtocol.precompile(() => true);
@@ -48,9 +70,9 @@ export async function startWorker(
     clock: options.clock,
   });
   const addr = env.rpcAddress as RpcAddress;
-  let webUi: WorkerWebUI;
+  let webUi: WorkerWebUiServer;
   try {
-    webUi = await WorkerWebUI.start(
+    webUi = await options.webUi(
       host,
       conf.get(DaemonConf.workerUiPort),
       conf.get(RpcConf.portMaxRetries),

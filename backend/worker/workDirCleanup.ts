@@ -1,9 +1,9 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WickConf } from '../conf/WickConf.js';
+import { WorkerConf } from '../conf/worker.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
-import { WorkerConf } from './config.js';
 import { WorkDirCleanup } from './messages.js';
 
 const log = getLogger('Worker');

@@ -8,6 +8,7 @@
  */
 import { join } from 'node:path';
 import { WickConf } from '../../backend/conf/WickConf.js';
+import { WorkerWebUI } from '../../backend/http/WorkerWebUI.js';
 import { startWorker } from '../../backend/worker/startWorker.js';
 import { type Command, serveCommands } from './control.js';
 import { exitWithParent } from './process.js';
@@ -26,6 +27,7 @@ const conf = new WickConf({
   'wick.local.dir': join(dir, 'local'),
 });
 const running = await startWorker(conf, [masterAddress], {
+  webUi: WorkerWebUI.start,
   exit: (code, reason) => {
     console.error(`worker exiting (${code}): ${reason}`);
     void running.stop().finally(() => process.exit(code));

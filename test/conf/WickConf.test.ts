@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { RpcConf } from '../../backend/conf/rpc.js';
 import {
   ConfigError,
   conf,
@@ -7,7 +8,6 @@ import {
   knownConfigEntries,
   WickConf,
 } from '../../backend/conf/WickConf.js';
-import { RpcConf } from '../../backend/rpc/config.js';
 
 /** Asserts a ConfigError that names the key, quotes the value, and says what was expected. */
 function assertConfigError(fn: () => unknown, key: string, value: string, expected: RegExp) {

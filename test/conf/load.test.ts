@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { DaemonConf } from '../../backend/conf/daemon.js';
 import { type ConfSources, loadConf, readPropertiesFile } from '../../backend/conf/load.js';
+import { MasterConf } from '../../backend/conf/master.js';
+import { RpcConf } from '../../backend/conf/rpc.js';
 import { ConfigError } from '../../backend/conf/WickConf.js';
-import { MasterConf } from '../../backend/master/config.js';
-import { RpcConf } from '../../backend/rpc/config.js';
+import { WorkerConf } from '../../backend/conf/worker.js';
 import { parseMasterUrls } from '../../backend/rpc/masterUrls.js';
 import { setLogSink } from '../../backend/util/log.js';
-import { WorkerConf } from '../../backend/worker/config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wick-load-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

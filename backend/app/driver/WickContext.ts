@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import { dirname, resolve } from 'node:path';
+import { AppConf } from '../../conf/app.js';
 import { WickConf } from '../../conf/WickConf.js';
 import type { PartitionAction, PartitionSource, Transformation } from '../../protocol/executor.js';
 import { RpcEnv } from '../../rpc/index.js';
@@ -8,7 +9,6 @@ import { parseMasterUrls } from '../../rpc/masterUrls.js';
 import { getLogger } from '../../util/log.js';
 import { distFile } from '../../util/paths.js';
 import { AppClient } from './AppClient.js';
-import { AppConf } from './config.js';
 import { DriverEndpoint } from './DriverEndpoint.js';
 import { reportToLauncher } from './launcherReport.js';
 import { type JobRunner, RDD } from './RDD.js';

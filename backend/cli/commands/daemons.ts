@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
 import { loadConf } from '../../conf/load.js';
 import { MasterWebUI } from '../../http/MasterWebUI.js';
+import { WorkerWebUI } from '../../http/WorkerWebUI.js';
 import { startMaster } from '../../master/startMaster.js';
 import { parseMasterUrls } from '../../rpc/masterUrls.js';
 import { getLogger } from '../../util/log.js';
@@ -96,6 +97,7 @@ export function registerDaemons(program: Command): void {
           await running?.stop();
         };
         running = await startWorker(conf, masters, {
+          webUi: WorkerWebUI.start,
           exit: (code, reason) => {
             log.error(`Worker exiting: ${reason}`);
             void stop().then(() => process.exit(code));

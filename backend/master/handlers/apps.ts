@@ -1,3 +1,4 @@
+import { MasterConf } from '../../conf/master.js';
 import {
   ApplicationRemoved,
   ExecutorUpdated,
@@ -12,7 +13,6 @@ import { ApplicationFinished, ExecutorStateChanged, KillExecutor } from '../../p
 import type { MessageOf } from '../../protocol/registry.js';
 import { getLogger } from '../../util/log.js';
 import { ApplicationInfo } from '../ApplicationInfo.js';
-import { MasterConf } from '../config.js';
 import type { ExecutorDesc } from '../ExecutorDesc.js';
 import type { HandlerRegistry, Master } from '../Master.js';
 import { schedule } from '../placement.js';

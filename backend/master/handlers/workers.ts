@@ -1,3 +1,4 @@
+import { MasterConf } from '../../conf/master.js';
 import { ExecutorUpdated, WorkerRemoved } from '../../protocol/app.js';
 import {
   Heartbeat,
@@ -13,7 +14,6 @@ import {
 } from '../../protocol/deploy.js';
 import type { MessageOf } from '../../protocol/registry.js';
 import { getLogger } from '../../util/log.js';
-import { MasterConf } from '../config.js';
 import type { HandlerRegistry, Master } from '../Master.js';
 import { CheckForWorkerTimeOut } from '../messages.js';
 import { schedule } from '../placement.js';

@@ -1,3 +1,9 @@
+import {
+  DEFAULT_LOG_BYTES,
+  type LogSource,
+  readLogRange,
+  resolveLogPath,
+} from '../../logs/logFiles.js';
 import type { MessageOf } from '../../protocol/registry.js';
 import {
   FollowLog,
@@ -10,12 +16,6 @@ import {
 } from '../../protocol/worker.js';
 import type { RpcCallContext } from '../../rpc/index.js';
 import { LogFollower } from '../logs/LogFollower.js';
-import {
-  DEFAULT_LOG_BYTES,
-  type LogSource,
-  readLogRange,
-  resolveLogPath,
-} from '../logs/logFiles.js';
 import type { Worker } from '../Worker.js';
 import type { HandlerRegistry } from './on.js';
 

@@ -1,6 +1,6 @@
-import { DeployConf } from '../conf/deploy.js';
-import { parseDurationMs } from '../conf/parse.js';
-import { conf, define as defineEntry } from '../conf/WickConf.js';
+import { DeployConf } from './deploy.js';
+import { parseDurationMs } from './parse.js';
+import { conf, define as defineEntry } from './WickConf.js';
 
 /** The Master's settings (Spark's spark.deploy.* and spark.worker.timeout, as wick.*). */
 export const MasterConf = {

@@ -1,5 +1,5 @@
-import { parseDurationMs } from '../conf/parse.js';
-import { conf, define } from '../conf/WickConf.js';
+import { parseDurationMs } from './parse.js';
+import { conf, define } from './WickConf.js';
 
 const seconds = (key: string, dflt: string, doc: string) =>
   define(key, dflt, doc, (raw) => parseDurationMs(raw, 's'));

@@ -7,13 +7,13 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { RpcError, RpcErrorCode } from '../../../backend/protocol/errors.js';
 import {
   DEFAULT_LOG_BYTES,
   type LogSource,
   readLogRange,
   resolveLogPath,
-} from '../../../backend/worker/logs/logFiles.js';
+} from '../../backend/logs/logFiles.js';
+import { RpcError, RpcErrorCode } from '../../backend/protocol/errors.js';
 
 const SECRET = 'TOP-SECRET-OUTSIDE-THE-WORK-DIR';
 const APP = 'app-20261130120000-0001';

@@ -1,6 +1,6 @@
-import { parseMemoryMB } from '../../conf/daemon.js';
-import { parseDurationMs, parseInteger } from '../../conf/parse.js';
-import { conf, define } from '../../conf/WickConf.js';
+import { parseMemoryMB } from './daemon.js';
+import { parseDurationMs, parseInteger } from './parse.js';
+import { conf, define } from './WickConf.js';
 
 /** An application's settings (Spark's spark.executor.*, spark.cores.max, spark.task.*). */
 export const AppConf = {

@@ -1,6 +1,6 @@
 import { open, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
-import { RpcError, RpcErrorCode } from '../../protocol/errors.js';
+import { RpcError, RpcErrorCode } from '../protocol/errors.js';
 
 /** Which log: an executor's (appId + execId) or a driver's (driverId), stdout or stderr. */
 export interface LogSource {
