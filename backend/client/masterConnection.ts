@@ -1,10 +1,10 @@
 import type { WickConf } from '../conf/WickConf.js';
+import { MASTER_ENDPOINT } from '../protocol/endpoints.js';
 import { wickProtocol } from '../protocol/index.js';
 import type { MessageOf } from '../protocol/registry.js';
 import { type MasterStateResponse, RequestMasterState } from '../protocol/state.js';
 import { type RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import { parseMasterUrls } from '../rpc/masterUrls.js';
-import { MASTER_ENDPOINT } from './endpointNames.js';
 
 /**
  * Reaching a master from a list of URLs (`wick://h1:7077,h2:7077`, standby masters): every

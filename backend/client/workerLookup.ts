@@ -1,9 +1,9 @@
 import { isDriverFinished } from '../protocol/common.js';
+import { WORKER_ENDPOINT } from '../protocol/endpoints.js';
 import type { MessageOf } from '../protocol/registry.js';
 import type { MasterStateResponse, WorkerSummary } from '../protocol/state.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import type { LogSource } from '../shared/logSource.js';
-import { WORKER_ENDPOINT } from './endpointNames.js';
 
 type State = Pick<
   MessageOf<typeof MasterStateResponse>,

@@ -1,10 +1,10 @@
 import type { Context } from 'hono';
-import { WEB_UI_ENDPOINT, WEB_UI_STATE_ENDPOINT } from '../client/endpointNames.js';
 import { LogFollower } from '../client/LogFollower.js';
 import { MasterStateMirror } from '../client/MasterStateMirror.js';
 import { findLogWorker, findWorker, LookupFailed, workerEndpoint } from '../client/workerLookup.js';
 import { MasterConf } from '../conf/master.js';
 import type { WickConf } from '../conf/WickConf.js';
+import { WEB_UI_ENDPOINT, WEB_UI_STATE_ENDPOINT } from '../protocol/endpoints.js';
 import { RequestMasterState } from '../protocol/state.js';
 import { RequestWorkerState } from '../protocol/worker.js';
 import { RpcConf, type RpcEndpointRef, type RpcEnv } from '../rpc/index.js';

@@ -1,6 +1,6 @@
-import { WEB_UI_ENDPOINT } from '../client/endpointNames.js';
 import { LogFollower } from '../client/LogFollower.js';
 import { readLogRange, resolveLogPath } from '../logs/logFiles.js';
+import { WEB_UI_ENDPOINT } from '../protocol/endpoints.js';
 import type { MessageOf } from '../protocol/registry.js';
 import { RequestWorkerState, type WorkerStateResponse } from '../protocol/worker.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';

@@ -1,6 +1,7 @@
 import { MasterConf } from '../conf/master.js';
 import type { WickConf } from '../conf/WickConf.js';
 import type { RecoveryState } from '../protocol/common.js';
+import { MASTER_ENDPOINT, MASTER_SYSTEM } from '../protocol/endpoints.js';
 import type { AnyMessageDef } from '../protocol/registry.js';
 import type { MasterEntry } from '../protocol/state.js';
 import { RpcEndpoint } from '../rpc/index.js';
@@ -54,8 +55,8 @@ export type HandlerRegistry = <D extends AnyMessageDef>(def: D, handler: Handler
  * (workers, apps, drivers, state), each registering its own messages.
  */
 export class Master extends RpcEndpoint implements LeaderElectable {
-  static readonly ENDPOINT_NAME = 'Master';
-  static readonly SYSTEM_NAME = 'wickMaster';
+  static readonly ENDPOINT_NAME = MASTER_ENDPOINT;
+  static readonly SYSTEM_NAME = MASTER_SYSTEM;
 
   readonly broadcaster = new StateBroadcaster();
   readonly cluster: ClusterState;

@@ -8,3 +8,9 @@ export const MASTER_ENDPOINT = 'Master';
 export const MASTER_SYSTEM = 'wickMaster';
 export const WORKER_ENDPOINT = 'Worker';
 export const WORKER_SYSTEM = 'wickWorker';
+/** A web UI's log follower in its daemon's RpcEnv (the follows its pages open). */
+export const WEB_UI_ENDPOINT = 'WebUI';
+/** The master's web UI's mirror of the Master's state, in the master's RpcEnv. */
+export const WEB_UI_STATE_ENDPOINT = 'WebUIState';
+/** The application's client of the masters, in its driver (Spark's StandaloneAppClient). */
+export const APP_CLIENT_ENDPOINT = 'AppClient';

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import type { AgentSink } from '../../backend/agent/Agent.js';
 import { LogForwarder } from '../../backend/agent/LogForwarder.js';
-import { WORKER_ENDPOINT } from '../../backend/client/endpointNames.js';
+import { WORKER_ENDPOINT } from '../../backend/protocol/endpoints.js';
 import { FollowLog, LogFollowEnded, LogFollowStarted } from '../../backend/protocol/worker.js';
 import { RpcEndpoint, RpcEnv } from '../../backend/rpc/index.js';
 import { testProtocol } from '../helpers/protocol.js';

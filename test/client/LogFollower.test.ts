@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
-import { WORKER_ENDPOINT } from '../../backend/client/endpointNames.js';
 import { type FollowHandlers, LogFollower } from '../../backend/client/LogFollower.js';
 import { bytesOf } from '../../backend/protocol/base64.js';
+import { WORKER_ENDPOINT } from '../../backend/protocol/endpoints.js';
 import type { MessageOf } from '../../backend/protocol/registry.js';
 import {
   FollowLog,

@@ -1,6 +1,6 @@
-import { MASTER_ENDPOINT } from '../../backend/client/endpointNames.js';
 import type { MasterState } from '../../backend/client/masterConnection.js';
 import type { RecoveryState } from '../../backend/protocol/common.js';
+import { MASTER_ENDPOINT } from '../../backend/protocol/endpoints.js';
 import {
   MasterStateEvent,
   MasterStateResponse,

@@ -1,4 +1,3 @@
-import { APP_CLIENT_ENDPOINT } from '../../client/endpointNames.js';
 import { masterState, noMasterReachable, reachMasters } from '../../client/masterConnection.js';
 import {
   ApplicationRemoved,
@@ -12,6 +11,7 @@ import {
 } from '../../protocol/app.js';
 import { type ApplicationDescription, isExecutorFinished } from '../../protocol/common.js';
 import { MasterChanged } from '../../protocol/deploy.js';
+import { APP_CLIENT_ENDPOINT } from '../../protocol/endpoints.js';
 import { RpcEndpoint, type RpcEndpointRef } from '../../rpc/index.js';
 import { getLogger } from '../../util/log.js';
 
