@@ -52,8 +52,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { bytesOf } from '../backend/protocol/base64.js';
 import { wickProtocol } from '../backend/protocol/index.js';
-import type { MessageOf, WireMessage } from '../backend/protocol/registry.js';
-import { FollowLog, type LogChunk } from '../backend/protocol/worker.js';
+import type { WireMessage } from '../backend/protocol/registry.js';
+import { FollowLog, LogChunk, LogFollowEnded } from '../backend/protocol/worker.js';
 import { RpcEndpoint, RpcEnv } from '../backend/rpc/index.js';
 import { setLogLevel } from '../backend/util/log.js';
 import { int } from './lib/args.js';
@@ -109,13 +109,8 @@ class Follower extends RpcEndpoint {
 
   constructor(private readonly total: number) {
     super();
-  }
-
-  override receive(message: WireMessage): void {
-    if (message.type === 'LogChunk') {
-      const c = message as MessageOf<typeof LogChunk>;
-      this.chunk(c.offset, bytesOf(c, 'data'));
-    } else if (message.type === 'LogFollowEnded') this.ended?.(message);
+    this.on(LogChunk, (c) => this.chunk(c.offset, bytesOf(c, 'data')));
+    this.on(LogFollowEnded, (m) => this.ended?.(m));
   }
 
   private chunk(offset: number, data: Buffer): void {

@@ -168,15 +168,10 @@ export class Inbox {
     try {
       const ep = this.endpoint;
       const handler = ep.handlerFor(message.type);
-      if (handler) {
-        const refused = misrouted(handler, false, sender, ep.rpcEnv.address);
-        if (refused) throw refused;
-        result = handler.fn(message, sender as RpcCallContext);
-      } else if (ep.receive) {
-        result = ep.receive(message, sender);
-      } else {
-        throw unsupported(message, sender);
-      }
+      if (!handler) throw unsupported(message, sender);
+      const refused = misrouted(handler, false, sender, ep);
+      if (refused) throw refused;
+      result = handler.fn(message, sender as RpcCallContext);
     } catch (err) {
       this.reportError(err);
       return undefined;
@@ -192,15 +187,10 @@ export class Inbox {
     try {
       const ep = this.endpoint;
       const handler = ep.handlerFor(message.type);
-      if (handler) {
-        const refused = misrouted(handler, true, ctx, ep.rpcEnv.address);
-        if (refused) throw refused;
-        result = handler.fn(message, ctx);
-      } else if (ep.receiveAndReply) {
-        result = ep.receiveAndReply(message, ctx);
-      } else {
-        throw unsupported(message, ctx);
-      }
+      if (!handler) throw unsupported(message, ctx);
+      const refused = misrouted(handler, true, ctx, ep);
+      if (refused) throw refused;
+      result = handler.fn(message, ctx);
     } catch (err) {
       this.failRpc(ctx, err);
       return undefined;

@@ -94,14 +94,6 @@ export abstract class RpcEndpoint {
     return [...this.handlers.values()].map((h) => h.def);
   }
 
-  /**
-   * @deprecated Legacy dispatch by `switch (message.type)`, until every endpoint registers its
-   * handlers with `on`; consulted only for a message without a handler.
-   */
-  receive?(message: WireMessage, sender: RpcSenderContext): void | Promise<void>;
-  /** @deprecated As `receive`, for asks. */
-  receiveAndReply?(message: WireMessage, ctx: RpcCallContext): unknown;
-
   onStart(): void | Promise<void> {}
 
   onError(err: Error): void {
@@ -133,15 +125,15 @@ export function misrouted(
   handler: BoundHandler,
   asked: boolean,
   sender: RpcSenderContext,
-  ownAddress: string,
+  endpoint: RpcEndpoint,
 ): RpcError | undefined {
-  if (handler.isRequest === asked && (!handler.selfOnly || sender.senderAddress === ownAddress)) {
-    return undefined;
-  }
+  // Every message passes here: the common case costs two comparisons.
+  if (handler.isRequest === asked && !handler.selfOnly) return undefined;
   const def = handler.def;
-  if (handler.selfOnly && sender.senderAddress !== ownAddress) {
+  if (handler.selfOnly && sender.senderAddress !== endpoint.rpcEnv?.address) {
     return unsupported({ type: def.type }, sender);
   }
+  if (handler.isRequest === asked) return undefined;
   const isRequest = handler.isRequest;
   return new RpcError(
     RpcErrorCode.UnsupportedMessage,

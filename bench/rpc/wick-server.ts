@@ -4,17 +4,16 @@
  */
 
 import { wickProtocol } from '../../backend/protocol/index.js';
-import type { WireMessage } from '../../backend/protocol/registry.js';
 import { Ping, Pong } from '../../backend/protocol/rpc.js';
-import { type RpcCallContext, RpcEndpoint, RpcEnv, unsupported } from '../../backend/rpc/index.js';
+import { RpcEndpoint, RpcEnv } from '../../backend/rpc/index.js';
 import { exitWithParent } from '../lib/process.js';
 
 export const ECHO = 'Echo';
 
 class Echo extends RpcEndpoint {
-  override receiveAndReply(message: WireMessage, ctx: RpcCallContext): unknown {
-    if (message.type === Ping.type) return Pong({ seq: message.seq as number });
-    throw unsupported(message, ctx);
+  constructor() {
+    super();
+    this.on(Ping, ({ seq }) => Pong({ seq }));
   }
 }
 

@@ -14,11 +14,12 @@ const ENV = 'client-dispatcher-test';
 
 class Echo extends RpcEndpoint {
   readonly seen: string[] = [];
-  override receive(message: WireMessage): void {
-    this.seen.push(message.value as string);
-  }
-  override receiveAndReply(message: WireMessage): unknown {
-    return Pong({ seq: message.seq as number });
+  constructor() {
+    super();
+    this.on(TestRecord, ({ value }) => {
+      this.seen.push(value);
+    });
+    this.on(Ping, ({ seq }) => Pong({ seq }));
   }
   override onStop(): void {
     this.seen.push('onStop');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import { RpcError, RpcErrorCode } from '../../backend/protocol/errors.js';
-import type { WireMessage } from '../../backend/protocol/registry.js';
+import type { MessageOf, WireMessage } from '../../backend/protocol/registry.js';
 import { Ping, Pong } from '../../backend/protocol/rpc.js';
 import { Inbox } from '../../backend/rpc/Inbox.js';
 import {
@@ -11,7 +11,7 @@ import {
 } from '../../backend/rpc/RpcEndpoint.js';
 import { RpcEnv } from '../../backend/rpc/RpcEnv.js';
 import { setLogSink } from '../../backend/util/log.js';
-import { TestFail, TestRecord, TestUnhandled } from '../fixtures/testMessages.js';
+import { TestFail, TestFailOneWay, TestRecord, TestUnhandled } from '../fixtures/testMessages.js';
 import { testProtocol } from '../helpers/protocol.js';
 
 /**
@@ -91,19 +91,19 @@ class GatedEndpoint extends RpcEndpoint {
     this.events.push('end:onStart');
   }
 
-  override async receive(message: WireMessage): Promise<void> {
-    const value = message.value as string;
-    this.events.push(`start:${value}`);
-    await this.gates.get(value)?.promise;
-    this.events.push(`end:${value}`);
-  }
-
-  override async receiveAndReply(message: WireMessage): Promise<unknown> {
-    const seq = message.seq as number;
-    this.events.push(`start:ask${seq}`);
-    await this.gates.get(`ask${seq}`)?.promise;
-    this.events.push(`end:ask${seq}`);
-    return Pong({ seq });
+  constructor() {
+    super();
+    this.on(TestRecord, async ({ value }) => {
+      this.events.push(`start:${value}`);
+      await this.gates.get(value)?.promise;
+      this.events.push(`end:${value}`);
+    });
+    this.on(Ping, async ({ seq }) => {
+      this.events.push(`start:ask${seq}`);
+      await this.gates.get(`ask${seq}`)?.promise;
+      this.events.push(`end:ask${seq}`);
+      return Pong({ seq });
+    });
   }
 
   override onError(err: Error): void {
@@ -173,14 +173,17 @@ test('many messages whose handlers await different amounts never overlap and kee
   let maxRunning = 0;
   const seen: number[] = [];
   class Awaiting extends RpcEndpoint {
-    override async receive(message: WireMessage): Promise<void> {
-      const n = Number(message.value);
-      running++;
-      maxRunning = Math.max(maxRunning, running);
-      // Earlier messages wait longer (in microtask turns), so overlap would reorder them.
-      for (let i = 0; i < 50 - n; i++) await Promise.resolve();
-      seen.push(n);
-      running--;
+    constructor() {
+      super();
+      this.on(TestRecord, async ({ value }) => {
+        const n = Number(value);
+        running++;
+        maxRunning = Math.max(maxRunning, running);
+        // Earlier messages wait longer (in microtask turns), so overlap would reorder them.
+        for (let i = 0; i < 50 - n; i++) await Promise.resolve();
+        seen.push(n);
+        running--;
+      });
     }
   }
   const inbox = new Inbox('ep', new Awaiting());
@@ -197,14 +200,16 @@ test('many messages whose handlers await different amounts never overlap and kee
 test('sync handlers are also handled in arrival order, interleaved with async ones', async () => {
   const seen: string[] = [];
   class Mixed extends RpcEndpoint {
-    override receive(message: WireMessage): void | Promise<void> {
-      const v = message.value as string;
-      if (v.startsWith('async')) {
-        return Promise.resolve().then(() => {
-          seen.push(v);
-        });
-      }
-      seen.push(v);
+    constructor() {
+      super();
+      this.on(TestRecord, ({ value: v }) => {
+        if (v.startsWith('async')) {
+          return Promise.resolve().then(() => {
+            seen.push(v);
+          });
+        }
+        seen.push(v);
+      });
     }
   }
   const inbox = new Inbox('ep', new Mixed());
@@ -265,23 +270,24 @@ test('onStop of a concurrent endpoint waits for the handlers still running', asy
   assert.deepEqual(ctx.replies, [Pong({ seq: 1 })]);
 });
 
-/** An endpoint whose handlers throw, sync or async, on TestFail and answer Ping otherwise. */
+/**
+ * An endpoint whose handlers throw, sync or async: one-way on TestFailOneWay, asked on TestFail.
+ * It records TestRecord and answers Ping.
+ */
 class Throwing extends RpcEndpoint {
   readonly errors: string[] = [];
   readonly received: string[] = [];
 
-  override receive(message: WireMessage): void | Promise<void> {
-    if (message.type === 'TestFail') {
-      const text = message.message as string;
+  constructor() {
+    super();
+    this.on(TestFailOneWay, ({ message: text }) => {
       if (text.startsWith('async')) return Promise.reject(new Error(text));
       throw new Error(text);
-    }
-    this.received.push(message.value as string);
-  }
-
-  override receiveAndReply(message: WireMessage): unknown {
-    if (message.type === 'TestFail') {
-      const text = message.message as string;
+    });
+    this.on(TestRecord, ({ value }) => {
+      this.received.push(value);
+    });
+    this.on(TestFail, ({ message: text }) => {
       if (text.startsWith('async')) {
         return (async () => {
           await Promise.resolve();
@@ -289,8 +295,8 @@ class Throwing extends RpcEndpoint {
         })();
       }
       throw new Error(text);
-    }
-    return Pong({ seq: message.seq as number });
+    });
+    this.on(Ping, ({ seq }) => Pong({ seq }));
   }
 
   override onError(err: Error): void {
@@ -301,9 +307,9 @@ class Throwing extends RpcEndpoint {
 test('a throwing receive, sync or async, reaches onError and the endpoint keeps serving', async () => {
   const ep = new Throwing();
   const inbox = new Inbox('ep', ep);
-  inbox.post({ kind: 'OneWay', message: TestFail({ message: 'sync boom' }), sender });
+  inbox.post({ kind: 'OneWay', message: TestFailOneWay({ message: 'sync boom' }), sender });
   inbox.post(oneWay('after-sync'));
-  inbox.post({ kind: 'OneWay', message: TestFail({ message: 'async boom' }), sender });
+  inbox.post({ kind: 'OneWay', message: TestFailOneWay({ message: 'async boom' }), sender });
   inbox.post(oneWay('after-async'));
   await inbox.stop();
   assert.deepEqual(ep.errors, ['sync boom', 'async boom']);
@@ -337,11 +343,13 @@ test('a throwing receiveAndReply, sync or async, fails the ask, reaches onError,
 
 test('receiveAndReply answers by returning a value, and returning nothing sends no reply', async () => {
   class Replies extends RpcEndpoint {
-    override receiveAndReply(message: WireMessage): unknown {
-      const seq = message.seq as number;
-      if (seq === 0) return undefined;
-      if (seq === 1) return Pong({ seq });
-      return Promise.resolve(Pong({ seq }));
+    constructor() {
+      super();
+      this.on(Ping, ({ seq }) => {
+        if (seq === 0) return undefined;
+        if (seq === 1) return Pong({ seq });
+        return Promise.resolve(Pong({ seq }));
+      });
     }
   }
   const inbox = new Inbox('ep', new Replies());
@@ -362,14 +370,17 @@ test('receiveAndReply answers by returning a value, and returning nothing sends 
 
 test('an ask can be answered later through ctx.reply, from another handler', async () => {
   class Later extends RpcEndpoint {
-    held: RpcCallContext | undefined;
-    override receiveAndReply(message: WireMessage, ctx: RpcCallContext): unknown {
-      if (message.seq === 1) {
-        this.held = ctx;
-        return undefined;
-      }
-      this.held?.reply(Pong({ seq: 1, payload: 'late' }));
-      return Pong({ seq: message.seq as number });
+    held: RpcCallContext<MessageOf<typeof Pong>> | undefined;
+    constructor() {
+      super();
+      this.on(Ping, ({ seq }, ctx) => {
+        if (seq === 1) {
+          this.held = ctx;
+          return undefined;
+        }
+        this.held?.reply(Pong({ seq: 1, payload: 'late' }));
+        return Pong({ seq });
+      });
     }
   }
   const inbox = new Inbox('ep', new Later());
@@ -484,7 +495,7 @@ test('an onError that throws is logged and does not stop the inbox', async (t) =
   }
   const ep = new BadOnError();
   const inbox = new Inbox('broken', ep);
-  inbox.post({ kind: 'OneWay', message: TestFail({ message: 'boom' }), sender });
+  inbox.post({ kind: 'OneWay', message: TestFailOneWay({ message: 'boom' }), sender });
   inbox.post(oneWay('next'));
   await inbox.stop();
   assert.deepEqual(ep.received, ['next']);
@@ -497,8 +508,11 @@ test('an onError that throws is logged and does not stop the inbox', async (t) =
 test('connection events reach their handlers in order with the messages', async () => {
   const seen: string[] = [];
   class Watcher extends RpcEndpoint {
-    override receive(message: WireMessage): void {
-      seen.push(`msg:${message.value}`);
+    constructor() {
+      super();
+      this.on(TestRecord, ({ value }) => {
+        seen.push(`msg:${value}`);
+      });
     }
     override onConnected(a: string): void {
       seen.push(`connected:${a}`);
@@ -550,8 +564,9 @@ test('through an RpcEnv: stop() runs onStop, fails an unanswered ask, and refuse
   t.after(() => env.stop());
   class Silent extends RpcEndpoint {
     stops = 0;
-    override receiveAndReply(): unknown {
-      return undefined;
+    constructor() {
+      super();
+      this.on(Ping, () => undefined);
     }
     override onStop(): void {
       this.stops++;

@@ -37,10 +37,10 @@ class GatedStop extends RpcEndpoint {
 class Relay extends RpcEndpoint {
   constructor(private readonly target: { address: string; name: string }) {
     super();
-  }
-
-  override async receiveAndReply(): Promise<unknown> {
-    return this.rpcEnv.endpointRef(this.target).ask(TestNoReply({}), { timeout: 60_000 });
+    this.on(Ping, async ({ seq }) => {
+      await this.rpcEnv.endpointRef(this.target).ask(TestNoReply({}), { timeout: 60_000 });
+      return Pong({ seq });
+    });
   }
 }
 

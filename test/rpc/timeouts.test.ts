@@ -8,7 +8,7 @@ import { type RpcCallContext, RpcEndpoint } from '../../backend/rpc/RpcEndpoint.
 import type { RpcEndpointRef } from '../../backend/rpc/RpcEndpointRef.js';
 import { RpcEnv } from '../../backend/rpc/RpcEnv.js';
 import { ManualClock } from '../../backend/util/clock.js';
-import { TestSleep } from '../fixtures/testMessages.js';
+import { TestNoReply, TestSleep } from '../fixtures/testMessages.js';
 import { testProtocol } from '../helpers/protocol.js';
 
 /**
@@ -18,10 +18,15 @@ import { testProtocol } from '../helpers/protocol.js';
 
 /** Never answers on its own: it keeps each ask's context so a test can answer it later. */
 class Silent extends RpcEndpoint {
-  readonly held: RpcCallContext[] = [];
-  override receiveAndReply(_message: WireMessage, ctx: RpcCallContext): unknown {
-    this.held.push(ctx);
-    return undefined;
+  readonly held: RpcCallContext<WireMessage>[] = [];
+  constructor() {
+    super();
+    for (const def of [TestSleep, TestNoReply, Ping]) {
+      this.on(def, (_message, ctx) => {
+        this.held.push(ctx as RpcCallContext<WireMessage>);
+        return undefined;
+      });
+    }
   }
 }
 
