@@ -102,7 +102,15 @@ export class ExecutorRunner {
     launched.exited.then(
       async (exit) => {
         const killed = await this.termination.exited(launched);
-        this.finish(killed ? 'KILLED' : 'EXITED', describeExit(exit), exitStatusOf(exit));
+        // Asked to kill, but it exited 0 on its own (an executor that got StopExecutor as its
+        // application unregistered, which is when the master kills what it still lists): it
+        // ended as it meant to. Wick's executor exits 143 on the SIGTERM of a kill.
+        const byItself = exit.exitCode === 0;
+        this.finish(
+          killed && !byItself ? 'KILLED' : 'EXITED',
+          describeExit(exit),
+          exitStatusOf(exit),
+        );
       },
       (err: Error) => this.finish('FAILED', err.message, undefined),
     );

@@ -4,14 +4,14 @@
  * the two files it leaves in work/<appId>/<execId>/.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import type { ApplicationDescription } from '../../backend/protocol/common.js';
 import { setLogLevel } from '../../backend/util/log.js';
 import { ExecutorRunner, type RunnerHost } from '../../backend/worker/ExecutorRunner.js';
-import { isAlive, readPids } from '../helpers/processes.js';
+import { isAlive, readPids, waitFor } from '../helpers/processes.js';
 
 setLogLevel('WARN');
 
@@ -182,6 +182,27 @@ test('kill() kills the whole tree and reports KILLED', async (t) => {
   // Killing again is harmless and reports nothing more.
   await r.kill();
   assert.equal(states.length, 2);
+});
+
+test('a kill that meets an executor exiting 0 on its own (StopExecutor) reports EXITED, not KILLED', async (t) => {
+  // It ignores SIGTERM and exits 0 a moment later, as an executor finishing its StopExecutor does
+  // while its application unregisters and the master kills what it still lists.
+  const { r, states } = runner(t, [
+    node,
+    '-e',
+    "process.on('SIGTERM', () => setTimeout(() => process.exit(0), 50)); require('fs').writeFileSync('ready', ''); setInterval(() => {}, 1000);",
+  ]);
+  await r.start();
+  await waitFor('the executor ready', () => existsSync(join(r.dir, 'ready')), t.signal);
+  await r.kill();
+  assert.deepEqual(
+    states.map((s) => [s.state, s.exitCode]),
+    [
+      ['RUNNING', undefined],
+      ['EXITED', 0],
+    ],
+  );
+  assert.equal(states.at(-1)?.message, 'Command exited with code 0');
 });
 
 test('a kill before the process started ends it as KILLED without running anything', async (t) => {
