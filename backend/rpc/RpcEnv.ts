@@ -1,24 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import os from 'node:os';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { JSONRPCRequest, JSONRPCResponse } from 'json-rpc-2.0';
 import { RpcConf } from '../conf/rpc.js';
 import { WickConf } from '../conf/WickConf.js';
 import { RpcError, RpcErrorCode } from '../protocol/errors.js';
-import { MessageCatalog, validateMessage, type WireMessage } from '../protocol/registry.js';
+import { MessageCatalog, type WireMessage } from '../protocol/registry.js';
 import * as rpcMessages from '../protocol/rpc.js';
-import { CheckExistence, Envelope } from '../protocol/rpc.js';
+import { CheckExistence } from '../protocol/rpc.js';
 import { bindWithRetries } from '../util/bind.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
 import { authSecret } from './authSecret.js';
 import { Connections, type ConnectionsHost } from './Connections.js';
 import { Dispatcher } from './Dispatcher.js';
-import { AUTH_METHOD, HELLO_METHOD, handshakeAfterOpen } from './Handshake.js';
-import { clip } from './peerText.js';
+import { InboundRouter } from './InboundRouter.js';
 import { RemoteAsk } from './RemoteAsk.js';
-import { RemoteCallContext } from './RemoteCallContext.js';
 import {
   CLIENT_PREFIX,
   endpointURI,
@@ -30,11 +27,9 @@ import type { RpcCallContext, RpcEndpoint } from './RpcEndpoint.js';
 import { RpcEndpointRef } from './RpcEndpointRef.js';
 import { RpcEndpointVerifier } from './RpcEndpointVerifier.js';
 import { replyProblem } from './replyProblem.js';
-import { errorResponse } from './responses.js';
 import type { Session } from './Session.js';
 
 const log = getLogger('RpcEnv');
-const checkEnvelope = TypeCompiler.Compile(Envelope);
 
 export interface RpcEnvOptions {
   /** Names the env in logs and errors, e.g. "wickMaster". */
@@ -80,6 +75,7 @@ export class RpcEnv implements ConnectionsHost {
   private readonly replyProblem = (result: unknown) => replyProblem(this.protocol, result);
   private readonly askTimeoutMs: number;
   private readonly dispatcher: Dispatcher;
+  private readonly router: InboundRouter;
   private readonly connections: Connections;
   private readonly pendingLocalAsks = new Set<(err: Error) => void>();
   private tcpServer: net.Server | undefined;
@@ -99,6 +95,7 @@ export class RpcEnv implements ConnectionsHost {
     this.secret = authSecret(conf);
     this.protocol = new MessageCatalog(rpcMessages, options.protocol);
     this.dispatcher = new Dispatcher(() => this.address);
+    this.router = new InboundRouter(this.protocol, this.dispatcher);
     this.connections = new Connections(this, {
       handshake: {
         address,
@@ -354,76 +351,11 @@ export class RpcEnv implements ConnectionsHost {
     });
   }
 
-  /**
-   * Serves one request or notification from a peer (SessionHost). Routed by hand rather than
-   * through json-rpc-2.0's JSONRPCServer: that server awaits a middleware chain and a generator per
-   * message, and every heartbeat of every worker passes here. A notification is handled at once and
-   * answers null; an ask answers a promise of its response.
-   */
+  /** Serves one request or notification from a peer (SessionHost): the router's job. */
   handleRequest(
     req: JSONRPCRequest,
     conn: Session,
   ): JSONRPCResponse | null | Promise<JSONRPCResponse | null> {
-    const method = req.method;
-    // The handshake phase served these before the session opened; now they are out of order.
-    if (method === HELLO_METHOD || method === AUTH_METHOD) return handshakeAfterOpen(req);
-    if (this.protocol.get(method) === undefined) {
-      conn.warnAboutPeer(`unknown message type ${JSON.stringify(clip(method))}`);
-      return req.id === undefined
-        ? null
-        : errorResponse(
-            req.id,
-            RpcErrorCode.MethodNotFound,
-            `Method not found: ${clip(method)} is not a Wick message type`,
-          );
-    }
-    return this.receive(req, conn);
-  }
-
-  /** An endpoint message from a peer: check the envelope and the message, then dispatch. */
-  private receive(
-    req: JSONRPCRequest,
-    conn: Session,
-  ): JSONRPCResponse | null | Promise<JSONRPCResponse> {
-    const id = req.id;
-    const problem = this.envelopeProblem(req, conn);
-    if (problem) {
-      // Logged either way (within the connection's limit): an ask's refusal also reaches its
-      // sender, but the peer's author may be reading this side's log.
-      conn.warnAboutPeer(
-        `${id === undefined ? 'dropped' : 'refused'} ${clip(req.method)}: ${problem}`,
-      );
-      if (id === undefined) return null;
-      return errorResponse(id, RpcErrorCode.InvalidParams, `Invalid params: ${problem}`);
-    }
-    const params = req.params as { to: string; message: WireMessage };
-    const sender = conn.peer;
-    if (id === undefined) {
-      this.dispatcher.postOneWay(params.to, params.message, conn.sender);
-      return null;
-    }
-    return new Promise((resolve) => {
-      this.dispatcher.postRpc(
-        params.to,
-        params.message,
-        new RemoteCallContext(sender, id, resolve),
-      );
-    });
-  }
-
-  private envelopeProblem(req: JSONRPCRequest, conn: Session): string | undefined {
-    const params = req.params;
-    if (!checkEnvelope.Check(params)) {
-      const first = checkEnvelope.Errors(params).First();
-      return `expected an envelope {to, from, message}${first ? `; ${first.path || '/'} ${first.message}` : ''}`;
-    }
-    if (params.message.type !== req.method) {
-      return `message.type ${JSON.stringify(params.message.type)} differs from method ${JSON.stringify(req.method)}`;
-    }
-    if (params.from !== conn.peer) {
-      return `"from" is ${JSON.stringify(params.from)} but this connection belongs to ${conn.peer}`;
-    }
-    const def = this.protocol.get(req.method);
-    return def ? validateMessage(def, params.message) : `unknown message type ${req.method}`;
+    return this.router.handle(req, conn);
   }
 }

@@ -1,3 +1,6 @@
+// Over 400 lines on purpose: the fused loops (pipelineLoop) and the general push pipeline they
+// shortcut must agree element for element, and a property test checks them side by side; kept
+// together so that a change to one is made next to the other.
 import { open } from 'node:fs/promises';
 import vm from 'node:vm';
 import type {
