@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
-import { type TestContext, test } from 'node:test';
+import { test } from 'node:test';
 import { RpcError, RpcErrorCode } from '../../backend/protocol/errors.js';
 import type { WireMessage } from '../../backend/protocol/registry.js';
 import { Ping, Pong } from '../../backend/protocol/rpc.js';
 import { Dispatcher } from '../../backend/rpc/Dispatcher.js';
 import { type RpcCallContext, RpcEndpoint } from '../../backend/rpc/RpcEndpoint.js';
 import { RpcEnv } from '../../backend/rpc/RpcEnv.js';
-import { setLogSink } from '../../backend/util/log.js';
 import { TestRecord } from '../fixtures/testMessages.js';
 import { testProtocol } from '../helpers/protocol.js';
+import { captureLog } from '../helpers/rpcAsserts.js';
 
 const ENV = 'client-dispatcher-test';
 
@@ -38,13 +38,6 @@ function fakeCtx(): RpcCallContext & { replies: WireMessage[]; failures: unknown
   };
 }
 
-function quietLogs(t: TestContext): string[] {
-  const lines: string[] = [];
-  const prev = setLogSink((l) => lines.push(l));
-  t.after(() => setLogSink(prev));
-  return lines;
-}
-
 test('a second endpoint of the same name is refused and the first keeps its name', async () => {
   const d = new Dispatcher(() => ENV);
   const first = new Echo();
@@ -70,7 +63,7 @@ test('an ask to a missing endpoint fails with "Cannot find endpoint: wick://…"
 });
 
 test('a one-way message to a missing endpoint is dropped with a warning naming it', (t) => {
-  const lines = quietLogs(t);
+  const lines = captureLog(t);
   const d = new Dispatcher(() => ENV);
   d.postOneWay('Nope', TestRecord({ value: 'a' }), { senderAddress: 'client-sender' });
   assert.ok(

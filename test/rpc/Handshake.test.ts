@@ -5,10 +5,9 @@
  * one side by hand.
  */
 import assert from 'node:assert/strict';
-import type { TestContext } from 'node:test';
 import { test } from 'node:test';
 import type { JSONRPCRequest } from 'json-rpc-2.0';
-import { RpcError, RpcErrorCode } from '../../backend/protocol/errors.js';
+import { RpcErrorCode } from '../../backend/protocol/errors.js';
 import { dialHandshake } from '../../backend/rpc/ClientHandshake.js';
 import { FramedStream } from '../../backend/rpc/FramedStream.js';
 import type { HandshakeOptions } from '../../backend/rpc/Handshake.js';
@@ -16,10 +15,10 @@ import { successResponse } from '../../backend/rpc/responses.js';
 import { acceptHandshake } from '../../backend/rpc/ServerHandshake.js';
 import { Session, type SessionHost } from '../../backend/rpc/Session.js';
 import { type Clock, ManualClock, systemClock } from '../../backend/util/clock.js';
-import { setLogSink } from '../../backend/util/log.js';
 import { duplexPair } from '../helpers/duplexPair.js';
 import { waitFor } from '../helpers/processes.js';
 import { testProtocol } from '../helpers/protocol.js';
+import { captureLog, rpcError } from '../helpers/rpcAsserts.js';
 import { within } from '../helpers/within.js';
 
 const MAX = 1024 * 1024;
@@ -64,24 +63,6 @@ function connect(server: HandshakeOptions, client: HandshakeOptions) {
   return { accepted, dialled, serverStream, clientStream };
 }
 
-function captureLog(t: TestContext): string[] {
-  const lines: string[] = [];
-  const prev = setLogSink((line) => lines.push(line));
-  t.after(() => {
-    setLogSink(prev);
-  });
-  return lines;
-}
-
-function code(expected: number, message?: RegExp) {
-  return (err: unknown) => {
-    assert.ok(err instanceof RpcError, String(err));
-    assert.equal(err.code, expected, err.message);
-    if (message) assert.match(err.message, message);
-    return true;
-  };
-}
-
 test('without authentication both sides open, each knowing the other, and can ask at once', async () => {
   const { accepted, dialled } = connect(options('server:1'), options('client-a'));
   const [server, client] = await Promise.all([accepted, dialled]);
@@ -107,7 +88,10 @@ test('a wrong secret: the client refuses the server proof, and the server says t
     options('server:1', 'secret-Right-Qq1'),
     options('client-a', 'secret-Wrong-Zz2'),
   );
-  await assert.rejects(dialled, code(RpcErrorCode.AuthenticationFailed, /proof does not match/));
+  await assert.rejects(
+    dialled,
+    rpcError(RpcErrorCode.AuthenticationFailed, /proof does not match/),
+  );
   await assert.rejects(accepted);
   assert.ok(
     logged.some((l) =>
@@ -124,8 +108,11 @@ test('a client without authentication against an authenticating server is told t
     options('server:1', 'sec'),
     options('client-a'),
   );
-  await assert.rejects(dialled, code(RpcErrorCode.AuthenticationFailed, /Authentication required/));
-  await assert.rejects(accepted, code(RpcErrorCode.AuthenticationFailed));
+  await assert.rejects(
+    dialled,
+    rpcError(RpcErrorCode.AuthenticationFailed, /Authentication required/),
+  );
+  await assert.rejects(accepted, rpcError(RpcErrorCode.AuthenticationFailed));
   assert.ok(serverStream.isClosed);
   assert.ok(
     logged.some((l) => /WARN.*Refused client-a.*did not authenticate/.test(l)),
@@ -136,8 +123,8 @@ test('a client without authentication against an authenticating server is told t
 test('an authenticating client against a server without authentication is refused', async (t) => {
   const logged = captureLog(t);
   const { accepted, dialled } = connect(options('server:1'), options('client-a', 'sec'));
-  await assert.rejects(dialled, code(RpcErrorCode.AuthenticationFailed, /wick\.authenticate/));
-  await assert.rejects(accepted, code(RpcErrorCode.AuthenticationFailed));
+  await assert.rejects(dialled, rpcError(RpcErrorCode.AuthenticationFailed, /wick\.authenticate/));
+  await assert.rejects(accepted, rpcError(RpcErrorCode.AuthenticationFailed));
   assert.ok(
     logged.some((l) => /WARN.*Refused client-a.*asked to authenticate/.test(l)),
     logged.join('\n'),
@@ -167,7 +154,10 @@ test('a handshake not done within the timeout fails on both sides and closes the
   clock.advance(1);
   await assert.rejects(
     accepted,
-    code(RpcErrorCode.ConnectFailed, /did not finish within 250 ms \(wick\.rpc\.connectTimeout\)/),
+    rpcError(
+      RpcErrorCode.ConnectFailed,
+      /did not finish within 250 ms \(wick\.rpc\.connectTimeout\)/,
+    ),
   );
   assert.ok(serverStream.isClosed);
   assert.equal(clock.pendingTimers(), 0);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type TestContext, test } from 'node:test';
+import { test } from 'node:test';
 import { RpcError, RpcErrorCode } from '../../backend/protocol/errors.js';
 import type { MessageOf, WireMessage } from '../../backend/protocol/registry.js';
 import { Ping, Pong } from '../../backend/protocol/rpc.js';
@@ -10,9 +10,9 @@ import {
   type RpcSenderContext,
 } from '../../backend/rpc/RpcEndpoint.js';
 import { RpcEnv } from '../../backend/rpc/RpcEnv.js';
-import { setLogSink } from '../../backend/util/log.js';
 import { TestFail, TestFailOneWay, TestRecord, TestUnhandled } from '../fixtures/testMessages.js';
 import { testProtocol } from '../helpers/protocol.js';
+import { captureLog } from '../helpers/rpcAsserts.js';
 
 /**
  * The Inbox on its own, driven with fake call contexts: every ordering claim is checked by
@@ -59,14 +59,6 @@ const sender: RpcSenderContext = { senderAddress: SENDER };
 
 function oneWay(value: string) {
   return { kind: 'OneWay' as const, message: TestRecord({ value }), sender };
-}
-
-/** Keeps the logs of these tests (onError warnings) off the test output. */
-function quietLogs(t: TestContext): string[] {
-  const lines: string[] = [];
-  const prev = setLogSink((l) => lines.push(l));
-  t.after(() => setLogSink(prev));
-  return lines;
 }
 
 /**
@@ -487,7 +479,7 @@ test('an onStart that throws reaches onError and the endpoint still receives mes
 });
 
 test('an onError that throws is logged and does not stop the inbox', async (t) => {
-  const lines = quietLogs(t);
+  const lines = captureLog(t);
   class BadOnError extends Throwing {
     override onError(): void {
       throw new Error('onError itself failed');

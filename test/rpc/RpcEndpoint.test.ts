@@ -7,13 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { defineSelfMessage, type WireMessage } from '../../backend/protocol/registry.js';
-import {
-  RpcEndpoint,
-  type RpcEndpointRef,
-  RpcEnv,
-  RpcError,
-  RpcErrorCode,
-} from '../../backend/rpc/index.js';
+import { RpcEndpoint, type RpcEndpointRef, RpcEnv, RpcErrorCode } from '../../backend/rpc/index.js';
 import {
   TestBig,
   TestBlob,
@@ -26,6 +20,7 @@ import {
 } from '../fixtures/testMessages.js';
 import { waitFor } from '../helpers/processes.js';
 import { testProtocol } from '../helpers/protocol.js';
+import { rpcError } from '../helpers/rpcAsserts.js';
 
 const Tick = defineSelfMessage('TestEndpointTick', 'A timer of the typed endpoint fired.', {});
 
@@ -66,15 +61,6 @@ async function pair(t: { after(fn: () => unknown): void }) {
   return { server, client, endpoint, ref };
 }
 
-function refusedWith(code: number, message: RegExp) {
-  return (err: unknown) => {
-    assert.ok(err instanceof RpcError, `expected an RpcError, got ${err}`);
-    assert.equal(err.code, code, err.message);
-    assert.match(err.message, message);
-    return true;
-  };
-}
-
 test('one-way messages reach their handler typed, and a request is answered with what it returns', async (t) => {
   const { client, ref } = await pair(t);
   ref.send(TestRecord({ value: 'a' }));
@@ -92,7 +78,7 @@ test('a one-way message sent as an ask is refused, saying to send it as a notifi
   const { ref } = await pair(t);
   await assert.rejects(
     ref.ask(TestRecord({ value: 'x' })),
-    refusedWith(
+    rpcError(
       RpcErrorCode.UnsupportedMessage,
       /^TestRecord is one-way: send it as a notification \(a JSON-RPC request without an id\)/,
     ),
@@ -115,7 +101,7 @@ test('a message with no handler is refused as unsupported', async (t) => {
   const { client, ref } = await pair(t);
   await assert.rejects(
     ref.ask(TestUnhandled({})),
-    refusedWith(
+    rpcError(
       RpcErrorCode.UnsupportedMessage,
       new RegExp(`^Unsupported message TestUnhandled from ${client.address}$`),
     ),
@@ -126,7 +112,7 @@ test('a reply of a type its request does not declare fails the ask', async (t) =
   const { ref } = await pair(t);
   await assert.rejects(
     ref.ask(TestBig({ bytes: 1 })),
-    refusedWith(
+    rpcError(
       RpcErrorCode.InvalidReply,
       /^Expected TestBlob in reply to TestBig from .*, got TestLog$/,
     ),
@@ -141,7 +127,7 @@ test('a self-message is handled when the endpoint sends it, and no peer can send
   await waitFor('the tick', () => endpoint.seen.includes('tick'));
   await assert.rejects(
     ref.ask({ type: 'TestEndpointTick' } as WireMessage),
-    refusedWith(RpcErrorCode.MethodNotFound, /TestEndpointTick is not a Wick message type/),
+    rpcError(RpcErrorCode.MethodNotFound, /TestEndpointTick is not a Wick message type/),
   );
   assert.deepEqual((await ref.ask(TestGetLog({}))).entries, ['tick']);
 });

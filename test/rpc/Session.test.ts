@@ -4,17 +4,17 @@
  * are bad or too large, closing, and the retirement of a duplicate connection.
  */
 import assert from 'node:assert/strict';
-import { type TestContext, test } from 'node:test';
+import { test } from 'node:test';
 import type { JSONRPCRequest, JSONRPCResponse } from 'json-rpc-2.0';
 import { RpcError, RpcErrorCode } from '../../backend/protocol/errors.js';
 import { FramedStream } from '../../backend/rpc/FramedStream.js';
 import { errorResponse, successResponse } from '../../backend/rpc/responses.js';
 import { RETIRE_METHOD, Session, type SessionHost } from '../../backend/rpc/Session.js';
 import { ManualClock } from '../../backend/util/clock.js';
-import { setLogSink } from '../../backend/util/log.js';
 import { duplexPair, RawEnd } from '../helpers/duplexPair.js';
 import { waitFor } from '../helpers/processes.js';
 import { testProtocol } from '../helpers/protocol.js';
+import { captureLog, rpcError } from '../helpers/rpcAsserts.js';
 
 type Handler = (req: JSONRPCRequest) => JSONRPCResponse | null | Promise<JSONRPCResponse | null>;
 
@@ -29,24 +29,6 @@ function withRaw(handle: Handler = () => null, maxBytes = 1024 * 1024) {
     { handleRequest: (req) => handle(req) },
   );
   return { session, stream, clock, raw: new RawEnd(b) };
-}
-
-function captureLog(t: TestContext): string[] {
-  const lines: string[] = [];
-  const prev = setLogSink((line) => lines.push(line));
-  t.after(() => {
-    setLogSink(prev);
-  });
-  return lines;
-}
-
-function rejectsWith(code: number, message?: RegExp) {
-  return (err: unknown) => {
-    assert.ok(err instanceof RpcError, String(err));
-    assert.equal(err.code, code, err.message);
-    if (message) assert.match(err.message, message);
-    return true;
-  };
 }
 
 test('responses settle the requests with their ids, in whatever order they come', async () => {
@@ -192,10 +174,7 @@ test('a reply over the size limit fails the request it answers', async (t) => {
   const asked = session.request('Ask', {}, 5_000, 'late');
   const r = await raw.take();
   raw.send({ jsonrpc: '2.0', id: r.id, result: { pad: 'x'.repeat(200) } });
-  await assert.rejects(
-    asked,
-    rejectsWith(RpcErrorCode.FrameTooLarge, /^Reply of \d+ bytes .*here$/),
-  );
+  await assert.rejects(asked, rpcError(RpcErrorCode.FrameTooLarge, /^Reply of \d+ bytes .*here$/));
 });
 
 test('what is too large to send fails here: an ask, a notification, a spliced one, a reply', async (t) => {
@@ -206,15 +185,15 @@ test('what is too large to send fails here: an ask, a notification, a spliced on
   );
   await assert.rejects(
     session.request('Ask', { pad: 'x'.repeat(200) }, 5_000, 'late'),
-    rejectsWith(RpcErrorCode.FrameTooLarge, /^Ask of \d+ bytes exceeds .*\(100 bytes\)$/),
+    rpcError(RpcErrorCode.FrameTooLarge, /^Ask of \d+ bytes exceeds .*\(100 bytes\)$/),
   );
   assert.throws(
     () => session.notify('Note', { pad: 'x'.repeat(200) }),
-    rejectsWith(RpcErrorCode.FrameTooLarge, /^Note of/),
+    rpcError(RpcErrorCode.FrameTooLarge, /^Note of/),
   );
   assert.throws(
     () => session.notifyWithBase64('Log', { message: {} }, 'data', 'A'.repeat(200)),
-    rejectsWith(RpcErrorCode.FrameTooLarge, /^Log of/),
+    rpcError(RpcErrorCode.FrameTooLarge, /^Log of/),
   );
   raw.send({ jsonrpc: '2.0', id: 1, method: 'Ask', params: {} });
   const r = await raw.take();
@@ -231,13 +210,13 @@ test('closing fails what is waiting, naming the peer; sends afterwards throw', a
   raw.stream.destroy();
   await assert.rejects(
     asked,
-    rejectsWith(RpcErrorCode.ConnectionClosed, /^Connection to peer:1 closed/),
+    rpcError(RpcErrorCode.ConnectionClosed, /^Connection to peer:1 closed/),
   );
   assert.ok(session.isClosed);
-  assert.throws(() => session.notify('Note', {}), rejectsWith(RpcErrorCode.ConnectionClosed));
+  assert.throws(() => session.notify('Note', {}), rpcError(RpcErrorCode.ConnectionClosed));
   await assert.rejects(
     session.request('Ask', {}, 5_000, 'late'),
-    rejectsWith(RpcErrorCode.ConnectionClosed),
+    rpcError(RpcErrorCode.ConnectionClosed),
   );
 });
 
@@ -247,7 +226,7 @@ test('closed because the env stopped, the asks fail with RpcEnvStopped itself', 
   await raw.take();
   const stopped = new RpcError(RpcErrorCode.RpcEnvStopped, 'RpcEnv stopped');
   session.close(stopped, true);
-  await assert.rejects(asked, rejectsWith(RpcErrorCode.RpcEnvStopped, /^RpcEnv stopped$/));
+  await assert.rejects(asked, rpcError(RpcErrorCode.RpcEnvStopped, /^RpcEnv stopped$/));
   await raw.closed;
 });
 
@@ -256,7 +235,7 @@ test('failPending fails the asks and leaves the session open', async () => {
   const asked = session.request('Ask', {}, 5_000, 'late');
   await raw.take();
   session.failPending(new RpcError(RpcErrorCode.RpcEnvStopped, 'RpcEnv stopped'));
-  await assert.rejects(asked, rejectsWith(RpcErrorCode.RpcEnvStopped));
+  await assert.rejects(asked, rpcError(RpcErrorCode.RpcEnvStopped));
   assert.ok(session.isOpen);
   session.notify('StillHere', {});
   assert.equal((await raw.take()).method, 'StillHere');

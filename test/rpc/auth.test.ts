@@ -9,10 +9,10 @@ import { after, before, describe, type TestContext, test } from 'node:test';
 import { WickConf } from '../../backend/conf/WickConf.js';
 import { clientProof, newNonce, serverProof } from '../../backend/rpc/auth.js';
 import { RpcEnv } from '../../backend/rpc/index.js';
-import { setLogSink } from '../../backend/util/log.js';
 import { Peer, RawClient, waitForStderr } from '../helpers/peer.js';
 import '../fixtures/testMessages.js';
 import { testProtocol } from '../helpers/protocol.js';
+import { captureLog } from '../helpers/rpcAsserts.js';
 
 /** Only against hangs (every wait here is on an event, never on a clock). */
 const HANG_GUARD_MS = 60_000;
@@ -66,19 +66,6 @@ async function clientEnv(t: TestContext, conf: Record<string, string> = {}): Pro
 async function ping(env: RpcEnv, address: string, seq = 1): Promise<void> {
   const reply = await env.endpointRef({ address, name: 'Echo' }).ask({ type: 'Ping', seq });
   assert.deepEqual(reply, { type: 'Pong', seq });
-}
-
-/** Collects what this process logs while the test runs. */
-function captureLog(t: TestContext): string[] {
-  const lines: string[] = [];
-  const prev = setLogSink((line) => {
-    lines.push(line);
-    prev(line);
-  });
-  t.after(() => {
-    setLogSink(prev);
-  });
-  return lines;
 }
 
 type CodedError = Error & { code?: number };

@@ -6,11 +6,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Ping, Pong } from '../../backend/protocol/rpc.js';
-import { RpcAddress, RpcEnv, RpcError, RpcErrorCode } from '../../backend/rpc/index.js';
+import { RpcAddress, RpcEnv, type RpcError, RpcErrorCode } from '../../backend/rpc/index.js';
 import { TestFail, TestGetLog, TestRecord, TestUnhandled } from '../fixtures/testMessages.js';
 import { checkNothingLeftRunning } from '../helpers/leaks.js';
 import { Peer } from '../helpers/peer.js';
 import { testProtocol } from '../helpers/protocol.js';
+import { rpcError } from '../helpers/rpcAsserts.js';
 
 checkNothingLeftRunning();
 
@@ -18,16 +19,6 @@ async function clientEnv(t: { after(fn: () => unknown): void }): Promise<RpcEnv>
   const env = await RpcEnv.create({ protocol: testProtocol, name: 'caller', clientMode: true });
   t.after(() => env.stop());
   return env;
-}
-
-function rpcError(code: number, message: string | RegExp) {
-  return (err: unknown) => {
-    assert.ok(err instanceof RpcError, `expected an RpcError, got ${err}`);
-    assert.equal(err.code, code, `code of "${err.message}"`);
-    if (typeof message === 'string') assert.equal(err.message, message);
-    else assert.match(err.message, message);
-    return true;
-  };
 }
 
 test('a second endpoint of the same name is refused, and the first keeps serving', async (t) => {
