@@ -10,25 +10,14 @@ import { Master } from '../../backend/master/Master.js';
 import * as selfMessages from '../../backend/master/messages.js';
 import { wickProtocol } from '../../backend/protocol/index.js';
 import { isMessageDef } from '../../backend/protocol/registry.js';
+import { messagesTo, selfMessagesOf } from '../helpers/boundaries.js';
 
 const master = new Master({ conf: new WickConf(), webUiPort: 0, webUiUrl: 'http://127.0.0.1:0' });
 const handled = master.handledMessages();
 
 test('the master handles every message its boundaries send it, and its self-messages', () => {
-  // A reply goes back to the asker, not through the master's inbox, though its boundary's.
-  const replies = new Set(
-    wickProtocol
-      .all()
-      .flatMap((d) => d.replies ?? [])
-      .map((d) => d.type),
-  );
-  const toMaster = wickProtocol
-    .all()
-    .filter((d) => d.to.includes('master') && !replies.has(d.type))
-    .map((d) => d.type);
-  const own = Object.values(selfMessages)
-    .filter(isMessageDef)
-    .map((d) => d.type);
+  const toMaster = messagesTo('master');
+  const own = selfMessagesOf(selfMessages);
   assert.ok(toMaster.includes('Heartbeat') && toMaster.includes('RequestSubmitDriver'));
   assert.deepEqual(handled.map((d) => d.type).sort(), [...toMaster, ...own].sort());
 });

@@ -10,6 +10,7 @@ import { wickProtocol } from '../../backend/protocol/index.js';
 import { isMessageDef } from '../../backend/protocol/registry.js';
 import * as selfMessages from '../../backend/worker/messages.js';
 import { Worker } from '../../backend/worker/Worker.js';
+import { messagesTo, selfMessagesOf } from '../helpers/boundaries.js';
 
 const worker = new Worker({
   conf: new WickConf({ 'wick.worker.executor.prestart': 'false' }),
@@ -25,19 +26,8 @@ const worker = new Worker({
 const handled = worker.handledMessages();
 
 test('the worker handles every message its boundaries send it, and its self-messages', () => {
-  const replies = new Set(
-    wickProtocol
-      .all()
-      .flatMap((d) => d.replies ?? [])
-      .map((d) => d.type),
-  );
-  const toWorker = wickProtocol
-    .all()
-    .filter((d) => d.to.includes('worker') && !replies.has(d.type))
-    .map((d) => d.type);
-  const own = Object.values(selfMessages)
-    .filter(isMessageDef)
-    .map((d) => d.type);
+  const toWorker = messagesTo('worker');
+  const own = selfMessagesOf(selfMessages);
   assert.ok(toWorker.includes('LaunchExecutor') && toWorker.includes('FollowLog'));
   assert.ok(toWorker.includes('MasterChanged'), 'MasterChanged goes to workers and drivers');
   assert.deepEqual(handled.map((d) => d.type).sort(), [...toWorker, ...own].sort());
