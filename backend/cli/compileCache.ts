@@ -18,10 +18,9 @@ import { Script } from 'node:vm';
  * Runs Wick's CLI bundle (dist/cli/main.cjs) with a V8 code cache, so that a command does not
  * parse and compile the same code on every start. Node 22 offers this as
  * module.enableCompileCache(); Node 20 does not, so Wick does it the way v8-compile-cache does
- * (vm.Script with cachedData), for its one bundle. Measured as 25 alternating runs each of
- * `wick submit examples/pi.ts 2` on an idle local cluster, this against the ES module chunks it
- * replaced: the first executor registered at 124 ms instead of 148, and the submit exited at
- * 169 ms instead of 211.
+ * (vm.Script with cachedData), for its one bundle: measured with `wick submit examples/pi.ts`
+ * against the ES module chunks it replaced, a submit reaches its first executor and exits sooner
+ * (bench/pi's end-to-end figures show by how much on the machine at hand).
  *
  * There is one cache file per command (`submit`, `status`, `master`…): each holds the functions
  * that command compiled in its first run, which is what its next run needs. A file is written once,

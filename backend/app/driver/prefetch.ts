@@ -18,21 +18,15 @@ import type { Offer } from './TaskScheduler.js';
  *
  * Each refill costs the driver and the executor a wake-up and a write or two, which for tasks of a
  * millisecond or so is CPU taken from the tasks themselves, and on a virtual machine each wake-up
- * of a thread on another CPU costs more again: the queue is long enough (300 ms) that refills come
- * every 150 ms of work, and that an executor may hold its tasks' ends for up to 150 ms to report
- * them together (100 ms in the task thread, OUTCOME_HOLD_MS, then 50 in StatusReporter) with work
- * to spare. On SparkPi's 1.7 ms tasks (bench/pi), going from 60 to 150 ms (with the holds from
- * 10–12 to 25–30 ms) took the executors' main threads from about 105 to 70 ms of CPU per job and
- * the driver's from 53 to 41 ms. At 150 ms the ends came too late for the refill, which came when
- * the executor had 0–40 ms of work left: one executor's task thread ran out and waited for it 5–9
- * times in each job of 1,000 tasks (3–8 ms each); at 300 ms, once, after the job's first task
- * (when the driver learns how long its tasks take). The cost is the end of a job: when its last
+ * of a thread on another CPU costs more again: the queue is long enough that refills come every
+ * half a queue of work, and that an executor may hold its tasks' ends for a while to report them
+ * together (OUTCOME_HOLD_MS in the task thread, then StatusReporter's hold) and still have work to
+ * spare when the refill comes. A shorter queue (bench/pi tried half this one) let task threads run
+ * out and wait for the refill several times per job. The cost is the end of a job: when its last
  * tasks are queued, an executor slower than the others would finish up to a queue's worth after
- * them (in SparkPi on two busy CPUs, one executor stood idle for the last 15–100 ms of most jobs;
- * keeping each queue to its share of what was left, by cores, did not shorten that measurably,
- * as executors run at uneven speeds on a shared machine).
- * So an executor that runs out takes over what another has queued and not started (takeBack):
- * the same jobs then ended 1–17 ms apart.
+ * them (keeping each queue to its share of what was left, by cores, did not help: executors run
+ * at uneven speeds on a shared machine). So an executor that runs out takes over what another has
+ * queued and not started (takeBack).
  */
 
 export const PREFETCH_PER_CORE = 192;

@@ -103,7 +103,7 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
   /**
    * Begins ending the task threads and returns without waiting for them, so that the RpcEnv closes
    * this executor's connections at once: a driver's stop() waits for its executors' connections to
-   * close, and ending a task thread (its heap) took 8–34 ms here. The status reports still held
+   * close, and ending a task thread (freeing its heap) takes milliseconds. The status reports still held
    * are written first (Executor.stop flushes them before it waits). The process waits for
    * threadsStopped() before it exits.
    */

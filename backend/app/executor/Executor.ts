@@ -59,9 +59,9 @@ interface Batch {
  * task of a few microseconds then costs a fraction of a message between threads instead of a round
  * trip. Tasks launched while a thread runs a batch are added to it (to the batch with the fewest
  * tasks not started, when there are several), so that a thread kept busy by the driver's prefetch
- * goes from task to task without waiting for us: ending a batch and starting the next took a task
- * thread 1–5 ms each time on a machine whose cores all run tasks (SparkPi's pool threads stood
- * idle 25–40 ms per 900 ms job that way, bench/pi). A thread that finds no task left closes its
+ * goes from task to task without waiting for us: ending a batch and starting the next costs a task
+ * thread milliseconds on a machine whose cores all run tasks, which SparkPi's threads spent idle
+ * (bench/pi). A thread that finds no task left closes its
  * batch; those launched after that start a new one.
  *
  * A task is RUNNING (reported, and logged) once we learn its thread has started it, and FINISHED

@@ -13,12 +13,10 @@ import v8 from 'node:v8';
  * The new space keeps V8's default size, 4 MiB for a worker thread here: SparkPi's darts box two
  * doubles each (Math.random), about 3 MB per task of 10^5 darts, so a scavenge comes about every
  * task. A bigger one (`--min-semi-space-size=16`, set here before) scavenges less often but not
- * for less: a scavenge's cost grows with the space, and SparkPi's 1,000 tasks on one thread spent
- * the same on them (777 scavenges of 0.065 ms at 4 MiB against 194 of 0.244 at 16). And every page
- * of a bigger space costs a page fault the first time it is used (2–4 µs each on this virtual
- * machine), which a fresh thread pays in its first tasks: the first 12 tasks of SparkPi on fresh
- * executors took 41–61 ms (median 46) at 16 MiB, 34–45 (median 36) at 4 MiB. (Scratch harnesses:
- * the pipeline loop on one worker thread; SparkPi apps of 4 jobs on a local cluster.)
+ * for less: a scavenge's cost grows with the space, and SparkPi's tasks spent the same on them in
+ * all. And every page of a bigger space costs a page fault the first time it is used, which a
+ * fresh thread pays in its first tasks: SparkPi's first tasks on fresh executors were slower at
+ * 16 MiB than at 4.
  *
  * dist/wick.cjs sets them too, before it compiles the CLI bundle, when it runs an executor: V8
  * refuses a code cache made under other flags (backend/cli/compileCache.ts), so an executor that

@@ -57,14 +57,13 @@ export const CONTROL_LENGTH = 3;
  * past this. Each post wakes the executor's main thread, which reports to the driver, which
  * refills the executor's queue: each of those wake-ups takes a CPU from a task thread for a
  * while, and on a machine whose cores all run tasks that is what a job of millisecond tasks
- * loses most (SparkPi's 1,000 tasks ran about 3% faster on 2 cores with 100 ms than with 30 ms,
- * see the pi benchmark). The driver keeps about 300 ms of work queued per core (DriverEndpoint's
- * prefetch) and refills it half a queue at a time, so ends heard up to 100 ms late (150 with
- * StatusReporter's hold) leave the queue time to be refilled (should they not, the thread runs
- * out and closes its batch, and the refill starts the next); the last task of a batch is posted
- * as it ends. Holding no longer than half the work left, or posting what is held once the tasks
- * left fall below 50 ms of work (with a 150 ms queue), left SparkPi's task threads no less idle
- * between tasks, and the first doubled the executors' writes per task (0.19 to 0.37).
+ * loses most (bench/pi: SparkPi runs faster with this hold than with a third of it). The driver
+ * keeps PREFETCH_QUEUE_MS of work queued per core (app/driver/prefetch.ts) and refills it half a
+ * queue at a time, so ends heard this late (plus StatusReporter's hold) leave the queue time to
+ * be refilled (should they not, the thread runs out and closes its batch, and the refill starts
+ * the next); the last task of a batch is posted as it ends. Holding no longer than half the work
+ * left, or posting what is held once little work is left, left SparkPi's task threads no less
+ * idle between tasks, and the first doubled the executors' writes per task.
  */
 export const OUTCOME_HOLD_MS = 100;
 
