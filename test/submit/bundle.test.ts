@@ -54,7 +54,7 @@ test('an unchanged app is bundled once; an edit of an imported file bundles agai
   await writeOld(join(dir, 'helper.ts'), "export const word: string = 'first';\n");
   await writeOld(
     join(dir, 'app.ts'),
-    "import { word } from '../cli/submit/helper.js';\nconsole.log(word);\n",
+    "import { word } from './helper.js';\nconsole.log(word);\n",
   );
   const app = join(dir, 'app.ts');
 
@@ -81,7 +81,7 @@ test('a file added beside an input makes the bundle stale (resolution may change
   await writeOld(join(dir, 'dep.js'), "export const from = 'js';\n");
   await writeOld(
     join(dir, 'app.ts'),
-    "import { from } from '../cli/submit/dep';\nconsole.log(from);\n",
+    "import { from } from './dep';\nconsole.log(from);\n",
   );
   const app = join(dir, 'app.ts');
   assert.match(await bundled(app), /"js"/);
