@@ -52,10 +52,7 @@ test('an unchanged app is bundled once; an edit of an imported file bundles agai
   const cacheDir = join(root, 'cache-edit');
   process.env.WICK_BUNDLE_CACHE = cacheDir;
   await writeOld(join(dir, 'helper.ts'), "export const word: string = 'first';\n");
-  await writeOld(
-    join(dir, 'app.ts'),
-    "import { word } from './helper.js';\nconsole.log(word);\n",
-  );
+  await writeOld(join(dir, 'app.ts'), "import { word } from './helper.js';\nconsole.log(word);\n");
   const app = join(dir, 'app.ts');
 
   const one = await bundled(app);
@@ -79,10 +76,7 @@ test('a file added beside an input makes the bundle stale (resolution may change
   const dir = await mkdtemp(join(root, 'app-'));
   process.env.WICK_BUNDLE_CACHE = join(root, 'cache-add');
   await writeOld(join(dir, 'dep.js'), "export const from = 'js';\n");
-  await writeOld(
-    join(dir, 'app.ts'),
-    "import { from } from './dep';\nconsole.log(from);\n",
-  );
+  await writeOld(join(dir, 'app.ts'), "import { from } from './dep';\nconsole.log(from);\n");
   const app = join(dir, 'app.ts');
   assert.match(await bundled(app), /"js"/);
   // esbuild prefers dep.ts over dep.js for './dep': a new file changes what the app imports.
