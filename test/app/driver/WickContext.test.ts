@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { WickContext } from '../../../backend/app/index.js';
 import { RegisterApplication } from '../../../backend/protocol/app.js';
-import { MasterStateResponse, RequestMasterState } from '../../../backend/protocol/state.js';
-import { RpcEndpoint, RpcEnv } from '../../../backend/rpc/index.js';
+import { RpcEnv } from '../../../backend/rpc/index.js';
+import { MockMaster } from '../../helpers/mockMaster.js';
 import { unusedPort } from '../../helpers/net.js';
 import { testProtocol } from '../../helpers/protocol.js';
 
@@ -86,27 +86,14 @@ test('no master reachable: every URL tried is listed with why', async () => {
 });
 
 /** A master that is not ALIVE: it answers state queries and ignores registrations. */
-class StandbyMaster extends RpcEndpoint {
+class StandbyMaster extends MockMaster {
   registrations = 0;
 
   constructor(url: string) {
-    super();
+    super('STANDBY', url);
     this.on(RegisterApplication, () => {
       this.registrations++;
     });
-    this.on(RequestMasterState, () =>
-      MasterStateResponse({
-        url,
-        webUiUrl: 'http://127.0.0.1:1',
-        status: 'STANDBY',
-        workers: [],
-        activeApps: [],
-        completedApps: [],
-        activeDrivers: [],
-        completedDrivers: [],
-        seq: 0,
-      }),
-    );
   }
 }
 
