@@ -169,15 +169,21 @@ test('maxExecutorRetries failures in a row with none running → FAILED; never w
   await good.endpoint.next('ApplicationFinished', (m) => m.id === appId);
 });
 
-test('UnregisterApplication → FINISHED; its executors killed and resources freed', {
-  timeout: 60_000,
-}, async (t) => {
+/** A master, a client of its state, one worker, and an application with its executor launched. */
+async function oneAppOnOneWorker(t: Parameters<typeof MockWorker.start>[0]) {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const [w] = (await workers(t, master.url, 1)) as [MockWorker];
   const app = await MockApp.start(t, master.url);
   const appId = await app.register(appDescription({ memoryPerExecutorMB: 256 }));
   const launch = await w.endpoint.next('LaunchExecutor');
+  return { master, client, w, app, appId, launch };
+}
+
+test('UnregisterApplication → FINISHED; its executors killed and resources freed', {
+  timeout: 60_000,
+}, async (t) => {
+  const { client, w, app, appId, launch } = await oneAppOnOneWorker(t);
   app.unregister();
   const kill = await w.endpoint.next('KillExecutor');
   assert.deepEqual([kill.appId, kill.execId], [appId, launch.execId]);
@@ -196,12 +202,7 @@ test('UnregisterApplication → FINISHED; its executors killed and resources fre
 test('after UnregisterApplication, how each executor really ended replaces the KILLED presumed, without a warning', {
   timeout: 60_000,
 }, async (t) => {
-  const master = await startMaster(t);
-  const client = await connectClient(t, master.url);
-  const [w] = (await workers(t, master.url, 1)) as [MockWorker];
-  const app = await MockApp.start(t, master.url);
-  const appId = await app.register(appDescription({ memoryPerExecutorMB: 256 }));
-  const launch = await w.endpoint.next('LaunchExecutor');
+  const { master, client, w, app, appId, launch } = await oneAppOnOneWorker(t);
   const execId = launch.execId as number;
   w.executorStateChanged(appId, execId, 'RUNNING');
   await client.waitFor((s) => appIn(s, appId)?.executors[0]?.state === 'RUNNING');

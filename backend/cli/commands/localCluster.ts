@@ -1,19 +1,12 @@
 import type { Command } from 'commander';
-import { startLocalCluster } from '../../launcher/localClusterProcess.js';
+import { type LocalClusterOptions, startLocalCluster } from '../../launcher/localClusterProcess.js';
 import { collect } from '../options.js';
 
-interface Flags {
+/** The options as commander gives them: the counts still strings. */
+type Flags = Omit<LocalClusterOptions, 'workers' | 'masters'> & {
   workers: string;
-  cores: string;
-  memory: string;
-  host: string;
-  port: string;
-  webuiPort: string;
-  workDir: string;
-  conf: string[];
   masters: string;
-  zookeeper?: string;
-}
+};
 
 /**
  * `wick local-cluster`: a master and N workers on this machine, ready when every worker is
