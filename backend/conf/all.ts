@@ -8,5 +8,6 @@ import './app.js';
 import './daemon.js';
 import './deploy.js';
 import './master.js';
+import './reverseProxy.js';
 import './rpc.js';
 import './worker.js';

@@ -1,11 +1,15 @@
 import { DaemonConf } from '../conf/daemon.js';
 import { MasterConf } from '../conf/master.js';
+import { ReverseProxyConf } from '../conf/reverseProxy.js';
 import type { WickConf } from '../conf/WickConf.js';
+import { LOG_RELAY_ENDPOINT } from '../protocol/endpoints.js';
 import { wickProtocol } from '../protocol/index.js';
 import { RpcConf, type RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import type { Clock } from '../util/clock.js';
 import type { LeaderElectionAgentFactory } from './leader/LeaderElectionAgent.js';
 import { zooKeeperLeaderAgent } from './leader/ZooKeeperLeaderElectionAgent.js';
+import { LogRelay } from './logRelay/LogRelay.js';
+import { locateLogWorker } from './logRelay/locate.js';
 import { Master } from './Master.js';
 import { FileSystemPersistenceEngine } from './persistence/FileSystemPersistenceEngine.js';
 import type { PersistenceEngine } from './persistence/PersistenceEngine.js';
@@ -99,6 +103,13 @@ export async function startMaster(
     clock,
   });
   env.setupEndpoint(Master.ENDPOINT_NAME, master);
+  env.setupEndpoint(
+    LOG_RELAY_ENDPOINT,
+    new LogRelay({
+      locate: (source) => locateLogWorker(master.cluster, source),
+      maxFollowsPerClient: conf.get(ReverseProxyConf.maxFollowsPerClient),
+    }),
+  );
   webUi.attach(env);
   return {
     env,

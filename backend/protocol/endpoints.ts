@@ -10,6 +10,11 @@ export const WORKER_ENDPOINT = 'Worker';
 export const WORKER_SYSTEM = 'wickWorker';
 /** A web UI's log follower in its daemon's RpcEnv (the follows its pages open). */
 export const WEB_UI_ENDPOINT = 'WebUI';
+/**
+ * The master's relay of the workers' log messages (RequestLogRange, FollowLog, StopFollowLog), in
+ * the master's RpcEnv: how a client that cannot reach a worker reads its logs.
+ */
+export const LOG_RELAY_ENDPOINT = 'LogRelay';
 /** The master's web UI's mirror of the Master's state, in the master's RpcEnv. */
 export const WEB_UI_STATE_ENDPOINT = 'WebUIState';
 /** The application's client of the masters, in its driver (Spark's StandaloneAppClient). */

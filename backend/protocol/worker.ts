@@ -12,7 +12,13 @@ import {
 } from './common.js';
 import { boundary, defineMessage } from './registry.js';
 
-/** Clients ↔ a Worker: its state and the logs of its executors and drivers. */
+/**
+ * Clients ↔ a Worker: its state and the logs of its executors and drivers. The log messages are
+ * also answered by the master's LogRelay endpoint, for any worker it knows (Spark's
+ * spark.ui.reverseProxy, for RPC): a client that reaches only the master sends them there, and the
+ * master relays them to the worker that holds the log over its own connection with that worker,
+ * and the worker's pushes back. Hence their second receiver and sender, `master`.
+ */
 
 const c2w = boundary('Client ↔ Worker', 'client', 'worker');
 
@@ -55,6 +61,8 @@ export const WorkerStateResponse = defineMessage(
     coresUsed: Cores,
     memoryUsed: MemoryMB,
     workDir: Type.String(),
+    /** For operators and tests: follows end when their follower goes, so this goes back to 0. */
+    logFollows: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
     executors: Type.Array(RunnerInfo),
     finishedExecutors: Type.Array(RunnerInfo),
     drivers: Type.Array(RunnerInfo),
@@ -79,7 +87,7 @@ export const RequestLogRange = defineMessage(
     offset: Type.Optional(Type.Integer({ minimum: 0 })),
     length: Type.Optional(Type.Integer({ minimum: 0, maximum: 16 * 1024 * 1024 })),
   },
-  { reply: () => LogRangeResponse },
+  { reply: () => LogRangeResponse, to: ['worker', 'master'] },
 );
 
 export const LogRangeResponse = defineMessage(c2w, 'LogRangeResponse', 'Bytes of a log, base64.', {
@@ -99,7 +107,7 @@ export const FollowLog = defineMessage(
     offset: Type.Integer({ minimum: 0 }),
     follower: EndpointRefData,
   },
-  { reply: () => LogFollowStarted },
+  { reply: () => LogFollowStarted, to: ['worker', 'master'] },
 );
 
 export const LogFollowStarted = defineMessage(c2w, 'LogFollowStarted', 'The answer to FollowLog.', {
@@ -116,7 +124,7 @@ export const LogChunk = defineMessage(
     offset: Type.Integer({ minimum: 0 }),
     data: Type.String({ contentEncoding: 'base64' }),
   },
-  { from: 'worker', to: ['client'] },
+  { from: ['worker', 'master'], to: ['client', 'master'] },
 );
 
 export const LogFollowEnded = defineMessage(
@@ -128,9 +136,13 @@ export const LogFollowEnded = defineMessage(
     totalSize: Type.Integer({ minimum: 0 }),
     reason: Type.String(),
   },
-  { from: 'worker', to: ['client'] },
+  { from: ['worker', 'master'], to: ['client', 'master'] },
 );
 
-export const StopFollowLog = defineMessage(c2w, 'StopFollowLog', 'Stop pushing chunks.', {
-  followId: Type.String(),
-});
+export const StopFollowLog = defineMessage(
+  c2w,
+  'StopFollowLog',
+  'Stop pushing chunks.',
+  { followId: Type.String({ maxLength: 100 }) },
+  { to: ['worker', 'master'] },
+);

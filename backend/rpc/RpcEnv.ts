@@ -24,7 +24,7 @@ import {
   RpcAddress,
 } from './RpcAddress.js';
 import type { RpcCallContext, RpcEndpoint } from './RpcEndpoint.js';
-import { RpcEndpointRef } from './RpcEndpointRef.js';
+import { type AskOptions, RpcEndpointRef } from './RpcEndpointRef.js';
 import { RpcEndpointVerifier } from './RpcEndpointVerifier.js';
 import { replyProblem } from './replyProblem.js';
 import type { Session } from './Session.js';
@@ -204,11 +204,19 @@ export class RpcEnv implements ConnectionsHost {
     return new RpcEndpointRef(data.address, data.name, this);
   }
 
-  /** A ref to a remote endpoint, after checking that it exists (Spark's RpcEndpointVerifier). */
-  async setupEndpointRef(address: RpcAddress | string, name: string): Promise<RpcEndpointRef> {
+  /**
+   * A ref to a remote endpoint, after checking that it exists (Spark's RpcEndpointVerifier).
+   * `options.timeout` bounds the check, connecting included (a probe of whether a peer can be
+   * reached at all); default wick.rpc.askTimeout.
+   */
+  async setupEndpointRef(
+    address: RpcAddress | string,
+    name: string,
+    options?: AskOptions,
+  ): Promise<RpcEndpointRef> {
     const addr = typeof address === 'string' ? address : address.hostPort;
     const verifier = new RpcEndpointRef(addr, RpcEndpointVerifier.NAME, this);
-    const reply = await verifier.ask(CheckExistence({ name }));
+    const reply = await verifier.ask(CheckExistence({ name }), options);
     if (reply.type !== 'CheckExistenceResponse' || reply.exists !== true) {
       throw new RpcError(
         RpcErrorCode.EndpointNotFound,

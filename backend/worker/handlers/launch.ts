@@ -183,6 +183,7 @@ function workerState(w: Worker) {
     coresUsed: w.resources.coresUsed,
     memoryUsed: w.resources.memoryUsed,
     workDir: w.workDir,
+    logFollows: w.logFollows.size,
     executors: w.runners.runningExecutors().map(exec),
     finishedExecutors: w.runners.retainedExecutors().map(exec),
     drivers: w.runners.runningDrivers().map(driver),

@@ -1,0 +1,26 @@
+import { conf } from './WickConf.js';
+
+/**
+ * Logs through the master (Spark's spark.ui.reverseProxy): a client that can reach only the
+ * master — a laptop with a tunnel to port 7077 — still reads every worker's logs, because the
+ * master relays them over its own connections with the workers.
+ */
+export const ReverseProxyConf = {
+  enabled: conf.bool(
+    'wick.ui.reverseProxy',
+    false,
+    'Clients (`wick logs`, the agent) read and follow every log through the master instead of trying the worker first.',
+  ),
+  workerConnectTimeout: conf.durationMs(
+    'wick.ui.reverseProxy.workerConnectTimeout',
+    '3s',
+    'How long a client tries to reach a worker directly before it reads that worker’s logs through the master.',
+  ),
+  maxFollowsPerClient: conf.int(
+    'wick.ui.reverseProxy.maxFollowsPerClient',
+    32,
+    'Log follows the master relays at once for one client; one more is refused with a message saying so.',
+    1,
+    10_000,
+  ),
+};
