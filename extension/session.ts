@@ -102,6 +102,7 @@ export class Session implements vscode.Disposable {
         cores: c.get<number>('localCluster.cores', 2),
         memory: c.get<string>('localCluster.memory', '2g'),
       },
+      reverseProxy: c.get<boolean>('ui.reverseProxy', false),
     };
     const conn = await vscode.window.withProgress(
       {

@@ -9,14 +9,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LogRouter } from '../client/LogRouter.js';
 import { MasterSession } from '../client/MasterSession.js';
 import { clientEnv } from '../client/masterConnection.js';
-import { findLogWorker, workerEndpoint } from '../client/workerLookup.js';
+import { ReverseProxyConf } from '../conf/reverseProxy.js';
 import { type LocalCluster, startLocalCluster } from '../launcher/localClusterProcess.js';
 import { RequestKillApplication, RequestKillDriver } from '../protocol/client.js';
 import { RequestLogRange } from '../protocol/worker.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
-import { logFields } from '../shared/logSource.js';
+import { describeLogSource, logFields } from '../shared/logSource.js';
 import { LogForwarder } from './LogForwarder.js';
 import type {
   Connection,
@@ -45,6 +46,8 @@ export class Agent {
   private connection: Connection = { kind: 'disconnected' };
   private connecting: Promise<Connection> | undefined;
   private forwarder: LogForwarder | undefined;
+  /** Which way each log is read (the worker, or the master's relay); made on connecting. */
+  private router: LogRouter | undefined;
   private readonly children = new Set<{ kill(): unknown }>();
   private outputDir: string | undefined;
   private shuttingDown: Promise<void> | undefined;
@@ -85,6 +88,10 @@ export class Agent {
 
   private async doConnect(p: ConnectParams): Promise<Connection> {
     const env = await this.rpc();
+    this.router = new LogRouter(env, {
+      reverseProxy: p.reverseProxy ?? false,
+      workerConnectTimeoutMs: ReverseProxyConf.workerConnectTimeout.defaultValue,
+    });
     let url = p.master;
     let webUiUrl = '';
     const local = p.master === 'local';
@@ -227,15 +234,24 @@ export class Agent {
     });
   }
 
-  /** The Worker endpoint that holds a log, from the mirrored state. */
-  private worker(source: LogSource): RpcEndpointRef {
+  /**
+   * Where a log's messages go, from the mirrored state: the worker that holds it, or the master's
+   * relay when that worker cannot be reached from here (the reason goes to the output channel).
+   */
+  private async logEndpoint(source: LogSource): Promise<RpcEndpointRef> {
     const state = this.session?.state;
-    if (!state || !this.env) throw new Error('Not connected to a master');
-    return workerEndpoint(this.env, findLogWorker(state, source));
+    if (!state || !this.session || !this.router) throw new Error('Not connected to a master');
+    const route = await this.router.route(state, source, this.session.master);
+    if (route.via === 'master' && route.reason) {
+      this.sink.log(
+        `Reading ${describeLogSource(source)}'s log through the master: ${route.reason}`,
+      );
+    }
+    return route.ref;
   }
 
   async logRange(p: LogRangeParams): Promise<LogRange> {
-    const r = await this.worker(p.source).ask(
+    const r = await (await this.logEndpoint(p.source)).ask(
       RequestLogRange({
         ...logFields(p.source, p.stream),
         length: p.length,
@@ -248,7 +264,7 @@ export class Agent {
   async followLog(p: FollowLogParams): Promise<{ totalSize: number }> {
     await this.rpc();
     const forwarder = this.forwarder as LogForwarder;
-    return forwarder.forward(this.worker(p.source), p);
+    return forwarder.forward(await this.logEndpoint(p.source), p);
   }
 
   stopFollowLog(followId: string): void {

@@ -37,6 +37,8 @@ export interface ConnectParams {
   /** `local` or wick://host:port[,host:port…] */
   master: string;
   localCluster: LocalClusterSettings;
+  /** wick.ui.reverseProxy: read every log through the master (else only unreachable workers'). */
+  reverseProxy?: boolean;
 }
 /** Connect to a master (starting the embedded local cluster for `local`); idempotent. */
 export const Connect = new RequestType<ConnectParams, Connection, void>('wick/connect');

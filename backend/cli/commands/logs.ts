@@ -1,37 +1,68 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { LogFollower } from '../../client/LogFollower.js';
+import { LogRouter, logRouterOptions } from '../../client/LogRouter.js';
 import { masterState, withMaster } from '../../client/masterConnection.js';
-import { findLogWorker, workerEndpoint } from '../../client/workerLookup.js';
+import { loadConf } from '../../conf/load.js';
 import { bytesOf } from '../../protocol/base64.js';
 import { RequestLogRange } from '../../protocol/worker.js';
 import type { RpcEndpointRef, RpcEnv } from '../../rpc/index.js';
 import { type LogSource, type LogStream, logFields } from '../../shared/logSource.js';
-import { defaultMasterUrl } from '../options.js';
+import { addConfOptions, defaultMasterUrl } from '../options.js';
 
-/** `wick logs`: an executor's or driver's stdout/stderr, read from its worker, optionally followed. */
+interface LogsFlags {
+  master?: string;
+  follow?: boolean;
+  stderr?: boolean;
+  conf: string[];
+  propertiesFile?: string;
+}
+
+/**
+ * `wick logs`: an executor's or driver's stdout/stderr, read from its worker, optionally followed.
+ * A worker this machine cannot reach (a laptop with a tunnel to the master) is read through the
+ * master, as with --conf wick.ui.reverseProxy=true always; a line on stderr says so.
+ */
 export function registerLogs(program: Command): void {
-  program
-    .command('logs')
-    .description("Print an executor's or a driver's log (stdout, or stderr with --stderr)")
-    .argument('<id>', 'app-id/exec-id (an executor) or driver-id')
-    .option('--master <url>', 'master URL (default $WICK_MASTER or wick://127.0.0.1:7077)')
-    .option('-f, --follow', 'keep printing what is written until the process ends')
-    .option('--stderr', 'stderr instead of stdout')
-    .action(async (id: string, flags: { master?: string; follow?: boolean; stderr?: boolean }) => {
-      const stream = flags.stderr ? 'stderr' : 'stdout';
-      const source = parseLogId(id);
-      await withMaster(flags.master ?? defaultMasterUrl(), async (master, env) => {
-        const worker = workerEndpoint(env, findLogWorker(await masterState(master), source));
-        const range = await worker.ask(RequestLogRange(logFields(source, stream)));
+  addConfOptions(
+    program
+      .command('logs')
+      .description("Print an executor's or a driver's log (stdout, or stderr with --stderr)")
+      .argument('<id>', 'app-id/exec-id (an executor) or driver-id')
+      .option('--master <url>', 'master URL (default $WICK_MASTER or wick://127.0.0.1:7077)')
+      .option('-f, --follow', 'keep printing what is written until the process ends')
+      .option('--stderr', 'stderr instead of stdout'),
+  ).action(async (id: string, flags: LogsFlags) => {
+    const stream = flags.stderr ? 'stderr' : 'stdout';
+    const source = parseLogId(id);
+    const conf = loadConf({ confPairs: flags.conf, propertiesFile: flags.propertiesFile });
+    await withMaster(
+      flags.master ?? defaultMasterUrl(),
+      async (master, env) => {
+        const router = new LogRouter(env, logRouterOptions(conf));
+        const route = await router.route(await masterState(master), source, master);
+        if (route.via === 'master') {
+          process.stderr.write(
+            `[wick logs] through the master at ${master.address}: ${route.reason}\n`,
+          );
+        }
+        const range = await route.ref.ask(RequestLogRange(logFields(source, stream)));
         const data = bytesOf(range, 'data');
         process.stdout.write(data);
         if (flags.follow) {
-          const reason = await followLog(worker, env, source, stream, range.offset + data.length);
+          const reason = await followLog(
+            route.ref,
+            env,
+            source,
+            stream,
+            range.offset + data.length,
+          );
           process.stderr.write(`[wick logs] ${reason}\n`);
         }
-      });
-    });
+      },
+      conf,
+    );
+  });
 }
 
 export function parseLogId(id: string): LogSource {
@@ -43,9 +74,12 @@ export function parseLogId(id: string): LogSource {
   );
 }
 
-/** Prints a log from `offset` as it is written; resolves with why the follow ended. */
+/**
+ * Prints a log from `offset` as it is written; resolves with why the follow ended. `from` is the
+ * worker that holds it or the master's LogRelay (LogRouter's choice).
+ */
 export async function followLog(
-  worker: RpcEndpointRef,
+  from: RpcEndpointRef,
   env: RpcEnv,
   source: LogSource,
   stream: LogStream,
@@ -66,7 +100,7 @@ export async function followLog(
   process.once('SIGINT', onSigint);
   try {
     await follower.follow(
-      worker,
+      from,
       { source, stream, offset, followId },
       {
         chunk: (c) => {

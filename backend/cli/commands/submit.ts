@@ -4,13 +4,16 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type Command, Option } from 'commander';
 import { takeLauncherFd } from '../../app/driver/launcherReport.js';
+import { LogRouter, logRouterOptions } from '../../client/LogRouter.js';
 import { MasterStateMirror } from '../../client/MasterStateMirror.js';
 import { withMaster } from '../../client/masterConnection.js';
-import { findLogWorker, LookupFailed, workerEndpoint } from '../../client/workerLookup.js';
+import { LookupFailed } from '../../client/workerLookup.js';
 import { parseMemoryMB } from '../../conf/daemon.js';
 import { parseInteger } from '../../conf/parse.js';
+import { WickConf } from '../../conf/WickConf.js';
 import type { LocalCluster } from '../../launcher/localClusterProcess.js';
 import { RequestSubmitDriver } from '../../protocol/client.js';
+import type { RpcEndpointRef } from '../../rpc/index.js';
 import { bundleApp } from '../../submit/bundle.js';
 import { driverDescription } from '../../submit/driverDescription.js';
 import { keepForCluster } from '../../submit/keptBundles.js';
@@ -206,14 +209,31 @@ async function followDriverLog(
   }
 }
 
-/** The worker running the driver; none when it ended before it was placed (or its worker went). */
-function driverWorker(
+/**
+ * Where to read the driver's log: its worker, or the master's relay when this machine cannot reach
+ * that worker (or wick.ui.reverseProxy is on); none when it ended before it was placed (or its
+ * worker went).
+ */
+async function driverLogRoute(
   state: NonNullable<MasterStateMirror['state']>,
   driverId: string,
   env: Parameters<typeof followLog>[1],
+  master: RpcEndpointRef,
+  conf: Record<string, string>,
 ) {
+  const options = new WickConf();
+  for (const [k, v] of Object.entries(conf))
+    if (k.startsWith('wick.ui.reverseProxy')) options.set(k, v);
   try {
-    return workerEndpoint(env, findLogWorker(state, { driverId }));
+    const route = await new LogRouter(env, logRouterOptions(options)).route(
+      state,
+      { driverId },
+      master,
+    );
+    if (route.via === 'master') {
+      process.stderr.write(`Reading the driver's log through the master: ${route.reason}\n`);
+    }
+    return route.ref;
   } catch (err) {
     if (err instanceof LookupFailed) return undefined;
     throw err;
@@ -262,7 +282,7 @@ async function submitToCluster(
         (d.workerId !== undefined || ['FINISHED', 'FAILED', 'KILLED', 'ERROR'].includes(d.state))
       );
     });
-    const worker = driverWorker(placed, driverId, env);
+    const worker = await driverLogRoute(placed, driverId, env, master, conf);
     if (worker) {
       await followDriverLog(worker, env, driverId, () => {
         const s = mirror.state;
