@@ -17,6 +17,7 @@ import { failure, mountLogApi } from './logApi.js';
 import { MasterStateFeed } from './MasterStateFeed.js';
 import { sseResponse } from './sse.js';
 import { UiServer } from './UiServer.js';
+import { mountWorkerProxy } from './workerProxy.js';
 
 const log = getLogger('MasterWebUI');
 
@@ -24,7 +25,8 @@ const log = getLogger('MasterWebUI');
  * The master's web UI port (Spark's MasterWebUI): the dashboard at /, Spark's /json and
  * /json/clusterutilization, and the dashboard's API — the state pushed over Server-Sent Events
  * (from the web UI's own subscription to the Master, never by polling), the workers' own states
- * and logs (asked of the right worker over RPC), and kills (see killApi.ts).
+ * and logs (asked of the right worker over RPC), each worker's pages under /proxy/<workerId>/
+ * (workerProxy.ts: a browser that reaches only the master sees every log), and kills (killApi.ts).
  */
 export class MasterWebUI {
   private stateFeed: MasterStateFeed | undefined;
@@ -104,6 +106,11 @@ export class MasterWebUI {
       ui,
       () => self.logs,
       (source) => self.locateLog(source),
+    );
+    mountWorkerProxy(
+      ui,
+      () => self.logs,
+      (workerId) => self.workerRef(workerId),
     );
     mountKillApi(
       ui,

@@ -7,8 +7,8 @@ import { parseLogRequest } from './logParams.js';
 import { type SseChannel, type SseMessage, sseResponse } from './sse.js';
 import type { UiServer } from './UiServer.js';
 
-/** Which worker holds a log; a sentence when none does. */
-export type LocateLog = (source: LogSource) => RpcEndpointRef | string;
+/** Which worker holds a log (`c`: the request, for a worker named in its path); a sentence when none does. */
+export type LocateLog = (source: LogSource, c: Context) => RpcEndpointRef | string;
 
 const ASK_TIMEOUT_MS = 30_000;
 
@@ -22,11 +22,13 @@ export function mountLogApi(
   ui: UiServer,
   follower: () => LogFollower | undefined,
   locate: LocateLog,
+  /** Where the routes are: '' for /api/log, `/proxy/:workerId` for the master's proxy of one worker. */
+  base = '',
 ): void {
-  ui.app.get('/api/log', async (c) => {
+  ui.app.get(`${base}/api/log`, async (c) => {
     const req = parseLogRequest((n) => c.req.query(n));
     if (typeof req === 'string') return c.text(`${req}\n`, 400);
-    const worker = locate(req.source);
+    const worker = locate(req.source, c);
     if (typeof worker === 'string') return c.text(`${worker}\n`, 404);
     try {
       const r = await worker.ask(
@@ -43,11 +45,11 @@ export function mountLogApi(
     }
   });
 
-  ui.app.get('/api/log/follow', async (c) => {
+  ui.app.get(`${base}/api/log/follow`, async (c) => {
     const req = parseLogRequest((n) => c.req.query(n));
     if (typeof req === 'string') return c.text(`${req}\n`, 400);
     if (req.offset === undefined) return c.text('A follow needs an offset\n', 400);
-    const worker = locate(req.source);
+    const worker = locate(req.source, c);
     if (typeof worker === 'string') return c.text(`${worker}\n`, 404);
     const logs = follower();
     if (!logs) return c.text('The web UI is starting\n', 503);

@@ -10,6 +10,10 @@ import { KillButton } from './KillButton.js';
 /** The tables of Spark's master page: workers, applications and drivers. */
 
 export function WorkersTable({ workers }: { workers: WorkerSummary[] }) {
+  const { config } = useDashboard();
+  // Served by the master's web UI, a worker's pages are also under the master's /proxy/<id>/
+  // (Spark's reverseProxy): the one link that works in a browser that reaches only the master.
+  const proxied = config.mode === 'master' && config.host === 'web';
   return (
     <Table
       caption="Workers"
@@ -40,6 +44,12 @@ export function WorkersTable({ workers }: { workers: WorkerSummary[] }) {
               </a>
             ) : (
               w.webUiAddress
+            )}
+            {proxied && (
+              <>
+                {' '}
+                (<a href={`/proxy/${encodeURIComponent(w.id)}/`}>through the master</a>)
+              </>
             )}
           </td>
         </tr>
