@@ -52,7 +52,7 @@ test('wick logs with a bad id explains the expected format, before contacting an
     assert.ok(r.stderr.includes(`Invalid log id "${id}"`), r.stderr);
     assert.match(
       r.stderr,
-      /expected app-id\/exec-id \(e\.g\. app-\d{14}-\d{4}\/0\) or a driver id/,
+      /expected app-id\/exec-id \(e\.g\. app-\d{14}-\d{4}\/0\), a driver id, or an app id/,
     );
     assert.doesNotMatch(r.stderr, /Cannot reach a master/, 'validated before connecting');
   }

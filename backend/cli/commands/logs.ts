@@ -9,6 +9,7 @@ import { RequestLogRange } from '../../protocol/worker.js';
 import type { RpcEndpointRef, RpcEnv } from '../../rpc/index.js';
 import { type LogSource, type LogStream, logFields } from '../../shared/logSource.js';
 import { addConfOptions, defaultMasterUrl } from '../options.js';
+import { listExecutorLogs } from './logList.js';
 
 interface LogsFlags {
   master?: string;
@@ -27,20 +28,29 @@ export function registerLogs(program: Command): void {
   addConfOptions(
     program
       .command('logs')
-      .description("Print an executor's or a driver's log (stdout, or stderr with --stderr)")
-      .argument('<id>', 'app-id/exec-id (an executor) or driver-id')
+      .description(
+        "Print an executor's or a driver's log (stdout, or stderr with --stderr), or list an application's executor logs",
+      )
+      .argument('<id>', 'app-id/exec-id (an executor), driver-id, or app-id (list its logs)')
       .option('--master <url>', 'master URL (default $WICK_MASTER or wick://127.0.0.1:7077)')
       .option('-f, --follow', 'keep printing what is written until the process ends')
       .option('--stderr', 'stderr instead of stdout'),
   ).action(async (id: string, flags: LogsFlags) => {
     const stream = flags.stderr ? 'stderr' : 'stdout';
-    const source = parseLogId(id);
+    const listed = /^app-[\w.-]+$/.test(id) ? id : undefined;
+    const source = listed === undefined ? parseLogId(id) : undefined;
     const conf = loadConf({ confPairs: flags.conf, propertiesFile: flags.propertiesFile });
     await withMaster(
       flags.master ?? defaultMasterUrl(),
       async (master, env) => {
         const router = new LogRouter(env, logRouterOptions(conf));
-        const route = await router.route(await masterState(master), source, master);
+        const state = await masterState(master);
+        if (source === undefined) {
+          const lines = await listExecutorLogs(state, listed as string, router, master);
+          process.stdout.write(`${lines.join('\n')}\n`);
+          return;
+        }
+        const route = await router.route(state, source, master);
         if (route.via === 'master') {
           process.stderr.write(
             `[wick logs] through the master at ${master.address}: ${route.reason}\n`,
@@ -70,7 +80,7 @@ export function parseLogId(id: string): LogSource {
   if (exec) return { appId: exec[1] as string, execId: Number(exec[2]) };
   if (/^driver-[\w.-]+$/.test(id)) return { driverId: id };
   throw new Error(
-    `Invalid log id "${id}": expected app-id/exec-id (e.g. app-20261130120000-0000/0) or a driver id`,
+    `Invalid log id "${id}": expected app-id/exec-id (e.g. app-20261130120000-0000/0), a driver id, or an app id`,
   );
 }
 
