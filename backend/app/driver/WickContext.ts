@@ -127,7 +127,8 @@ export class WickContext implements JobRunner {
         {
           connected: (appId) => driver.applicationRegistered(appId),
           executorAdded: (id) => driver.executorGranted(String(id)),
-          executorRemoved: (id, message) => driver.removeExecutor(String(id), message),
+          executorRemoved: (id, message, exitStatus, workerLost) =>
+            driver.removeExecutor(String(id), message, workerLost ? undefined : exitStatus),
           dead: (reason) => driver.applicationEnded(reason),
         },
       );
