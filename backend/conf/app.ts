@@ -26,8 +26,13 @@ export const AppConf = {
   maxFailures: conf.int('wick.task.maxFailures', 4, 'Attempts of a task before its job fails.', 1),
   driverHost: conf.string(
     'wick.driver.host',
-    '127.0.0.1',
-    'The address executors reach the driver at.',
+    '',
+    'The address executors reach the driver at; empty: the local address of the route to the master (loopback only for a master on loopback).',
+  ),
+  driverBindAddress: conf.string(
+    'wick.driver.bindAddress',
+    '',
+    "The address the driver listens on; empty: wick.driver.host's (set 0.0.0.0 behind NAT or a tunnel, where wick.driver.host is not this machine's).",
   ),
   driverPort: conf.int(
     'wick.driver.port',

@@ -1,6 +1,7 @@
 import type { ApplicationDescription, ApplicationState } from '../protocol/common.js';
 import type { AppSummary } from '../protocol/state.js';
 import type { RpcEndpointRef } from '../rpc/index.js';
+import { withDriverHostHint } from '../shared/executorFailure.js';
 import { ExecutorDesc } from './ExecutorDesc.js';
 import type { WorkerInfo } from './WorkerInfo.js';
 
@@ -14,6 +15,8 @@ export class ApplicationInfo {
   /** Failures in a row with no executor running (wick.deploy.maxExecutorRetries). */
   retryCount = 0;
   waitingReason: string | undefined;
+  /** The last executor that failed by itself, and why (see AppSummary.lastExecutorFailure). */
+  lastExecutorFailure: AppSummary['lastExecutorFailure'];
   private nextExecutorId = 0;
 
   constructor(
@@ -53,6 +56,16 @@ export class ApplicationInfo {
     }
   }
 
+  /** An executor ended by itself with an error: `message` may quote the end of its stderr. */
+  executorFailed(exec: ExecutorDesc, message: string, now: number): void {
+    this.lastExecutorFailure = {
+      execId: exec.id,
+      workerHostPort: exec.worker.hostPort,
+      time: now,
+      message: withDriverHostHint(message).slice(0, 8192),
+    };
+  }
+
   summary(): AppSummary {
     const s: AppSummary = {
       id: this.id,
@@ -69,6 +82,7 @@ export class ApplicationInfo {
     if (this.desc.maxCores !== undefined) s.maxCores = this.desc.maxCores;
     if (this.desc.coresPerExecutor !== undefined) s.coresPerExecutor = this.desc.coresPerExecutor;
     if (this.endTime !== undefined) s.endTime = this.endTime;
+    if (this.lastExecutorFailure) s.lastExecutorFailure = { ...this.lastExecutorFailure };
     if (this.waitingReason !== undefined && this.state === 'WAITING')
       s.waitingReason = this.waitingReason;
     return s;

@@ -65,7 +65,12 @@ export const ExecutorAdded = defineMessage(
 export const ExecutorUpdated = defineMessage(m2a, 'ExecutorUpdated', 'An executor changed state.', {
   id: ExecId,
   state: ExecutorStateSchema,
-  message: Type.Optional(Type.String()),
+  message: Type.Optional(
+    Type.String({
+      maxLength: 8192,
+      description: 'How it ended; for one that failed by itself, the end of its stderr',
+    }),
+  ),
   exitStatus: Type.Optional(Type.Integer()),
   workerLost: Type.Boolean(),
 });

@@ -55,7 +55,12 @@ export const ExecutorStateChanged = defineMessage(
     appId: AppId,
     execId: ExecId,
     state: ExecutorStateSchema,
-    message: Type.Optional(Type.String()),
+    message: Type.Optional(
+      Type.String({
+        maxLength: 8192,
+        description: 'How it ended; for one that failed by itself, the end of its stderr',
+      }),
+    ),
     exitStatus: Type.Optional(Type.Integer()),
   },
 );

@@ -86,6 +86,22 @@ export const AppSummary = Type.Object(
     driver: EndpointRefData,
     executors: Type.Array(ExecutorSummary),
     removedExecutors: Type.Array(ExecutorSummary),
+    /**
+     * The last executor that failed by itself, with the end of its stderr (and a hint when it
+     * could not connect): kept once per application, not per executor, so that an application
+     * whose executors keep failing does not carry kilobytes per relaunch in every state push.
+     */
+    lastExecutorFailure: Type.Optional(
+      Type.Object(
+        {
+          execId: ExecId,
+          workerHostPort: Type.String({ maxLength: 300 }),
+          time: Type.Integer({ description: 'ms since the epoch' }),
+          message: Type.String({ maxLength: 8192 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

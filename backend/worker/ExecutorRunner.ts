@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
+import { EXECUTOR_STDERR_TAIL, readLogTail } from '../logs/logTail.js';
 import type { ApplicationDescription, ExecutorState } from '../protocol/common.js';
 import { getLogger } from '../util/log.js';
 import { describeExit, exitStatusOf } from './exitStatus.js';
@@ -106,11 +107,15 @@ export class ExecutorRunner {
         // application unregistered, which is when the master kills what it still lists): it
         // ended as it meant to. Wick's executor exits 143 on the SIGTERM of a kill.
         const byItself = exit.exitCode === 0;
-        this.finish(
-          killed && !byItself ? 'KILLED' : 'EXITED',
-          describeExit(exit),
-          exitStatusOf(exit),
-        );
+        const state = killed && !byItself ? 'KILLED' : 'EXITED';
+        let message = describeExit(exit);
+        // An executor that failed by itself (one that cannot reach its driver, say) has said why
+        // in its stderr: quote its end, so that the driver and the UIs can tell the user.
+        if (state === 'EXITED' && !byItself) {
+          const tail = await readLogTail(join(this.dir, 'stderr'), EXECUTOR_STDERR_TAIL);
+          if (tail) message += `\nThe end of its stderr:\n${tail}`;
+        }
+        this.finish(state, message, exitStatusOf(exit));
       },
       (err: Error) => this.finish('FAILED', err.message, undefined),
     );

@@ -167,6 +167,33 @@ test('applications: groups, waiting apps say why, executors carry stdout/stderr'
   assert.match(item(done as Node, m).description ?? '', /FINISHED · 1 cores · 1m 0s/);
 });
 
+test('an app whose executors keep failing says why in its description and quotes it in its tooltip', () => {
+  const failure = {
+    execId: 7,
+    workerHostPort: '10.0.0.11:4000',
+    time: 4_000,
+    message:
+      'Command exited with code 1\nThe end of its stderr:\nFailed to connect to wick://127.0.0.1:4242: connection refused — is wick.driver.host reachable from the worker hosts?',
+  };
+  const m = model({
+    activeApps: [
+      app('app-1', 'RUNNING', { executors: [exec] }),
+      app('app-3', 'WAITING', { lastExecutorFailure: failure }),
+    ] as MasterState['activeApps'],
+  });
+  const groups = roots('applications', m);
+  const [failing] = children(groups[1] as Node, m);
+  const it = item(failing as Node, m);
+  assert.match(
+    it.description ?? '',
+    /executors failing: Failed to connect to wick:\/\/127\.0\.0\.1:4242: connection refused — is wick\.driver\.host reachable/,
+  );
+  assert.match(
+    String(it.tooltip),
+    /Last executor failure \(executor 7 on 10\.0\.0\.11:4000\):\nCommand exited with code 1\nThe end of its stderr:\nFailed/,
+  );
+});
+
 test('ids are stable across pushes, so expansion and selection survive refreshes', () => {
   const a = model();
   const b = model({ seq: 8 });

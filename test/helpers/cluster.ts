@@ -133,6 +133,19 @@ export class Daemon {
   }
 }
 
+/**
+ * Starts a process as `child_process.spawn` would; the multi-host harness (hosts.ts) passes one
+ * that runs it on a simulated host.
+ */
+export type Launch = (
+  file: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+) => ChildProcess;
+
+const launchHere: Launch = (file, args, options) =>
+  spawn(file, args, { ...options, stdio: ['pipe', 'pipe', 'pipe'] });
+
 /** Spawns `wick <args>` and waits for its first stdout line (JSON). */
 async function spawnDaemon<T>(
   t: TestContext | undefined,
@@ -140,11 +153,11 @@ async function spawnDaemon<T>(
   args: string[],
   env: NodeJS.ProcessEnv | undefined,
   cleanup?: () => void,
+  launch: Launch = launchHere,
 ): Promise<{ daemon: Daemon; ready: T }> {
   checkBuilt();
-  const child = spawn(process.execPath, [WICK, ...args], {
+  const child = launch(process.execPath, [WICK, ...args], {
     cwd: ROOT,
-    stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, WICK_MASTER: undefined, ...env },
   });
   const daemon = new Daemon(child, label);
@@ -181,6 +194,10 @@ export interface MasterOptions {
   env?: NodeJS.ProcessEnv;
   /** Extra command-line arguments. */
   args?: string[];
+  /** How the process is started (default: here, on loopback). */
+  launch?: Launch;
+  /** Names the daemon in errors and logs (default "master"). */
+  label?: string;
 }
 
 export interface MasterProcess extends Daemon {
@@ -213,9 +230,11 @@ export async function startMaster(
   ];
   const { daemon, ready } = await spawnDaemon<{ url: string; webUiUrl: string }>(
     t,
-    'master',
+    opts.label ?? 'master',
     args,
     opts.env,
+    undefined,
+    opts.launch,
   );
   const address = ready.url.replace(/^wick:\/\//, '');
   return Object.assign(daemon, {
@@ -237,6 +256,9 @@ export interface WorkerOptions {
   conf?: Record<string, string | number | boolean>;
   env?: NodeJS.ProcessEnv;
   args?: string[];
+  launch?: Launch;
+  /** Names the daemon in errors and logs (default "worker"). */
+  label?: string;
 }
 
 export interface WorkerProcess extends Daemon {
@@ -281,10 +303,11 @@ export async function startWorker(
   ];
   const { daemon, ready } = await spawnDaemon<{ address: string; workerId: string }>(
     t,
-    'worker',
+    opts.label ?? 'worker',
     args,
     opts.env,
     cleanup,
+    opts.launch,
   );
   return Object.assign(daemon, { address: ready.address, workerId: ready.workerId, workDir });
 }

@@ -106,6 +106,32 @@ test('executors spread over workers: LaunchExecutor to each, ExecutorAdded to th
   assert.equal(workerIn(s, w1.id)?.coresUsed, 2);
 });
 
+test('an executor that fails by itself: its first line stays on it, the quote goes to the app with the hint', async (t) => {
+  const master = await startMaster(t);
+  const client = await connectClient(t, master.url);
+  const [w] = (await workers(t, master.url, 1)) as [MockWorker];
+  const app = await MockApp.start(t, master.url);
+  const appId = await app.register(appDescription({ maxCores: 1 }));
+  const launch = await w.endpoint.next('LaunchExecutor');
+  const message = [
+    'Command exited with code 1',
+    'The end of its stderr:',
+    'ERROR CoarseGrainedExecutorBackend: Cannot register with driver: wick://127.0.0.1:4242/CoarseGrainedScheduler: Failed to connect to wick://127.0.0.1:4242: connection refused',
+  ].join('\n');
+  w.executorStateChanged(appId, launch.execId as number, 'EXITED', 1, message);
+  const updated = await app.endpoint.next('ExecutorUpdated', (m) => m.state === 'EXITED');
+  assert.equal(updated.message, message, 'the driver gets the whole quote');
+  const s = await client.waitFor((s) => appIn(s, appId)?.lastExecutorFailure !== undefined);
+  const a = appIn(s, appId);
+  assert.equal(a?.removedExecutors[0]?.message, 'Command exited with code 1');
+  assert.equal(a?.lastExecutorFailure?.execId, launch.execId);
+  assert.equal(a?.lastExecutorFailure?.workerHostPort, `127.0.0.1:${w.port}`);
+  assert.match(
+    a?.lastExecutorFailure?.message ?? '',
+    /connection refused — is wick\.driver\.host reachable from the worker hosts\?$/,
+  );
+});
+
 test('with spreadOut=false one worker is filled first; without cores per executor one executor takes all it can', {
   timeout: 60_000,
 }, async (t) => {

@@ -157,6 +157,23 @@ test('an application page shows executors, removed ones, and every state change 
   );
 });
 
+test('an application page quotes the last executor failure, line by line', () => {
+  const message =
+    'Command exited with code 1\nThe end of its stderr:\nconnection refused — is wick.driver.host reachable from the worker hosts?';
+  const html = render(
+    h(AppPage, {
+      app: app({
+        lastExecutorFailure: { execId: 4, workerHostPort: '10.0.0.11:4000', time: T0, message },
+      }),
+    }),
+  );
+  assert.match(text(html), /Last executor failure Executor 4 on 10\.0\.0\.11:4000/);
+  assert.match(
+    html,
+    /<pre class="failure">Command exited with code 1\nThe end of its stderr:\nconnection refused — is wick\.driver\.host/,
+  );
+});
+
 test('a worker page lists running and finished executors and drivers with their logs', () => {
   const detail: WorkerState = {
     type: 'WorkerStateResponse',

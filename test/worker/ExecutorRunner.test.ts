@@ -73,7 +73,12 @@ test('RUNNING, then EXITED with "Command exited with code N" and the exit status
   await r.finished;
   assert.deepEqual(states, [
     { state: 'RUNNING', message: undefined, exitCode: undefined },
-    { state: 'EXITED', message: 'Command exited with code 5', exitCode: 5 },
+    // It failed by itself: the end of its stderr says why, without the command header.
+    {
+      state: 'EXITED',
+      message: 'Command exited with code 5\nThe end of its stderr:\noops',
+      exitCode: 5,
+    },
   ]);
   assert.equal(r.dir, join(workDir, 'app-20261130120000-0001', '3'));
   assert.equal(readFileSync(join(r.dir, 'stdout'), 'utf8'), `hello from ${r.dir}\n`);
@@ -82,6 +87,22 @@ test('RUNNING, then EXITED with "Command exited with code N" and the exit status
   assert.equal(stderr[1], '='.repeat(40));
   assert.equal(stderr[2], '');
   assert.equal(stderr[3], 'oops');
+});
+
+test('the stderr quoted for a failed executor is its last lines, bounded', async (t) => {
+  const { r, states } = runner(t, [
+    node,
+    '-e',
+    "for (let i = 0; i < 500; i++) console.error('line ' + i + ' ' + 'x'.repeat(50)); process.exit(1)",
+  ]);
+  await r.start();
+  await r.finished;
+  const message = states.at(-1)?.message ?? '';
+  const [first, intro, ...quoted] = message.split('\n');
+  assert.deepEqual([first, intro], ['Command exited with code 1', 'The end of its stderr:']);
+  assert.equal(quoted.length, 10);
+  assert.match(quoted.at(-1) as string, /^line 499 x+$/);
+  assert.ok(Buffer.byteLength(message) < 2200, `${Buffer.byteLength(message)} bytes`);
 });
 
 test('exit code 0 is EXITED too, with status 0', async (t) => {

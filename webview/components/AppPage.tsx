@@ -34,6 +34,15 @@ export function AppPage({ app }: { app: AppSummary }) {
   ];
   if (app.state === 'WAITING' && app.waitingReason)
     facts.push(['Waiting because', app.waitingReason]);
+  const failure = app.lastExecutorFailure;
+  if (failure)
+    facts.push([
+      'Last executor failure',
+      <div key="f">
+        {`Executor ${failure.execId} on ${failure.workerHostPort}, ${formatDate(failure.time)}:`}
+        <pre class="failure">{failure.message}</pre>
+      </div>,
+    ]);
   return (
     <>
       <dl class="facts" aria-label="Application">

@@ -13,6 +13,7 @@ import { type ApplicationDescription, isExecutorFinished } from '../../protocol/
 import { MasterChanged } from '../../protocol/deploy.js';
 import { APP_CLIENT_ENDPOINT } from '../../protocol/endpoints.js';
 import { RpcEndpoint, type RpcEndpointRef } from '../../rpc/index.js';
+import { firstLine } from '../../shared/executorFailure.js';
 import { getLogger } from '../../util/log.js';
 
 const log = getLogger('StandaloneAppClient');
@@ -72,7 +73,7 @@ export class AppClient extends RpcEndpoint {
     });
     this.on(ExecutorUpdated, (m) => {
       log.info(
-        `Executor updated: ${this.appId}/${m.id} is now ${m.state}${m.message ? ` (${m.message})` : ''}`,
+        `Executor updated: ${this.appId}/${m.id} is now ${m.state}${m.message ? ` (${firstLine(m.message)})` : ''}`,
       );
       if (isExecutorFinished(m.state)) {
         this.listener.executorRemoved(m.id, m.message ?? m.state, m.exitStatus, m.workerLost);

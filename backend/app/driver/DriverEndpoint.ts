@@ -14,6 +14,7 @@ import {
 import type { MessageOf } from '../../protocol/registry.js';
 import { type RpcCallContext, RpcConf, RpcEndpoint } from '../../rpc/index.js';
 import { ExecutorData } from './ExecutorData.js';
+import { UnregisteredExits } from './executorFailure.js';
 import { ReviveOffers } from './messages.js';
 import { firstWriteSize, queueSlots, takeBack } from './prefetch.js';
 import { TaskDurations } from './TaskDurations.js';
@@ -54,6 +55,7 @@ export class DriverEndpoint extends RpcEndpoint {
   /** Set by stopExecutors: resolves its wait once the last executor has hung up. */
   private allStopped: (() => void) | undefined;
   private stopping = false;
+  private readonly unregisteredExits = new UnregisteredExits();
 
   constructor(
     private readonly conf: WickConf,
@@ -126,9 +128,19 @@ export class DriverEndpoint extends RpcEndpoint {
     if (!this.registered.has(executorId)) this.starting.add(executorId);
   }
 
-  /** The executor is gone (the master said so, or its connection dropped): rerun its tasks. */
-  removeExecutor(executorId: string, reason: string): void {
-    if (this.starting.delete(executorId)) this.makeOffers();
+  /**
+   * The executor is gone (the master said so, or its connection dropped): rerun its tasks.
+   * `exitStatus` is set when the master reports how its process ended.
+   */
+  removeExecutor(executorId: string, reason: string, exitStatus?: number): void {
+    if (this.starting.delete(executorId)) {
+      // It never registered: the user's job waits on executors that cannot start, so say why.
+      if (!this.stopping && exitStatus !== undefined && exitStatus !== 0) {
+        const { level, text } = this.unregisteredExits.explain(executorId, reason);
+        this.log[level](text);
+      }
+      this.makeOffers();
+    }
     if (!this.registered.delete(executorId)) return;
     if (this.stopping) {
       this.log.debug(`Executor ${executorId} stopped: ${reason}`);

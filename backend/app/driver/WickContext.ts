@@ -10,6 +10,7 @@ import { getLogger } from '../../util/log.js';
 import { distFile } from '../../util/paths.js';
 import { AppClient } from './AppClient.js';
 import { DriverEndpoint } from './DriverEndpoint.js';
+import { chooseDriverAddress, routeToMasters } from './driverAddress.js';
 import { reportToLauncher } from './launcherReport.js';
 import { type JobRunner, RDD } from './RDD.js';
 
@@ -86,14 +87,7 @@ export class WickContext implements JobRunner {
     conf.validate();
     const masters = parseMasterUrls(master);
 
-    const env = await RpcEnv.create({
-      protocol: wickProtocol,
-      name: 'wickDriver',
-      host: conf.get(AppConf.driverHost),
-      port: conf.get(AppConf.driverPort),
-      conf,
-      unref: true,
-    });
+    const env = await createDriverEnv(conf, masters);
     try {
       const appDir = await applicationDir();
       const driver = new DriverEndpoint(conf, appDir, conf.get(AppConf.maxFailures));
@@ -133,7 +127,8 @@ export class WickContext implements JobRunner {
         {
           connected: (appId) => driver.applicationRegistered(appId),
           executorAdded: (id) => driver.executorGranted(String(id)),
-          executorRemoved: (id, message) => driver.removeExecutor(String(id), message),
+          executorRemoved: (id, message, exitStatus, workerLost) =>
+            driver.removeExecutor(String(id), message, workerLost ? undefined : exitStatus),
           dead: (reason) => driver.applicationEnded(reason),
         },
       );
@@ -262,6 +257,36 @@ export class WickContext implements JobRunner {
     } finally {
       clearInterval(stopping);
     }
+  }
+}
+
+/** The driver's RpcEnv, on an address its executors can reach (see driverAddress.ts). */
+async function createDriverEnv(conf: WickConf, masters: string[]): Promise<RpcEnv> {
+  const settings = {
+    host: conf.get(AppConf.driverHost),
+    bindAddress: conf.get(AppConf.driverBindAddress),
+  };
+  const address = chooseDriverAddress(
+    settings,
+    settings.host ? undefined : await routeToMasters(masters),
+  );
+  log.info(`Driver address ${address.advertise} (${address.reason}), listening on ${address.bind}`);
+  try {
+    return await RpcEnv.create({
+      protocol: wickProtocol,
+      name: 'wickDriver',
+      host: address.bind,
+      advertiseHost: address.advertise,
+      port: conf.get(AppConf.driverPort),
+      conf,
+      unref: true,
+    });
+  } catch (err) {
+    if (!/EADDRNOTAVAIL/.test(String(err)) || settings.bindAddress) throw err;
+    throw new Error(
+      `The driver cannot listen on ${address.bind} (wick.driver.host): it is not an address of this machine. Behind NAT or a tunnel, set wick.driver.bindAddress to one that is (e.g. 0.0.0.0)`,
+      { cause: err },
+    );
   }
 }
 

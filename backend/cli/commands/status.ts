@@ -107,6 +107,13 @@ export function formatOne(
       `${app.id}  ${app.name}  ${app.state}  cores ${app.coresGranted}  user ${app.user}`,
     ];
     if (app.waitingReason) lines.push(`  waiting: ${app.waitingReason}`);
+    const failure = app.lastExecutorFailure;
+    if (failure) {
+      lines.push(
+        `  last executor failure: executor ${failure.execId} on ${failure.workerHostPort} at ${new Date(failure.time).toISOString()}:`,
+        ...failure.message.split('\n').map((l) => `    ${l}`),
+      );
+    }
     for (const e of [...app.executors, ...app.removedExecutors]) {
       lines.push(
         `  executor ${e.id} on ${e.workerHostPort}: ${e.state}${e.exitStatus !== undefined ? ` (exit ${e.exitStatus})` : ''}${e.message ? ` ${e.message}` : ''}`,

@@ -11,6 +11,7 @@ import { KillApplicationResponse, RequestKillApplication } from '../../protocol/
 import { type ApplicationState, isExecutorFinished } from '../../protocol/common.js';
 import { ApplicationFinished, ExecutorStateChanged, KillExecutor } from '../../protocol/deploy.js';
 import type { MessageOf } from '../../protocol/registry.js';
+import { firstLine } from '../../shared/executorFailure.js';
 import { getLogger } from '../../util/log.js';
 import { ApplicationInfo } from '../ApplicationInfo.js';
 import type { ExecutorDesc } from '../ExecutorDesc.js';
@@ -149,8 +150,16 @@ async function executorStateChanged(
     }
     return;
   }
-  exec.setState(msg.state, m.clock.now(), msg.message, msg.exitStatus);
+  // The executor keeps the first line; the end of its stderr, if quoted, goes to the app.
+  exec.setState(
+    msg.state,
+    m.clock.now(),
+    msg.message === undefined ? undefined : firstLine(msg.message),
+    msg.exitStatus,
+  );
   if (msg.state === 'RUNNING') app.retryCount = 0;
+  if (msg.state === 'EXITED' && msg.exitStatus !== 0 && msg.message)
+    app.executorFailed(exec, msg.message, m.clock.now());
   app.driver.send(
     ExecutorUpdated({
       id: msg.execId,

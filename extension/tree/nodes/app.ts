@@ -8,6 +8,12 @@ export function appItem(n: A, m: Model): Item {
   const running = a.executors.filter((e) => e.state === 'RUNNING').length;
   const took = duration((a.endTime ?? m.now) - a.startTime);
   const why = a.state === 'WAITING' ? (a.waitingReason ?? 'waiting for resources') : undefined;
+  const failed = a.lastExecutorFailure;
+  // While none runs, the failure is why: it goes in the description, where it is seen.
+  const failing =
+    failed && running === 0 && !isFinished(a.state)
+      ? ` · executors failing: ${lastLine(failed.message)}`
+      : '';
   const tooltip = [
     `${a.name} (${a.id})`,
     `State: ${a.state}${why ? ` — ${why}` : ''}`,
@@ -16,18 +22,34 @@ export function appItem(n: A, m: Model): Item {
     `Memory per executor: ${mb(a.memoryPerExecutorMB)}`,
     `Executors: ${running} running, ${a.removedExecutors.length} ended`,
     `Duration: ${took}`,
+    ...(failed
+      ? [
+          `Last executor failure (executor ${failed.execId} on ${failed.workerHostPort}):`,
+          failed.message,
+        ]
+      : []),
   ].join('\n');
   return {
     id: `app:${a.id}`,
     label: a.name,
-    description: why
-      ? `${a.id} · WAITING: ${why}`
-      : `${a.id} · ${a.state} · ${a.coresGranted} cores · ${took}`,
+    description: `${
+      why ? `${a.id} · WAITING: ${why}` : `${a.id} · ${a.state} · ${a.coresGranted} cores · ${took}`
+    }${failing}`,
     tooltip,
     icon: stateIcon[a.state] ?? { id: 'circle-outline' },
     contextValue: `wick.app.${lower(a.state)}`,
     collapsible: 'collapsed',
   };
+}
+
+function isFinished(state: string): boolean {
+  return state !== 'WAITING' && state !== 'RUNNING';
+}
+
+/** The end of a quoted stderr is where the error usually is. */
+function lastLine(message: string): string {
+  const lines = message.trimEnd().split('\n');
+  return lines[lines.length - 1] ?? '';
 }
 
 export function appChildren(n: A): Node[] {

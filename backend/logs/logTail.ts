@@ -1,0 +1,47 @@
+/**
+ * The last lines of a log file, bounded in lines and bytes: what a worker quotes when an executor
+ * exits by itself with an error, so that whoever reads the message learns why without fetching
+ * the log (and a long stack trace cannot make the message large).
+ */
+import { readLogRange } from './logFiles.js';
+
+export interface TailLimits {
+  maxLines: number;
+  maxBytes: number;
+}
+
+/** What an executor's ExecutorStateChanged quotes of its stderr. */
+export const EXECUTOR_STDERR_TAIL: TailLimits = { maxLines: 10, maxBytes: 2048 };
+
+/**
+ * The last complete lines of `text` within the limits, without the command header a worker writes
+ * at the top of a child's stderr (it names the command, not what went wrong) and without blank
+ * lines. `cut` says the text starts mid-file, so its first line is partial and dropped.
+ */
+export function lastLines(text: string, limits: TailLimits, cut = false): string {
+  // The header ends with a line of 40 '=' (backend/worker/process/launch.ts).
+  const header = text.lastIndexOf(`${'='.repeat(40)}\n`);
+  let body = header >= 0 ? text.slice(header + 41) : text;
+  if (cut && header < 0) body = body.slice(body.indexOf('\n') + 1);
+  const lines = body.split('\n').filter((l) => l.trim() !== '');
+  let kept = lines.slice(-limits.maxLines);
+  while (kept.length > 1 && Buffer.byteLength(kept.join('\n')) > limits.maxBytes) {
+    kept = kept.slice(1);
+  }
+  const out = kept.join('\n');
+  // One line longer than the limit keeps its end, where the error usually is.
+  return Buffer.byteLength(out) > limits.maxBytes
+    ? `…${Buffer.from(out).subarray(-limits.maxBytes).toString('utf8')}`
+    : out;
+}
+
+/** The tail of the file at `path` (see lastLines); '' when it is missing or empty. */
+export async function readLogTail(path: string, limits: TailLimits): Promise<string> {
+  try {
+    // Twice the bytes: lines dropped for the limit still leave enough whole lines.
+    const range = await readLogRange(path, undefined, limits.maxBytes * 2);
+    return lastLines(range.data.toString('utf8'), limits, range.offset > 0);
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { lastLines, readLogTail } from '../../backend/logs/logTail.js';
+
+const limits = { maxLines: 3, maxBytes: 100 };
+const header = `Wick Executor Command: "node" "x.js"\n${'='.repeat(40)}\n\n`;
+
+test('the last lines, without the command header and blank lines', () => {
+  assert.equal(lastLines(`${header}a\n\nb\n`, limits), 'a\nb');
+  assert.equal(lastLines(`${header}1\n2\n3\n4\n5\n`, limits), '3\n4\n5');
+  assert.equal(lastLines(header, limits), '');
+});
+
+test('lines are dropped from the front to stay within the bytes; one long line keeps its end', () => {
+  const long = 'y'.repeat(60);
+  assert.equal(lastLines(`${long}\n${long}\nend\n`, limits), `${long}\nend`);
+  const huge = `${'z'.repeat(300)}ERROR at the end`;
+  const out = lastLines(`${huge}\n`, limits);
+  assert.ok(out.startsWith('…'));
+  assert.ok(out.endsWith('ERROR at the end'));
+  assert.ok(Buffer.byteLength(out) <= 100 + 3);
+});
+
+test('a tail that starts mid-file drops its partial first line', () => {
+  assert.equal(lastLines('rtial\nwhole\n', limits, true), 'whole');
+});
+
+test('readLogTail reads the end of a big file, and gives "" for a missing one', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'wick-tail-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'stderr');
+  const lines = Array.from({ length: 10_000 }, (_, i) => `line ${i}`);
+  writeFileSync(path, `${header}${lines.join('\n')}\n`);
+  assert.equal(await readLogTail(path, limits), 'line 9997\nline 9998\nline 9999');
+  assert.equal(await readLogTail(join(dir, 'missing'), limits), '');
+});
