@@ -15,12 +15,10 @@ function find(dir) {
 }
 
 const named = process.argv.slice(2);
-// Cluster-mode submits keep their apps' bundles (backend/submit/keptBundles.ts): the tests'
-// go to a folder of this run, not to the user's cache.
-const submitted = process.env.WICK_SUBMITTED_DIR
-  ? undefined
-  : mkdtempSync(join(tmpdir(), 'wick-test-submitted-'));
-if (submitted) process.env.WICK_SUBMITTED_DIR = submitted;
+// What Wick keeps in the user's cache (compiled apps, a master's cluster-mode files) goes to a
+// folder of this run instead, removed at its end.
+const cache = mkdtempSync(join(tmpdir(), 'wick-test-cache-'));
+process.env.XDG_CACHE_HOME = cache;
 const files = named.length > 0 ? named : find('test').sort();
 const r = spawnSync(
   process.execPath,
@@ -37,5 +35,5 @@ const r = spawnSync(
   ],
   { stdio: 'inherit' },
 );
-if (submitted) rmSync(submitted, { recursive: true, force: true });
+rmSync(cache, { recursive: true, force: true });
 process.exit(r.status ?? 1);

@@ -31,10 +31,12 @@ const RULES: Record<Unit, readonly Unit[]> = {
   // Reading the log files of a work dir: the worker serves them over RPC, its web UI over HTTP.
   'backend/logs': ['backend/util', 'backend/conf', 'backend/protocol'],
   'backend/http': [...base, 'backend/rpc', 'backend/client', 'backend/logs', 'webview/protocol.ts'],
-  'backend/master': [...base, 'backend/rpc'],
-  'backend/worker': [...base, 'backend/rpc', 'backend/logs'],
-  'backend/app': [...base, 'backend/rpc', 'backend/client'],
-  'backend/submit': [...base, 'backend/rpc', 'backend/client', 'backend/app'],
+  // Files offered and fetched by content: the driver's code and added files, cluster-mode uploads.
+  'backend/files': [...base, 'backend/rpc'],
+  'backend/master': [...base, 'backend/rpc', 'backend/files'],
+  'backend/worker': [...base, 'backend/rpc', 'backend/logs', 'backend/files'],
+  'backend/app': [...base, 'backend/rpc', 'backend/client', 'backend/files'],
+  'backend/submit': [...base, 'backend/rpc', 'backend/client', 'backend/app', 'backend/files'],
   'backend/launcher': [...base, 'backend/rpc', 'backend/client'],
   'backend/agent': [
     ...base,
@@ -53,6 +55,7 @@ const RULES: Record<Unit, readonly Unit[]> = {
     'backend/logs',
     'backend/master',
     'backend/worker',
+    'backend/files',
     'backend/app',
     'backend/submit',
     'backend/launcher',

@@ -1,14 +1,16 @@
 import { closeSync, openSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { execa } from 'execa';
 import type { MasterStateMirror } from '../client/MasterStateMirror.js';
 import { parseMemoryMB } from '../conf/daemon.js';
 import { RequestSubmitDriver } from '../protocol/client.js';
+import type { FileRef } from '../protocol/files.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import { bundleApp } from '../submit/bundle.js';
 import { driverDescription } from '../submit/driverDescription.js';
-import { keepForCluster } from '../submit/keptBundles.js';
+import { uploadToMasters } from '../submit/uploadApp.js';
 import { firstLine } from '../util/firstLine.js';
 import type { MasterState, SubmitParams } from './protocol.js';
 
@@ -104,11 +106,18 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
     };
   }
 
-  const bundled = await keepForCluster(await bundleApp(p.file));
+  const bundled = await bundleApp(p.file);
+  let shipped: FileRef;
+  try {
+    shipped = await uploadToMasters(ctx.env, ctx.masterUrl, bundled, [], () => {});
+  } finally {
+    await rm(bundled.root, { recursive: true, force: true });
+  }
   const reply = await ctx.master.ask(
     RequestSubmitDriver({
       driverDescription: driverDescription({
         bundled,
+        shipped,
         args: p.args,
         masterUrl: ctx.masterUrl,
         conf,

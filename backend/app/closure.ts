@@ -1,6 +1,7 @@
 import { type Node, parse } from 'acorn';
 import { analyze } from 'periscopic';
 import type { FunctionSpec } from '../protocol/executor.js';
+import type { FreeName, ModuleScopes } from './moduleScopes.js';
 
 /**
  * Turns a function given to a transformation into what travels to executors: its source text and
@@ -32,11 +33,49 @@ export class ClosureError extends Error {
   }
 }
 
+/** The application's code tree, when it runs from one (wick submit); see ModuleScopes. */
+let shippedCode: ModuleScopes | undefined;
+
+export function useShippedCode(scopes: ModuleScopes | undefined): void {
+  shippedCode = scopes;
+}
+
+/** The free names a definition shipped by value may bring in, at most (a cycle stops sooner). */
+const MAX_DEFINITIONS = 200;
+
 export function prepareFunction(fn: unknown, what: string, env?: unknown): FunctionSpec {
   if (typeof fn !== 'function') {
     throw new ClosureError(`${what} expects a function, got ${typeof fn}`);
   }
   const source = fn.toString();
+  const { ast, missing } = freeNames(source, what);
+  const spec: FunctionSpec = { source };
+  const caller = shippedCode?.callerModule();
+  if (caller && shippedCode) {
+    spec.module = caller.path;
+    if (missing.length > 0) {
+      const names = shippedCode.resolve(caller.path, source, missing, caller);
+      if (names) {
+        const bindings: Record<string, string> = {};
+        const defs: string[] = [];
+        resolveNames(shippedCode, caller.path, names, bindings, defs, what, new Set());
+        if (Object.keys(bindings).length > 0) spec.bindings = bindings;
+        if (defs.length > 0) spec.defs = defs;
+        missing.length = 0;
+      }
+    }
+  }
+  if (missing.length > 0) throw cannotShip(what, missing);
+  if (env !== undefined) {
+    checkJson(env, what);
+    spec.env = env;
+  }
+  spec.source = redirectImports(source, ast);
+  return spec;
+}
+
+/** Parses a function's source; its free names that an executor would not have, in source order. */
+function freeNames(source: string, what: string): { ast: Node; missing: string[] } {
   let ast: Node;
   try {
     ast = parse(`(${source})`, {
@@ -50,21 +89,52 @@ export function prepareFunction(fn: unknown, what: string, env?: unknown): Funct
     );
   }
   const { globals } = analyze(ast as unknown as Parameters<typeof analyze>[0]);
-  // In the order they appear in the source, so that the first one named is the first one written.
   const missing = [...globals]
     .filter(([name]) => !executorGlobals.has(name))
     .sort(([, a], [, b]) => (a as unknown as Node).start - (b as unknown as Node).start)
     .map(([name]) => name);
-  if (missing.length > 0) {
-    const name = missing[0] as string;
-    const also = missing.length > 1 ? ` (and also ${missing.slice(1).join(', ')})` : '';
-    throw new ClosureError(
-      `The function given to ${what} uses ${name}${also}, which executors would not have: functions travel as source text without their surroundings. Pass the value explicitly, e.g. ${what}((x, env) => … env.${name} …, { ${name} }), or require() it inside the function.`,
-    );
+  return { ast, missing };
+}
+
+/**
+ * Adds how each free name travels to `bindings` (by reference: the module to ask) and `defs` (by
+ * value: the definition's source, whose own free names are resolved in turn).
+ */
+function resolveNames(
+  code: ModuleScopes,
+  module: string,
+  names: Map<string, FreeName>,
+  bindings: Record<string, string>,
+  defs: string[],
+  what: string,
+  seen: Set<string>,
+): void {
+  const local: string[] = [];
+  for (const [name, how] of names) {
+    if (seen.has(name)) continue;
+    seen.add(name);
+    if (how.kind === 'binding') bindings[name] = how.module;
+    else if (how.kind === 'definition') {
+      if (seen.size > MAX_DEFINITIONS) throw cannotShip(what, [name]);
+      defs.push(how.source);
+      const inner = freeNames(how.source, what).missing;
+      const innerNames = code.resolveDefinition(module, how.at, inner);
+      if (innerNames) resolveNames(code, module, innerNames, bindings, defs, what, seen);
+    } else if (how.kind === 'entryVariable') {
+      throw new ClosureError(
+        `The function given to ${what} uses ${name}, a top-level variable of the application's main file, which executors do not run: pass the value explicitly, e.g. ${what}((x, env) => … env.${name} …, { ${name} }), or move it to a module of its own and import it.`,
+      );
+    } else local.push(name);
   }
-  if (env !== undefined) checkJson(env, what);
-  const shipped = redirectImports(source, ast);
-  return env === undefined ? { source: shipped } : { source: shipped, env };
+  if (local.length > 0) throw cannotShip(what, local);
+}
+
+function cannotShip(what: string, missing: readonly string[]): ClosureError {
+  const name = missing[0] as string;
+  const also = missing.length > 1 ? ` (and also ${missing.slice(1).join(', ')})` : '';
+  return new ClosureError(
+    `The function given to ${what} uses ${name}${also}, which executors would not have: functions travel as source text without their surroundings (what their module imports or declares at top level travels with them). Pass the value explicitly, e.g. ${what}((x, env) => … env.${name} …, { ${name} }), or require() it inside the function.`,
+  );
 }
 
 /** Values cross the wire as JSON; say which one would not survive the trip. */

@@ -4,3 +4,4 @@ export { ClosureError } from './closure.js';
 export { RDD } from './driver/RDD.js';
 export { JobFailedError } from './driver/TaskScheduler.js';
 export { WickContext, type WickContextOptions } from './driver/WickContext.js';
+export { WickFiles } from './WickFiles.js';

@@ -47,6 +47,11 @@ export const AppConf = {
     'Partitions when none are asked for; 0: the cores of the executors (at least 2).',
     0,
   ),
+  files: conf.string(
+    'wick.files',
+    '',
+    'Files to ship to every executor, comma-separated (wick submit --files); tasks find them with WickFiles.get(name).',
+  ),
   registrationTimeout: define(
     'wick.app.registrationTimeout',
     '20s',

@@ -69,6 +69,16 @@ export const MasterConf = {
     "ZOOKEEPER recovery: the masters' session timeout; a dead leader is replaced about this long after it dies (the server may clamp it to 2–20 of its ticks).",
     (raw) => parseDurationMs(raw, 's'),
   ),
+  filesDir: conf.string(
+    'wick.master.filesDir',
+    '',
+    'Where the master keeps the files of cluster-mode applications (their code, --files), by content; default: wick.deploy.recoveryDirectory/files with FILESYSTEM recovery, else ~/.cache/wick/master-files/<port>.',
+  ),
+  uploadMaxSize: conf.sizeBytes(
+    'wick.master.upload.maxSize',
+    '1g',
+    'The most bytes of files one cluster-mode submission may leave with the master (and the largest file).',
+  ),
   uiKillEnabled: conf.bool(
     'wick.ui.killEnabled',
     true,

@@ -1,5 +1,6 @@
 import { MasterConf } from '../conf/master.js';
 import type { WickConf } from '../conf/WickConf.js';
+import type { ContentStore } from '../files/ContentStore.js';
 import type { RecoveryState } from '../protocol/common.js';
 import { MASTER_ENDPOINT, MASTER_SYSTEM } from '../protocol/endpoints.js';
 import type { AnyMessageDef } from '../protocol/registry.js';
@@ -11,6 +12,7 @@ import { systemClock } from '../util/clock.js';
 import { ClusterState } from './ClusterState.js';
 import { appHandlers, removeApplication } from './handlers/apps.js';
 import { driverHandlers } from './handlers/drivers.js';
+import { fileHandlers } from './handlers/files.js';
 import { stateHandlers } from './handlers/state.js';
 import { removeWorker, workerHandlers } from './handlers/workers.js';
 import {
@@ -40,6 +42,8 @@ export interface MasterOptions {
   leaderElection?: LeaderElectionAgentFactory;
   clock?: Clock;
   random?: () => number;
+  /** Where cluster-mode applications' files are kept (handlers/files.ts); none: refused. */
+  files?: ContentStore;
 }
 
 /**
@@ -67,6 +71,7 @@ export class Master extends RpcEndpoint implements LeaderElectable {
   readonly persistence: PersistenceEngine;
   readonly webUiPort: number;
   readonly webUiUrl: string;
+  readonly files: ContentStore | undefined;
   readonly workerTimeoutMs: number;
   private status: RecoveryState = 'STANDBY';
   private timeoutTimer: TimerHandle | undefined;
@@ -83,6 +88,7 @@ export class Master extends RpcEndpoint implements LeaderElectable {
     this.persistence = options.persistence ?? new BlackHolePersistenceEngine();
     this.webUiPort = options.webUiPort;
     this.webUiUrl = options.webUiUrl;
+    this.files = options.files;
     this.workerTimeoutMs = this.conf.get(MasterConf.workerTimeout);
     this.leaderElection = options.leaderElection ?? monarchyLeaderAgent;
     this.cluster = new ClusterState({
@@ -96,6 +102,7 @@ export class Master extends RpcEndpoint implements LeaderElectable {
     appHandlers(this, on);
     driverHandlers(this, on);
     stateHandlers(this, on);
+    fileHandlers(this, on);
     on(ElectedLeader, () => this.recovery.electedLeader());
     on(RevokedLeadership, () => {
       this.log.error('Leadership has been revoked -- stepping down to STANDBY.');
@@ -167,6 +174,7 @@ export class Master extends RpcEndpoint implements LeaderElectable {
     const app = this.cluster.appByAddress(address);
     if (app) await removeApplication(this, app, 'FINISHED');
     this.broadcaster.dropAddress(address);
+    this.files?.peerGone(address);
     await this.recovery.completeIfAnswered();
   }
 

@@ -1,8 +1,12 @@
+import os from 'node:os';
+import { join } from 'node:path';
 import { DaemonConf } from '../conf/daemon.js';
 import { MasterConf } from '../conf/master.js';
 import { ReverseProxyConf } from '../conf/reverseProxy.js';
 import type { WickConf } from '../conf/WickConf.js';
-import { LOG_RELAY_ENDPOINT } from '../protocol/endpoints.js';
+import { ContentStore } from '../files/ContentStore.js';
+import { FileServer } from '../files/FileServer.js';
+import { FILE_SERVER_ENDPOINT, LOG_RELAY_ENDPOINT } from '../protocol/endpoints.js';
 import { wickProtocol } from '../protocol/index.js';
 import { RpcConf, type RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import type { Clock } from '../util/clock.js';
@@ -94,7 +98,13 @@ export async function startMaster(
       label: () => `wick://${env.address}`,
     });
   }
+  const files = new ContentStore(
+    filesDirFor(conf, env.rpcAddress?.port ?? 0),
+    conf.get(MasterConf.uploadMaxSize),
+  );
+  env.setupEndpoint(FILE_SERVER_ENDPOINT, new FileServer(files));
   const master = new Master({
+    files,
     conf,
     webUiPort: webUi.port,
     webUiUrl: `http://${env.rpcAddress?.host}:${webUi.port}`,
@@ -121,6 +131,16 @@ export async function startMaster(
       await env.stop();
     },
   };
+}
+
+/** See wick.master.filesDir. */
+function filesDirFor(conf: WickConf, port: number): string {
+  const set = conf.get(MasterConf.filesDir);
+  if (set) return set;
+  if (conf.get(MasterConf.recoveryMode) === 'FILESYSTEM')
+    return join(conf.get(MasterConf.recoveryDirectory), 'files');
+  const cache = process.env.XDG_CACHE_HOME || join(os.homedir(), '.cache');
+  return join(cache, 'wick', 'master-files', String(port));
 }
 
 async function persistenceFor(conf: WickConf): Promise<PersistenceEngine | undefined> {

@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { FileRef } from './files.js';
 import { EndpointRefData as EndpointRefDataSchema } from './rpc.js';
 
 /**
@@ -104,8 +105,17 @@ export const DriverDescription = Type.Object(
   {
     appPath: Type.String({
       minLength: 1,
-      description: 'The application file, copied into the driver dir',
+      maxLength: 4096,
+      description:
+        'The application file: copied into the driver dir from a disk the worker shares, or, with `shipped`, the name of the file submitted',
     }),
+    shipped: Type.Optional(
+      Type.Object(FileRef.properties, {
+        additionalProperties: false,
+        description:
+          "The ShippedAppManifest the submit uploaded to the masters: the worker fetches it and the files it names from its master's file server",
+      }),
+    ),
     mem: MemoryMB,
     cores: Type.Integer({ minimum: 1 }),
     supervise: Type.Boolean(),

@@ -19,3 +19,5 @@ export const LOG_RELAY_ENDPOINT = 'LogRelay';
 export const WEB_UI_STATE_ENDPOINT = 'WebUIState';
 /** The application's client of the masters, in its driver (Spark's StandaloneAppClient). */
 export const APP_CLIENT_ENDPOINT = 'AppClient';
+/** The files an RpcEnv offers to fetch by content (a driver's application code and files). */
+export const FILE_SERVER_ENDPOINT = 'Files';

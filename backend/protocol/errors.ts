@@ -19,6 +19,8 @@ export const RpcErrorCode = {
   HandshakeRequired: -32006,
   /** A reply that is not a valid message. */
   InvalidReply: -32007,
+  /** A file server does not offer the file asked for (by its SHA-256). */
+  FileNotOffered: -32020,
   /** Local only: no reply came within the ask's timeout. */
   AskTimeout: -32010,
   /** Local only: the connection closed before the reply came. */

@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { AppId, EndpointRefData } from './common.js';
+import { AppCode, MAX_SHIPPED_FILES, ShippedFiles, ShippedPath } from './files.js';
 import { boundary, defineMessage } from './registry.js';
 
 /**
@@ -23,6 +24,20 @@ export const FunctionSpec = Type.Object(
       description: 'A function expression, e.g. "(x, env) => x * env.k"',
     }),
     env: Type.Optional(Type.Unknown({ description: 'JSON values passed as the last argument' })),
+    module: Type.Optional(ShippedPath),
+    bindings: Type.Optional(
+      Type.Record(Type.String({ maxLength: 256 }), ShippedPath, {
+        maxProperties: 1000,
+        description:
+          "Free names of the source and the module of the application's code tree to ask each of (its __wickBinding export)",
+      }),
+    ),
+    defs: Type.Optional(
+      Type.Array(Type.String({ maxLength: 1024 * 1024 }), {
+        maxItems: 200,
+        description: 'Declarations (functions of the main module) evaluated before the source',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -100,6 +115,14 @@ export const TaskDescription = Type.Object(
     source: PartitionSource,
     transformations: Type.Array(Transformation),
     action: PartitionAction,
+    files: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_SHIPPED_FILES,
+        description:
+          'How many added files (AppConfig.files, then AddFiles) the task needs: it waits for them',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -163,8 +186,17 @@ export const AppConfig = defineMessage(d2e, 'AppConfig', 'The answer to Retrieve
   appId: AppId,
   props: Type.Record(Type.String(), Type.String()),
   /** The folder the application's modules resolve from. */
-  appDir: Type.String(),
+  appDir: Type.String({ maxLength: 4096 }),
+  code: Type.Optional(AppCode),
+  files: Type.Optional(ShippedFiles),
 });
+
+export const AddFiles = defineMessage(
+  d2e,
+  'AddFiles',
+  'Files the application added (wc.addFile) after the executor got AppConfig: fetch them from the file server.',
+  { files: ShippedFiles },
+);
 
 export const RegisteredExecutor = defineMessage(
   d2e,

@@ -1,26 +1,45 @@
-import { access, constants, mkdtemp, rm } from 'node:fs/promises';
+import {
+  access,
+  constants,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, extname, join, resolve } from 'node:path';
+import { dirname, extname, join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type * as esbuild from 'esbuild';
+import { describeFiles } from '../files/describeFiles.js';
+import { toShippedPath } from '../files/shippedPath.js';
+import type { AppCode } from '../protocol/files.js';
 import { removeDeadOwnerDirs } from '../util/deadOwnerDirs.js';
 import { importModule } from '../util/importModule.js';
 import { distFile } from '../util/paths.js';
+import { CODE_MANIFEST, WICK_SHIM, WICK_TREE_DIR, wickShim } from '../util/shippedCode.js';
 import { version } from '../util/version.js';
 import { BundleCache } from './bundleCache.js';
+import { compileModules, outputPath } from './compileModules.js';
+import { writeEntryScope } from './entryScope.js';
+import { findModuleGraph, type ModuleGraph } from './moduleGraph.js';
 
 export interface BundledApp {
   /** The original file. */
   source: string;
-  /** An ES module bundle of it that resolves `wick` to the running Wick's library. */
+  /** The compiled entry module, in `root`: what the driver runs. */
   bundle: string;
+  /** The application's code tree (see util/shippedCode.ts), a folder of its own. */
+  root: string;
+  /** What executors fetch of it. */
+  code: AppCode;
 }
 
-/** Files that Node loads without a build step: those a require() or import() call may keep. */
-const RUNS_AS_IS = /\.(?:js|cjs|mjs|json|node)$/;
-/** Marks the resolution the plugin asks for itself, so that it does not answer it again. */
-const LOOKUP = Symbol('wick-lookup');
-/** Changes whenever the options below change what a bundle holds, so older cached ones miss. */
-const BUNDLE_FORMAT = 'esm-node20-inline-map-1';
+/** Changes whenever the options below change what a tree holds, so older cached ones miss. */
+const BUNDLE_FORMAT = 'esm-tree-1';
 
 /**
  * Where bundles are made: `<temp>/wick-submit-<pid>-…`, the pid of the submit that owns it. A
@@ -30,10 +49,12 @@ const BUNDLE_FORMAT = 'esm-node20-inline-map-1';
 const DIR_PREFIX = 'wick-submit';
 
 /**
- * Bundles a submitted application (.js, .mjs, .ts) into one ES module with esbuild, so that
- * TypeScript runs without a compile step and `import { WickContext } from 'wick'` reaches the
- * library of the Wick that runs it. A syntax error is reported with file:line:column. The bundle
- * is in a folder of its own, which the caller removes; on failure, none is left.
+ * Compiles a submitted application (.js, .mjs, .ts) with esbuild into its code tree (see
+ * util/shippedCode.ts): what the driver runs and executors fetch, so that TypeScript runs without
+ * a compile step, a task may use what its module imports, and `import { WickContext } from 'wick'`
+ * reaches the library of the Wick that runs it. A syntax error is reported with
+ * file:line:column. The tree is a folder of its own, which the caller removes; on failure, none
+ * is left.
  */
 export async function bundleApp(appPath: string): Promise<BundledApp> {
   const source = resolve(appPath);
@@ -62,59 +83,19 @@ export async function bundleApp(appPath: string): Promise<BundledApp> {
 }
 
 async function bundleInto(dir: string, source: string, appPath: string): Promise<BundledApp> {
-  const bundle = join(dir, `${basename(source, extname(source))}.mjs`);
   // The library as the CLI runs it (scripts/build.mjs): the driver reuses the modules the CLI has
   // loaded (see runAppHere).
   const lib = distFile('cli/lib.mjs');
   const cache = BundleCache.fromEnv();
   const key = BundleCache.key({ source, lib, wick: version, format: BUNDLE_FORMAT });
-  if (await cache?.restore(key, bundle)) return { source, bundle };
+  if (await cache?.restore(key, dir)) return await treeOf(dir, source, lib);
   const startedAt = Date.now();
   // Loaded only on a cache miss: esbuild's start-up is most of a fresh bundle's cost.
-  const { build: runEsbuild } = await importModule<typeof esbuild>('esbuild');
-  let result: esbuild.BuildResult<{ metafile: true }>;
+  const { build } = await importModule<typeof esbuild>('esbuild');
+  let graph: ModuleGraph;
   try {
-    result = await runEsbuild({
-      entryPoints: [source],
-      outfile: bundle,
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      // ESM, so that applications may await at top level; CommonJS dependencies inside the
-      // bundle still need `require`.
-      format: 'esm',
-      banner: {
-        js: "import { createRequire as __wickCreateRequire } from 'node:module'; const require = __wickCreateRequire(import.meta.url);",
-      },
-      sourcemap: 'inline',
-      logLevel: 'silent',
-      metafile: true,
-      plugins: [
-        {
-          name: 'wick-library',
-          setup(build: esbuild.PluginBuild) {
-            build.onResolve({ filter: /^wick$/ }, () => ({ path: lib, external: true }));
-            // A require() or import() call is left a call, to the absolute path of a JavaScript
-            // file, rather than inlined: inside a function shipped to executors, an inlined
-            // module would be a free variable of the bundle, while the call runs there as it does
-            // here (executors resolve it from the application's folder; a path is the same one).
-            build.onResolve({ filter: /.*/ }, async (args: esbuild.OnResolveArgs) => {
-              if (args.kind !== 'require-call' && args.kind !== 'dynamic-import') return undefined;
-              if (args.pluginData === LOOKUP || args.path === 'wick') return undefined;
-              const found = await build.resolve(args.path, {
-                kind: args.kind,
-                importer: args.importer,
-                resolveDir: args.resolveDir,
-                pluginData: LOOKUP,
-              });
-              if (found.errors.length > 0 || found.external || !RUNS_AS_IS.test(found.path))
-                return undefined;
-              return { path: found.path, external: true };
-            });
-          },
-        },
-      ],
-    });
+    graph = await findModuleGraph(build, source);
+    await compileModules(build, graph, dir);
   } catch (err) {
     const first = (err as esbuild.BuildFailure).errors?.[0];
     if (first) {
@@ -124,7 +105,49 @@ async function bundleInto(dir: string, source: string, appPath: string): Promise
     }
     throw err;
   }
-  const inputs = Object.keys(result.metafile.inputs).map((p) => resolve(p));
-  await cache?.store(key, bundle, inputs, startedAt);
-  return { source, bundle };
+  const entry = outputPath(graph, dir, source);
+  await writeEntryScope(entry);
+  await linkPackages(graph, dir);
+  const paths = await listTree(dir);
+  const code: AppCode = {
+    entry: toShippedPath(relative(dir, entry)),
+    files: await describeFiles(dir, paths),
+  };
+  await mkdir(join(dir, WICK_TREE_DIR), { recursive: true });
+  await writeFile(join(dir, CODE_MANIFEST), JSON.stringify(code));
+  await cache?.store(key, dir, graph.inputs, startedAt);
+  return await treeOf(dir, source, lib);
+}
+
+/** The tree in `dir` as this host runs it: with its own `wick` (the shim is never cached or shipped). */
+async function treeOf(dir: string, source: string, lib: string): Promise<BundledApp> {
+  const code = JSON.parse(await readFile(join(dir, CODE_MANIFEST), 'utf8')) as AppCode;
+  await writeFile(join(dir, WICK_SHIM), wickShim(pathToFileURL(lib).href));
+  return { source, bundle: join(dir, ...code.entry.split('/')), root: dir, code };
+}
+
+/**
+ * The npm packages, linked into the tree where they were beside the application, so that the
+ * driver resolves them as before; executors fetch their files (listTree follows the links).
+ */
+async function linkPackages(graph: ModuleGraph, dir: string): Promise<void> {
+  for (const pkg of graph.packages) {
+    const at = join(dir, relative(graph.root, pkg));
+    await mkdir(dirname(at), { recursive: true });
+    await symlink(pkg, at, 'dir');
+  }
+}
+
+/** Every file of the tree but Wick's own, as shipped paths, following links into packages. */
+async function listTree(dir: string, sub = ''): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(join(dir, sub), { withFileTypes: true })) {
+    const rel = sub ? `${sub}/${e.name}` : e.name;
+    if (rel === WICK_TREE_DIR) continue;
+    const isDir =
+      e.isDirectory() || (e.isSymbolicLink() && (await stat(join(dir, rel))).isDirectory());
+    if (isDir) out.push(...(await listTree(dir, rel)));
+    else out.push(rel);
+  }
+  return out;
 }

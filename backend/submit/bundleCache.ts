@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
-  copyFile,
+  cp,
   mkdir,
   readdir,
   readFile,
@@ -58,7 +58,7 @@ export class BundleCache {
     return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32);
   }
 
-  /** Copies the cached bundle for `key` to `dest` and returns true, if it is still fresh. */
+  /** Copies the cached tree for `key` into the folder `dest` and returns true, if it is still fresh. */
   async restore(key: string, dest: string): Promise<boolean> {
     try {
       const manifest = JSON.parse(
@@ -67,7 +67,7 @@ export class BundleCache {
       if (manifest.key !== key || !Array.isArray(manifest.stamps)) return false;
       const now = await Promise.all(manifest.stamps.map((s) => stampOf(s.path)));
       if (!now.every((s, i) => sameStamp(s, manifest.stamps[i] as Stamp))) return false;
-      await copyFile(join(this.dir, `${key}.mjs`), dest);
+      await cp(join(this.dir, key), dest, { recursive: true, verbatimSymlinks: true });
       // Marks it used, for the eviction of the least recently used.
       const at = new Date();
       await utimes(join(this.dir, `${key}.json`), at, at);
@@ -80,7 +80,7 @@ export class BundleCache {
   }
 
   /**
-   * Keeps `bundle` under `key`, made from `inputs` (absolute paths) by a build that started at
+   * Keeps the tree in the folder `bundle` under `key`, made from `inputs` (absolute paths) by a build that started at
    * `startedAt` (ms since the epoch). Inputs are stamped after the build, so one changed since a
    * little before it started (file systems with coarse times included) may not be what was
    * bundled: then nothing is kept, and the next submit bundles again.
@@ -99,8 +99,9 @@ export class BundleCache {
         return;
       await mkdir(this.dir, { recursive: true });
       const tmp = `.${key}.${process.pid}`;
-      await copyFile(bundle, join(this.dir, `${tmp}.mjs`));
-      await rename(join(this.dir, `${tmp}.mjs`), join(this.dir, `${key}.mjs`));
+      await cp(bundle, join(this.dir, tmp), { recursive: true, verbatimSymlinks: true });
+      await rm(join(this.dir, key), { recursive: true, force: true });
+      await rename(join(this.dir, tmp), join(this.dir, key));
       const manifest: Manifest = { key, stamps };
       await writeFile(join(this.dir, `${tmp}.json`), JSON.stringify(manifest));
       await rename(join(this.dir, `${tmp}.json`), join(this.dir, `${key}.json`));
@@ -122,7 +123,7 @@ export class BundleCache {
     for (const { f } of used.slice(0, used.length - MAX_ENTRIES)) {
       const key = f.slice(0, -'.json'.length);
       await rm(join(this.dir, f), { force: true });
-      await rm(join(this.dir, `${key}.mjs`), { force: true });
+      await rm(join(this.dir, key), { recursive: true, force: true });
     }
   }
 }

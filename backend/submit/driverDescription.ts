@@ -1,15 +1,18 @@
-import { dirname } from 'node:path';
+import { basename } from 'node:path';
 import type { DriverDescription } from '../protocol/common.js';
-import { distFile } from '../util/paths.js';
+import type { FileRef } from '../protocol/files.js';
 import type { BundledApp } from './bundle.js';
 
 /**
- * What RequestSubmitDriver carries for a Wick application in cluster deploy mode: a worker runs
- * `wick driver-wrapper` on the bundle, with the master, the settings and the app's folder in its
- * environment (`wick submit --deploy-mode cluster` and the VS Code agent both submit this).
+ * What RequestSubmitDriver carries for a Wick application in cluster deploy mode: a worker fetches
+ * the application's code tree from its master (`shipped`) and runs `wick driver-wrapper` on its
+ * entry, with the master and the settings in its environment (`wick submit --deploy-mode cluster`
+ * and the VS Code agent both submit this).
  */
 export function driverDescription(o: {
   bundled: BundledApp;
+  /** The manifest uploadToMasters left with the masters. */
+  shipped: FileRef;
   args: readonly string[];
   masterUrl: string;
   conf: Record<string, string>;
@@ -19,14 +22,15 @@ export function driverDescription(o: {
   supervise: boolean;
 }): DriverDescription {
   return {
-    appPath: o.bundled.bundle,
+    appPath: basename(o.bundled.source),
+    shipped: o.shipped,
     mem: o.memoryMB,
     cores: o.cores,
     supervise: o.supervise,
     command: {
       argv: [
-        process.execPath,
-        distFile('wick.cjs'),
+        '{{WICK_NODE}}',
+        '{{WICK_CLI}}',
         'driver-wrapper',
         '{{WORKER_URL}}',
         '{{USER_APP}}',
@@ -35,7 +39,6 @@ export function driverDescription(o: {
       env: {
         WICK_MASTER: o.masterUrl,
         WICK_SUBMIT_CONF: JSON.stringify(o.conf),
-        WICK_APP_DIR: dirname(o.bundled.source),
         ...(o.name ? { WICK_APP_NAME: o.name } : {}),
       },
     },

@@ -5,6 +5,8 @@ import { distFile } from '../util/paths.js';
 
 export interface AppRun {
   bundle: string;
+  /** The application's code tree (see bundle.ts), which the driver offers its executors. */
+  root?: string;
   source: string;
   args: string[];
   master: string;
@@ -27,6 +29,7 @@ export async function runAppHere(run: AppRun): Promise<void> {
   process.env.WICK_MASTER = run.master;
   process.env.WICK_SUBMIT_CONF = JSON.stringify(run.conf);
   process.env.WICK_APP_DIR = dirname(run.source);
+  if (run.root) process.env.WICK_APP_CODE = run.root;
   process.env.WICK_CLI ??= distFile('wick.cjs');
   if (run.appName) process.env.WICK_APP_NAME = run.appName;
   const global = globalThis as { [LIBRARY_KEY]?: unknown };

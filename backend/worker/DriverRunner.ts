@@ -6,6 +6,7 @@ import type { Clock } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
 import type { RunnerHost } from './ExecutorRunner.js';
 import { describeExit, exitStatusOf } from './exitStatus.js';
+import { fetchDriverApp } from './fetchDriverApp.js';
 import { type Launched, launch } from './process/launch.js';
 import { formatCommand, substituteVariables } from './process/substitute.js';
 import { Termination } from './process/termination.js';
@@ -31,6 +32,7 @@ export class DriverRunner {
   runs = 0;
   private process: Launched | undefined;
   private readonly termination: Termination;
+  private env: Record<string, string>;
   private wakeUp: (() => void) | undefined;
 
   constructor(
@@ -43,6 +45,7 @@ export class DriverRunner {
   ) {
     this.dir = join(workDir, driverId);
     this.termination = new Termination(`driver ${driverId}`, host.killTimeoutMs);
+    this.env = desc.command.env;
   }
 
   /** Resolves once the final state is reported. */
@@ -72,8 +75,18 @@ export class DriverRunner {
       // logs rather than "No such log").
       mkdirSync(this.dir, { recursive: true });
       for (const stream of ['stdout', 'stderr']) closeSync(openSync(join(this.dir, stream), 'a'));
-      const localApp = join(this.dir, basename(this.desc.appPath));
-      await copyFile(resolve(this.desc.appPath), localApp);
+      let localApp: string;
+      const shipped = this.desc.shipped;
+      if (shipped) {
+        if (!this.host.fetchFromMaster) throw new Error('This worker cannot fetch from a master');
+        const fetched = await fetchDriverApp(this.host.fetchFromMaster, shipped, this.dir);
+        localApp = fetched.entry;
+        this.env = { ...this.desc.command.env, ...fetched.env };
+      } else {
+        // A driver of another language, on a disk the worker shares (Spark's local jar URL).
+        localApp = join(this.dir, basename(this.desc.appPath));
+        await copyFile(resolve(this.desc.appPath), localApp);
+      }
       const argv = substituteVariables(this.desc.command.argv, {
         WORKER_URL: this.host.workerUrl,
         USER_APP: localApp,
@@ -110,7 +123,7 @@ export class DriverRunner {
       this.process = launch({
         argv,
         cwd: this.dir,
-        env: this.desc.command.env,
+        env: this.env,
         header: `Launch Command: ${formatCommand(argv)}`,
         append: true,
       });

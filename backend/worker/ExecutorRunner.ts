@@ -4,6 +4,7 @@ import { EXECUTOR_STDERR_TAIL, readLogTail } from '../logs/logTail.js';
 import type { ApplicationDescription, ExecutorState } from '../protocol/common.js';
 import { getLogger } from '../util/log.js';
 import { describeExit, exitStatusOf } from './exitStatus.js';
+import type { MasterFetch } from './fetchDriverApp.js';
 import { type Launched, type LaunchSpec, launch } from './process/launch.js';
 import { formatCommand, substituteVariables } from './process/substitute.js';
 import { Termination } from './process/termination.js';
@@ -18,6 +19,8 @@ export interface RunnerHost {
   readonly killTimeoutMs: number;
   /** A process already started that becomes this launch, if the host has one that fits. */
   takeStandby?(spec: LaunchSpec): Launched | undefined;
+  /** Fetches files from the master this worker follows (a cluster-mode driver's application). */
+  fetchFromMaster?: MasterFetch;
 }
 
 /**

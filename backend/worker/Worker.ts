@@ -2,8 +2,15 @@ import { mkdir } from 'node:fs/promises';
 import { DeployConf } from '../conf/deploy.js';
 import type { WickConf } from '../conf/WickConf.js';
 import { WorkerConf } from '../conf/worker.js';
+import { fetchFiles } from '../files/fetchFiles.js';
 import { Heartbeat, RegisterWorker } from '../protocol/deploy.js';
-import { MASTER_ENDPOINT, WORKER_ENDPOINT, WORKER_SYSTEM } from '../protocol/endpoints.js';
+import {
+  FILE_SERVER_ENDPOINT,
+  MASTER_ENDPOINT,
+  WORKER_ENDPOINT,
+  WORKER_SYSTEM,
+} from '../protocol/endpoints.js';
+import type { ShippedFile } from '../protocol/files.js';
 import type { WireMessage } from '../protocol/registry.js';
 import { RpcAddress, RpcEndpoint } from '../rpc/index.js';
 import { type Clock, systemClock, type TimerHandle } from '../util/clock.js';
@@ -214,6 +221,20 @@ export class Worker extends RpcEndpoint implements RunnerHost {
       masterAddress,
     });
   }
+
+  /**
+   * Fetches files from the master this worker follows (the one that launched the driver, or the
+   * one it follows since a failover: every master was given the files).
+   */
+  readonly fetchFromMaster = async (files: readonly ShippedFile[], dest: string) => {
+    const url = this.masterConnection.activeMasterUrl;
+    if (!url) throw new Error('This worker follows no master to fetch the application from');
+    const server = await this.rpcEnv.setupEndpointRef(
+      url.replace(/^wick:\/\//, ''),
+      FILE_SERVER_ENDPOINT,
+    );
+    return fetchFiles(server, files, dest);
+  };
 
   /**
    * The standby executor process turned into `spec`'s launch, if it qualifies. The next standby

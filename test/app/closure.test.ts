@@ -23,7 +23,7 @@ test('a free variable is named, with how to pass it instead', () => {
   const err = refusal((x: number) => x * factor);
   assert.equal(
     err.message,
-    'The function given to map uses factor, which executors would not have: functions travel as source text without their surroundings. Pass the value explicitly, e.g. map((x, env) => … env.factor …, { factor }), or require() it inside the function.',
+    'The function given to map uses factor, which executors would not have: functions travel as source text without their surroundings (what their module imports or declares at top level travels with them). Pass the value explicitly, e.g. map((x, env) => … env.factor …, { factor }), or require() it inside the function.',
   );
   // The name of the operation is the one the user called.
   assert.match(
@@ -193,6 +193,6 @@ test('what passes the check compiles on an executor, inner named functions inclu
     return [twice(inc(x)), twice.name, inc.name];
   };
   const spec = prepareFunction(f, 'map', { k: 1 });
-  const compiled = new FunctionCompiler(process.cwd()).compile(spec.source);
+  const compiled = new FunctionCompiler({ appDir: process.cwd() }).compile(spec);
   assert.deepEqual(compiled(2, spec.env), [6, 'twice', 'inc']);
 });

@@ -157,7 +157,7 @@ test('the free-variable check fails the submit fast, naming the variable, before
   assert.equal(r.code, 1);
   assert.match(
     r.stderr,
-    /wick: The function given to map uses factor, which executors would not have: .* map\(\(x, env\) => … env\.factor …, \{ factor \}\)/,
+    /wick: The function given to map uses factor, a top-level variable of the application's main file, which executors do not run: pass the value explicitly, e\.g\. map\(\(x, env\) => … env\.factor …, \{ factor \}\)/,
   );
   assert.doesNotMatch(r.stdout, /\[/, 'the job never ran');
   const appId = appIdIn(r.stderr);

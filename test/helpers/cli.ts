@@ -41,11 +41,8 @@ export interface WickProcess {
 /** Starts `node bin/wick.js …args`; stdin is a pipe that stays open until the process ends. */
 export function startWick(args: readonly string[], options: RunOptions = {}): WickProcess {
   // WICK_* settings of the test's own environment (a log level, a master) would change what runs.
-  // WICK_SUBMITTED_DIR stays: scripts/test.mjs keeps the tests' cluster-mode bundles apart.
   const env: NodeJS.ProcessEnv = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([k]) => !k.startsWith('WICK_') || k === 'WICK_SUBMITTED_DIR',
-    ),
+    Object.entries(process.env).filter(([k]) => !k.startsWith('WICK_')),
   );
   Object.assign(env, options.env);
   if (options.mark) env.WICK_TEST_MARK = options.mark;

@@ -1,12 +1,14 @@
 /**
  * The master's handlers against its boundaries: every message the protocol sends a master has a
- * handler in one of its endpoints (the Master, and the LogRelay of the workers' log messages), they
- * handle nothing else but the Master's self-messages, and each handler takes the message the way it
+ * handler in one of its endpoints (the Master, its FileServer, and the LogRelay of the workers'
+ * log messages), they handle nothing else but the Master's self-messages, and each handler takes
+ * the message the way it
  * is sent (a request as an ask, the rest one-way).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { WickConf } from '../../backend/conf/WickConf.js';
+import { FileServer } from '../../backend/files/FileServer.js';
 import { LogRelay } from '../../backend/master/logRelay/LogRelay.js';
 import { Master } from '../../backend/master/Master.js';
 import * as selfMessages from '../../backend/master/messages.js';
@@ -15,7 +17,8 @@ import { isMessageDef } from '../../backend/protocol/registry.js';
 import { messagesTo, selfMessagesOf } from '../helpers/boundaries.js';
 
 const master = new Master({ conf: new WickConf(), webUiPort: 0, webUiUrl: 'http://127.0.0.1:0' });
-const handled = master.handledMessages();
+// The master's RpcEnv serves the files of cluster-mode applications from an endpoint of its own.
+const handled = [...master.handledMessages(), ...new FileServer().handledMessages()];
 const relay = new LogRelay({ locate: () => assert.fail('not asked'), maxFollowsPerClient: 1 });
 const relayed = relay.handledMessages();
 
@@ -52,11 +55,14 @@ test('the requests it answers, as asks, are these; it takes everything else one-
   const requests = handled.filter((d) => d.replies !== undefined).map((d) => d.type);
   assert.deepEqual(requests.sort(), [
     'BoundPortsRequest',
+    'FetchFileChunk',
     'RequestDriverStatus',
     'RequestKillApplication',
     'RequestKillDriver',
     'RequestMasterState',
+    'RequestMissingFiles',
     'RequestSubmitDriver',
     'SubscribeMasterState',
+    'UploadFileChunk',
   ]);
 });

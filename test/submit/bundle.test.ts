@@ -34,12 +34,15 @@ async function writeOld(path: string, text: string): Promise<void> {
   await utimes(dirname(path), past, past);
 }
 
+/** The compiled modules of an app's tree, entry first. */
 async function bundled(app: string): Promise<string> {
   const b = await bundleApp(app);
   try {
-    return await readFile(b.bundle, 'utf8');
+    const modules = b.code.files.map((f) => f.path).filter((p) => p.endsWith('.mjs'));
+    const texts = await Promise.all(modules.map((p) => readFile(join(b.root, p), 'utf8')));
+    return [await readFile(b.bundle, 'utf8'), ...texts].join('\n');
   } finally {
-    await rm(dirname(b.bundle), { recursive: true, force: true });
+    await rm(b.root, { recursive: true, force: true });
   }
 }
 
@@ -59,10 +62,10 @@ test('an unchanged app is bundled once; an edit of an imported file bundles agai
   assert.match(one, /"first"/);
   const kept = await entries(cacheDir);
   assert.equal(kept.length, 1, 'the first bundle is kept');
-  // A hit copies the kept bundle, not a new build: a mark added to the kept file shows up.
-  const keptBundle = join(cacheDir, (kept[0] as string).replace(/\.json$/, '.mjs'));
-  await writeFile(keptBundle, `${one}// from the cache\n`);
-  assert.equal(await bundled(app), `${one}// from the cache\n`);
+  // A hit copies the kept tree, not a new build: a mark added to a kept module shows up.
+  const keptHelper = join(cacheDir, (kept[0] as string).replace(/\.json$/, ''), 'helper.mjs');
+  await writeFile(keptHelper, `${await readFile(keptHelper, 'utf8')}// from the cache\n`);
+  assert.match(await bundled(app), /\/\/ from the cache/);
   assert.deepEqual(await entries(cacheDir), kept);
 
   // The imported file changes (its size too, but the stamp's time alone would do).
@@ -157,7 +160,7 @@ test('a submit bundles in a folder named for its pid, and removes those of submi
     const others = [`wick-submit-${process.pid}-bbbbbb`, `other-${gone}-dddddd`];
     for (const n of [`wick-submit-${gone}-aaaaaa`, ...others]) await mkdir(join(temp, n));
     const b = await bundleApp(join(dir, 'app.ts'));
-    const own = basename(dirname(b.bundle));
+    const own = basename(b.root);
     assert.match(own, new RegExp(`^wick-submit-${process.pid}-`));
     // The sweep runs beside the bundling, not waited for.
     const deadline = Date.now() + 10_000;

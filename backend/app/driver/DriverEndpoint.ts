@@ -1,5 +1,6 @@
 import type { WickConf } from '../../conf/WickConf.js';
 import {
+  AddFiles,
   AppConfig,
   KillTask,
   LaunchTask,
@@ -11,6 +12,7 @@ import {
   StopExecutor,
   type TaskDescription,
 } from '../../protocol/executor.js';
+import type { AppCode, ShippedFile } from '../../protocol/files.js';
 import type { MessageOf } from '../../protocol/registry.js';
 import { type RpcCallContext, RpcConf, RpcEndpoint } from '../../rpc/index.js';
 import { ExecutorData } from './ExecutorData.js';
@@ -21,6 +23,12 @@ import { TaskDurations } from './TaskDurations.js';
 import { type JobSpec, type Offer, TaskScheduler } from './TaskScheduler.js';
 
 export { PREFETCH_PER_CORE } from './prefetch.js';
+
+/** What a driver's executors fetch from it: the code tree (wick submit's) and the added files. */
+export interface ShippedApp {
+  code?: AppCode;
+  files: ShippedFile[];
+}
 
 /** How long stopExecutors waits for the executors to hang up (as the Python driver example). */
 export const EXECUTOR_STOP_PATIENCE_MS = 10_000;
@@ -63,6 +71,8 @@ export class DriverEndpoint extends RpcEndpoint {
     maxFailures: number,
     /** Milliseconds from a fixed point (performance.now()); tests stop it. */
     private readonly now: () => number = () => performance.now(),
+    /** The application's code tree and added files, which executors fetch from the driver. */
+    private readonly shipped: ShippedApp = { files: [] },
   ) {
     super();
     this.scheduler = new TaskScheduler(maxFailures);
@@ -72,6 +82,8 @@ export class DriverEndpoint extends RpcEndpoint {
         appId: this.currentAppId,
         props: Object.fromEntries(this.conf.entries()),
         appDir: this.appDir,
+        ...(this.shipped.code ? { code: this.shipped.code } : {}),
+        ...(this.shipped.files.length > 0 ? { files: this.shipped.files } : {}),
       }),
     );
     this.on(RegisterExecutor, (msg, ctx) => this.registerExecutor(msg, ctx));
@@ -92,6 +104,15 @@ export class DriverEndpoint extends RpcEndpoint {
     let n = 0;
     for (const e of this.registered.values()) n += e.cores;
     return n;
+  }
+
+  /**
+   * Files the application added: executors registered already are told now, later ones in
+   * AppConfig, and each task says how many it needs (it waits for them on its executor).
+   */
+  filesAdded(files: readonly ShippedFile[]): void {
+    this.shipped.files.push(...files);
+    for (const e of this.registered.values()) e.ref.send(AddFiles({ files: [...files] }));
   }
 
   /** The master registered the application under this id (executors ask it in AppConfig). */
@@ -310,7 +331,8 @@ export class DriverEndpoint extends RpcEndpoint {
       const e = this.registered.get(executorId) as ExecutorData;
       if (this.tooLarge(task)) continue;
       e.launched(task.taskId, queued);
-      e.ref.send(LaunchTask({ task }));
+      const files = this.shipped.files.length;
+      e.ref.send(LaunchTask({ task: files > 0 ? { ...task, files } : task }));
       const n = (sent.get(e) ?? 0) + 1;
       sent.set(e, n);
       if (queued && n === firstWriteSize(e.cores, ms)) e.ref.flush();

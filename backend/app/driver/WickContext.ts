@@ -1,15 +1,22 @@
-import { stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { AppConf } from '../../conf/app.js';
 import { WickConf } from '../../conf/WickConf.js';
+import { describeFiles } from '../../files/describeFiles.js';
+import { FileServer } from '../../files/FileServer.js';
+import { FILE_SERVER_ENDPOINT } from '../../protocol/endpoints.js';
 import type { PartitionAction, PartitionSource, Transformation } from '../../protocol/executor.js';
+import type { AppCode, ShippedFile } from '../../protocol/files.js';
 import { RpcEnv } from '../../rpc/index.js';
 import { parseMasterUrls } from '../../rpc/masterUrls.js';
 import { getLogger } from '../../util/log.js';
-import { distFile } from '../../util/paths.js';
+import { CODE_MANIFEST } from '../../util/shippedCode.js';
+import { useShippedCode } from '../closure.js';
+import { ModuleScopes } from '../moduleScopes.js';
+import { setDriverFiles } from '../WickFiles.js';
 import { AppClient } from './AppClient.js';
-import { DriverEndpoint } from './DriverEndpoint.js';
+import { DriverEndpoint, type ShippedApp } from './DriverEndpoint.js';
 import { chooseDriverAddress, routeToMasters } from './driverAddress.js';
 import { reportToLauncher } from './launcherReport.js';
 import { type JobRunner, RDD } from './RDD.js';
@@ -42,6 +49,7 @@ const NO_RESOURCES_WARNING_MS = 15_000;
  */
 export class WickContext implements JobRunner {
   private stopped = false;
+  private readonly addedFiles = new Map<string, string>();
   private activeJobs = 0;
   private keepAlive: NodeJS.Timeout | undefined;
   private readonly onBeforeExit = () => void this.stop();
@@ -53,6 +61,7 @@ export class WickContext implements JobRunner {
     private readonly env: RpcEnv,
     private readonly driver: DriverEndpoint,
     private readonly client: AppClient,
+    private readonly fileServer: FileServer,
   ) {
     // An application that never calls stop() still unregisters when it has nothing left to do.
     process.once('beforeExit', this.onBeforeExit);
@@ -90,7 +99,14 @@ export class WickContext implements JobRunner {
     const env = await createDriverEnv(conf, masters);
     try {
       const appDir = await applicationDir();
-      const driver = new DriverEndpoint(conf, appDir, conf.get(AppConf.maxFailures));
+      const shipped = await offerCode(env);
+      const driver = new DriverEndpoint(
+        conf,
+        appDir,
+        conf.get(AppConf.maxFailures),
+        undefined,
+        shipped.app,
+      );
       const driverRef = env.setupEndpoint(DriverEndpoint.ENDPOINT_NAME, driver);
       const cores = conf.get(AppConf.executorCores);
       const maxCores = conf.get(AppConf.coresMax);
@@ -104,8 +120,8 @@ export class WickContext implements JobRunner {
           ...(maxCores > 0 ? { maxCores } : {}),
           command: {
             argv: [
-              process.execPath,
-              process.env.WICK_CLI ?? distFile('wick.cjs'),
+              '{{WICK_NODE}}',
+              '{{WICK_CLI}}',
               'executor',
               '--driver-url',
               '{{DRIVER_URL}}',
@@ -140,11 +156,48 @@ export class WickContext implements JobRunner {
         clearInterval(keep);
       }
       reportToLauncher(client.appId ?? '');
-      return new WickContext(conf, appName, master, env, driver, client);
+      const wc = new WickContext(conf, appName, master, env, driver, client, shipped.server);
+      for (const f of conf.get(AppConf.files).split(',')) if (f.trim()) await wc.addFile(f.trim());
+      // A cluster-mode driver's --files, fetched by its worker (worker/fetchDriverApp.ts).
+      const fetched = process.env.WICK_ADDED_FILES;
+      if (fetched) for (const name of await readdir(fetched)) await wc.addFile(join(fetched, name));
+      return wc;
     } catch (err) {
       await env.stop();
       throw err;
     }
+  }
+
+  /**
+   * Ships a file to every executor (Spark's addFile): a task reads it at WickFiles.get(name),
+   * `name` being the path's last part; in the driver, WickFiles.get gives the path added. Adding
+   * the same file again does nothing; another file under a name already added is refused.
+   */
+  async addFile(path: string): Promise<void> {
+    const abs = resolve(path);
+    const name = basename(abs);
+    const had = this.addedFiles.get(name);
+    if (had === abs) return;
+    if (had !== undefined) {
+      throw new Error(
+        `addFile: a file named ${name} was added already (${had}); ${abs} cannot be added under the same name — rename one of them`,
+      );
+    }
+    let described: ShippedFile[];
+    try {
+      described = await describeFiles(dirname(abs), [name]);
+    } catch (err) {
+      throw new Error(
+        `addFile: cannot read ${abs}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
+    }
+    const file = described[0] as ShippedFile;
+    if (!(await stat(abs)).isFile()) throw new Error(`addFile: ${abs} is not a file`);
+    this.addedFiles.set(name, abs);
+    setDriverFiles(this.addedFiles);
+    this.fileServer.offer(file.sha256, abs);
+    this.driver.filesAdded([file]);
+    log.info(`Added file ${abs} (${file.size} bytes): tasks read it at WickFiles.get('${name}')`);
   }
 
   /** Spark's defaultParallelism: wick.default.parallelism, else the executors' cores (≥ 2). */
@@ -293,6 +346,25 @@ async function createDriverEnv(conf: WickConf, masters: string[]): Promise<RpcEn
 function checkSlices(n: number): void {
   if (!Number.isInteger(n) || n < 1)
     throw new Error(`The number of partitions must be a whole number ≥ 1, got ${n}`);
+}
+
+/**
+ * The driver's file server, offering the application's code tree when it runs from one
+ * (WICK_APP_CODE, set by wick submit) and the files it adds; shipped functions then resolve the
+ * names their modules give what they import (ModuleScopes).
+ */
+async function offerCode(env: RpcEnv): Promise<{ server: FileServer; app: ShippedApp }> {
+  const server = new FileServer();
+  env.setupEndpoint(FILE_SERVER_ENDPOINT, server);
+  const root = process.env.WICK_APP_CODE;
+  if (!root) {
+    useShippedCode(undefined);
+    return { server, app: { files: [] } };
+  }
+  const code = JSON.parse(await readFile(join(root, CODE_MANIFEST), 'utf8')) as AppCode;
+  for (const f of code.files) server.offer(f.sha256, join(root, ...f.path.split('/')));
+  useShippedCode(new ModuleScopes(root, code.entry));
+  return { server, app: { code, files: [] } };
 }
 
 /** Where the application's modules resolve from on executors: its main file's folder. */

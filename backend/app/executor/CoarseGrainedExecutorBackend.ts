@@ -1,13 +1,21 @@
+import { join } from 'node:path';
+import { FILE_SERVER_ENDPOINT } from '../../protocol/endpoints.js';
 import {
+  AddFiles,
+  type AppConfig,
   KillTask,
   LaunchTask,
   RegisterExecutor,
   RetrieveAppConfig,
   StatusUpdate,
   StopExecutor,
+  type TaskDescription,
 } from '../../protocol/executor.js';
+import type { MessageOf } from '../../protocol/registry.js';
 import { RpcEndpoint, type RpcEndpointRef } from '../../rpc/index.js';
+import type { TaskPlace } from '../task/compile.js';
 import { Executor } from './Executor.js';
+import { appLocalDir, fetchAddedFiles, fetchAppCode } from './fetchAppFiles.js';
 import { type TaskPool, takeTaskPool } from './taskPool.js';
 
 export interface BackendOptions {
@@ -34,15 +42,29 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
   private executor: Executor | undefined;
   private pool: TaskPool | undefined;
   private threadsEnded: Promise<void> = Promise.resolve();
+  private fileServer: RpcEndpointRef | undefined;
+  private filesDir: string | undefined;
+  /** Added files: how many the driver named, how many are here, and the tasks waiting for more. */
+  private files = {
+    known: 0,
+    fetched: 0,
+    held: [] as TaskDescription[],
+    chain: Promise.resolve(),
+  };
 
   constructor(private readonly opts: BackendOptions) {
     super();
     // The task path: each handler returns at once, so the inbox runs the next message without a
     // promise in between.
     this.on(LaunchTask, (msg) => {
-      if (this.executor) this.executor.launchTask(msg.task);
-      else this.opts.exit(1, 'Received LaunchTask command but executor was null');
+      if (!this.executor) {
+        this.opts.exit(1, 'Received LaunchTask command but executor was null');
+        return;
+      }
+      if ((msg.task.files ?? 0) > this.files.fetched) this.files.held.push(msg.task);
+      else this.executor.launchTask(msg.task);
     });
+    this.on(AddFiles, (msg) => this.addFiles(msg.files));
     this.on(KillTask, (msg) => {
       this.executor?.killTask(msg.taskId, msg.reason, msg.ifNotStarted);
     });
@@ -64,6 +86,7 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
       const driver = await this.rpcEnv.setupEndpointRefByURI(o.driverUrl);
       this.driver = driver;
       const config = await driver.ask(RetrieveAppConfig({}));
+      const place = await this.fetchApp(config);
       const reply = await driver.ask(
         RegisterExecutor({
           executorId: o.executorId,
@@ -84,13 +107,76 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
       this.executor = new Executor(
         o.executorId,
         o.cores,
-        config.appDir,
+        place,
         (r) => driver.send(StatusUpdate({ executorId: o.executorId, ...r })),
         undefined,
         pool,
       );
     } catch (err) {
       o.exit(1, `Cannot register with driver: ${o.driverUrl}: ${(err as Error).message}`);
+    }
+  }
+
+  /**
+   * The application's code and added files, fetched from the driver's file server before the
+   * executor registers (Spark's executors fetch jars and files as their first tasks arrive; here
+   * registering means ready to run anything the application ships).
+   */
+  private async fetchApp(config: MessageOf<typeof AppConfig>): Promise<TaskPlace> {
+    const place: TaskPlace = { appDir: config.appDir };
+    if (!config.code && !config.files) return place;
+    const server = await this.rpcEnv.setupEndpointRef(
+      this.driver?.address as string,
+      FILE_SERVER_ENDPOINT,
+    );
+    this.fileServer = server;
+    if (config.code) place.codeRoot = await fetchAppCode(server, config.code);
+    place.filesDir = join(appLocalDir(), 'files');
+    this.filesDir = place.filesDir;
+    if (config.files) {
+      await fetchAddedFiles(server, config.files, place.filesDir);
+      this.files.known = this.files.fetched = config.files.length;
+    }
+    return place;
+  }
+
+  /** Files added after AppConfig: fetched in order; the tasks that need them wait. */
+  private addFiles(files: MessageOf<typeof AddFiles>['files']): void {
+    const server = this.fileServer;
+    this.files.known += files.length;
+    const upTo = this.files.known;
+    this.files.chain = this.files.chain.then(async () => {
+      try {
+        if (!server || !this.filesDir) {
+          throw new Error('the driver offered no file server when this executor started');
+        }
+        await fetchAddedFiles(server, files, this.filesDir);
+        this.files.fetched = upTo;
+        this.releaseHeld();
+      } catch (err) {
+        this.failHeld(`Cannot fetch the files the application added: ${(err as Error).message}`);
+      }
+    });
+  }
+
+  private releaseHeld(): void {
+    const ready = this.files.held.filter((t) => (t.files ?? 0) <= this.files.fetched);
+    this.files.held = this.files.held.filter((t) => (t.files ?? 0) > this.files.fetched);
+    for (const t of ready) this.executor?.launchTask(t);
+  }
+
+  private failHeld(message: string): void {
+    const held = this.files.held;
+    this.files.held = [];
+    for (const t of held) {
+      this.driver?.send(
+        StatusUpdate({
+          executorId: this.opts.executorId,
+          taskId: t.taskId,
+          state: 'FAILED',
+          error: { name: 'Error', message },
+        }),
+      );
     }
   }
 

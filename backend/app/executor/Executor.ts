@@ -4,6 +4,7 @@
 import { availableParallelism } from 'node:os';
 import { MessageChannel, type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import type { TaskDescription } from '../../protocol/executor.js';
+import type { TaskPlace } from '../task/compile.js';
 import {
   AVAILABLE,
   BATCH_STOPPED,
@@ -93,7 +94,7 @@ export class Executor {
   constructor(
     readonly executorId: string,
     readonly cores: number,
-    private readonly appDir: string,
+    private readonly place: TaskPlace,
     send: (r: TaskReport) => void,
     /** Where the task start and end lines go (stdout). */
     writeLog: (text: string) => void = (text) => process.stdout.write(text),
@@ -288,7 +289,7 @@ export class Executor {
     port1.on('message', (m: BatchOutcome[]) => this.onOutcomes(b, m));
     this.pool
       .run(
-        { appDir: this.appDir, tasks, control, port: port2 },
+        { place: this.place, tasks, control, port: port2 },
         { name: 'runBatch', signal: b.abort, transferList: [port2] },
       )
       .then(

@@ -2,51 +2,129 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import vm from 'node:vm';
+import type { FunctionSpec, TaskDescription } from '../../protocol/executor.js';
+import { BINDING_EXPORT } from '../../util/shippedCode.js';
+
+/** Where an executor's tasks run: what their functions' modules and files resolve against. */
+export interface TaskPlace {
+  /** The folder `require` resolves from when a function names no module (no code tree). */
+  appDir: string;
+  /** The application's code tree, fetched from the driver (see util/shippedCode.ts). */
+  codeRoot?: string;
+  /** The folder of the files the application added (WickFiles.get). */
+  filesDir?: string;
+}
+
+type Compiled = (...args: unknown[]) => unknown;
 
 /**
  * Compiles shipped function sources inside an executor. Each function gets `require` and
- * `__wickImport` bound to the application's folder, so that the modules it loads resolve as they
- * would next to the application. Compiled functions are cached by source: the tasks of one job
- * ship the same few functions many times.
+ * `__wickImport` bound to the module that wrote it (or the application's folder), the names it
+ * uses of its module (`bindings`: asked of that module of the code tree, which an executor
+ * imports as the driver did) and the definitions shipped with it (`defs`). Compiled functions are
+ * cached by all of that: the tasks of one job ship the same few functions many times.
  */
 export class FunctionCompiler {
-  private readonly cache = new Map<string, (...args: unknown[]) => unknown>();
-  private readonly require: NodeRequire;
-  private readonly importer: (specifier: string) => Promise<unknown>;
+  private readonly cache = new Map<string, Compiled>();
+  private readonly requires = new Map<string, NodeRequire>();
+  private readonly loaded = new Map<string, unknown>();
 
-  constructor(appDir: string) {
-    this.require = createRequire(join(appDir, 'wick-app.js'));
-    this.importer = (specifier: string) => {
-      if (specifier.startsWith('node:') || this.isBuiltin(specifier)) return import(specifier);
-      return import(pathToFileURL(this.require.resolve(specifier)).href);
-    };
+  constructor(readonly place: TaskPlace) {}
+
+  /**
+   * Imports what the task's functions use of the code tree, so that compile() need not wait
+   * (a no-op for functions that use nothing of it).
+   */
+  async prepare(task: TaskDescription): Promise<void> {
+    for (const spec of specsOf(task)) {
+      if (!spec.bindings) continue;
+      for (const [name, module] of Object.entries(spec.bindings)) {
+        const key = `${module}\0${name}`;
+        if (this.loaded.has(key)) continue;
+        const ns = (await import(this.moduleUrl(module))) as Record<string, unknown>;
+        // A CommonJS module's lookup is on what it exports (CJS_BINDING_FOOTER).
+        const binding =
+          ns[BINDING_EXPORT] ??
+          (ns.default as Record<string, unknown> | undefined)?.[BINDING_EXPORT];
+        if (typeof binding !== 'function') {
+          throw new Error(`${module} of the application's code has no ${BINDING_EXPORT}`);
+        }
+        this.loaded.set(key, (binding as (n: string) => unknown)(name));
+      }
+    }
   }
 
-  compile(source: string): (...args: unknown[]) => unknown {
-    let fn = this.cache.get(source);
+  compile(spec: FunctionSpec): Compiled {
+    const key =
+      spec.module === undefined && spec.bindings === undefined && spec.defs === undefined
+        ? spec.source
+        : `${spec.source}\0${spec.module}\0${JSON.stringify(spec.bindings)}\0${JSON.stringify(spec.defs)}`;
+    let fn = this.cache.get(key);
     if (!fn) {
-      const factory = vm.compileFunction(
-        `return (${source});`,
-        ['require', '__wickImport', '__name', '__require'],
-        { filename: 'wick-task-function.js' },
-      ) as (
-        req: NodeRequire,
-        imp: (s: string) => Promise<unknown>,
-        name: typeof keepName,
-        esbuildRequire: NodeRequire,
-      ) => (...args: unknown[]) => unknown;
-      fn = factory(this.require, this.importer, keepName, this.require);
-      this.cache.set(source, fn);
+      fn = this.build(spec);
+      this.cache.set(key, fn);
     }
     return fn;
   }
 
-  private isBuiltin(specifier: string): boolean {
-    try {
-      return this.require.resolve(specifier) === specifier;
-    } catch {
-      return false;
+  private build(spec: FunctionSpec): Compiled {
+    const names = Object.keys(spec.bindings ?? {});
+    const values = names.map((n) => {
+      const key = `${spec.bindings?.[n]}\0${n}`;
+      if (!this.loaded.has(key)) throw new Error(`${n} was not prepared before compiling`);
+      return this.loaded.get(key);
+    });
+    const req = this.requireFor(spec.module);
+    const importer = (specifier: string) => {
+      if (specifier.startsWith('node:') || isBuiltin(req, specifier)) return import(specifier);
+      return import(pathToFileURL(req.resolve(specifier)).href);
+    };
+    const body = `${(spec.defs ?? []).join('\n')}\nreturn (${spec.source});`;
+    const factory = vm.compileFunction(
+      body,
+      ['require', '__wickImport', '__name', '__require', ...names],
+      { filename: spec.module ? this.modulePath(spec.module) : 'wick-task-function.js' },
+    ) as (...args: unknown[]) => Compiled;
+    return factory(req, importer, keepName, req, ...values);
+  }
+
+  private requireFor(module: string | undefined): NodeRequire {
+    const from =
+      module && this.place.codeRoot
+        ? this.modulePath(module)
+        : join(this.place.appDir, 'wick-app.js');
+    let req = this.requires.get(from);
+    if (!req) {
+      req = createRequire(from);
+      this.requires.set(from, req);
     }
+    return req;
+  }
+
+  private modulePath(module: string): string {
+    if (!this.place.codeRoot) {
+      throw new Error(`A function uses ${module} of the application's code, which was not fetched`);
+    }
+    return join(this.place.codeRoot, ...module.split('/'));
+  }
+
+  private moduleUrl(module: string): string {
+    return pathToFileURL(this.modulePath(module)).href;
+  }
+}
+
+function* specsOf(task: TaskDescription): Iterable<FunctionSpec> {
+  for (const t of task.transformations) yield t.fn;
+  const a = task.action;
+  if (a.kind === 'reduce' || a.kind === 'foreach') yield a.fn;
+  if (a.kind === 'aggregate') yield a.seqOp;
+}
+
+function isBuiltin(req: NodeRequire, specifier: string): boolean {
+  try {
+    return req.resolve(specifier) === specifier;
+  } catch {
+    return false;
   }
 }
 

@@ -18,10 +18,11 @@ import type { FunctionCompiler } from './compile.js';
  * the driver combines the partitions'.
  */
 export async function runTask(task: TaskDescription, compiler: FunctionCompiler): Promise<unknown> {
+  await compiler.prepare(task);
   const loop = pipelineLoop(task, compiler);
   if (loop) return loop();
   const fn = (spec: FunctionSpec) => {
-    const f = compiler.compile(spec.source);
+    const f = compiler.compile(spec);
     const env = spec.env;
     return env === undefined ? f : (...args: unknown[]) => f(...args, env);
   };
@@ -99,12 +100,12 @@ function pipelineLoop(
   for (const t of ts) key += `|${t.kind}${t.fn.env === undefined ? 0 : 1}${t.fn.source}`;
   // As the push pipeline: the action's function is compiled first, then the transformations'
   // from the last to the first.
-  const act = actSpec ? compiler.compile(actSpec.source) : undefined;
+  const act = actSpec ? compiler.compile(actSpec) : undefined;
   const fns: Fn[] = new Array(ts.length);
   const envs: unknown[] = new Array(ts.length);
   for (let i = ts.length - 1; i >= 0; i--) {
     const t = ts[i] as T;
-    fns[i] = compiler.compile(t.fn.source);
+    fns[i] = compiler.compile(t.fn);
     envs[i] = t.fn.env;
   }
   let loop = loops.get(key);

@@ -1,6 +1,7 @@
 import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import type { TaskDescription, TaskError } from '../../protocol/executor.js';
-import { FunctionCompiler } from './compile.js';
+import { setFilesDir } from '../WickFiles.js';
+import { FunctionCompiler, type TaskPlace } from './compile.js';
 import { runTask } from './runTask.js';
 
 /**
@@ -8,10 +9,10 @@ import { runTask } from './runTask.js';
  * Each thread keeps its compiled functions between tasks.
  */
 let compiler: FunctionCompiler | undefined;
-let compilerDir: string | undefined;
+let compilerPlace: string | undefined;
 
 export interface TaskRequest {
-  appDir: string;
+  place: TaskPlace;
   task: TaskDescription;
 }
 
@@ -30,7 +31,7 @@ export type TaskOutcome = { ok: true; result: unknown } | { ok: false; error: Ta
  * when the batch ends or is stopped.
  */
 export interface TaskBatchRequest {
-  appDir: string;
+  place: TaskPlace;
   tasks: TaskDescription[];
   control: Int32Array;
   port: MessagePort;
@@ -67,10 +68,12 @@ export const CONTROL_LENGTH = 3;
  */
 export const OUTCOME_HOLD_MS = 100;
 
-function compilerFor(appDir: string): FunctionCompiler {
-  if (!compiler || compilerDir !== appDir) {
-    compiler = new FunctionCompiler(appDir);
-    compilerDir = appDir;
+function compilerFor(place: TaskPlace): FunctionCompiler {
+  const key = JSON.stringify(place);
+  if (!compiler || compilerPlace !== key) {
+    compiler = new FunctionCompiler(place);
+    compilerPlace = key;
+    setFilesDir(place.filesDir);
   }
   return compiler;
 }
@@ -89,12 +92,12 @@ function taskError(err: unknown): TaskError {
 }
 
 export default function run(req: TaskRequest): Promise<TaskOutcome> {
-  return runOne(req.task, compilerFor(req.appDir));
+  return runOne(req.task, compilerFor(req.place));
 }
 
 /** Runs a batch (see TaskBatchRequest); resolves with how many of its tasks it ran. */
 export async function runBatch(req: TaskBatchRequest): Promise<number> {
-  const c = compilerFor(req.appDir);
+  const c = compilerFor(req.place);
   const { control, tasks, port } = req;
   let held: BatchOutcome[] = [];
   /** When the oldest outcome held ended. */

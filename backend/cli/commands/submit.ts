@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { takeLauncherFd } from '../../app/driver/launcherReport.js';
 import { LogRouter, logRouterOptions } from '../../client/LogRouter.js';
@@ -14,10 +14,10 @@ import { WickConf } from '../../conf/WickConf.js';
 import type { LocalCluster } from '../../launcher/localClusterProcess.js';
 import { RequestSubmitDriver } from '../../protocol/client.js';
 import type { RpcEndpointRef } from '../../rpc/index.js';
-import { bundleApp } from '../../submit/bundle.js';
+import { type BundledApp, bundleApp } from '../../submit/bundle.js';
 import { driverDescription } from '../../submit/driverDescription.js';
-import { keepForCluster } from '../../submit/keptBundles.js';
 import { runAppHere } from '../../submit/runApp.js';
+import { uploadToMasters } from '../../submit/uploadApp.js';
 import { collect, exitWithParent } from '../options.js';
 import { followLog } from './logs.js';
 
@@ -31,6 +31,7 @@ interface Flags {
   driverMemory: string;
   driverCores: string;
   supervise?: boolean;
+  files?: string;
   wait?: boolean;
   exitWithParent?: boolean;
   conf: string[];
@@ -60,6 +61,10 @@ export function registerSubmit(program: Command): void {
     .option('--driver-cores <n>', 'cores for the driver (cluster mode)', '1')
     .option('--supervise', 'restart the driver when it fails (cluster mode)')
     .option('--wait', 'cluster mode: follow the driver’s output and exit with its status')
+    .option(
+      '--files <paths>',
+      'files to ship to every executor, comma-separated; tasks find them at WickFiles.get(name)',
+    )
     .option('--conf <key=value>', 'a wick.* setting for the application (repeatable)', collect, [])
     // For launchers (the VS Code agent): the driver ends when whoever started it goes away.
     .addOption(new Option('--exit-with-parent', 'stop when stdin closes').hideHelp())
@@ -102,11 +107,10 @@ export function registerSubmit(program: Command): void {
       }
       if (flags.deployMode === 'client') {
         // The bundle is only needed while the application runs here.
-        process.once('exit', () =>
-          rmSync(dirname(bundled.bundle), { recursive: true, force: true }),
-        );
+        process.once('exit', () => rmSync(bundled.root, { recursive: true, force: true }));
         await runAppHere({
           bundle: bundled.bundle,
+          root: bundled.root,
           source: bundled.source,
           args,
           master: masterUrl,
@@ -117,7 +121,7 @@ export function registerSubmit(program: Command): void {
       }
       const status = await submitToCluster(
         masterUrl,
-        await keepForCluster(bundled),
+        bundled,
         args,
         flags,
         conf,
@@ -157,6 +161,14 @@ function appConf(flags: Flags): Record<string, string> {
   if (flags.executorCores) conf['wick.executor.cores'] = flags.executorCores;
   if (flags.totalExecutorCores) conf['wick.cores.max'] = flags.totalExecutorCores;
   if (flags.name) conf['wick.app.name'] = flags.name;
+  // Cluster mode uploads them to the masters instead: these paths are this machine's.
+  if (flags.files && flags.deployMode === 'client') {
+    conf['wick.files'] = flags.files
+      .split(',')
+      .filter((f) => f.trim())
+      .map((f) => resolve(f.trim()))
+      .join(',');
+  }
   return conf;
 }
 
@@ -242,7 +254,7 @@ async function driverLogRoute(
 
 async function submitToCluster(
   masterUrl: string,
-  bundled: { bundle: string; source: string },
+  bundled: BundledApp,
   args: string[],
   flags: Flags,
   conf: Record<string, string>,
@@ -250,10 +262,19 @@ async function submitToCluster(
   wait: boolean,
 ): Promise<number> {
   return withMaster(masterUrl, async (master, env) => {
+    const shipped = await uploadToMasters(
+      env,
+      masterUrl,
+      bundled,
+      (flags.files ?? '').split(',').filter((f) => f.trim()),
+      (line) => process.stderr.write(`${line}\n`),
+    );
+    await rm(bundled.root, { recursive: true, force: true });
     const reply = await master.ask(
       RequestSubmitDriver({
         driverDescription: driverDescription({
           bundled,
+          shipped,
           args,
           masterUrl,
           conf,

@@ -13,6 +13,7 @@ import { getLogger } from '../../util/log.js';
 import { DriverInfo } from '../DriverInfo.js';
 import type { HandlerRegistry, Master } from '../Master.js';
 import { schedule } from '../placement.js';
+import { removeUnusedFiles } from './files.js';
 
 /** Drivers in cluster deploy mode: submit, kill, status, and their state from workers. */
 
@@ -62,6 +63,8 @@ export async function removeDriver(
   m.broadcaster.driver(driver);
   await m.persistence.removeDriver(driverId);
   schedule(m);
+  // Not waited for: the disk work is no reason to hold up the master's next message.
+  void removeUnusedFiles(m).catch((err) => log.warn(`Cannot remove unused files: ${err}`));
 }
 
 async function driverStateChanged(
@@ -88,6 +91,14 @@ async function submitDriver(m: Master, msg: MessageOf<typeof RequestSubmitDriver
       master: m.self.toData(),
       success: false,
       message: notAlive(m, 'accept driver submissions'),
+    });
+  }
+  const shipped = msg.driverDescription.shipped;
+  if (shipped && !(await m.files?.has(shipped.sha256))) {
+    return SubmitDriverResponse({
+      master: m.self.toData(),
+      success: false,
+      message: `This master does not have the application's files (manifest ${shipped.sha256}): upload them first (wick submit does), to every master`,
     });
   }
   const now = m.clock.now();

@@ -108,7 +108,7 @@ async function withExecutor(
   const executor = new Executor(
     'exec-test',
     cores,
-    dir,
+    { appDir: dir },
     (r) => reports.push(r),
     (text) => {
       log += text;

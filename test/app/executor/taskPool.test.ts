@@ -17,7 +17,7 @@ test('a task thread’s new space is not enlarged ahead of need: a fresh thread 
   const pool = newTaskPool(1);
   try {
     const outcome = (await pool.run({
-      appDir: dir,
+      place: { appDir: dir },
       task: {
         taskId: 0,
         jobId: 0,

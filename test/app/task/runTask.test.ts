@@ -23,7 +23,7 @@ const appDir = mkdtempSync(join(tmpdir(), 'wick-test-runtask-'));
 after(() => rmSync(appDir, { recursive: true, force: true }));
 writeFileSync(join(appDir, 'helper.cjs'), 'exports.double = (x) => x * 2;\n');
 writeFileSync(join(appDir, 'helper.mjs'), 'export const triple = (x) => x * 3;\n');
-const compiler = new FunctionCompiler(appDir);
+const compiler = new FunctionCompiler({ appDir });
 
 /** Counters the shipped functions bump through globalThis: they run in this very context. */
 const g = globalThis as unknown as { wickCalls: number; wickSeen: unknown[] };

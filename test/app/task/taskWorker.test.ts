@@ -60,7 +60,7 @@ test('a batch runs the tasks added while it runs; once it has closed, tasks adde
   const control = new Int32Array(new SharedArrayBuffer(4 * CONTROL_LENGTH));
   control[AVAILABLE] = 1;
   // The thread starts task 0 and awaits its end: the executor adds two more meanwhile.
-  const ran = runBatch({ appDir: dir, tasks: [task(0)], control, port: port2 });
+  const ran = runBatch({ place: { appDir: dir }, tasks: [task(0)], control, port: port2 });
   assert.equal(add(port1, control, [task(1), task(2)]), true);
   assert.equal(await ran, 3);
   assert.deepEqual(
@@ -83,7 +83,7 @@ test('a batch stopped by the executor runs none of the tasks it has not claimed'
   const { port1, port2 } = new MessageChannel();
   const control = new Int32Array(new SharedArrayBuffer(4 * CONTROL_LENGTH));
   control[AVAILABLE] = 2;
-  const ran = runBatch({ appDir: dir, tasks: [task(0), task(1)], control, port: port2 });
+  const ran = runBatch({ place: { appDir: dir }, tasks: [task(0), task(1)], control, port: port2 });
   // Task 0 is claimed; the executor takes task 1 back.
   Atomics.or(control, CLAIMED, BATCH_STOPPED);
   assert.equal(await ran, 1);

@@ -1,0 +1,106 @@
+import { copyFile, mkdir } from 'node:fs/promises';
+import { dirname, extname, join, relative, sep } from 'node:path';
+import type * as esbuild from 'esbuild';
+import { BINDING_FOOTER, CJS_BINDING_FOOTER, WICK_SHIM } from '../util/shippedCode.js';
+import type { ModuleGraph } from './moduleGraph.js';
+
+/** Marks the resolution the plugin asks for itself, so that it does not answer it again. */
+const LOOKUP = Symbol('wick-lookup');
+
+/** CommonJS modules stay CommonJS (`.cjs`); the others become ES modules (`.mjs`). */
+const COMMONJS = new Set(['.cjs', '.cts']);
+
+/**
+ * Where each module of the graph goes in the tree at `out`: the same path under the root, as
+ * `.mjs` or `.cjs`; JSON as `<name>.json.mjs` to import (and as itself, to require).
+ */
+export function outputPath(graph: ModuleGraph, out: string, file: string): string {
+  const rel = relative(graph.root, file);
+  if (extname(file) === '.json') return join(out, `${rel}.mjs`);
+  const ext = COMMONJS.has(extname(file)) ? '.cjs' : '.mjs';
+  return join(out, `${rel.slice(0, rel.length - extname(rel).length)}${ext}`);
+}
+
+/**
+ * Compiles each module of the application into a module of its own in `out`, its imports left
+ * imports (to the compiled path of an application module, to `wick`'s shim, or to the npm package
+ * as named): not bundled, so that a function's source keeps the names its module gave what it
+ * imported, and an executor can give it the same things (see app/closure.ts).
+ */
+export async function compileModules(
+  build: typeof esbuild.build,
+  graph: ModuleGraph,
+  out: string,
+): Promise<void> {
+  const own = new Set([...graph.modules, ...graph.json]);
+  const shim = join(out, WICK_SHIM);
+  const imports: esbuild.Plugin = {
+    name: 'wick-tree',
+    setup(b: esbuild.PluginBuild) {
+      b.onResolve({ filter: /.*/ }, async (args: esbuild.OnResolveArgs) => {
+        if (args.kind === 'entry-point' || args.pluginData === LOOKUP) return undefined;
+        const from = dirname(outputPath(graph, out, args.importer));
+        if (args.path === 'wick') return { path: specifier(from, shim), external: true };
+        const found = await b.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: LOOKUP,
+        });
+        if (found.errors.length > 0) return undefined;
+        if (found.external || !own.has(found.path)) return { path: args.path, external: true };
+        const target =
+          args.kind === 'require-call' && extname(found.path) === '.json'
+            ? join(out, relative(graph.root, found.path))
+            : outputPath(graph, out, found.path);
+        return { path: specifier(from, target), external: true };
+      });
+    },
+  };
+  const common: esbuild.BuildOptions = {
+    bundle: true,
+    write: true,
+    outdir: out,
+    outbase: graph.root,
+    outExtension: { '.js': '.mjs' },
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    sourcemap: 'inline',
+    logLevel: 'silent',
+    // CommonJS `require` in an ES module, for what the application requires.
+    banner: {
+      js: "import { createRequire as __wickCreateRequire } from 'node:module'; const require = __wickCreateRequire(import.meta.url);",
+    },
+    footer: { js: BINDING_FOOTER },
+    plugins: [imports],
+  };
+  const esm = graph.modules.filter((m) => !COMMONJS.has(extname(m)));
+  const cjs = graph.modules.filter((m) => COMMONJS.has(extname(m)));
+  if (esm.length > 0) await build({ ...common, entryPoints: esm });
+  if (cjs.length > 0) {
+    await build({
+      ...common,
+      entryPoints: cjs,
+      format: 'cjs',
+      outExtension: { '.js': '.cjs' },
+      banner: {},
+      // What a CommonJS module exports is its own to choose; a binding lookup is added where it can be.
+      footer: { js: CJS_BINDING_FOOTER },
+    });
+  }
+  if (graph.json.length > 0) {
+    await build({ ...common, entryPoints: graph.json, entryNames: '[dir]/[name].json' });
+    for (const j of graph.json) {
+      const raw = join(out, relative(graph.root, j));
+      await mkdir(dirname(raw), { recursive: true });
+      await copyFile(j, raw);
+    }
+  }
+}
+
+/** An import specifier from a module in `fromDir` to `file`. */
+function specifier(fromDir: string, file: string): string {
+  const rel = relative(fromDir, file).split(sep).join('/');
+  return rel.startsWith('../') ? rel : `./${rel}`;
+}
