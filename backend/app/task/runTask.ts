@@ -2,6 +2,8 @@
 // shortcut must agree element for element, and a property test checks them side by side; kept
 // together so that a change to one is made next to the other.
 import { open } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { basename } from 'node:path';
 import vm from 'node:vm';
 import type {
   FunctionSpec,
@@ -368,6 +370,21 @@ async function emit(
 }
 
 /**
+ * Opens a textFile's file, saying what to do when this host does not have it: the driver saw it
+ * (it sized the splits), so it is most likely a file of the driver's machine only.
+ */
+async function openSplit(path: string): Promise<Awaited<ReturnType<typeof open>>> {
+  try {
+    return await open(path, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    throw new Error(
+      `textFile: ${path} does not exist on ${hostname()}, where this executor runs; the driver found it, so it may exist on the driver's machine only. Put it where every worker reads it at the same path (a shared file system), or ship it with wick submit --files ${path} (or wc.addFile) and read WickFiles.get('${basename(path)}') in the task.`,
+    );
+  }
+}
+
+/**
  * The lines that start in [start, end), as Hadoop's line reader splits a file: a split that does
  * not begin the file skips its first (partial) line, and every split reads on past its end to
  * finish its last line. Each line therefore belongs to exactly one split.
@@ -379,7 +396,7 @@ async function emitLines(
   push: (v: unknown) => void,
   finish: Pick<Finish, 'stopped'>,
 ): Promise<void> {
-  const fh = await open(path, 'r');
+  const fh = await openSplit(path);
   try {
     const chunk = Buffer.allocUnsafe(1 << 20);
     let pos = start;
