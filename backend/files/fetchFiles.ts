@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chmod, copyFile, mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { bytesOf } from '../protocol/base64.js';
 import { FetchFileChunk, type ShippedFile } from '../protocol/files.js';
@@ -49,7 +49,9 @@ export async function fetchFiles(
     for (let i = next++; i < groups.length; i = next++) {
       const [first, ...copies] = groups[i] as ShippedFile[];
       const target = shippedPathUnder(dest, (first as ShippedFile).path);
-      bytes += await fetchOne(server, first as ShippedFile, target, opts);
+      // Not `bytes += await …`: that reads `bytes` before the await, losing the other workers' sums.
+      const fetched = await fetchOne(server, first as ShippedFile, target, opts);
+      bytes += fetched;
       for (const c of copies) {
         const to = shippedPathUnder(dest, c.path);
         await mkdir(dirname(to), { recursive: true });
@@ -120,8 +122,10 @@ export async function fetchOnce(
 ): Promise<{ path: string; fetched?: FetchStats }> {
   const path = join(dir, key);
   if (await exists(path)) return { path };
-  const partial = join(dir, `.${key}.${process.pid}.${Date.now()}`);
-  await mkdir(partial, { recursive: true });
+  await mkdir(dir, { recursive: true });
+  // A folder no other caller has, in this process or another (a pid and a time are not enough:
+  // two callers of one process may start in the same millisecond).
+  const partial = await mkdtemp(join(dir, `.${key}.`));
   try {
     const fetched = await fetch(partial);
     try {
