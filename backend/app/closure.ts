@@ -74,11 +74,19 @@ export function prepareFunction(fn: unknown, what: string, env?: unknown): Funct
   return spec;
 }
 
-/** Parses a function's source; its free names that an executor would not have, in source order. */
-function freeNames(source: string, what: string): { ast: Node; missing: string[] } {
+/**
+ * Parses a function's source; its free names that an executor would not have, in source order.
+ * A `definition` (a declaration shipped by value: `function f…`, `class C…`, `const f = …;`) is
+ * parsed as the statement it is, not as an expression.
+ */
+function freeNames(
+  source: string,
+  what: string,
+  definition = false,
+): { ast: Node; missing: string[] } {
   let ast: Node;
   try {
-    ast = parse(`(${source})`, {
+    ast = parse(definition ? source : `(${source})`, {
       ecmaVersion: 'latest',
       sourceType: 'script',
       allowAwaitOutsideFunction: false,
@@ -117,7 +125,7 @@ function resolveNames(
     else if (how.kind === 'definition') {
       if (seen.size > MAX_DEFINITIONS) throw cannotShip(what, [name]);
       defs.push(how.source);
-      const inner = freeNames(how.source, what).missing;
+      const inner = freeNames(how.source, what, true).missing;
       const innerNames = code.resolveDefinition(module, how.at, inner);
       if (innerNames) resolveNames(code, module, innerNames, bindings, defs, what, seen);
     } else if (how.kind === 'entryVariable') {

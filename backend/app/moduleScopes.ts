@@ -23,6 +23,8 @@ export type FreeName =
   | { kind: 'unknown' };
 
 interface ModuleInfo {
+  /** The names the module assigns anywhere after their declaration (computed when first asked). */
+  assigned?: Set<string>;
   /** The path in the tree, `/`-separated. */
   path: string;
   text: string;
@@ -119,11 +121,14 @@ export class ModuleScopes {
           at: decl.start,
         };
       }
-      if (decl.type === 'VariableDeclaration' && decl.kind === 'const') {
+      // Any kind, not only `const`: compiled with bundle: true, esbuild writes the application's
+      // top-level `const f = () => …` as `var f = …` and `class C {}` as `var C = class {}`. What
+      // makes a value safe to copy is that the module never assigns the name again.
+      if (decl.type === 'VariableDeclaration') {
         for (const d of decl.declarations as AnyNode[]) {
           const init = d.init as AnyNode | null;
           if ((d.id as { name?: string }).name !== name || !init) continue;
-          if (init.type === 'ArrowFunctionExpression' || init.type === 'FunctionExpression') {
+          if (DEFINITIONS.has(init.type as string) && !assignedNames(info).has(name)) {
             return {
               kind: 'definition',
               source: `const ${name} = ${info.text.slice(init.start, init.end)};`,
@@ -172,6 +177,45 @@ export class ModuleScopes {
 }
 
 type Scope = ReturnType<typeof analyze>['scope'];
+
+/** What a top-level variable may hold to travel by value, as its definition. */
+const DEFINITIONS = new Set(['ArrowFunctionExpression', 'FunctionExpression', 'ClassExpression']);
+
+/**
+ * The names assigned (`=`, `+=`, `++`, a destructuring or for-in/of target) anywhere in a module,
+ * in any scope: a variable of that name might not hold what it was declared with, so it is not
+ * copied (a local of the same name being assigned makes this refuse more than it must, never less).
+ */
+function assignedNames(info: ModuleInfo): Set<string> {
+  if (info.assigned) return info.assigned;
+  const out = new Set<string>();
+  const targets = (n: AnyNode | null | undefined): void => {
+    if (!n) return;
+    if (n.type === 'Identifier') out.add(n.name as string);
+    else if (n.type === 'ArrayPattern') for (const e of n.elements as AnyNode[]) targets(e);
+    else if (n.type === 'ObjectPattern') {
+      for (const p of n.properties as AnyNode[]) targets((p.value ?? p.argument) as AnyNode);
+    } else if (n.type === 'AssignmentPattern') targets(n.left as AnyNode);
+    else if (n.type === 'RestElement') targets(n.argument as AnyNode);
+  };
+  const visit = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    if (Array.isArray(node)) {
+      for (const n of node) visit(n);
+      return;
+    }
+    const n = node as AnyNode;
+    if (n.type === 'AssignmentExpression') targets(n.left as AnyNode);
+    else if (n.type === 'UpdateExpression') targets(n.argument as AnyNode);
+    else if ((n.type === 'ForInStatement' || n.type === 'ForOfStatement') && n.left) {
+      if ((n.left as AnyNode).type !== 'VariableDeclaration') targets(n.left as AnyNode);
+    }
+    for (const [k, child] of Object.entries(n)) if (k !== 'loc') visit(child);
+  };
+  visit(info.ast);
+  info.assigned = out;
+  return out;
+}
 
 /** The scopes that enclose the node starting at `at`, innermost first, without its own. */
 function scopeChainAt(info: ModuleInfo, at: number): Scope[] {
