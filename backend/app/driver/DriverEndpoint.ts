@@ -227,6 +227,11 @@ export class DriverEndpoint extends RpcEndpoint {
       `Registered executor ${ref} (${m.hostname}) with ID ${m.executorId}, ${m.cores} core(s)`,
     );
     for (const w of this.firstExecutorWaiters.splice(0)) w();
+    // The files added so far, all of them: the executor asked for its AppConfig before it
+    // registered, and a file added in between reached neither that AppConfig nor filesAdded's
+    // AddFiles (sent to registered executors only), so its tasks would wait for it for ever. The
+    // executor fetches only what it lacks. Sent before any LaunchTask (those follow ReviveOffers).
+    if (this.shipped.files.length > 0) ref.send(AddFiles({ files: [...this.shipped.files] }));
     // Started too late: it exits as the others do, and stopExecutors waits for it too. (Its
     // backend handles StopExecutor once its registration is done.)
     if (this.stopping) ref.send(StopExecutor({}));

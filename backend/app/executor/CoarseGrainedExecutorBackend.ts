@@ -44,10 +44,14 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
   private threadsEnded: Promise<void> = Promise.resolve();
   private fileServer: RpcEndpointRef | undefined;
   private filesDir: string | undefined;
-  /** Added files: how many the driver named, how many are here, and the tasks waiting for more. */
+  /**
+   * Added files: the names of those here (a task says how many of the driver's it needs: names
+   * are never reused, so the count of distinct names here is what it compares with), and the
+   * tasks waiting for more. The driver may name a file twice (in AppConfig and again when this
+   * executor registers), so it is counted by name, never by message.
+   */
   private files = {
-    known: 0,
-    fetched: 0,
+    have: new Set<string>(),
     held: [] as TaskDescription[],
     chain: Promise.resolve(),
   };
@@ -61,7 +65,7 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
         this.opts.exit(1, 'Received LaunchTask command but executor was null');
         return;
       }
-      if ((msg.task.files ?? 0) > this.files.fetched) this.files.held.push(msg.task);
+      if ((msg.task.files ?? 0) > this.files.have.size) this.files.held.push(msg.task);
       else this.executor.launchTask(msg.task);
     });
     this.on(AddFiles, (msg) => this.addFiles(msg.files));
@@ -123,35 +127,40 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
    * registering means ready to run anything the application ships).
    */
   private async fetchApp(config: MessageOf<typeof AppConfig>): Promise<TaskPlace> {
-    const place: TaskPlace = { appDir: config.appDir };
-    if (!config.code && !config.files) return place;
-    const server = await this.rpcEnv.setupEndpointRef(
-      this.driver?.address as string,
-      FILE_SERVER_ENDPOINT,
-    );
-    this.fileServer = server;
-    if (config.code) place.codeRoot = await fetchAppCode(server, config.code);
-    place.filesDir = join(appLocalDir(), 'files');
+    // Where added files go, even with none yet: the application may add one at any time.
+    const place: TaskPlace = { appDir: config.appDir, filesDir: join(appLocalDir(), 'files') };
     this.filesDir = place.filesDir;
+    if (!config.code && !config.files) return place;
+    const server = await this.fileServerRef();
+    if (config.code) place.codeRoot = await fetchAppCode(server, config.code);
     if (config.files) {
-      await fetchAddedFiles(server, config.files, place.filesDir);
-      this.files.known = this.files.fetched = config.files.length;
+      await fetchAddedFiles(server, config.files, place.filesDir as string);
+      for (const f of config.files) this.files.have.add(f.path);
     }
     return place;
   }
 
+  /**
+   * The driver's file server, looked up when first needed: a driver that ships nothing (one
+   * written in another language) need not have one.
+   */
+  private async fileServerRef(): Promise<RpcEndpointRef> {
+    this.fileServer ??= await this.rpcEnv.setupEndpointRef(
+      this.driver?.address as string,
+      FILE_SERVER_ENDPOINT,
+    );
+    return this.fileServer;
+  }
+
   /** Files added after AppConfig: fetched in order; the tasks that need them wait. */
   private addFiles(files: MessageOf<typeof AddFiles>['files']): void {
-    const server = this.fileServer;
-    this.files.known += files.length;
-    const upTo = this.files.known;
     this.files.chain = this.files.chain.then(async () => {
       try {
-        if (!server || !this.filesDir) {
-          throw new Error('the driver offered no file server when this executor started');
+        const lacking = files.filter((f) => !this.files.have.has(f.path));
+        if (lacking.length > 0) {
+          await fetchAddedFiles(await this.fileServerRef(), lacking, this.filesDir as string);
         }
-        await fetchAddedFiles(server, files, this.filesDir);
-        this.files.fetched = upTo;
+        for (const f of lacking) this.files.have.add(f.path);
         this.releaseHeld();
       } catch (err) {
         this.failHeld(`Cannot fetch the files the application added: ${(err as Error).message}`);
@@ -160,8 +169,9 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
   }
 
   private releaseHeld(): void {
-    const ready = this.files.held.filter((t) => (t.files ?? 0) <= this.files.fetched);
-    this.files.held = this.files.held.filter((t) => (t.files ?? 0) > this.files.fetched);
+    const here = this.files.have.size;
+    const ready = this.files.held.filter((t) => (t.files ?? 0) <= here);
+    this.files.held = this.files.held.filter((t) => (t.files ?? 0) > here);
     for (const t of ready) this.executor?.launchTask(t);
   }
 
