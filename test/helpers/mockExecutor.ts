@@ -4,6 +4,7 @@
  * driver. The test reports its tasks' states through `driver`.
  */
 import {
+  AddFiles,
   KillTask,
   LaunchTask,
   RegisterExecutor,
@@ -18,16 +19,27 @@ import { testProtocol } from './protocol.js';
 export class MockExecutorEndpoint extends RpcEndpoint {
   readonly launched: TaskDescription[] = [];
   readonly kills: MessageOf<typeof KillTask>[] = [];
+  /** The files each AddFiles named. */
+  readonly addedFiles: MessageOf<typeof AddFiles>['files'][] = [];
+  /** The type of every message received, in order. */
+  readonly received: string[] = [];
   stops = 0;
   private readonly waiters = new Set<() => boolean>();
 
   constructor() {
     super();
     this.on(LaunchTask, (msg) => {
+      this.received.push(msg.type);
       this.launched.push(msg.task);
       this.changed();
     });
+    this.on(AddFiles, (msg) => {
+      this.received.push(msg.type);
+      this.addedFiles.push(msg.files);
+      this.changed();
+    });
     this.on(KillTask, (msg) => {
+      this.received.push(msg.type);
       this.kills.push(msg);
       this.changed();
     });
