@@ -90,12 +90,13 @@ export interface SharedCluster {
 }
 
 /**
- * A master and N workers (1 core each) on free ports, sharing one work dir, every process marked.
+ * A master and N workers (1 core each, or `cores`) on free ports, sharing one work dir, every
+ * process marked.
  * They are `wick master` / `wick worker` with --exit-with-parent, so they die with the test process
  * even if it is killed. Call stop() in the file's after().
  */
 export async function startSharedCluster(
-  opts: { workers?: number; memory?: string; conf?: Record<string, string> } = {},
+  opts: { workers?: number; cores?: number; memory?: string; conf?: Record<string, string> } = {},
 ): Promise<SharedCluster> {
   assertBuilt();
   const mark = randomUUID();
@@ -117,7 +118,7 @@ export async function startSharedCluster(
     const workers: WorkerProcess[] = [];
     for (let i = 0; i < (opts.workers ?? 2); i++) {
       const w = await startWorker(undefined, master.url, {
-        cores: 1,
+        cores: opts.cores ?? 1,
         memory: opts.memory ?? '1g',
         workDir,
         conf: opts.conf,
