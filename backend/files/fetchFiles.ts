@@ -1,5 +1,15 @@
 import { createHash } from 'node:crypto';
-import { chmod, copyFile, mkdir, mkdtemp, open, rename, rm, stat } from 'node:fs/promises';
+import {
+  chmod,
+  copyFile,
+  mkdir,
+  mkdtemp,
+  open,
+  readFile,
+  rename,
+  rm,
+  stat,
+} from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { bytesOf } from '../protocol/base64.js';
 import { FetchFileChunk, type ShippedFile } from '../protocol/files.js';
@@ -110,10 +120,15 @@ async function fetchOne(
   return f.size;
 }
 
+/** How often a caller that waits for another's fetch looks whether it is done. */
+const LOCK_POLL_MS = 20;
+
 /**
- * Fetches a set of files into `<dir>/<key>` once, however many processes ask for it at a time:
- * each fetches into a folder of its own and renames it into place; the first rename wins and the
- * others drop theirs. Returns the folder, and what this call fetched (nothing when it was there).
+ * Fetches a set of files into `<dir>/<key>` once, however many processes of this host ask for it
+ * at a time: the first takes `<dir>/.<key>.lock` (created exclusively, with its pid) and fetches
+ * into a folder of its own that it renames into place; the others wait for the folder, or take
+ * the lock over if its holder died. Returns the folder, and what this call fetched (nothing when
+ * another call did).
  */
 export async function fetchOnce(
   dir: string,
@@ -121,23 +136,47 @@ export async function fetchOnce(
   fetch: (into: string) => Promise<FetchStats>,
 ): Promise<{ path: string; fetched?: FetchStats }> {
   const path = join(dir, key);
-  if (await exists(path)) return { path };
   await mkdir(dir, { recursive: true });
-  // A folder no other caller has, in this process or another (a pid and a time are not enough:
-  // two callers of one process may start in the same millisecond).
+  const lock = join(dir, `.${key}.lock`);
+  for (;;) {
+    if (await exists(path)) return { path };
+    if (await takeLock(lock)) break;
+    await new Promise((r) => setTimeout(r, LOCK_POLL_MS));
+  }
+  // A folder no other caller has, in this process or another.
   const partial = await mkdtemp(join(dir, `.${key}.`));
   try {
+    if (await exists(path)) return { path };
     const fetched = await fetch(partial);
-    try {
-      await rename(partial, path);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
-      return { path };
-    }
+    await rename(partial, path);
     return { path, fetched };
   } finally {
     await rm(partial, { recursive: true, force: true });
+    await rm(lock, { force: true });
+  }
+}
+
+/** Takes the lock file, or clears it if its holder's process is gone (and says no this time). */
+async function takeLock(lock: string): Promise<boolean> {
+  try {
+    const f = await open(lock, 'wx');
+    await f.writeFile(String(process.pid));
+    await f.close();
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  const holder = Number(await readFile(lock, 'utf8').catch(() => ''));
+  if (Number.isInteger(holder) && holder > 0 && !alive(holder)) await rm(lock, { force: true });
+  return false;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

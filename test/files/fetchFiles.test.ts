@@ -5,6 +5,7 @@
  * that is not what its hash says) before it keeps anything.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   existsSync,
@@ -181,7 +182,7 @@ test('a file whose bytes no longer match its SHA-256 is refused, naming it, and 
   );
 });
 
-test('fetchOnce: two callers at once get the same folder, and only one of them kept its fetch', async () => {
+test('fetchOnce: two callers at once get the same folder, fetched once (the other waits on the lock)', async () => {
   const files = await offered({
     'once/a.mjs': 'export default 1;\n',
     'once/b.mjs': 'export default 2;\n',
@@ -199,13 +200,14 @@ test('fetchOnce: two callers at once get the same folder, and only one of them k
   assert.equal(one.path, join(local, 'code-1'));
   assert.equal(two.path, one.path);
   assert.equal([one, two].filter((r) => r.fetched).length, 1, JSON.stringify([one, two]));
+  assert.equal(fetches, 1, 'the second caller waited for the first one’s fetch');
   for (const f of files) {
     assert.equal(
       readFileSync(join(one.path, f.path), 'utf8'),
       readFileSync(join(src, f.path), 'utf8'),
     );
   }
-  // No partial folder is left beside it.
+  // No partial folder, nor the lock, is left beside it.
   assert.deepEqual(readdirSync(local), ['code-1']);
 
   // A later caller finds it and fetches nothing.
@@ -213,6 +215,16 @@ test('fetchOnce: two callers at once get the same folder, and only one of them k
   const three = await fetchOnce(local, 'code-1', fetch);
   assert.deepEqual(three, { path: one.path });
   assert.equal(fetches, before);
+});
+
+test('fetchOnce: a lock left by a process that is gone is taken over', async () => {
+  const local = fresh('local-stale');
+  const child = spawnSync(process.execPath, ['-e', '0']);
+  writeFileSync(join(local, '.code-3.lock'), String(child.pid));
+  const files = await offered({ 'stale.mjs': 'export default 4;\n' });
+  const r = await fetchOnce(local, 'code-3', (into) => fetchFiles(ref, files, into));
+  assert.ok(r.fetched);
+  assert.deepEqual(readdirSync(local), ['code-3']);
 });
 
 test('fetchOnce: a failed fetch leaves nothing, and the next caller fetches again', async () => {

@@ -54,6 +54,8 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
     have: new Set<string>(),
     held: [] as TaskDescription[],
     chain: Promise.resolve(),
+    /** Why the last fetch failed: a task that needs more files fails at once, rather than wait. */
+    failure: undefined as string | undefined,
   };
 
   constructor(private readonly opts: BackendOptions) {
@@ -65,8 +67,9 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
         this.opts.exit(1, 'Received LaunchTask command but executor was null');
         return;
       }
-      if ((msg.task.files ?? 0) > this.files.have.size) this.files.held.push(msg.task);
-      else this.executor.launchTask(msg.task);
+      if ((msg.task.files ?? 0) <= this.files.have.size) this.executor.launchTask(msg.task);
+      else if (this.files.failure) this.failTasks([msg.task], this.files.failure);
+      else this.files.held.push(msg.task);
     });
     this.on(AddFiles, (msg) => this.addFiles(msg.files));
     this.on(KillTask, (msg) => {
@@ -161,9 +164,13 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
           await fetchAddedFiles(await this.fileServerRef(), lacking, this.filesDir as string);
         }
         for (const f of lacking) this.files.have.add(f.path);
+        this.files.failure = undefined;
         this.releaseHeld();
       } catch (err) {
-        this.failHeld(`Cannot fetch the files the application added: ${(err as Error).message}`);
+        this.files.failure = `Cannot fetch the files the application added: ${(err as Error).message}`;
+        const held = this.files.held;
+        this.files.held = [];
+        this.failTasks(held, this.files.failure);
       }
     });
   }
@@ -175,10 +182,8 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
     for (const t of ready) this.executor?.launchTask(t);
   }
 
-  private failHeld(message: string): void {
-    const held = this.files.held;
-    this.files.held = [];
-    for (const t of held) {
+  private failTasks(tasks: readonly TaskDescription[], message: string): void {
+    for (const t of tasks) {
       this.driver?.send(
         StatusUpdate({
           executorId: this.opts.executorId,
