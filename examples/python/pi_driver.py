@@ -35,6 +35,7 @@ import argparse
 import getpass
 import os
 import signal
+import socket
 import sys
 import threading
 import time
@@ -299,6 +300,22 @@ class Interrupted(Exception):
     pass
 
 
+def route_address(masters):
+    """This host's address on the route to the first master that has one: what executors on the
+    workers reach (a connected UDP socket sends nothing; the kernel picks the source address).
+    Loopback only when the master is on loopback."""
+    for m in masters:
+        host, port = parse_address(m)
+        try:
+            family = socket.AF_INET6 if ":" in host else socket.AF_INET
+            with socket.socket(family, socket.SOCK_DGRAM) as s:
+                s.connect((host, port))
+                return s.getsockname()[0]
+        except OSError:
+            continue
+    return "127.0.0.1"
+
+
 def parse_master_urls(text):
     """wick://h1:p1,h2:p2 (or several wick:// URLs, comma-separated) -> ["h1:p1", "h2:p2"]."""
     out = []
@@ -320,7 +337,8 @@ def main(argv):
     parser.add_argument("--samples-per-slice", type=int, default=100000,
                         help="darts per task (default 100000)")
     parser.add_argument("--name", default="Python Pi", help="the application's name")
-    parser.add_argument("--host", default="127.0.0.1", help="the address executors reach us at")
+    parser.add_argument("--host", help="the address executors reach us at (default: this host's "
+                        "address on the route to the master, as Wick's own driver)")
     parser.add_argument("--port", type=int, default=0, help="our port (default 0: any free one)")
     parser.add_argument("--executor-memory", type=int, default=512, help="MiB per executor")
     parser.add_argument("--executor-cores", type=int, help="cores per executor (default: all "
@@ -341,11 +359,12 @@ def main(argv):
     except ValueError as e:
         parser.error(str(e))
 
+    host = args.host or route_address(masters)
     secret = os.environ.get("WICK_AUTH_SECRET") or None
     try:
-        env = RpcEnv("pyDriver", host=args.host, port=args.port, secret=secret, trace=args.trace)
+        env = RpcEnv("pyDriver", host=host, port=args.port, secret=secret, trace=args.trace)
     except OSError as e:
-        print("error: cannot listen on %s:%d: %s" % (args.host, args.port, e.strerror or e),
+        print("error: cannot listen on %s:%d: %s" % (host, args.port, e.strerror or e),
               file=sys.stderr)
         return 1
     log("INFO", "RpcEnv", "Listening on %s (authentication %s)" % (env.address,

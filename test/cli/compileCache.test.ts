@@ -215,5 +215,6 @@ test('the CLI bundle calls import() only through importModule (backend/util/impo
   // Comments and acorn's error message mention import( too.
   const code = calls.filter((c) => !/\*|\/\/|not allowed in import\(\)/.test(c));
   assert.equal(code.length, 1, `import() calls:\n${code.join('\n')}`);
-  assert.match(code[0] as string, /__wickImport\(specifier\) : import\(specifier\)/);
+  // (The bundler may rename the parameter: specifier2.)
+  assert.match(code[0] as string, /__wickImport\((specifier\d*)\) : import\(\1\)/);
 });
