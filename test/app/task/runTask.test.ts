@@ -420,3 +420,19 @@ test('ranges and arrays through maps and filters reduce in order, as a plain loo
     }),
   );
 });
+
+test('textFile: a file this host does not have says it may be the driver’s only, and how to ship it', async () => {
+  const path = join(textDir, 'only-on-the-driver.csv');
+  await assert.rejects(run({ kind: 'textFile', path, start: 0, end: 10 }, []), (err: Error) => {
+    assert.match(
+      err.message,
+      new RegExp(`^textFile: ${path} does not exist on \\S+, where this executor runs`),
+    );
+    assert.match(err.message, /may exist on the driver's machine only/);
+    assert.match(
+      err.message,
+      /wick submit --files .*only-on-the-driver\.csv .*WickFiles\.get\('only-on-the-driver\.csv'\)/,
+    );
+    return true;
+  });
+});
