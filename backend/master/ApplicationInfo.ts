@@ -32,6 +32,9 @@ export class ApplicationInfo {
     return this.desc.maxCores ?? this.defaultCores;
   }
 
+  /** The most executors it wants (RequestExecutors); none set: as many as its cores allow. */
+  executorLimit: number | undefined;
+
   get coresLeft(): number {
     return this.requestedCores - this.coresGranted;
   }

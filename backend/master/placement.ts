@@ -35,6 +35,7 @@ export function schedule(m: Master): void {
       memoryPerExecutorMB: a.desc.memoryPerExecutorMB,
       coresPerExecutor: a.desc.coresPerExecutor,
       executorCount: a.executors.size,
+      executorLimit: a.executorLimit,
     })),
     workers: alive.map((w) => ({ id: w.id, coresFree: w.coresFree, memoryFree: w.memoryFree })),
     spreadOut: m.conf.get(MasterConf.spreadOut),

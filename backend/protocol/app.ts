@@ -31,6 +31,13 @@ export const UnregisterApplication = defineMessage(
   { appId: AppId },
 );
 
+export const RequestExecutors = defineMessage(
+  a2m,
+  'RequestExecutors',
+  "The most executors the application wants in all (Spark's executor limit): the master launches no more beyond it. A driver that stops sends 0 first, so that an executor that ends meanwhile is not replaced.",
+  { appId: AppId, requestedTotal: Type.Integer({ minimum: 0, maximum: 1_000_000 }) },
+);
+
 export const MasterChangeAcknowledged = defineMessage(
   a2m,
   'MasterChangeAcknowledged',

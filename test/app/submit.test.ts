@@ -81,7 +81,8 @@ test('SparkPi in client mode: Pi within 0.01 of π, the app FINISHED, nothing le
   assert.ok(appId, r.stderr);
   const s = await cluster.watch.waitFor((s) => cluster.watch.app(s, appId)?.state === 'FINISHED');
   // Both workers ran an executor for it.
-  assert.equal(cluster.watch.app(s, appId)?.removedExecutors.length, 2);
+  const removed = cluster.watch.app(s, appId)?.removedExecutors ?? [];
+  assert.equal(removed.length, 2, JSON.stringify(removed, null, 1));
   assert.match(cluster.executorOutput(appId), /INFO Executor: Finished task 0\.0 in stage 0\.0/);
   await cluster.assertOnlyClusterLeft();
 });

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { RequestExecutors } from '../../backend/protocol/app.js';
 import { RequestKillApplication } from '../../backend/protocol/client.js';
 import { startMaster } from '../helpers/cluster.js';
 import { checkNothingLeftRunning } from '../helpers/leaks.js';
@@ -326,4 +327,46 @@ test('an application asking more memory than any worker has stays WAITING and sa
   await w.barrier();
   assert.equal(w.endpoint.all('LaunchExecutor').length, 0);
   assert.equal(app.endpoint.all('ExecutorAdded').length, 0);
+});
+
+test('RequestExecutors caps the executors: none replaces one that ends; only the app’s own driver may ask', {
+  timeout: 60_000,
+}, async (t) => {
+  const master = await startMaster(t);
+  const [w] = (await workers(t, master.url, 1)) as [MockWorker];
+  const app = await MockApp.start(t, master.url);
+  const appId = await app.register(
+    appDescription({ memoryPerExecutorMB: 256, coresPerExecutor: 1, maxCores: 2 }),
+  );
+  const launched = [
+    await w.endpoint.next('LaunchExecutor'),
+    await w.endpoint.next('LaunchExecutor'),
+  ];
+  for (const l of launched) w.executorStateChanged(appId, l.execId as number, 'RUNNING');
+
+  // Another peer's request for the app is not the app's: ignored, and said so.
+  const other = await MockApp.start(t, master.url);
+  other.master.send(RequestExecutors({ appId, requestedTotal: 5 }));
+  await master.waitForStderr(
+    new RegExp(`Ignoring RequestExecutors for ${appId} from \\S+: not its driver`),
+  );
+
+  app.master.send(RequestExecutors({ appId, requestedTotal: 0 }));
+  await master.waitForStderr(new RegExp(`Application ${appId} requests 0 executors in all`));
+  const mark = w.endpoint.mark;
+  w.executorStateChanged(appId, launched[0]?.execId as number, 'EXITED', 0);
+  // The master handled the exit, and what it sent the worker before its reply has arrived.
+  await w.barrier();
+  await master.waitForStderr(
+    new RegExp(`Removing executor ${appId}/${launched[0]?.execId} because it is EXITED`),
+  );
+  assert.equal(
+    w.endpoint.all('LaunchExecutor', mark).length,
+    0,
+    'no executor replaced the one that ended',
+  );
+  // The app asks again for two: the one it lost is replaced now, and not before.
+  app.master.send(RequestExecutors({ appId, requestedTotal: 2 }));
+  const again = await w.endpoint.next('LaunchExecutor', undefined, mark);
+  assert.equal(again.appId, appId);
 });

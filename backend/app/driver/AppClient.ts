@@ -6,6 +6,7 @@ import {
   MasterChangeAcknowledged,
   RegisterApplication,
   RegisteredApplication,
+  RequestExecutors,
   UnregisterApplication,
   WorkerRemoved,
 } from '../../protocol/app.js';
@@ -111,6 +112,12 @@ export class AppClient extends RpcEndpoint {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Asks the master for no more executors than `total` (Spark's requestTotalExecutors). */
+  requestTotalExecutors(total: number): void {
+    if (this.master && this.appId)
+      this.master.send(RequestExecutors({ appId: this.appId, requestedTotal: total }));
   }
 
   unregister(): void {

@@ -303,6 +303,10 @@ export class WickContext implements JobRunner {
       // to exit: unregistered first, the master would kill them (KillExecutor) while they exit by
       // themselves, and they would end KILLED. It costs stop() nothing: closing the driver's
       // RpcEnv waits for their connections to close anyway.
+      // No executor is started in place of one that ends from here on: an executor that
+      // registered late (its code fetch took a while) and is stopped at once would otherwise be
+      // replaced, only to be killed by the unregister.
+      this.client.requestTotalExecutors(0);
       await this.driver.stopExecutors();
       this.client.unregister();
       await this.env.stop();

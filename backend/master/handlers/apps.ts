@@ -5,6 +5,7 @@ import {
   MasterChangeAcknowledged,
   RegisterApplication,
   RegisteredApplication,
+  RequestExecutors,
   UnregisterApplication,
 } from '../../protocol/app.js';
 import { KillApplicationResponse, RequestKillApplication } from '../../protocol/client.js';
@@ -30,6 +31,17 @@ export function appHandlers(m: Master, on: HandlerRegistry): void {
       log.info(`Received unregister request from application ${app.id}`);
       await removeApplication(m, app, 'FINISHED');
     }
+  });
+  on(RequestExecutors, ({ appId, requestedTotal }, ctx) => {
+    const app = m.cluster.appById(appId);
+    // The application's own driver only, over its own connection (not a field it chose).
+    if (!app || m.cluster.appByAddress(ctx.senderAddress) !== app) {
+      log.warn(`Ignoring RequestExecutors for ${appId} from ${ctx.senderAddress}: not its driver`);
+      return;
+    }
+    log.info(`Application ${app.id} requests ${requestedTotal} executors in all`);
+    app.executorLimit = requestedTotal;
+    schedule(m);
   });
   on(MasterChangeAcknowledged, (msg) => masterChangeAcknowledged(m, msg));
   on(ExecutorStateChanged, (msg) => executorStateChanged(m, msg));
