@@ -316,7 +316,8 @@ test('FILESYSTEM recovery: a restarted master relaunches a supervised cluster-mo
 
   // The driver's worker dies: its driver and executors go with it...
   await runsIt.kill('SIGKILL');
-  const left = await waitUntilGone(childrenOf(runsIt).map((p) => p.pid));
+  // Everything it started goes, its standby executor process too.
+  const left = await waitUntilGone(markedProcesses(runsIt.mark).map((p) => p.pid));
   assert.deepEqual(left, [], `processes of ${runsIt.label} left after it was SIGKILLed`);
   // ...and the recovered master relaunches it on the other, which fetches it from the master.
   assert.equal(await placed(client2, driverId, runsIt.workerId), other.workerId);
@@ -419,7 +420,8 @@ test('ZooKeeper failover: the new leader, which never launched the driver, relau
   // The driver's worker dies: the new leader relaunches the driver on the other worker, which
   // can only fetch the app from the new leader (the old one is gone).
   await runsIt.kill('SIGKILL');
-  const left = await waitUntilGone(childrenOf(runsIt).map((p) => p.pid));
+  // Everything it started goes, its standby executor process too.
+  const left = await waitUntilGone(markedProcesses(runsIt.mark).map((p) => p.pid));
   assert.deepEqual(left, [], `processes of ${runsIt.label} left after it was SIGKILLed`);
   assert.equal(await placed(client2, driverId, runsIt.workerId), other.workerId);
   await second.waitForStderr(
