@@ -5,6 +5,7 @@ import {
   mkdtemp,
   readdir,
   readFile,
+  realpath,
   rm,
   stat,
   symlink,
@@ -138,15 +139,22 @@ async function linkPackages(graph: ModuleGraph, dir: string): Promise<void> {
   }
 }
 
-/** Every file of the tree but Wick's own, as shipped paths, following links into packages. */
-async function listTree(dir: string, sub = ''): Promise<string[]> {
+/**
+ * Every file of the tree but Wick's own, as shipped paths, following links into packages. A
+ * folder met again through a link (a link back up the tree, as some package layouts have) is not
+ * walked again: a cycle would never end.
+ */
+async function listTree(dir: string, sub = '', seen = new Set<string>()): Promise<string[]> {
+  const here = await realpath(join(dir, sub));
+  if (seen.has(here)) return [];
+  seen.add(here);
   const out: string[] = [];
   for (const e of await readdir(join(dir, sub), { withFileTypes: true })) {
     const rel = sub ? `${sub}/${e.name}` : e.name;
     if (rel === WICK_TREE_DIR) continue;
     const isDir =
       e.isDirectory() || (e.isSymbolicLink() && (await stat(join(dir, rel))).isDirectory());
-    if (isDir) out.push(...(await listTree(dir, rel)));
+    if (isDir) out.push(...(await listTree(dir, rel, seen)));
     else out.push(rel);
   }
   return out;

@@ -5,7 +5,16 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import {
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  symlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -168,4 +177,27 @@ test('a submit bundles in a folder named for its pid, and removes those of submi
       await new Promise((r) => setTimeout(r, 10));
     assert.deepEqual((await readdir(temp)).sort(), [...others, own].sort());
   });
+});
+
+test('a package with a link back up its own folders is listed once, not walked for ever', async () => {
+  const dir = await mkdtemp(join(root, 'cycle-'));
+  process.env.WICK_BUNDLE_CACHE = 'off';
+  await mkdir(join(dir, 'node_modules', 'loopy', 'sub'), { recursive: true });
+  await writeOld(
+    join(dir, 'node_modules', 'loopy', 'package.json'),
+    '{ "name": "loopy", "main": "index.js" }\n',
+  );
+  await writeOld(join(dir, 'node_modules', 'loopy', 'index.js'), 'module.exports = 5;\n');
+  await symlink('..', join(dir, 'node_modules', 'loopy', 'sub', 'back'));
+  await writeOld(join(dir, 'app.ts'), "import loopy from 'loopy';\nconsole.log(loopy);\n");
+  const b = await bundleApp(join(dir, 'app.ts'));
+  try {
+    const paths = b.code.files.map((f) => f.path).filter((p) => p.startsWith('node_modules/'));
+    assert.deepEqual(paths.sort(), [
+      'node_modules/loopy/index.js',
+      'node_modules/loopy/package.json',
+    ]);
+  } finally {
+    await rm(b.root, { recursive: true, force: true });
+  }
 });
