@@ -14,6 +14,9 @@ export const Sha256 = Type.String({
   description: 'A SHA-256, 64 lowercase hex digits',
 });
 
+/** A file's size, or an offset in one: up to 1 TiB. */
+const FileBytes = Type.Integer({ minimum: 0, maximum: 2 ** 40 });
+
 /** Relative, `/`-separated; a fetcher refuses `..`, `.` and empty segments (shippedPath.ts). */
 export const ShippedPath = Type.String({
   minLength: 1,
@@ -25,7 +28,7 @@ export const ShippedFile = Type.Object(
   {
     path: ShippedPath,
     sha256: Sha256,
-    size: Type.Integer({ minimum: 0, maximum: 2 ** 40 }),
+    size: FileBytes,
     executable: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
@@ -63,7 +66,7 @@ export const ShippedAppManifest = Type.Object(
 export type ShippedAppManifest = Static<typeof ShippedAppManifest>;
 
 export const FileRef = Type.Object(
-  { sha256: Sha256, size: Type.Integer({ minimum: 0, maximum: 2 ** 40 }) },
+  { sha256: Sha256, size: FileBytes },
   { additionalProperties: false },
 );
 export type FileRef = Static<typeof FileRef>;
@@ -83,7 +86,7 @@ export const FetchFileChunk = defineMessage(
   'Read up to `length` bytes at `offset` of a file the server offers, named by its SHA-256. A file the server does not offer is refused with FileNotOffered (-32020).',
   {
     sha256: Sha256,
-    offset: Type.Integer({ minimum: 0, maximum: 2 ** 40 }),
+    offset: FileBytes,
     length: Type.Integer({ minimum: 1, maximum: MAX_FILE_CHUNK }),
   },
   { reply: () => FileChunk },
@@ -125,8 +128,8 @@ export const UploadFileChunk = defineMessage(
   'Bytes of a file, in order from offset 0; the chunk that completes `size` bytes has the file checked against its SHA-256 and kept. An upload not continued where it stopped (offset ≠ bytes received) is refused.',
   {
     sha256: Sha256,
-    size: Type.Integer({ minimum: 0, maximum: 2 ** 40 }),
-    offset: Type.Integer({ minimum: 0, maximum: 2 ** 40 }),
+    size: FileBytes,
+    offset: FileBytes,
     data: Type.String({ contentEncoding: 'base64', maxLength: (MAX_FILE_CHUNK / 3) * 4 + 4 }),
   },
   { reply: () => FileChunkStored },
@@ -137,7 +140,7 @@ export const FileChunkStored = defineMessage(
   'FileChunkStored',
   'The answer to UploadFileChunk: bytes received so far, and whether the file is complete.',
   {
-    received: Type.Integer({ minimum: 0, maximum: 2 ** 40 }),
+    received: FileBytes,
     complete: Type.Boolean(),
   },
 );

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, type TestContext, test } from 'node:test';
+import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
   type MasterProcess,
@@ -17,7 +17,7 @@ import {
   wick,
 } from '../helpers/cluster.js';
 import { checkNothingLeftRunning } from '../helpers/leaks.js';
-import { appDescription, MockApp } from '../helpers/masterMocks.js';
+import { runExecutor } from '../helpers/logCluster.js';
 import { waitFor } from '../helpers/processes.js';
 
 const WICK = fileURLToPath(new URL('../../bin/wick.js', import.meta.url));
@@ -44,24 +44,9 @@ after(async () => {
 });
 checkNothingLeftRunning();
 
-/** Registers an application whose one executor runs `node -e script`; resolves with its id. */
-async function runApp(t: TestContext, masterUrl: string, script: string) {
-  const client = await MockApp.start(t, masterUrl);
-  const appId = await client.register(
-    appDescription({
-      maxCores: 1,
-      coresPerExecutor: 1,
-      command: { argv: [process.execPath, '-e', script], env: {} },
-    }),
-  );
-  const state = (s: string) =>
-    client.endpoint.next('ExecutorUpdated', (m) => m.id === 0 && m.state === s);
-  return { appId, state };
-}
-
 test('wick logs prints an executor’s stdout, or its stderr with --stderr', async (t) => {
   const { master } = await cluster();
-  const { appId, state } = await runApp(
+  const { appId, state } = await runExecutor(
     t,
     master.url,
     "console.log('hello from the executor'); console.error('a warning')",
@@ -85,7 +70,7 @@ test('wick logs prints an executor’s stdout, or its stderr with --stderr', asy
 
 test('wick logs -f follows a running executor until it exits', async (t) => {
   const { master, worker } = await cluster();
-  const { appId, state } = await runApp(
+  const { appId, state } = await runExecutor(
     t,
     master.url,
     "console.log('start'); const fs = require('fs'); const i = setInterval(() => { if (fs.existsSync('go')) { clearInterval(i); console.log('end'); } }, 5)",

@@ -243,6 +243,21 @@ function bothWorkersAlive(s: MasterState, workers: WorkerProcess[]): boolean {
   return workers.every((w) => workerIn(s, w.workerId)?.state === 'ALIVE');
 }
 
+/** A master that took over: ALIVE, with both workers, the driver and its application RUNNING. */
+function recoveredAll(
+  s: MasterState,
+  workers: WorkerProcess[],
+  driverId: string,
+  appId: string,
+): boolean {
+  return (
+    s.status === 'ALIVE' &&
+    bothWorkersAlive(s, workers) &&
+    driverIn(s, driverId)?.state === 'RUNNING' &&
+    appIn(s, appId)?.state === 'RUNNING'
+  );
+}
+
 test('FILESYSTEM recovery: a restarted master relaunches a supervised cluster-mode driver from the files it kept, and removes them once it is killed', {
   timeout: 240_000,
 }, async (t) => {
@@ -296,13 +311,7 @@ test('FILESYSTEM recovery: a restarted master relaunches a supervised cluster-mo
   const second = await startMaster(t, { port: first.port, conf, label: 'master (restarted)' });
   await second.waitForStderr(/I have been elected leader! New state: RECOVERING/);
   const client2 = await connectClient(t, second.url);
-  const recovered = await client2.waitFor(
-    (s) =>
-      s.status === 'ALIVE' &&
-      bothWorkersAlive(s, workers) &&
-      driverIn(s, driverId)?.state === 'RUNNING' &&
-      appIn(s, appId)?.state === 'RUNNING',
-  );
+  const recovered = await client2.waitFor((s) => recoveredAll(s, workers, driverId, appId));
   assert.equal(
     driverIn(recovered, driverId)?.workerId,
     runsIt.workerId,
@@ -407,13 +416,7 @@ test('ZooKeeper failover: the new leader, which never launched the driver, relau
   // The leader dies: the standby takes over with the workers, the driver and its application.
   await first.kill('SIGKILL');
   await second.waitForStderr(/I have been elected leader! New state: RECOVERING/);
-  const recovered = await client2.waitFor(
-    (s) =>
-      s.status === 'ALIVE' &&
-      bothWorkersAlive(s, workers) &&
-      driverIn(s, driverId)?.state === 'RUNNING' &&
-      appIn(s, appId)?.state === 'RUNNING',
-  );
+  const recovered = await client2.waitFor((s) => recoveredAll(s, workers, driverId, appId));
   assert.equal(driverIn(recovered, driverId)?.workerId, runsIt.workerId);
   assert.doesNotMatch(second.stderr, /Launching driver/, 'the new leader never launched it yet');
 
