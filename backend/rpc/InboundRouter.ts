@@ -66,17 +66,12 @@ export class InboundRouter {
       return errorResponse(id, RpcErrorCode.InvalidParams, `Invalid params: ${problem}`);
     }
     const params = req.params as { to: string; message: WireMessage };
-    const sender = conn.peer;
     if (id === undefined) {
       this.dispatcher.postOneWay(params.to, params.message, conn.sender);
       return null;
     }
     return new Promise((resolve) => {
-      this.dispatcher.postRpc(
-        params.to,
-        params.message,
-        new RemoteCallContext(sender, id, resolve),
-      );
+      this.dispatcher.postRpc(params.to, params.message, new RemoteCallContext(conn, id, resolve));
     });
   }
 

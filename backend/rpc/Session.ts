@@ -2,10 +2,11 @@ import type { JSONRPCID, JSONRPCRequest, JSONRPCResponse } from 'json-rpc-2.0';
 import { RpcError, RpcErrorCode } from '../protocol/errors.js';
 import type { Clock } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
+import type { Principal } from './credentials.js';
 import type { FramedStream } from './FramedStream.js';
 import type { FrameTarget } from './FrameReader.js';
 import { classifyFrame } from './frames.js';
-import type { RpcSenderContext } from './RpcEndpoint.js';
+import type { PeerConnection, RpcSenderContext } from './RpcEndpoint.js';
 import { errorResponse, responseError } from './responses.js';
 
 const log = getLogger('Connection');
@@ -41,6 +42,8 @@ export interface SessionHost {
 export interface SessionOptions {
   /** The peer's env address, from the handshake. */
   readonly peer: string;
+  /** What the handshake proved. */
+  readonly principal: Principal;
   /** Who dialled: we did (outbound) or the peer did (inbound). */
   readonly direction: 'inbound' | 'outbound';
   readonly clock: Clock;
@@ -55,8 +58,9 @@ export interface SessionOptions {
  * Every heartbeat and task status passes here, so the common paths allocate little: no promise
  * for a notification or a reply known at once, and no closure per ask.
  */
-export class Session implements FrameTarget {
+export class Session implements FrameTarget, PeerConnection {
   readonly peer: string;
+  readonly principal: Principal;
   readonly direction: 'inbound' | 'outbound';
   /** The sender of what arrives here: one object, not one per message. */
   readonly sender: RpcSenderContext;
@@ -79,9 +83,10 @@ export class Session implements FrameTarget {
     private readonly host: SessionHost,
   ) {
     this.peer = options.peer;
+    this.principal = options.principal;
     this.direction = options.direction;
     this.clock = options.clock;
-    this.sender = { senderAddress: options.peer };
+    this.sender = { senderAddress: options.peer, connection: this };
     stream.peerName = options.peer;
     stream.reader.listen(this);
     stream.whenClosed(() => this.onClosed());

@@ -81,6 +81,11 @@ export function principalOf(credential: Credential): Principal {
     : { kind: credential.kind, id: credential.id };
 }
 
+/** The key a principal proves: "cluster secret", "app:app-… key". */
+export function keyText(p: Principal): string {
+  return p.kind === 'cluster' ? 'cluster secret' : `${principalText(p)} key`;
+}
+
 /** `cluster`, `app:app-…`: for logs and errors. */
 export function principalText(p: Principal): string {
   return p.kind === 'open' || p.kind === 'cluster' ? p.kind : `${p.kind}:${p.id}`;

@@ -19,6 +19,7 @@ import { duplexPair } from '../helpers/duplexPair.js';
 import { waitFor } from '../helpers/processes.js';
 import { testProtocol } from '../helpers/protocol.js';
 import { captureLog, rpcError } from '../helpers/rpcAsserts.js';
+import { secretAuth } from '../helpers/secretAuth.js';
 import { within } from '../helpers/within.js';
 
 const MAX = 1024 * 1024;
@@ -37,7 +38,7 @@ function echoHost(notes: JSONRPCRequest[] = []): SessionHost {
 }
 
 function options(address: string, secret?: string, clock: Clock = systemClock): HandshakeOptions {
-  return { address, secret, clock, timeoutMs: 5_000 };
+  return { address, ...secretAuth(secret), clock, timeoutMs: 5_000 };
 }
 
 /** Runs both sides over one pair; each promise settles as its side's handshake does. */
@@ -48,14 +49,22 @@ function connect(server: HandshakeOptions, client: HandshakeOptions) {
   const accepted = acceptHandshake(
     serverStream,
     server,
-    (peer) =>
-      new Session(serverStream, { peer, direction: 'inbound', clock: server.clock }, echoHost()),
+    (peer, principal) =>
+      new Session(
+        serverStream,
+        { peer, principal, direction: 'inbound', clock: server.clock },
+        echoHost(),
+      ),
   );
   const dialled = dialHandshake(
     clientStream,
     client,
-    (peer) =>
-      new Session(clientStream, { peer, direction: 'outbound', clock: client.clock }, echoHost()),
+    (peer, principal) =>
+      new Session(
+        clientStream,
+        { peer, principal, direction: 'outbound', clock: client.clock },
+        echoHost(),
+      ),
   );
   // A side that fails is asserted on by the test; the other must not be an unhandled rejection.
   accepted.catch(() => {});
@@ -180,10 +189,10 @@ test('what the server writes as it opens comes after its reply, even in the same
   const serverStream = new FramedStream(a, MAX, 'client-socket', testProtocol);
   const clientStream = new FramedStream(b, MAX, 'server-socket', testProtocol);
   const notes: JSONRPCRequest[] = [];
-  const accepted = acceptHandshake(serverStream, options('server:1', 'sec'), (peer) => {
+  const accepted = acceptHandshake(serverStream, options('server:1', 'sec'), (peer, principal) => {
     const s = new Session(
       serverStream,
-      { peer, direction: 'inbound', clock: systemClock },
+      { peer, principal, direction: 'inbound', clock: systemClock },
       echoHost(),
     );
     // What an outbox queued for this peer, written the moment it is open.
@@ -194,10 +203,10 @@ test('what the server writes as it opens comes after its reply, even in the same
   const dialled = dialHandshake(
     clientStream,
     options('client-a', 'sec'),
-    (peer) =>
+    (peer, principal) =>
       new Session(
         clientStream,
-        { peer, direction: 'outbound', clock: systemClock },
+        { peer, principal, direction: 'outbound', clock: systemClock },
         echoHost(notes),
       ),
   );

@@ -25,7 +25,7 @@ function withRaw(handle: Handler = () => null, maxBytes = 1024 * 1024) {
   const stream = new FramedStream(a, maxBytes, 'raw-socket', testProtocol);
   const session = new Session(
     stream,
-    { peer: 'peer:1', direction: 'outbound', clock },
+    { peer: 'peer:1', principal: { kind: 'open' }, direction: 'outbound', clock },
     { handleRequest: (req) => handle(req) },
   );
   return { session, stream, clock, raw: new RawEnd(b) };
@@ -256,12 +256,12 @@ function joined(
   });
   const dialled = new Session(
     new FramedStream(a, 1 << 20, 'b', testProtocol),
-    { peer: 'B', direction: 'outbound', clock },
+    { peer: 'B', principal: { kind: 'open' }, direction: 'outbound', clock },
     host('A'),
   );
   const other = new Session(
     new FramedStream(b, 1 << 20, 'a', testProtocol),
-    { peer: 'A', direction: 'inbound', clock },
+    { peer: 'A', principal: { kind: 'open' }, direction: 'inbound', clock },
     host('B'),
   );
   const closed = (s: Session) => new Promise<void>((r) => s.stream.whenClosed(() => r()));
