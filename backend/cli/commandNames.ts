@@ -13,6 +13,7 @@ export const COMMAND_NAMES = {
   executor: ['executor', 'executor-standby'],
   demo: ['demo', 'demo-server'],
   agent: ['agent'],
+  join: ['join'],
 } as const;
 
 export const ALL_COMMAND_NAMES: ReadonlySet<string> = new Set(Object.values(COMMAND_NAMES).flat());

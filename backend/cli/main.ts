@@ -25,6 +25,7 @@ const COMMANDS: readonly (readonly [names: readonly string[], load: () => Promis
   [N.executor, async () => (await import('./commands/executor.js')).registerExecutor],
   [N.demo, async () => (await import('./commands/demo.js')).registerDemo],
   [N.agent, async () => (await import('./commands/agent.js')).registerAgent],
+  [N.join, async () => (await import('./commands/join.js')).registerJoin],
 ];
 
 /**

@@ -4,7 +4,7 @@ import type { MessageCatalog } from '../protocol/registry.js';
 import type { Clock } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
 import { dialHandshake } from './ClientHandshake.js';
-import type { Principal } from './credentials.js';
+import type { Credential, Principal } from './credentials.js';
 import type { Dispatcher } from './Dispatcher.js';
 import { FramedStream } from './FramedStream.js';
 import type { HandshakeOptions } from './Handshake.js';
@@ -110,15 +110,28 @@ export class Connections {
     return stream;
   }
 
+  /**
+   * A connection of its own to `address` that proves `credential` rather than this env's: how a
+   * master reaches an application's driver, which lets in nothing but its application's key.
+   * No outbox uses it; refs bound to it (RpcEnv.refOver) do.
+   */
+  dialAs(address: string, credential: Credential): Promise<Session> {
+    return this.connect(address, { ...this.options.handshake, credential });
+  }
+
   /** Dials `address` and handshakes; the wick.rpc.connectTimeout covers both. */
-  private async connect(address: string): Promise<Session> {
+  private async connect(
+    address: string,
+    handshakeOptions: HandshakeOptions = this.options.handshake,
+  ): Promise<Session> {
     if (isClientAddress(address)) {
       throw new RpcError(
         RpcErrorCode.ConnectFailed,
         `No connection to client-mode RpcEnv ${address}: it can only be reached over a connection it opened, and it has none open now`,
       );
     }
-    const { clock, handshake } = this.options;
+    const { clock } = this.options;
+    const handshake = handshakeOptions;
     const deadline = clock.now() + handshake.timeoutMs;
     const target = RpcAddress.parse(address);
     const socket = net.connect({ host: target.host, port: target.port });

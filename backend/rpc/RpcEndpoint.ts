@@ -112,6 +112,20 @@ export abstract class RpcEndpoint {
     return [...this.handlers.values()].map((h) => h.def);
   }
 
+  /**
+   * Why this endpoint does not take `message` from `sender`, or undefined when it does: the
+   * endpoint's own rule of who may send what (a worker takes launches only from its master's
+   * connection, say), checked before every handler. A refusal answers NotPermitted and is logged
+   * once per connection (refusals.ts).
+   */
+  senderProblem(
+    _def: AnyMessageDef,
+    _message: WireMessage,
+    _sender: RpcSenderContext,
+  ): string | undefined {
+    return undefined;
+  }
+
   onStart(): void | Promise<void> {}
 
   onError(err: Error): void {

@@ -194,6 +194,11 @@ export class RpcEnv implements ConnectionsHost {
     return this.auth.keys !== undefined || this.auth.credential !== undefined;
   }
 
+  /** A connection to `address` proving `credential` instead of this env's (Connections.dialAs). */
+  connectAs(address: string, credential: Credential): Promise<PeerConnection> {
+    return this.connections.dialAs(address, credential);
+  }
+
   /**
    * A ref to the endpoint `name` of the peer at the other end of `connection`, which sends over
    * that connection alone (RpcEndpointRef.via).

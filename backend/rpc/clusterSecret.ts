@@ -125,3 +125,14 @@ function readSecretFile(path: string): string | undefined {
     closeSync(fd);
   }
 }
+
+/**
+ * What an application is handed of its submitter's settings: everything but how to find the
+ * cluster secret, which stays with `wick submit` (and would otherwise show in the driver's
+ * command, the master's state and every executor's AppConfig).
+ */
+export function withoutSecrets(conf: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(conf).filter(([k]) => !k.startsWith('wick.authenticate.secret')),
+  );
+}
