@@ -5,7 +5,7 @@ import { previewJSON } from '../protocol/registry.js';
 import { HelloResult } from '../protocol/rpc.js';
 import { getLogger } from '../util/log.js';
 import { clientProof, newNonce, proofsEqual, serverProof } from './auth.js';
-import { type Credential, principalOf } from './credentials.js';
+import { type Credential, serverPrincipal } from './credentials.js';
 import type { FramedStream } from './FramedStream.js';
 import {
   AUTH_METHOD,
@@ -72,8 +72,7 @@ class ClientHandshake<S> extends HandshakePhase<S> {
       return;
     }
     if (this.step === 'auth') {
-      // The server proved it holds our key: it is what we are (or the cluster, which derived it).
-      this.open(this.server, principalOf(this.options.credential as Credential));
+      this.open(this.server, serverPrincipal(this.options.credential as Credential));
       return;
     }
     this.helloResult(response.result);

@@ -75,10 +75,13 @@ export class AppKeyRing implements KeyRing {
   }
 }
 
-export function principalOf(credential: Credential): Principal {
-  return credential.kind === 'cluster'
-    ? { kind: 'cluster' }
-    : { kind: credential.kind, id: credential.id };
+/**
+ * Who a server is that proved it holds the key we dialled with: the cluster, for the secret or a
+ * submission's key (nobody else can derive one, and its submitter does not listen); for an
+ * application's key, that application's driver — or the cluster, which derives it too.
+ */
+export function serverPrincipal(credential: Credential): Principal {
+  return credential.kind === 'app' ? { kind: 'app', id: credential.id } : { kind: 'cluster' };
 }
 
 /** The key a principal proves: "cluster secret", "app:app-… key". */
