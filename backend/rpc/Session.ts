@@ -12,8 +12,8 @@ import { errorResponse, responseError } from './responses.js';
 const log = getLogger('Connection');
 
 /**
- * The notification a side sends on a duplicate connection it no longer uses (JSON-RPC reserves
- * names starting with "rpc." for such internal methods; it reaches no endpoint).
+ * What older Wick sent on a duplicate connection it no longer used (JSON-RPC reserves names
+ * starting with "rpc." for such internal methods): it reaches no endpoint, and is ignored.
  */
 export const RETIRE_METHOD = 'rpc.retire';
 
@@ -52,7 +52,7 @@ export interface SessionOptions {
 /**
  * JSON-RPC 2.0 over an open connection, in both directions (vscode-jsonrpc's connection): our
  * requests and their responses matched by id, with timeouts; notifications; the peer's requests
- * served through the host; duplicates retired (RETIRE_METHOD). It never throws at its peer's
+ * served through the host. It never throws at its peer's
  * input: whatever arrives gets a JSON-RPC error or a log line, and the session carries on.
  *
  * Every heartbeat and task status passes here, so the common paths allocate little: no promise
@@ -71,11 +71,6 @@ export class Session implements FrameTarget, PeerConnection {
   private readonly inflight = new Set<JSONRPCID>();
   /** Requests from the peer not answered yet. */
   private serving = 0;
-  private retiring = false;
-  /** We told the peer we send nothing more here (RETIRE_METHOD). */
-  private sentRetire = false;
-  /** The peer told us it sends nothing more here. */
-  private peerRetired = false;
 
   constructor(
     readonly stream: FramedStream,
@@ -105,9 +100,9 @@ export class Session implements FrameTarget, PeerConnection {
     return this.closed;
   }
 
-  /** Open, and neither side has given it up as a duplicate: what an outbox may send on. */
+  /** What an outbox may send on. */
   get isUsable(): boolean {
-    return !this.closed && !this.retiring && !this.sentRetire;
+    return !this.closed;
   }
 
   /** Bytes written but not yet sent: how far behind the peer is. */
@@ -152,7 +147,6 @@ export class Session implements FrameTarget, PeerConnection {
     return reply.then((res) => {
       timer.cancel();
       this.inflight.delete(id);
-      this.closeIfRetired();
       if (res.error) throw responseError(res.error);
       return res.result;
     });
@@ -182,28 +176,6 @@ export class Session implements FrameTarget, PeerConnection {
         `${method} of ${bytes} bytes exceeds wick.rpc.message.maxSize (${this.stream.maxMessageSize} bytes)`,
       );
     }
-  }
-
-  /**
-   * Closes this session, a duplicate we dialled to a peer that also dialled us at the same moment
-   * (RpcEnv keeps the other), once the peer has said it sends nothing more on it (stopSending on
-   * its side) and nothing is in flight on it either way. Closing sooner could lose what the peer
-   * wrote meanwhile: a request or notification crossing our close.
-   */
-  retire(): void {
-    this.retiring = true;
-    this.stopSending();
-    this.closeIfRetired();
-  }
-
-  /**
-   * Tells the peer that we send nothing more on this connection (a duplicate; our outbox uses the
-   * other one), so that the peer, which dialled it, may close it.
-   */
-  stopSending(): void {
-    if (this.sentRetire || this.closed) return;
-    this.sentRetire = true;
-    this.write({ jsonrpc: '2.0', method: RETIRE_METHOD, params: {} });
   }
 
   /** Closes now; `graceful` lets what was written drain first (see FramedStream.close). */
@@ -255,18 +227,6 @@ export class Session implements FrameTarget, PeerConnection {
     );
   }
 
-  private closeIfRetired(): void {
-    if (
-      this.retiring &&
-      this.peerRetired &&
-      this.inflight.size === 0 &&
-      this.serving === 0 &&
-      !this.closed
-    ) {
-      this.stream.end();
-    }
-  }
-
   private onClosed(): void {
     this.closed = true;
     // Asks still waiting here fail now rather than at their timeout.
@@ -316,11 +276,7 @@ export class Session implements FrameTarget, PeerConnection {
   }
 
   private serve(request: JSONRPCRequest): void {
-    if (request.method === RETIRE_METHOD && request.id === undefined) {
-      this.peerRetired = true;
-      this.closeIfRetired();
-      return;
-    }
+    if (request.method === RETIRE_METHOD && request.id === undefined) return;
     let response: JSONRPCResponse | null | Promise<JSONRPCResponse | null>;
     try {
       response = this.host.handleRequest(request, this);
@@ -341,7 +297,6 @@ export class Session implements FrameTarget, PeerConnection {
       )
       .finally(() => {
         this.serving--;
-        this.closeIfRetired();
       });
   }
 

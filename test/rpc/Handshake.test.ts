@@ -5,10 +5,11 @@
  * one side by hand.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { JSONRPCRequest } from 'json-rpc-2.0';
 import { RpcErrorCode } from '../../backend/protocol/errors.js';
 import { dialHandshake } from '../../backend/rpc/ClientHandshake.js';
+import { AppKeyRing, type Credential, deriveKey } from '../../backend/rpc/credentials.js';
 import { FramedStream } from '../../backend/rpc/FramedStream.js';
 import type { HandshakeOptions } from '../../backend/rpc/Handshake.js';
 import { successResponse } from '../../backend/rpc/responses.js';
@@ -221,4 +222,69 @@ test('what the server writes as it opens comes after its reply, even in the same
     notes.map((n) => n.params),
     [{ n: 1 }, { n: 2 }],
   );
+});
+
+describe('derived keys: who a connection proves to be', () => {
+  const SECRET = 'the-cluster-secret-0123';
+  const appKey = deriveKey(SECRET, 'app', 'app-1');
+  const withCredential = (address: string, credential: Credential): HandshakeOptions => ({
+    address,
+    credential,
+    keys: undefined,
+    clock: systemClock,
+    timeoutMs: 5_000,
+  });
+
+  test("an application's key opens a master's door as app:<id>, and the client sees that app", async () => {
+    const { accepted, dialled } = connect(
+      options('master:1', SECRET),
+      withCredential('client-exec', { kind: 'app', id: 'app-1', key: appKey }),
+    );
+    const [server, client] = await Promise.all([accepted, dialled]);
+    assert.deepEqual(server.principal, { kind: 'app', id: 'app-1' });
+    assert.deepEqual(client.principal, { kind: 'app', id: 'app-1' });
+  });
+
+  test("a submission's key: the server that proved it is the cluster", async () => {
+    const key = deriveKey(SECRET, 'submission', 'submission-9');
+    const { accepted, dialled } = connect(
+      options('master:1', SECRET),
+      withCredential('client-driver', { kind: 'submission', id: 'submission-9', key }),
+    );
+    const [server, client] = await Promise.all([accepted, dialled]);
+    assert.deepEqual(server.principal, { kind: 'submission', id: 'submission-9' });
+    assert.deepEqual(client.principal, { kind: 'cluster' });
+  });
+
+  test("one application's key claimed for another fails: the key is the id's", async () => {
+    const { accepted, dialled } = connect(
+      options('master:1', SECRET),
+      withCredential('client-exec', { kind: 'app', id: 'app-2', key: appKey }),
+    );
+    await assert.rejects(
+      dialled,
+      rpcError(RpcErrorCode.AuthenticationFailed, /proof does not match/),
+    );
+    await assert.rejects(accepted);
+  });
+
+  test('a driver takes its own application key and nothing else, not even the cluster secret', async () => {
+    const ring = new AppKeyRing();
+    ring.add('app-1', appKey);
+    const driver: HandshakeOptions = {
+      address: 'driver:1',
+      credential: undefined,
+      keys: ring,
+      clock: systemClock,
+      timeoutMs: 5_000,
+    };
+    const ok = connect(
+      driver,
+      withCredential('client-exec', { kind: 'app', id: 'app-1', key: appKey }),
+    );
+    assert.deepEqual((await ok.accepted).principal, { kind: 'app', id: 'app-1' });
+    const other = connect(driver, options('client-admin', SECRET));
+    await assert.rejects(other.dialled, /does not accept cluster keys/);
+    await assert.rejects(other.accepted);
+  });
 });
