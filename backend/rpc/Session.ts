@@ -69,8 +69,6 @@ export class Session implements FrameTarget, PeerConnection {
   /** Our requests waiting for their response, by id (what json-rpc-2.0's client kept). */
   private readonly waiting = new Map<JSONRPCID, (response: JSONRPCResponse) => void>();
   private readonly inflight = new Set<JSONRPCID>();
-  /** Requests from the peer not answered yet. */
-  private serving = 0;
 
   constructor(
     readonly stream: FramedStream,
@@ -289,15 +287,10 @@ export class Session implements FrameTarget, PeerConnection {
       this.answer(request, response);
       return;
     }
-    this.serving++;
-    response
-      .then(
-        (res) => this.answer(request, res),
-        (err: unknown) => this.answer(request, this.handlerFailed(request, err)),
-      )
-      .finally(() => {
-        this.serving--;
-      });
+    response.then(
+      (res) => this.answer(request, res),
+      (err: unknown) => this.answer(request, this.handlerFailed(request, err)),
+    );
   }
 
   private answer(request: JSONRPCRequest, response: JSONRPCResponse | null): void {
