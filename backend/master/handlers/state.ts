@@ -12,10 +12,15 @@ import type { HandlerRegistry, Master } from '../Master.js';
 export function stateHandlers(m: Master, on: HandlerRegistry): void {
   // These answer at once, without a promise.
   on(RequestMasterState, () => snapshot(m));
-  on(SubscribeMasterState, (msg) => {
+  on(SubscribeMasterState, (msg, ctx) => {
     // The snapshot flushes pending changes first, so the subscriber misses none and sees none twice.
     const state = snapshot(m);
-    m.broadcaster.subscribe(m.rpcEnv.endpointRef(msg.subscriber));
+    // Changes go back over the connection that asked, never to an address the message names.
+    m.broadcaster.subscribe(
+      ctx.connection
+        ? m.rpcEnv.refOver(ctx.connection, msg.subscriber.name)
+        : m.rpcEnv.endpointRef(msg.subscriber),
+    );
     return state;
   });
   on(UnsubscribeMasterState, (msg) => {

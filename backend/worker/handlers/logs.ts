@@ -57,7 +57,10 @@ async function follow(
 ): Promise<MessageOf<typeof LogFollowStarted>> {
   const src = source(m);
   const path = await resolveLogPath(w.workDir, src);
-  const ref = w.rpcEnv.endpointRef(m.follower);
+  // Chunks go back over the connection that asked: a follow cannot aim them at a third party.
+  const ref = ctx.connection
+    ? w.rpcEnv.refOver(ctx.connection, m.follower.name)
+    : w.rpcEnv.endpointRef(m.follower);
   const followerRef = ref.toString();
   const done =
     src.driverId !== undefined
@@ -85,8 +88,8 @@ async function follow(
           // The follower's env is gone; nothing to tell.
         }
       },
-      ready: () => w.rpcEnv.backlog(ref.address).bytes < MAX_BACKLOG,
-      drained: () => w.rpcEnv.backlog(ref.address).drained(),
+      ready: () => w.rpcEnv.backlog(ref).bytes < MAX_BACKLOG,
+      drained: () => w.rpcEnv.backlog(ref).drained(),
     },
     done,
   );
