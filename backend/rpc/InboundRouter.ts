@@ -74,7 +74,7 @@ export class InboundRouter {
     }
     const params = req.params as { to: string; message: WireMessage };
     const def = this.protocol.get(req.method) as AnyMessageDef;
-    if (!mayPlay(conn.principal, def.from)) {
+    if (!mayPlay(conn.principal, def.from, def.to)) {
       const refusal = refuse(
         req.method,
         `it is sent by ${def.from.join(' or ')}, and this connection proved ${principalText(conn.principal)}`,

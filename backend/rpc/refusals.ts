@@ -46,19 +46,26 @@ export function logRefusal(type: string, sender: RpcSenderContext, err: Refused)
 }
 
 /**
- * The roles a principal may play (Role in protocol/registry.ts): the check every message passes
- * at the router, before its handler checks the sender's identity. The cluster secret opens every
- * role; an application's key the roles of its own processes; a submission's, a driver's.
+ * The roles a principal may play (Role in protocol/registry.ts) in a message from `from` to `to`:
+ * the check every message passes at the router, before its handler checks the sender's identity.
+ * The cluster secret opens every role; a submission's key a driver's; an application's key its
+ * executors' — and the master's, towards that application's driver only, which lets in nothing
+ * but its application's key (so a master that took over reaches it with that key).
  */
-export function mayPlay(principal: Principal, roles: readonly Role[]): boolean {
+export function mayPlay(
+  principal: Principal,
+  from: readonly Role[],
+  to: readonly Role[] = [],
+): boolean {
+  const plays = (...roles: Role[]) => from.some((r) => r === 'any' || roles.includes(r));
   switch (principal.kind) {
     case 'open':
     case 'cluster':
       return true;
     case 'submission':
-      return roles.some((r) => r === 'driver' || r === 'any');
+      return plays('driver');
     case 'app':
-      return roles.some((r) => r === 'driver' || r === 'executor' || r === 'any');
+      return plays('executor') || (plays('master') && to.includes('driver'));
   }
 }
 

@@ -38,14 +38,16 @@ test('WICK_APP_CREDENTIAL round-trips, and anything else is refused saying what 
   assert.throws(() => parseCredential(`app:a:b:${'ab'.repeat(32)}`), /WICK_APP_CREDENTIAL/);
 });
 
-test('roles: the secret opens all, a submission only a driver, an app its driver and executors', () => {
+test("roles: the secret opens all, a submission only a driver's, an app its executors' (and the master's towards its driver)", () => {
   assert.ok(mayPlay({ kind: 'cluster' }, ['master']));
   assert.ok(mayPlay({ kind: 'open' }, ['worker']));
   assert.ok(mayPlay({ kind: 'submission', id: 's' }, ['driver']));
   assert.ok(!mayPlay({ kind: 'submission', id: 's' }, ['executor']));
   assert.ok(!mayPlay({ kind: 'submission', id: 's' }, ['client']));
   assert.ok(mayPlay({ kind: 'app', id: 'a' }, ['executor', 'worker']));
-  assert.ok(!mayPlay({ kind: 'app', id: 'a' }, ['master']));
+  assert.ok(!mayPlay({ kind: 'app', id: 'a' }, ['driver']), 'an executor cannot register an app');
+  assert.ok(!mayPlay({ kind: 'app', id: 'a' }, ['master'], ['worker']));
+  assert.ok(mayPlay({ kind: 'app', id: 'a' }, ['master'], ['worker', 'driver']));
   assert.ok(!mayPlay({ kind: 'app', id: 'a' }, ['worker', 'client']));
   assert.ok(mayPlay({ kind: 'app', id: 'a' }, ['any']));
 });
