@@ -1,10 +1,10 @@
 import { LogFollower } from '../client/LogFollower.js';
-import { readLogRange, resolveLogPath } from '../logs/logFiles.js';
+import { readRange, withLogFile } from '../logs/logFiles.js';
 import { WEB_UI_ENDPOINT } from '../protocol/endpoints.js';
 import type { MessageOf } from '../protocol/registry.js';
 import { RequestWorkerState, type WorkerStateResponse } from '../protocol/worker.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
-import { RpcError } from '../rpc/index.js';
+import { RpcError, RpcErrorCode } from '../rpc/index.js';
 import { logFields } from '../shared/logSource.js';
 import { getLogger } from '../util/log.js';
 import { mountLogApi } from './logApi.js';
@@ -30,8 +30,8 @@ export interface WorkerUiHost {
  * A worker's web UI port (Spark's WorkerWebUI, :8081): the dashboard's worker page at /, Spark's
  * /json (the worker's state with Spark's field names) and /log (plain text with Spark's
  * `==== Bytes S-E of TOTAL of FILE ====` header), and the dashboard's API: the worker's state,
- * pushed again on each change, and its logs. Every log path goes through resolveLogPath, which
- * refuses anything outside the work dir.
+ * pushed again on each change, and its logs. Every log is opened by openLogFile, which refuses
+ * anything outside the work dir.
  */
 export class WorkerWebUI {
   private worker: WorkerUiHost | undefined;
@@ -75,18 +75,25 @@ export class WorkerWebUI {
       const req = parseLogRequest((n) => c.req.query(n));
       if (typeof req === 'string') return c.text(`Error: ${req}\n`, 400);
       let path: string;
+      let r: Awaited<ReturnType<typeof readRange>>;
       try {
-        path = await resolveLogPath(w.workDir, logFields(req.source, req.stream));
+        ({ path, r } = await withLogFile(
+          w.workDir,
+          logFields(req.source, req.stream),
+          async (f) => ({
+            path: f.path,
+            r: await readRange(f.handle, req.offset, req.length),
+          }),
+        ));
       } catch (err) {
         const message = (err as Error).message;
-        const status = err instanceof RpcError && message.startsWith('No such log') ? 404 : 400;
+        if (!(err instanceof RpcError)) throw err;
+        const status = message.startsWith('No such log')
+          ? 404
+          : err.code === RpcErrorCode.InvalidParams
+            ? 400
+            : 500;
         return c.text(`Error: ${message}\n`, status);
-      }
-      let r: Awaited<ReturnType<typeof readLogRange>>;
-      try {
-        r = await readLogRange(path, req.offset, req.length);
-      } catch (err) {
-        return c.text(`Error: could not read the log: ${(err as Error).message}\n`, 404);
       }
       const header = `==== Bytes ${r.offset}-${r.offset + r.data.length} of ${r.totalSize} of ${path} ====\n`;
       return c.body(new Uint8Array(Buffer.concat([Buffer.from(header), r.data])), 200, {
