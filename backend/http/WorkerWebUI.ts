@@ -1,4 +1,5 @@
 import { LogFollower } from '../client/LogFollower.js';
+import type { WickConf } from '../conf/WickConf.js';
 import { readRange, withLogFile } from '../logs/logFiles.js';
 import { WEB_UI_ENDPOINT } from '../protocol/endpoints.js';
 import type { MessageOf } from '../protocol/registry.js';
@@ -11,6 +12,7 @@ import { mountLogApi } from './logApi.js';
 import { parseLogRequest } from './logParams.js';
 import { sseResponse } from './sse.js';
 import { UiServer } from './UiServer.js';
+import { uiClusterSecret } from './uiAuth.js';
 
 const log = getLogger('WorkerWebUI');
 
@@ -24,6 +26,8 @@ export interface WorkerUiHost {
   readonly self: RpcEndpointRef;
   /** Calls `fn` after each change of the worker's state; returns a function that stops it. */
   onStateChange(fn: () => void): () => void;
+  /** The master it follows, for the login command its 401 answers name. */
+  readonly masterConnection: { readonly activeMasterUrl: string | undefined };
 }
 
 /**
@@ -31,7 +35,9 @@ export interface WorkerUiHost {
  * /json (the worker's state with Spark's field names) and /log (plain text with Spark's
  * `==== Bytes S-E of TOTAL of FILE ====` header), and the dashboard's API: the worker's state,
  * pushed again on each change, and its logs. Every log is opened by openLogFile, which refuses
- * anything outside the work dir.
+ * anything outside the work dir. With authentication on, all of it is behind a login (uiAuth.ts)
+ * but /health; the master's session cookie is accepted too (same secret, and a browser sends a
+ * host's cookies to each of its ports).
  */
 export class WorkerWebUI {
   private worker: WorkerUiHost | undefined;
@@ -43,16 +49,29 @@ export class WorkerWebUI {
     return this.ui.port;
   }
 
-  static async start(host: string, port: number, maxRetries: number): Promise<WorkerWebUI> {
+  get routes(): { method: string; path: string }[] {
+    return this.ui.routes;
+  }
+
+  static async start(
+    host: string,
+    port: number,
+    maxRetries: number,
+    conf: WickConf,
+  ): Promise<WorkerWebUI> {
     let self: WorkerWebUI | undefined;
-    const ui = new UiServer(() => ({
-      config: {
-        mode: 'worker',
-        host: 'web',
-        ...(self?.worker ? { workerId: self.worker.workerId } : {}),
-      },
-      title: `Wick Worker ${self?.worker?.workerId ?? ''}`.trim(),
-    }));
+    const secret = uiClusterSecret(conf);
+    const ui = new UiServer(
+      () => ({
+        config: {
+          mode: 'worker',
+          host: 'web',
+          ...(self?.worker ? { workerId: self.worker.workerId } : {}),
+        },
+        title: `Wick Worker ${self?.worker?.workerId ?? ''}`.trim(),
+      }),
+      secret === undefined ? undefined : { secret, loginCommand: () => loginCommand(self?.worker) },
+    );
     self = new WorkerWebUI(ui);
 
     ui.app.get('/json', async (c) => {
@@ -148,6 +167,12 @@ export class WorkerWebUI {
     if (!w) return undefined;
     return w.self.ask(RequestWorkerState({}), { timeout: 10_000 });
   }
+}
+
+/** What prints a login link for a worker's own port: `wick ui-url`, from the master it follows. */
+function loginCommand(w: WorkerUiHost | undefined): string {
+  const master = w?.masterConnection.activeMasterUrl ?? '<the master URL>';
+  return `wick ui-url --master ${master} --worker ${w?.workerId ?? '<this worker’s id>'}`;
 }
 
 /** The worker's state with the field names of Spark's worker /json (JsonProtocol.writeWorkerState). */
