@@ -9,6 +9,7 @@ export const COMMAND_NAMES = {
   kill: ['kill'],
   driverWrapper: ['driver-wrapper'],
   status: ['status'],
+  uiUrl: ['ui-url'],
   logs: ['logs'],
   executor: ['executor', 'executor-standby'],
   demo: ['demo', 'demo-server'],
