@@ -49,8 +49,9 @@ export function logRefusal(type: string, sender: RpcSenderContext, err: Refused)
  * The roles a principal may play (Role in protocol/registry.ts) in a message from `from` to `to`:
  * the check every message passes at the router, before its handler checks the sender's identity.
  * The cluster secret opens every role; a submission's key a driver's; an application's key its
- * executors' — and the master's, towards that application's driver only, which lets in nothing
- * but its application's key (so a master that took over reaches it with that key).
+ * executors', its driver's towards them, and the master's towards that driver (which lets in
+ * nothing but its application's key, so a master that took over reaches it with that key) — never
+ * a driver's towards the master.
  */
 export function mayPlay(
   principal: Principal,
@@ -65,7 +66,11 @@ export function mayPlay(
     case 'submission':
       return plays('driver');
     case 'app':
-      return plays('executor') || (plays('master') && to.includes('driver'));
+      return (
+        plays('executor') ||
+        (plays('driver') && to.includes('executor')) ||
+        (plays('master') && to.includes('driver'))
+      );
   }
 }
 

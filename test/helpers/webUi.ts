@@ -14,6 +14,7 @@ import { WickConf } from '../../backend/conf/WickConf.js';
 import { MasterWebUI } from '../../backend/http/MasterWebUI.js';
 import { loginLink } from '../../backend/http/uiLogin.js';
 import { WorkerWebUI } from '../../backend/http/WorkerWebUI.js';
+import { resolveClusterAuth } from '../../backend/rpc/clusterSecret.js';
 import { repoRoot, wickBin } from './cli.js';
 
 export interface Route {
@@ -126,4 +127,25 @@ export async function submitStdinApp(
     });
   await printed(/^ready$/);
   return { child, say: (line) => child.stdin?.write(`${line}\n`), printed };
+}
+
+/**
+ * The secret this test run's masters made (scripts/test.mjs gives the run its own config dir, so
+ * every master of the run finds the same one), for a test of what a web UI serves once logged in.
+ */
+export function runSecret(): string {
+  const found = resolveClusterAuth(new WickConf());
+  if (found.mode !== 'secret') throw new Error('no cluster secret yet: start a master first');
+  return found.secret;
+}
+
+/** `fetch` as a script that holds the cluster secret: with `Authorization: Bearer`. */
+export function uiFetch(url: string, init: RequestInit = {}): Promise<Response> {
+  return fetch(url, {
+    ...init,
+    headers: {
+      authorization: `Bearer ${runSecret()}`,
+      ...(init.headers as Record<string, string>),
+    },
+  });
 }

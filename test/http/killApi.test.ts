@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import { startMaster } from '../helpers/cluster.js';
 import { checkNothingLeftRunning } from '../helpers/leaks.js';
 import { appDescription, appIn, connectClient, MockApp } from '../helpers/masterMocks.js';
-import { logIn, submitStdinApp } from '../helpers/webUi.js';
+import { logIn, submitStdinApp, uiFetch } from '../helpers/webUi.js';
 
 checkNothingLeftRunning();
 
@@ -24,7 +24,7 @@ async function kill(
   headers: Record<string, string> = DASHBOARD,
   method = 'POST',
 ): Promise<{ status: number; json: { success?: boolean; message?: string } }> {
-  const res = await fetch(`${base}/api/kill`, {
+  const res = await uiFetch(`${base}/api/kill`, {
     method,
     headers,
     ...(method === 'GET' || method === 'HEAD' ? {} : { body: JSON.stringify(body) }),
@@ -52,7 +52,7 @@ test('a kill from the dashboard kills; any other request is refused and kills no
     ['PUT', kill(base, target, DASHBOARD, 'PUT'), 405],
     [
       'GET with a query',
-      fetch(`${base}/api/kill?kind=app&id=${appId}`).then(async (r) => ({
+      uiFetch(`${base}/api/kill?kind=app&id=${appId}`).then(async (r) => ({
         status: r.status,
         json: (await r.json()) as { success?: boolean; message?: string },
       })),
@@ -103,7 +103,7 @@ test('a kill from the dashboard kills; any other request is refused and kills no
 
 test('with wick.ui.killEnabled=false the web UI kills nothing', { timeout: 60_000 }, async (t) => {
   const master = await startMaster(t, { conf: { 'wick.ui.killEnabled': false } });
-  const events = await fetch(`${master.webUiUrl}/api/events`);
+  const events = await uiFetch(`${master.webUiUrl}/api/events`);
   const reader = events.body?.getReader();
   const first = new TextDecoder().decode((await reader?.read())?.value);
   await reader?.cancel();

@@ -18,6 +18,7 @@ import {
 } from '../helpers/masterMocks.js';
 import { assertSparkMasterJson } from '../helpers/sparkJson.js';
 import { SseClient } from '../helpers/sse.js';
+import { runSecret, uiFetch } from '../helpers/webUi.js';
 
 checkNothingLeftRunning();
 
@@ -55,7 +56,7 @@ test("GET /json has every field of Spark's master /json, and /json/clusterutiliz
       appIn(s, finishedId)?.state === 'FINISHED',
   );
 
-  const res = await fetch(`${master.webUiUrl}/json`);
+  const res = await uiFetch(`${master.webUiUrl}/json`);
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
   const json = (await res.json()) as Record<string, unknown>;
@@ -117,7 +118,7 @@ test("GET /json has every field of Spark's master /json, and /json/clusterutiliz
   );
   assert.equal(typeof done?.duration, 'number');
 
-  const util = await (await fetch(`${master.webUiUrl}/json/clusterutilization`)).json();
+  const util = await (await uiFetch(`${master.webUiUrl}/json/clusterutilization`)).json();
   assert.deepEqual(util, {
     waitingDrivers: 0,
     cores: 4,
@@ -127,14 +128,14 @@ test("GET /json has every field of Spark's master /json, and /json/clusterutiliz
     memoryused: 1024,
     memoryutilization: 25,
   });
-  assert.deepEqual(keysOf(await (await fetch(`${master.webUiUrl}/json/`)).json()), keysOf(json));
+  assert.deepEqual(keysOf(await (await uiFetch(`${master.webUiUrl}/json/`)).json()), keysOf(json));
 });
 
 test('the dashboard page: a nonce for its one script, a strict CSP, no inline code', {
   timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
-  const res = await fetch(`${master.webUiUrl}/`);
+  const res = await uiFetch(`${master.webUiUrl}/`);
   assert.equal(res.status, 200);
   const csp = res.headers.get('content-security-policy') ?? '';
   const nonce = /script-src 'nonce-([A-Za-z0-9+/=]+)'/.exec(csp)?.[1];
@@ -154,17 +155,17 @@ test('the dashboard page: a nonce for its one script, a strict CSP, no inline co
   );
   assert.doesNotMatch(html, /style=|onload=|onclick=/);
   // A second page gets another nonce.
-  const again = (await fetch(`${master.webUiUrl}/`)).headers.get('content-security-policy');
+  const again = (await uiFetch(`${master.webUiUrl}/`)).headers.get('content-security-policy');
   assert.notEqual(again, csp);
-  const js = await fetch(`${master.webUiUrl}/static/webview.js`);
+  const js = await uiFetch(`${master.webUiUrl}/static/webview.js`);
   assert.equal(js.status, 200);
   assert.match(js.headers.get('content-type') ?? '', /^text\/javascript/);
   assert.ok((await js.arrayBuffer()).byteLength > 1000);
-  const css = await fetch(`${master.webUiUrl}/static/webview.css`);
+  const css = await uiFetch(`${master.webUiUrl}/static/webview.css`);
   assert.match(css.headers.get('content-type') ?? '', /^text\/css/);
   await css.arrayBuffer();
   for (const path of ['/static/../package.json', '/static/%2e%2e/package.json', '/nope']) {
-    const r = await fetch(`${master.webUiUrl}${path}`);
+    const r = await uiFetch(`${master.webUiUrl}${path}`);
     assert.equal(r.status, 404, path);
     await r.text();
   }
@@ -174,7 +175,9 @@ test('GET /api/events pushes a snapshot, then each change as the master pushes i
   timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t);
-  const events = await SseClient.open(`${master.webUiUrl}/api/events`);
+  const events = await SseClient.open(`${master.webUiUrl}/api/events`, {
+    authorization: `Bearer ${runSecret()}`,
+  });
   t.after(() => events.close());
   assert.match(events.response.headers.get('content-type') ?? '', /^text\/event-stream/);
   const snapshot = JSON.parse((await events.nextOf('snapshot')).data);
@@ -210,13 +213,13 @@ test('the log API checks its parameters and finds the worker from the master sta
   for (const [query, status, body] of cases) {
     for (const path of ['/api/log', '/api/log/follow']) {
       const q = path.endsWith('follow') && !query.includes('offset') ? `${query}&offset=0` : query;
-      const res = await fetch(`${master.webUiUrl}${path}?${q}`);
+      const res = await uiFetch(`${master.webUiUrl}${path}?${q}`);
       const text = await res.text();
       assert.equal(res.status, status, `${path}?${q}: ${text}`);
       assert.match(text, body, `${path}?${q}`);
     }
   }
-  const w = await fetch(`${master.webUiUrl}/api/worker/worker-unknown`);
+  const w = await uiFetch(`${master.webUiUrl}/api/worker/worker-unknown`);
   assert.equal(w.status, 404);
   await w.text();
 });

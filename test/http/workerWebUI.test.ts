@@ -3,6 +3,7 @@
  * worker, Spark's plain-text /log with its header and byte paging, and the refusal of every way
  * out of the work dir (dot-dot, encoded dot-dot, absolute paths, symlinks, NUL).
  */
+
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import { test } from 'node:test';
 import { startMaster, startWorker } from '../helpers/cluster.js';
 import { checkNothingLeftRunning } from '../helpers/leaks.js';
 import { connectClient, workerIn } from '../helpers/masterMocks.js';
+import { uiFetch } from '../helpers/webUi.js';
 
 checkNothingLeftRunning();
 
@@ -29,7 +31,7 @@ async function cluster(t: import('node:test').TestContext) {
 }
 
 async function get(url: string): Promise<{ status: number; text: string }> {
-  const res = await fetch(url);
+  const res = await uiFetch(url);
   return { status: res.status, text: await res.text() };
 }
 
@@ -43,7 +45,7 @@ test("a worker's /json and /log speak Spark's formats; /log pages by bytes", {
   mkdirSync(join(worker.workDir, 'driver-20261130120000-0001'));
   writeFileSync(join(worker.workDir, 'driver-20261130120000-0001', 'stdout'), 'driver says hi\n');
 
-  const json = (await (await fetch(`${ui}/json`)).json()) as Record<string, unknown>;
+  const json = (await (await uiFetch(`${ui}/json`)).json()) as Record<string, unknown>;
   for (const k of [
     'id',
     'masterurl',
@@ -98,7 +100,7 @@ test("a worker's /json and /log speak Spark's formats; /log pages by bytes", {
 
   // The dashboard's JSON form of the same, on the worker's own port.
   const r = (await (
-    await fetch(`${ui}/api/log?appId=${APP}&executorId=0&offset=5&byteLength=9`)
+    await uiFetch(`${ui}/api/log?appId=${APP}&executorId=0&offset=5&byteLength=9`)
   ).json()) as Record<string, unknown>;
   assert.deepEqual([r.offset, r.length, r.totalSize], [5, 9, total]);
   assert.equal(Buffer.from(r.data as string, 'base64').toString(), LOG.slice(5, 14));

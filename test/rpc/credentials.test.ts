@@ -45,7 +45,11 @@ test("roles: the secret opens all, a submission only a driver's, an app its exec
   assert.ok(!mayPlay({ kind: 'submission', id: 's' }, ['executor']));
   assert.ok(!mayPlay({ kind: 'submission', id: 's' }, ['client']));
   assert.ok(mayPlay({ kind: 'app', id: 'a' }, ['executor', 'worker']));
-  assert.ok(!mayPlay({ kind: 'app', id: 'a' }, ['driver']), 'an executor cannot register an app');
+  assert.ok(!mayPlay({ kind: 'app', id: 'a' }, ['driver'], ['master']), 'no app registers another');
+  assert.ok(
+    mayPlay({ kind: 'app', id: 'a' }, ['driver'], ['executor']),
+    'its driver, to executors',
+  );
   assert.ok(!mayPlay({ kind: 'app', id: 'a' }, ['master'], ['worker']));
   assert.ok(mayPlay({ kind: 'app', id: 'a' }, ['master'], ['worker', 'driver']));
   assert.ok(!mayPlay({ kind: 'app', id: 'a' }, ['worker', 'client']));
