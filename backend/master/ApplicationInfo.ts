@@ -12,7 +12,10 @@ export class ApplicationInfo {
   readonly removedExecutors: ExecutorDesc[] = [];
   coresGranted = 0;
   endTime: number | undefined;
-  /** Failures in a row with no executor running (wick.deploy.maxExecutorRetries). */
+  /**
+   * Executor failures in a row, on any worker, since an executor last registered with the driver
+   * (wick.deploy.maxExecutorRetries).
+   */
   retryCount = 0;
   waitingReason: string | undefined;
   /** The last executor that failed by itself, and why (see AppSummary.lastExecutorFailure). */

@@ -64,6 +64,8 @@ export class DriverEndpoint extends RpcEndpoint {
   private allStopped: (() => void) | undefined;
   private stopping = false;
   private readonly unregisteredExits = new UnregisteredExits();
+  /** Told of each executor this endpoint accepts (WickContext tells the master). */
+  onExecutorRegistered: (executorId: string) => void = () => {};
 
   constructor(
     private readonly conf: WickConf,
@@ -226,6 +228,7 @@ export class DriverEndpoint extends RpcEndpoint {
     this.log.info(
       `Registered executor ${ref} (${m.hostname}) with ID ${m.executorId}, ${m.cores} core(s)`,
     );
+    this.onExecutorRegistered(m.executorId);
     for (const w of this.firstExecutorWaiters.splice(0)) w();
     // The files added so far, all of them: the executor asked for its AppConfig before it
     // registered, and a file added in between reached neither that AppConfig nor filesAdded's

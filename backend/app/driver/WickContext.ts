@@ -149,6 +149,10 @@ export class WickContext implements JobRunner {
         },
       );
       env.setupEndpoint(AppClient.ENDPOINT_NAME, client);
+      driver.onExecutorRegistered = (id) => {
+        // The master's ids are numbers; an executor that registered under another is not its.
+        if (/^\d+$/.test(id)) client.executorRegistered(Number(id));
+      };
       const keep = setInterval(() => {}, 1 << 30);
       try {
         await client.register(conf.get(AppConf.registrationTimeout));

@@ -194,6 +194,8 @@ async function workerSchedulerState(
       if (!app) continue;
       const exec = app.addExecutor(worker, e.cores, m.clock.now(), e.execId);
       exec.setState(e.state, m.clock.now());
+      // It ran through a change of master, which does not hear its driver's ExecutorRegistered.
+      exec.registered = e.state === 'RUNNING';
       worker.addExecutor(exec);
       m.broadcaster.app(app);
     }
