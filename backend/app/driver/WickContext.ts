@@ -131,6 +131,8 @@ export class WickContext implements JobRunner {
               '{{HOSTNAME}}',
               '--cores',
               '{{CORES}}',
+              '--memory',
+              '{{MEMORY}}',
               '--app-id',
               '{{APP_ID}}',
               '--worker-url',
