@@ -72,8 +72,7 @@ export async function removeWorker(m: Master, worker: WorkerInfo, why: string): 
   }
   for (const driver of [...worker.drivers.values()]) {
     if (driver.desc.supervise) {
-      log.info(`Re-launching ${driver.id}`);
-      relaunchDriver(m, driver);
+      await relaunchDriver(m, driver);
     } else {
       log.info(`Not re-launching ${driver.id} because it was not supervised`);
       await removeDriver(m, driver.id, 'ERROR', undefined);
