@@ -10,7 +10,12 @@ export const AppConf = {
     'The master URL an application registers with (or WICK_MASTER).',
   ),
   appName: conf.string('wick.app.name', '', "The application's name (or WICK_APP_NAME)."),
-  executorMemory: define('wick.executor.memory', '1g', 'Memory per executor.', parseMemoryMB),
+  executorMemory: define(
+    'wick.executor.memory',
+    '1g',
+    "Memory per executor. A Wick executor shares it out between its task threads' heaps (one per core, at least 16m each): a task that needs more fails as out of memory, naming this setting.",
+    parseMemoryMB,
+  ),
   executorCores: define(
     'wick.executor.cores',
     '0',

@@ -15,7 +15,7 @@ export const MasterConf = {
   maxExecutorRetries: conf.int(
     'wick.deploy.maxExecutorRetries',
     10,
-    'Executor failures in a row, with none running, after which the application FAILS (-1: never).',
+    'Executor failures in a row, on any of its workers, after which an application with no executor registered with its driver FAILS (-1: never); an executor that ends before it registers is a failure, and one that registers resets the count.',
     -1,
   ),
   retainedApplications: conf.int(

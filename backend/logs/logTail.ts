@@ -14,6 +14,13 @@ export interface TailLimits {
 export const EXECUTOR_STDERR_TAIL: TailLimits = { maxLines: 10, maxBytes: 2048 };
 
 /**
+ * The native stack trace Node prints after a fatal error (` 1: 0xb78db3 node::OOMErrorHandler…`
+ * and its heading): a dozen long lines after the one that says what happened ("FATAL ERROR: …
+ * JavaScript heap out of memory"), which would push it out of the tail.
+ */
+const NODE_NATIVE_STACK = /^(?:\s*\d+: 0x[0-9a-f]+\b|----- Native stack trace -----$)/;
+
+/**
  * The last complete lines of `text` within the limits, without the command header a worker writes
  * at the top of a child's stderr (it names the command, not what went wrong) and without blank
  * lines. `cut` says the text starts mid-file, so its first line is partial and dropped.
@@ -23,7 +30,7 @@ export function lastLines(text: string, limits: TailLimits, cut = false): string
   const header = text.lastIndexOf(`${'='.repeat(40)}\n`);
   let body = header >= 0 ? text.slice(header + 41) : text;
   if (cut && header < 0) body = body.slice(body.indexOf('\n') + 1);
-  const lines = body.split('\n').filter((l) => l.trim() !== '');
+  const lines = body.split('\n').filter((l) => l.trim() !== '' && !NODE_NATIVE_STACK.test(l));
   let kept = lines.slice(-limits.maxLines);
   while (kept.length > 1 && Buffer.byteLength(kept.join('\n')) > limits.maxBytes) {
     kept = kept.slice(1);
@@ -38,8 +45,9 @@ export function lastLines(text: string, limits: TailLimits, cut = false): string
 /** The tail of the file at `path` (see lastLines); '' when it is missing or empty. */
 export async function readLogTail(path: string, limits: TailLimits): Promise<string> {
   try {
-    // Twice the bytes: lines dropped for the limit still leave enough whole lines.
-    const range = await readLogRange(path, undefined, limits.maxBytes * 2);
+    // More than the bytes kept: lines dropped for the limit (a native stack trace, say) still
+    // leave enough whole lines.
+    const range = await readLogRange(path, undefined, limits.maxBytes * 8);
     return lastLines(range.data.toString('utf8'), limits, range.offset > 0);
   } catch {
     return '';

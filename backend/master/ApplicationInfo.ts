@@ -17,7 +17,10 @@ export class ApplicationInfo {
    * only one that may speak for it. Undefined for one recovered that has not acknowledged yet.
    */
   connection: PeerConnection | undefined;
-  /** Failures in a row with no executor running (wick.deploy.maxExecutorRetries). */
+  /**
+   * Executor failures in a row, on any worker, since an executor last registered with the driver
+   * (wick.deploy.maxExecutorRetries).
+   */
   retryCount = 0;
   waitingReason: string | undefined;
   /** The last executor that failed by itself, and why (see AppSummary.lastExecutorFailure). */

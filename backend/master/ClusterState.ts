@@ -1,4 +1,5 @@
 import type { AppSummary, DriverSummary, WorkerSummary } from '../protocol/state.js';
+import { latestRun } from '../shared/driverRuns.js';
 import type { ApplicationInfo } from './ApplicationInfo.js';
 import type { DriverInfo } from './DriverInfo.js';
 import { appId, driverId } from './ids.js';
@@ -200,6 +201,12 @@ export class ClusterState {
   /** An active or a completed driver. */
   findDriver(id: string): DriverInfo | undefined {
     return this.drivers.get(id) ?? this.completedDrivers.find((d) => d.id === id);
+  }
+
+  /** The active driver that is `id` or its latest relaunch (shared/driverRuns.ts). */
+  latestRunOf(id: string): DriverInfo | undefined {
+    const run = latestRun([...this.drivers.values(), ...this.completedDrivers], id);
+    return run && this.drivers.get(run.id) === run ? run : undefined;
   }
 
   /** The active drivers (a copy: callers may finish some while they walk it). */

@@ -1,5 +1,6 @@
 import type { DriverDescription, DriverState } from '../protocol/common.js';
 import type { DriverSummary } from '../protocol/state.js';
+import type { PersistedDriver } from './persistence/PersistenceEngine.js';
 import type { WorkerInfo } from './WorkerInfo.js';
 
 /** What the Master knows of one driver in cluster deploy mode (Spark's DriverInfo). */
@@ -12,7 +13,16 @@ export class DriverInfo {
     readonly id: string,
     readonly desc: DriverDescription,
     readonly submitDate: number,
+    /** The driver this one is a relaunch of (see relaunchDriver). */
+    readonly relaunchedFrom?: string,
   ) {}
+
+  /** Its record for the PersistenceEngine. */
+  persisted(): PersistedDriver {
+    const p: PersistedDriver = { id: this.id, desc: this.desc, submitDate: this.submitDate };
+    if (this.relaunchedFrom !== undefined) p.relaunchedFrom = this.relaunchedFrom;
+    return p;
+  }
 
   summary(): DriverSummary {
     const s: DriverSummary = {
@@ -29,6 +39,7 @@ export class DriverInfo {
       s.workerHostPort = this.worker.hostPort;
     }
     if (this.exception !== undefined) s.exception = this.exception;
+    if (this.relaunchedFrom !== undefined) s.relaunchedFrom = this.relaunchedFrom;
     return s;
   }
 }

@@ -7,6 +7,8 @@ export class ExecutorDesc {
   state: ExecutorState = 'LAUNCHING';
   exitStatus: number | undefined;
   message: string | undefined;
+  /** Its driver said it registered (ExecutorRegistered): it serves the application. */
+  registered = false;
   readonly history: { state: ExecutorState; time: number; message?: string; exitStatus?: number }[];
 
   constructor(

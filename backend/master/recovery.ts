@@ -57,10 +57,17 @@ export class Recovery {
       m.cluster.reserveAppId(a.id);
       tellDriver(m, app, masterChanged);
     }
+    // A driver relaunched under a new id just before the last master died has both records.
+    const replaced = new Set(stored.drivers.flatMap((d) => d.relaunchedFrom ?? []));
     for (const d of stored.drivers) {
-      const driver = new DriverInfo(d.id, d.desc, d.submitDate);
-      m.cluster.addDriver(driver);
       m.cluster.reserveDriverId(d.id);
+      if (replaced.has(d.id)) {
+        log.info(`Dropping the record of driver ${d.id}: it was relaunched under a new id`);
+        await m.persistence.removeDriver(d.id);
+        continue;
+      }
+      const driver = new DriverInfo(d.id, d.desc, d.submitDate, d.relaunchedFrom);
+      m.cluster.addDriver(driver);
       m.broadcaster.driver(driver);
     }
     for (const w of stored.workers) {
@@ -112,8 +119,7 @@ export class Recovery {
     for (const driver of m.cluster.activeDrivers()) {
       if (driver.worker) continue;
       if (driver.desc.supervise) {
-        log.warn(`Re-launching ${driver.id}`);
-        relaunchDriver(m, driver);
+        await relaunchDriver(m, driver);
       } else {
         await removeDriver(m, driver.id, 'ERROR', undefined);
         log.warn(`Did not re-launch ${driver.id} because it was not supervised`);

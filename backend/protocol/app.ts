@@ -38,6 +38,13 @@ export const RequestExecutors = defineMessage(
   { appId: AppId, requestedTotal: Type.Integer({ minimum: 0, maximum: 1_000_000 }) },
 );
 
+export const ExecutorRegistered = defineMessage(
+  a2m,
+  'ExecutorRegistered',
+  "The driver accepted this executor's RegisterExecutor: it serves the application. It resets the application's count of executor failures in a row (wick.deploy.maxExecutorRetries), which an executor that only started (RUNNING) does not. The application is the one whose driver sends it, over its own connection.",
+  { execId: ExecId },
+);
+
 export const MasterChangeAcknowledged = defineMessage(
   a2m,
   'MasterChangeAcknowledged',

@@ -119,6 +119,14 @@ export const DriverSummary = Type.Object(
     workerId: Type.Optional(WorkerId),
     workerHostPort: Type.Optional(Type.String()),
     exception: Type.Optional(Type.String()),
+    relaunchedFrom: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          'The driver this one replaces: a supervised driver whose worker was lost runs again under a new id (SPARK-19900)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -24,11 +24,27 @@ export function applyEvent(s: State, e: MessageOf<typeof MasterStateEvent>): voi
     remove(s.activeApps, id);
     remove(s.completedApps, id);
   }
+  // A driver relaunched under a new id (SPARK-19900) ends RELAUNCHING, a state that an active
+  // driver has too (its worker restarting it): what ended it is the run that names it.
+  const replaced = new Set<string>();
+  for (const d of e.drivers ?? []) if (d.relaunchedFrom) replaced.add(d.relaunchedFrom);
   for (const d of e.drivers ?? []) {
     const finished =
-      d.state === 'FINISHED' || d.state === 'KILLED' || d.state === 'FAILED' || d.state === 'ERROR';
+      d.state === 'FINISHED' ||
+      d.state === 'KILLED' ||
+      d.state === 'FAILED' ||
+      d.state === 'ERROR' ||
+      (d.state === 'RELAUNCHING' &&
+        (replaced.has(d.id) || s.activeDrivers.some((x) => x.relaunchedFrom === d.id)));
     remove(finished ? s.activeDrivers : s.completedDrivers, d.id);
     upsert(finished ? s.completedDrivers : s.activeDrivers, d);
+  }
+  for (const id of replaced) {
+    const old = s.activeDrivers.find((x) => x.id === id);
+    if (old?.state === 'RELAUNCHING') {
+      remove(s.activeDrivers, id);
+      upsert(s.completedDrivers, old);
+    }
   }
   for (const id of e.removedDrivers ?? []) {
     remove(s.activeDrivers, id);

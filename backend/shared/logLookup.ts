@@ -1,6 +1,7 @@
 import { isDriverFinished } from '../protocol/common.js';
 import type { MessageOf } from '../protocol/registry.js';
 import type { MasterStateResponse, WorkerSummary } from '../protocol/state.js';
+import { relaunchOf } from './driverRuns.js';
 import type { LogSource } from './logSource.js';
 
 /** The part of the master's state a lookup reads (a MasterStateResponse, or the master's own tables). */
@@ -27,9 +28,16 @@ export function findLogWorker(state: LookupState, source: LogSource): WorkerSumm
   if ('driverId' in source) {
     const id = source.driverId;
     what = `driver ${id}`;
-    const d = [...state.activeDrivers, ...state.completedDrivers].find((x) => x.id === id);
+    const drivers = [...state.activeDrivers, ...state.completedDrivers];
+    const d = drivers.find((x) => x.id === id);
     if (!d)
       throw new LookupFailed(`No driver ${id}. The master knows no driver ${id}: ${statusHint}`);
+    const relaunch = d.workerId === undefined ? relaunchOf(drivers, id) : undefined;
+    if (relaunch) {
+      throw new LookupFailed(
+        `Driver ${id} was relaunched as ${relaunch.id} (its worker was lost): its log is that driver's, \`wick logs ${relaunch.id}\``,
+      );
+    }
     if (d.workerId === undefined) {
       throw new LookupFailed(
         isDriverFinished(d.state)

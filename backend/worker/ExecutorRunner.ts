@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { EXECUTOR_STDERR_TAIL, readLogTail } from '../logs/logTail.js';
 import type { ApplicationDescription, ExecutorState } from '../protocol/common.js';
+import { isOutOfMemoryExit } from '../shared/outOfMemory.js';
 import { getLogger } from '../util/log.js';
 import { describeExit, exitStatusOf } from './exitStatus.js';
 import type { MasterFetch } from './fetchDriverApp.js';
@@ -122,6 +123,8 @@ export class ExecutorRunner {
         // in its stderr: quote its end, so that the driver and the UIs can tell the user.
         if (state === 'EXITED' && !byItself) {
           const tail = await readLogTail(join(this.dir, 'stderr'), EXECUTOR_STDERR_TAIL);
+          // The first line is what an executor's state keeps (and the UIs show): say it there.
+          if (isOutOfMemoryExit(tail)) message += ': JavaScript heap out of memory';
           if (tail) message += `\nThe end of its stderr:\n${tail}`;
         }
         this.finish(state, message, exitStatusOf(exit));

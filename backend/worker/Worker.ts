@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { AppConf } from '../conf/app.js';
 import { DeployConf } from '../conf/deploy.js';
 import type { WickConf } from '../conf/WickConf.js';
 import { WorkerConf } from '../conf/worker.js';
@@ -143,6 +144,7 @@ export class Worker extends RpcEndpoint implements RunnerHost {
           [process.execPath, options.wickCli ?? distFile('wick.cjs')],
           this.killTimeoutMs,
           this.resources.cores,
+          this.conf.get(AppConf.executorMemory),
         )
       : undefined;
 

@@ -13,7 +13,8 @@ conversations of docs/protocol.md, "Applications and executors"):
    RegisteredApplication, then ExecutorAdded for each executor it grants and ExecutorUpdated as
    they change state.
 3. Each executor asks RetrieveAppConfig (answered AppConfig) and RegisterExecutor (answered
-   RegisteredExecutor). The driver sends LaunchTask for as many tasks as the executor has free
+   RegisteredExecutor), and the driver sends the master ExecutorRegistered for it (the master
+   counts executor failures in a row until one registers). The driver sends LaunchTask for as many tasks as the executor has free
    cores; the executor sends StatusUpdate RUNNING, then FINISHED with the partition's result.
    A failed task is retried, on another executor if it can, up to --max-failures attempts; the
    tasks of an executor that is lost run again elsewhere.
@@ -151,6 +152,10 @@ class PiDriver(Endpoint):
             log("INFO", "DriverEndpoint", "Registered executor %s (%s) with ID %s, %d core(s)"
                 % (endpoint_uri(ref["address"], ref["name"]), message["hostname"], eid,
                    message["cores"]))
+            if eid.isdigit() and self.master:
+                # It serves the application: the master stops counting executor failures in a row.
+                self.env.send(self.master[0], self.master[1],
+                              {"type": "ExecutorRegistered", "execId": int(eid)})
             ctx.later(self.make_offers)  # LaunchTask must follow the reply, not precede it
             return {"type": "RegisteredExecutor"}
         raise unsupported(message, ctx)

@@ -8,6 +8,7 @@
 import type { TestContext } from 'node:test';
 import { idTimestamp } from '../../backend/master/ids.js';
 import {
+  ExecutorRegistered,
   MasterChangeAcknowledged,
   RegisterApplication,
   RegisteredApplication,
@@ -279,6 +280,16 @@ export class MockApp {
 
   unregister(): void {
     this.master.send(UnregisterApplication({ appId: this.appId }));
+  }
+
+  /** Resolves once the master has handled everything this app sent before. */
+  async barrier(): Promise<void> {
+    await this.master.ask(RequestMasterState({}));
+  }
+
+  /** What a driver says once an executor has registered with it. */
+  executorRegistered(execId: number): void {
+    this.master.send(ExecutorRegistered({ execId }));
   }
 
   /** Stops the env: the master sees the application disconnect. */

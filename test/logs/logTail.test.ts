@@ -37,3 +37,24 @@ test('readLogTail reads the end of a big file, and gives "" for a missing one', 
   assert.equal(await readLogTail(path, limits), 'line 9997\nline 9998\nline 9999');
   assert.equal(await readLogTail(join(dir, 'missing'), limits), '');
 });
+
+test('Node’s native stack trace after a fatal error is left out, so the error itself stays in the tail', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'wick-tail-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'stderr');
+  const frames = Array.from(
+    { length: 20 },
+    (_, i) =>
+      ` ${i + 1}: 0x10ea6aa v8::internal::HeapAllocator::AllocateRawWithRetryOrFailSlowPath(int, v8::internal::AllocationType, v8::internal::AllocationOrigin, v8::internal::AllocationAlignment) [node]`,
+  );
+  const fatal =
+    'FATAL ERROR: CALL_AND_RETRY_LAST Allocation failed - JavaScript heap out of memory';
+  writeFileSync(
+    path,
+    `${header}INFO started\n<--- JS stacktrace --->\n\n${fatal}\n----- Native stack trace -----\n\n${frames.join('\n')}\n`,
+  );
+  assert.equal(
+    await readLogTail(path, { maxLines: 10, maxBytes: 2048 }),
+    `INFO started\n<--- JS stacktrace --->\n${fatal}`,
+  );
+});

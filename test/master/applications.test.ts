@@ -155,7 +155,7 @@ test('with spreadOut=false one worker is filled first; without cores per executo
   assert.ok(s.workers.every((w) => w.coresUsed === 4));
 });
 
-test('maxExecutorRetries failures in a row with none running → FAILED; never while one runs', {
+test('maxExecutorRetries failures in a row with none registered → FAILED; never while one registered', {
   timeout: 60_000,
 }, async (t) => {
   const master = await startMaster(t, { conf: { 'wick.deploy.maxExecutorRetries': 3 } });
@@ -166,7 +166,8 @@ test('maxExecutorRetries failures in a row with none running → FAILED; never w
   const appId = await app.register(appDescription({ maxCores: 2, memoryPerExecutorMB: 256 }));
   const first = await good.endpoint.next('LaunchExecutor');
   good.executorStateChanged(appId, first.execId as number, 'RUNNING');
-  await client.waitFor((s) => appIn(s, appId)?.executors[0]?.state === 'RUNNING');
+  app.executorRegistered(first.execId as number);
+  await app.barrier();
 
   // A worker where every executor fails at once, five times (more than the three allowed).
   const bad = await MockWorker.start(t, master.url, { cores: 1, memory: 1024 });
@@ -180,20 +181,148 @@ test('maxExecutorRetries failures in a row with none running → FAILED; never w
   await bad.endpoint.count('LaunchExecutor', 6);
   await bad.barrier();
   let s = await client.state();
-  assert.equal(appIn(s, appId)?.state, 'RUNNING', 'one executor runs: the app goes on');
+  assert.equal(appIn(s, appId)?.state, 'RUNNING', 'one executor registered: the app goes on');
   assert.equal(app.endpoint.all('ApplicationRemoved').length, 0);
+  await master.waitForStderr(/executor failure 5 in a row of application/);
 
-  // Now the running one fails too: none runs and the failures are past the limit.
+  // Now the registered one fails too: none is registered and the failures are past the limit.
   good.executorStateChanged(appId, first.execId as number, 'FAILED', 1);
   const removed = await app.endpoint.next('ApplicationRemoved');
-  assert.equal(removed.message, 'FAILED');
+  assert.match(
+    removed.message as string,
+    /^FAILED: 6 executor failures in a row with none registered with the driver \(wick\.deploy\.maxExecutorRetries = 3\); the last, executor \d+ on 127\.0\.0\.1:\d+: FAILED$/,
+  );
   s = await client.waitFor((s) => s.completedApps.some((a) => a.id === appId));
   assert.equal(appIn(s, appId)?.state, 'FAILED');
   assert.deepEqual(s.activeApps, []);
-  await master.waitForStderr(new RegExp(`Application mock-app with ID ${appId} failed \\d+ times`));
+  await master.waitForStderr(
+    new RegExp(`Application mock-app with ID ${appId} failed: 6 executor failures`),
+  );
   // Its executor on the bad worker (left launching) is killed, and the workers told it ended.
   await bad.endpoint.next('KillExecutor', (m) => m.appId === appId);
   await good.endpoint.next('ApplicationFinished', (m) => m.id === appId);
+});
+
+test('RUNNING does not reset the count; an exit 0 before registering is a failure; the last failure is quoted', {
+  timeout: 60_000,
+}, async (t) => {
+  const master = await startMaster(t, { conf: { 'wick.deploy.maxExecutorRetries': 3 } });
+  const [w] = (await workers(t, master.url, 1)) as [MockWorker];
+  const app = await MockApp.start(t, master.url);
+  const appId = await app.register(appDescription({ maxCores: 1, memoryPerExecutorMB: 256 }));
+  const ends: [number, string][] = [
+    [1, 'Command exited with code 1'],
+    [0, 'Command exited with code 0'],
+    [1, 'Command exited with code 1\nThe end of its stderr:\nError: cannot authenticate'],
+  ];
+  let mark = 0;
+  for (const [code, message] of ends) {
+    const l = await w.endpoint.next('LaunchExecutor', (m) => m.appId === appId, mark);
+    mark = w.endpoint.mark;
+    w.executorStateChanged(appId, l.execId as number, 'RUNNING');
+    w.executorStateChanged(appId, l.execId as number, 'EXITED', code, message);
+  }
+  const removed = await app.endpoint.next('ApplicationRemoved');
+  assert.match(
+    removed.message as string,
+    /^FAILED: 3 executor failures in a row .*; the last, executor 2 on 127\.0\.0\.1:\d+: Command exited with code 1\nThe end of its stderr:\nError: cannot authenticate$/,
+  );
+  await master.waitForStderr(
+    /Executor app-\S+\/1 ended before registering with its driver: executor failure 2 in a row/,
+  );
+});
+
+test('ExecutorRegistered resets the count, and only from the application’s own driver', {
+  timeout: 60_000,
+}, async (t) => {
+  const master = await startMaster(t, { conf: { 'wick.deploy.maxExecutorRetries': 2 } });
+  const client = await connectClient(t, master.url);
+  const [w] = (await workers(t, master.url, 1)) as [MockWorker];
+  const app = await MockApp.start(t, master.url);
+  const appId = await app.register(appDescription({ maxCores: 1, memoryPerExecutorMB: 256 }));
+  const other = await MockApp.start(t, master.url);
+  let mark = 0;
+  const launched = async () => {
+    const l = await w.endpoint.next('LaunchExecutor', (m) => m.appId === appId, mark);
+    mark = w.endpoint.mark;
+    return l;
+  };
+  const first = await launched();
+  w.executorStateChanged(appId, first.execId as number, 'EXITED', 1, 'Command exited with code 1');
+  // Registered, then failed: one failure in a row again, not two.
+  const l = await launched();
+  w.executorStateChanged(appId, l.execId as number, 'RUNNING');
+  await w.barrier();
+  app.executorRegistered(l.execId as number);
+  await app.barrier();
+  await master.waitForStderr(
+    /registered with its driver: the 1 executor failure\(s\) in a row before it no longer count/,
+  );
+  w.executorStateChanged(appId, l.execId as number, 'EXITED', 1, 'Command exited with code 1');
+  // Another peer's word for the next executor is not the driver's: ignored, and said so.
+  const next = await launched();
+  w.executorStateChanged(appId, next.execId as number, 'RUNNING');
+  await w.barrier();
+  other.executorRegistered(next.execId as number);
+  await master.waitForStderr(
+    new RegExp(
+      `Ignoring ExecutorRegistered for executor ${next.execId} from \\S+: not the driver of an application`,
+    ),
+  );
+  w.executorStateChanged(appId, next.execId as number, 'EXITED', 1, 'Command exited with code 1');
+  assert.match(
+    (await app.endpoint.next('ApplicationRemoved')).message as string,
+    /^FAILED: 2 executor failures in a row/,
+  );
+  const s = await client.waitFor((s) => appIn(s, appId)?.state === 'FAILED');
+  // Three failures, but never two in a row before the last: the one that registered reset it.
+  assert.equal(appIn(s, appId)?.removedExecutors.length, 3);
+});
+
+test('failures that alternate between two workers count in one row: FAILED, though one always runs', {
+  timeout: 60_000,
+}, async (t) => {
+  const master = await startMaster(t, { conf: { 'wick.deploy.maxExecutorRetries': 4 } });
+  // One core each: a replacement goes to the worker whose executor just failed.
+  const one = async () => {
+    const w = await MockWorker.start(t, master.url, { cores: 1, memory: 1024 });
+    assert.equal((await w.registerAndWait()).type, 'RegisteredWorker');
+    return w;
+  };
+  const w1 = await one();
+  const w2 = await one();
+  const app = await MockApp.start(t, master.url);
+  const appId = await app.register(
+    appDescription({ maxCores: 2, coresPerExecutor: 1, memoryPerExecutorMB: 256 }),
+  );
+  // One executor on each; each worker's executor fails only once the other's is RUNNING again.
+  const on = new Map<MockWorker, number>();
+  for (const w of [w1, w2]) {
+    const l = await w.endpoint.next('LaunchExecutor');
+    on.set(w, l.execId as number);
+    w.executorStateChanged(appId, l.execId as number, 'RUNNING');
+  }
+  for (let i = 0; i < 4; i++) {
+    const w = i % 2 === 0 ? w1 : w2;
+    const mark = w.endpoint.mark;
+    w.executorStateChanged(
+      appId,
+      on.get(w) as number,
+      'EXITED',
+      1,
+      `Command exited with code ${i + 1}`,
+    );
+    if (i === 3) break;
+    const l = await w.endpoint.next('LaunchExecutor', (m) => m.appId === appId, mark);
+    on.set(w, l.execId as number);
+    w.executorStateChanged(appId, l.execId as number, 'RUNNING');
+  }
+  const removed = await app.endpoint.next('ApplicationRemoved');
+  assert.match(
+    removed.message as string,
+    /^FAILED: 4 executor failures in a row .*: Command exited with code 4$/,
+  );
+  await w1.endpoint.next('KillExecutor', (m) => m.appId === appId);
 });
 
 /** A master, a client of its state, one worker, and an application with its executor launched. */

@@ -219,6 +219,12 @@ async function placed(client: MasterClient, driverId: string, not?: string): Pro
   return d?.workerId as string;
 }
 
+/** The driver that relaunched `driverId` under a new id (SPARK-19900), once there is one. */
+async function relaunchOf(client: MasterClient, driverId: string): Promise<string> {
+  const s = await client.waitFor((s) => s.activeDrivers.some((d) => d.relaunchedFrom === driverId));
+  return s.activeDrivers.find((d) => d.relaunchedFrom === driverId)?.id as string;
+}
+
 /** The manifests in a master's files dir (JSON with the code tree and the shipped files). */
 function manifestsIn(filesDir: string): { sha256: string; files: string[] }[] {
   if (!existsSync(filesDir)) return [];
@@ -328,19 +334,30 @@ test('FILESYSTEM recovery: a restarted master relaunches a supervised cluster-mo
   // Everything it started goes, its standby executor process too.
   const left = await waitUntilGone(markedProcesses(runsIt.mark).map((p) => p.pid));
   assert.deepEqual(left, [], `processes of ${runsIt.label} left after it was SIGKILLed`);
-  // ...and the recovered master relaunches it on the other, which fetches it from the master.
-  assert.equal(await placed(client2, driverId, runsIt.workerId), other.workerId);
-  const secondAppId = await answerOn(t, client2, other, driverId);
+  // ...and the recovered master relaunches it on the other, under a new id, which fetches it
+  // from the master.
+  const relaunched = await relaunchOf(client2, driverId);
+  assert.notEqual(relaunched, driverId);
+  assert.equal(await placed(client2, relaunched, runsIt.workerId), other.workerId);
+  const secondAppId = await answerOn(t, client2, other, relaunched);
   assert.notEqual(secondAppId, appId, 'the relaunched driver runs a new application');
-  await second.waitForStderr(new RegExp(`Re-launching ${driverId}`));
+  await second.waitForStderr(new RegExp(`Re-launching driver ${driverId} as ${relaunched}`));
+  // The records follow: the new one names the old, whose record is gone.
+  assert.equal(
+    JSON.parse(readFileSync(join(dir, `driver_${relaunched}`), 'utf8')).relaunchedFrom,
+    driverId,
+  );
+  assert.ok(!existsSync(join(dir, `driver_${driverId}`)), 'the old record is removed');
+  assert.equal(driverIn(await client2.state(), driverId)?.state, 'RELAUNCHING');
 
   // Killed, it ends KILLED; the files only it named go. They are kept 10 minutes after their
   // upload in case a submit is about to name them: age them past that first.
   const old = new Date(Date.now() - 20 * 60_000);
   for (const name of readdirSync(filesDir)) utimesSync(join(filesDir, name), old, old);
+  // The id the submit printed kills the submission's latest run.
   const kill = await runWick(['kill', driverId, '--master', second.url]);
   assert.equal(kill.code, 0, kill.stderr);
-  const s = await client2.waitFor((s) => driverIn(s, driverId)?.state === 'KILLED');
+  const s = await client2.waitFor((s) => driverIn(s, relaunched)?.state === 'KILLED');
   assert.deepEqual(s.activeDrivers, [], 'a killed supervised driver is not relaunched');
   await waitFor(
     `the files of ${driverId} removed from ${filesDir}`,
@@ -426,16 +443,17 @@ test('ZooKeeper failover: the new leader, which never launched the driver, relau
   // Everything it started goes, its standby executor process too.
   const left = await waitUntilGone(markedProcesses(runsIt.mark).map((p) => p.pid));
   assert.deepEqual(left, [], `processes of ${runsIt.label} left after it was SIGKILLed`);
-  assert.equal(await placed(client2, driverId, runsIt.workerId), other.workerId);
+  const relaunched = await relaunchOf(client2, driverId);
+  assert.equal(await placed(client2, relaunched, runsIt.workerId), other.workerId);
   await second.waitForStderr(
-    new RegExp(`Launching driver ${driverId} on worker ${other.workerId}`),
+    new RegExp(`Launching driver ${relaunched} on worker ${other.workerId}`),
   );
-  const secondAppId = await answerOn(t, client2, other, driverId);
+  const secondAppId = await answerOn(t, client2, other, relaunched);
   assert.notEqual(secondAppId, appId, 'the relaunched driver runs a new application');
 
   const kill = await runWick(['kill', driverId, '--master', masters]);
   assert.equal(kill.code, 0, kill.stderr);
-  await client2.waitFor((s) => driverIn(s, driverId)?.state === 'KILLED');
+  await client2.waitFor((s) => driverIn(s, relaunched)?.state === 'KILLED');
   const survivors = await waitUntilGone(childrenOf(other).map((p) => p.pid));
   assert.deepEqual(survivors, [], `processes of the killed driver left on ${other.label}`);
 });

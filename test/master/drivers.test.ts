@@ -169,14 +169,20 @@ test('a supervised driver is relaunched on another worker when its worker dies; 
 
   await dies.stop();
   let s = await client.waitFor((s) => workerIn(s, dies.id)?.state === 'DEAD');
-  // The supervised driver waits (RELAUNCHING) until the surviving worker has room again.
+  // The supervised driver runs again under a new id (SPARK-19900): the old one ends RELAUNCHING,
+  // the new one names it and waits until the surviving worker has room again.
   s = await client.waitFor((s) => driverIn(s, supervised)?.state === 'RELAUNCHING');
-  assert.equal(driverIn(s, supervised)?.workerId, undefined);
+  assert.ok(s.completedDrivers.some((d) => d.id === supervised));
+  const again = s.activeDrivers.find((d) => d.relaunchedFrom === supervised);
+  assert.ok(again, 'a new driver replaces it');
+  assert.notEqual(again.id, supervised);
+  assert.equal(again.workerId, undefined);
+  assert.equal((await status(client, supervised)).state, 'RELAUNCHING');
   survives.driverStateChanged(plain, 'FINISHED');
-  const relaunch = await survives.endpoint.next('LaunchDriver', (m) => m.driverId === supervised);
-  assert.equal(relaunch.driverId, supervised);
-  s = await client.waitFor((s) => driverIn(s, supervised)?.workerId === survives.id);
-  assert.equal(driverIn(s, supervised)?.state, 'RUNNING');
+  await survives.endpoint.next('LaunchDriver', (m) => m.driverId === again.id);
+  s = await client.waitFor((s) => driverIn(s, again.id)?.workerId === survives.id);
+  assert.equal(driverIn(s, again.id)?.state, 'RUNNING');
+  await master.waitForStderr(new RegExp(`Re-launching driver ${supervised} as ${again.id}`));
 
   // Now the other way round: the unsupervised driver's worker dies.
   const c = await MockWorker.start(t, master.url, { cores: 1, memory: 1024 });
@@ -188,4 +194,52 @@ test('a supervised driver is relaunched on another worker when its worker dies; 
   assert.ok(s.completedDrivers.some((d) => d.id === lone));
   assert.equal((await status(client, lone)).state, 'ERROR');
   await master.waitForStderr(new RegExp(`Not re-launching ${lone} because it was not supervised`));
+});
+
+test('SPARK-19900: the old run’s late KILLED, once its worker is back and reconciled, ends nothing; a kill by the submitted id reaches the relaunch', {
+  timeout: 60_000,
+}, async (t) => {
+  const master = await startMaster(t, { conf: { 'wick.worker.timeout': '1s' } });
+  const client = await connectClient(t, master.url);
+  const a = await MockWorker.start(t, master.url, { cores: 1, memory: 1024, heartbeatMs: 200 });
+  assert.equal((await a.registerAndWait()).type, 'RegisteredWorker');
+  const submitted = (await submit(client, driverDesc({ supervise: true }))).driverId as string;
+  await a.endpoint.next('LaunchDriver', (m) => m.driverId === submitted);
+  const b = await MockWorker.start(t, master.url, { cores: 1, memory: 1024, heartbeatMs: 200 });
+  assert.equal((await b.registerAndWait()).type, 'RegisteredWorker');
+
+  // Worker a falls silent (a partition: its connection stays open), and is written off.
+  a.stopHeartbeats();
+  await client.waitFor((s) => workerIn(s, a.id)?.state === 'DEAD');
+  const relaunch = await b.endpoint.next('LaunchDriver');
+  assert.notEqual(relaunch.driverId, submitted);
+  const newId = relaunch.driverId as string;
+  await client.waitFor((s) => driverIn(s, newId)?.state === 'RUNNING');
+
+  // It comes back, still running the old run: the master, which knows no such driver any more,
+  // has it killed, and the worker's KILLED for it ends nothing.
+  const mark = a.endpoint.mark;
+  a.startHeartbeats(200);
+  await a.endpoint.next('RegisteredWorker', undefined, mark);
+  a.sendLatestState();
+  const killOld = await a.endpoint.next('KillDriver', undefined, mark);
+  assert.equal(killOld.driverId, submitted);
+  a.driverStateChanged(submitted, 'KILLED');
+  await a.barrier();
+  await master.waitForStderr(new RegExp(`Asked to remove unknown driver: ${submitted}`));
+  let s = await client.state();
+  assert.deepEqual(
+    s.activeDrivers.map((d) => [d.id, d.state, d.workerId, d.relaunchedFrom]),
+    [[newId, 'RUNNING', b.id, submitted]],
+  );
+  assert.equal(driverIn(s, submitted)?.state, 'RELAUNCHING');
+
+  // The id the submit printed still kills the submission: its latest run.
+  const k = await kill(client, submitted);
+  assert.equal(k.success, true);
+  assert.equal(k.message, `Kill request for ${newId} (the relaunch of ${submitted}) submitted`);
+  assert.equal((await b.endpoint.next('KillDriver')).driverId, newId);
+  b.driverStateChanged(newId, 'KILLED');
+  s = await client.waitFor((s) => driverIn(s, newId)?.state === 'KILLED');
+  assert.deepEqual(s.activeDrivers, []);
 });

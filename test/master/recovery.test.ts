@@ -261,3 +261,40 @@ test('while RECOVERING, client requests are refused naming the state, and an UNK
     `worker_${newId}`,
   ]);
 });
+
+test('a master that died between a relaunch’s two records recovers the relaunch only, and drops the old record', {
+  timeout: 60_000,
+}, async (t) => {
+  const dir = recoveryDir(t);
+  const conf = recoveryConf(dir, '60s');
+  const desc = {
+    appPath: '/tmp/a.js',
+    mem: 64,
+    cores: 1,
+    supervise: true,
+    command: { argv: ['node'], env: {} },
+  };
+  const old = 'driver-20000101000000-0003';
+  const fresh = 'driver-20000101000100-0004';
+  writeFileSync(join(dir, `driver_${old}`), JSON.stringify({ id: old, desc, submitDate: 1 }));
+  writeFileSync(
+    join(dir, `driver_${fresh}`),
+    JSON.stringify({ id: fresh, desc, submitDate: 2, relaunchedFrom: old }),
+  );
+  const master = await startMaster(t, { conf });
+  await master.waitForStderr(
+    new RegExp(`Dropping the record of driver ${old}: it was relaunched under a new id`),
+  );
+  const client = await connectClient(t, master.url);
+  // Nothing else to wait for, recovery completes at once: the relaunch, which no worker claims
+  // and is supervised, is relaunched in turn, under a newer id than any recovered.
+  const s = await client.waitFor((s) => s.status === 'ALIVE' && s.activeDrivers.length === 1);
+  const [now] = s.activeDrivers;
+  assert.equal(now?.relaunchedFrom, fresh);
+  assert.ok((now?.id ?? '') > fresh, `${now?.id} comes after ${fresh}`);
+  assert.deepEqual(
+    s.completedDrivers.map((d) => [d.id, d.state]),
+    [[fresh, 'RELAUNCHING']],
+  );
+  assert.deepEqual(readdirSync(dir).sort(), [`driver_${now?.id}`], 'one record, the latest run');
+});

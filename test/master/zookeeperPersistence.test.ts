@@ -33,6 +33,18 @@ test('records round-trip through ZooKeeper, corrupt znodes are skipped, and anot
   await a.addWorker(worker('worker-2', 1));
   await a.removeWorker('worker-2');
   await a.removeWorker('worker-never-there');
+  // A relaunched driver's record names the one it replaced (SPARK-19900), which is removed.
+  const desc = {
+    appPath: '/a.js',
+    mem: 64,
+    cores: 1,
+    supervise: true,
+    command: { argv: ['node'], env: {} },
+  };
+  const relaunch = { id: 'driver-2', desc, submitDate: 2, relaunchedFrom: 'driver-1' };
+  await a.addDriver({ id: 'driver-1', desc, submitDate: 1 });
+  await a.addDriver(relaunch);
+  await a.removeDriver('driver-1');
 
   const raw = new ZkConnection(zk.url, 4_000);
   t.after(() => raw.close());
@@ -43,5 +55,5 @@ test('records round-trip through ZooKeeper, corrupt znodes are skipped, and anot
   const b = await ZooKeeperPersistenceEngine.open(zk.url, '/wick-p', 4_000);
   t.after(() => b.close());
   const state = await b.readPersistedData();
-  assert.deepEqual(state, { apps: [], drivers: [], workers: [worker('worker-1', 4)] });
+  assert.deepEqual(state, { apps: [], drivers: [relaunch], workers: [worker('worker-1', 4)] });
 });

@@ -184,18 +184,23 @@ test('cluster mode from a host that reaches only the master: uploaded, fetched, 
     const r = await user.wick(['status', '--json', '--master', master.url]);
     assert.equal(r.code, 0, r.stderr);
     return JSON.parse(r.stdout) as {
-      activedrivers: { id: string; state: string; workerId?: string }[];
+      activedrivers: { id: string; state: string; workerId?: string; relaunchedFrom?: string }[];
     };
   };
+  // The run to look at: the submitted one, then the one that relaunched it under a new id.
+  let runId = driverId;
   const driverLog = async () => {
-    const r = await user.wick(['logs', '--master', master.url, driverId]);
+    const r = await user.wick(['logs', '--master', master.url, runId]);
     return r.code === 0 ? r.stdout : '';
   };
   const placedOn = async (not?: string) =>
     waitFor(
       'the driver RUNNING on a worker',
       async () => {
-        const d = (await state()).activedrivers.find((x) => x.id === driverId);
+        const drivers = (await state()).activedrivers;
+        const d =
+          drivers.find((x) => x.id === runId) ?? drivers.find((x) => x.relaunchedFrom === runId);
+        if (d) runId = d.id;
         return d?.state === 'RUNNING' && d.workerId && d.workerId !== not ? d.workerId : undefined;
       },
       t.signal,
@@ -224,9 +229,10 @@ test('cluster mode from a host that reaches only the master: uploaded, fetched, 
   );
   const kill = await user.wick(['kill', '--master', master.url, driverId]);
   assert.equal(kill.code, 0, kill.stderr);
+  assert.notEqual(runId, driverId, 'the relaunch has an id of its own');
   await waitFor(
     'the driver KILLED',
-    async () => !(await state()).activedrivers.some((d) => d.id === driverId),
+    async () => (await state()).activedrivers.length === 0,
     t.signal,
   );
 });

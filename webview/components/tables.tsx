@@ -146,7 +146,10 @@ export function DriversTable({
       empty={empty}
       rows={drivers.map((d) => (
         <tr key={d.id}>
-          <td>{d.id}</td>
+          <td>
+            {d.id}
+            {d.relaunchedFrom && <div class="reason">relaunch of {d.relaunchedFrom}</div>}
+          </td>
           <td>{formatDate(d.submitDate)}</td>
           <td>
             {d.workerId ? <a href={href({ name: 'worker', id: d.workerId })}>{d.workerId}</a> : '—'}

@@ -2,6 +2,7 @@ import { masterState, noMasterReachable, reachMasters } from '../../client/maste
 import {
   ApplicationRemoved,
   ExecutorAdded,
+  ExecutorRegistered,
   ExecutorUpdated,
   MasterChangeAcknowledged,
   RegisterApplication,
@@ -150,6 +151,14 @@ export class AppClient extends RpcEndpoint {
   requestTotalExecutors(total: number): void {
     if (this.master && this.appId)
       this.master.send(RequestExecutors({ appId: this.appId, requestedTotal: total }));
+  }
+
+  /**
+   * Tells the master that an executor registered with the driver: it serves the application, and
+   * the master stops counting its executors' failures in a row.
+   */
+  executorRegistered(execId: number): void {
+    this.master?.send(ExecutorRegistered({ execId }));
   }
 
   unregister(): void {

@@ -1,3 +1,4 @@
+import { AppConf } from '../../conf/app.js';
 import type { WickConf } from '../../conf/WickConf.js';
 import {
   AddFiles,
@@ -22,12 +23,17 @@ import {
   type RpcSenderContext,
   refuse,
 } from '../../rpc/index.js';
+import {
+  isOutOfMemoryExit,
+  OUT_OF_MEMORY_ERROR,
+  outOfMemoryReason,
+} from '../../shared/outOfMemory.js';
 import { ExecutorData } from './ExecutorData.js';
 import { UnregisteredExits } from './executorFailure.js';
 import { ReviveOffers } from './messages.js';
 import { firstWriteSize, queueSlots, takeBack } from './prefetch.js';
 import { TaskDurations } from './TaskDurations.js';
-import { type JobSpec, type Offer, TaskScheduler } from './TaskScheduler.js';
+import { type JobSpec, type LostTask, type Offer, TaskScheduler } from './TaskScheduler.js';
 
 export { PREFETCH_PER_CORE } from './prefetch.js';
 
@@ -71,6 +77,13 @@ export class DriverEndpoint extends RpcEndpoint {
   private allStopped: (() => void) | undefined;
   private stopping = false;
   private readonly unregisteredExits = new UnregisteredExits();
+  /**
+   * Executors whose connection dropped before the master said how they ended: the tasks that held
+   * their cores, which fail after the fact if the end shows that they killed it (out of memory).
+   */
+  private readonly lostUnexplained = new Map<string, { tasks: LostTask[]; cores: number }>();
+  /** Told of each executor this endpoint accepts (WickContext tells the master). */
+  onExecutorRegistered: (executorId: string) => void = () => {};
 
   constructor(
     private readonly conf: WickConf,
@@ -170,16 +183,59 @@ export class DriverEndpoint extends RpcEndpoint {
       }
       this.makeOffers();
     }
-    if (!this.registered.delete(executorId)) return;
+    const unexplained = this.lostUnexplained.get(executorId);
+    if (unexplained && exitStatus !== undefined) {
+      // The master's word on an executor whose connection dropped first.
+      this.lostUnexplained.delete(executorId);
+      this.executorEnded(executorId, unexplained.tasks, unexplained.cores, reason);
+      return;
+    }
+    const executor = this.registered.get(executorId);
+    if (!executor || !this.registered.delete(executorId)) return;
     if (this.stopping) {
       this.log.debug(`Executor ${executorId} stopped: ${reason}`);
       if (this.registered.size === 0) this.allStopped?.();
       return;
     }
-    const requeued = this.scheduler.executorLost(executorId);
+    const onCores = new Set(executor.onCores());
+    const lost = this.scheduler.executorLost(executorId);
     this.log.info(
-      `Removed executor ${executorId}: ${reason}${requeued ? `; rerunning its ${requeued} task(s) elsewhere` : ''}`,
+      `Removed executor ${executorId}: ${reason}${lost.length > 0 ? `; rerunning its ${lost.length} task(s) elsewhere` : ''}`,
     );
+    const running = lost.filter((t) => onCores.has(t.taskId));
+    if (exitStatus !== undefined) this.executorEnded(executorId, running, executor.cores, reason);
+    else if (running.length > 0)
+      this.lostUnexplained.set(executorId, { tasks: running, cores: executor.cores });
+    this.makeOffers();
+  }
+
+  /**
+   * How a lost executor ended, as its worker told the master: one that ran out of memory was
+   * killed by what it ran, so the tasks that held its cores fail (Spark counts an executor's exit
+   * against its running tasks too), and after wick.task.maxFailures their job aborts with the
+   * reason, instead of each attempt killing one executor after another for ever. Other ends (a
+   * SIGKILL, a lost worker) are not the tasks' doing as far as anyone can tell: they just run
+   * again.
+   */
+  private executorEnded(
+    executorId: string,
+    running: readonly LostTask[],
+    cores: number,
+    reason: string,
+  ): void {
+    if (running.length === 0 || !isOutOfMemoryExit(reason)) return;
+    const memoryMB = this.conf.get(AppConf.executorMemory);
+    const kill = this.scheduler.lostTasksFailed(running, (t) => ({
+      name: OUT_OF_MEMORY_ERROR,
+      message: outOfMemoryReason(
+        { taskId: t.taskId, partition: t.partition, stageId: t.jobId },
+        { memoryMB, cores },
+      ),
+    }));
+    this.log.warn(
+      `Executor ${executorId} ran out of memory: ${running.map((t) => `task ${t.taskId}`).join(', ')} failed with it`,
+    );
+    this.killTasks(kill);
     this.makeOffers();
   }
 
@@ -241,6 +297,7 @@ export class DriverEndpoint extends RpcEndpoint {
     this.log.info(
       `Registered executor ${ref} (${m.hostname}) with ID ${m.executorId}, ${m.cores} core(s)`,
     );
+    this.onExecutorRegistered(m.executorId);
     for (const w of this.firstExecutorWaiters.splice(0)) w();
     // The files added so far, all of them: the executor asked for its AppConfig before it
     // registered, and a file added in between reached neither that AppConfig nor filesAdded's

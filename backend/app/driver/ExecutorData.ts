@@ -51,6 +51,14 @@ export class ExecutorData implements ExecutorProgress {
     return this.tasks.has(taskId);
   }
 
+  /**
+   * The tasks that hold its cores now, as far as the driver can tell: the oldest launched that
+   * have not ended, one per core (it runs its tasks in launch order; the rest wait in its queue).
+   */
+  onCores(): number[] {
+    return [...this.tasks].slice(0, this.cores);
+  }
+
   /** A task was sent here: on a free core, or (`queued`) to a queue slot. */
   launched(taskId: number, queued: boolean): void {
     if (queued) this.queue++;

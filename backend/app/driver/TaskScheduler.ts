@@ -46,6 +46,9 @@ interface JobState {
   reject: (err: Error) => void;
 }
 
+/** A task that was running on an executor when it was lost. */
+export type LostTask = TaskRecord & { jobId: number };
+
 export interface Offer {
   executorId: string;
   freeCores: number;
@@ -184,14 +187,43 @@ export class TaskScheduler {
     job.failures[t.partition] = (job.failures[t.partition] as number) + 1;
     (job.failedOn[t.partition] as Set<string>).add(t.executorId);
     if ((job.failures[t.partition] as number) >= this.maxFailures) {
-      const toKill = this.abort(
-        job.jobId,
-        `Job aborted due to stage failure: Task ${t.partition} in stage ${job.jobId}.0 failed ${job.failures[t.partition]} times, most recent failure: Lost task ${t.partition}.${t.attempt} in stage ${job.jobId}.0 (TID ${taskId}, executor ${t.executorId}): ${error.stack ?? `${error.name}: ${error.message}`}`,
-      );
-      return { executorId: t.executorId, toKill };
+      return { executorId: t.executorId, toKill: this.abortAfterFailures(job, t, error) };
     }
     requeue(job, t.partition);
     return { executorId: t.executorId, toKill: [] };
+  }
+
+  /**
+   * Tasks lost with an executor that they killed (it ran out of memory): each attempt counts as a
+   * failure of its partition, as if it had failed by itself, and its job aborts after
+   * wick.task.maxFailures. The count comes after the fact: executorLost put them back to pending
+   * (they may be running again by now). Returns the tasks of the jobs aborted that still run.
+   */
+  lostTasksFailed(
+    tasks: readonly LostTask[],
+    error: (t: LostTask) => TaskError,
+  ): { taskId: number; executorId: string }[] {
+    const toKill: { taskId: number; executorId: string }[] = [];
+    for (const t of tasks) {
+      const job = this.jobs.get(t.jobId);
+      if (!job || job.done[t.partition]) continue;
+      job.failures[t.partition] = (job.failures[t.partition] as number) + 1;
+      (job.failedOn[t.partition] as Set<string>).add(t.executorId);
+      if ((job.failures[t.partition] as number) >= this.maxFailures)
+        toKill.push(...this.abortAfterFailures(job, t, error(t)));
+    }
+    return toKill;
+  }
+
+  private abortAfterFailures(
+    job: JobState,
+    t: TaskRecord,
+    error: TaskError,
+  ): { taskId: number; executorId: string }[] {
+    return this.abort(
+      job.jobId,
+      `Job aborted due to stage failure: Task ${t.partition} in stage ${job.jobId}.0 failed ${job.failures[t.partition]} times, most recent failure: Lost task ${t.partition}.${t.attempt} in stage ${job.jobId}.0 (TID ${t.taskId}, executor ${t.executorId}): ${error.stack ?? `${error.name}: ${error.message}`}`,
+    );
   }
 
   /**
@@ -207,19 +239,22 @@ export class TaskScheduler {
     return { executorId: t.executorId };
   }
 
-  /** An executor is gone: its running tasks go back to pending (not counted as failures). */
-  executorLost(executorId: string): number {
-    let n = 0;
+  /**
+   * An executor is gone: its running tasks go back to pending (not counted as failures: see
+   * lostTasksFailed); returns them.
+   */
+  executorLost(executorId: string): LostTask[] {
+    const lost: LostTask[] = [];
     for (const [taskId, t] of this.running) {
       if (t.executorId !== executorId) continue;
       this.running.delete(taskId);
       const job = this.jobs.get(t.jobId);
       if (job && !job.done[t.partition]) {
         requeue(job, t.partition);
-        n++;
+        lost.push(t);
       }
     }
-    return n;
+    return lost;
   }
 
   /** Fails a job with a message; its running tasks are returned so they can be killed. */

@@ -133,6 +133,8 @@ export class WickContext implements JobRunner {
               '{{HOSTNAME}}',
               '--cores',
               '{{CORES}}',
+              '--memory',
+              '{{MEMORY}}',
               '--app-id',
               '{{APP_ID}}',
               '--worker-url',
@@ -154,6 +156,10 @@ export class WickContext implements JobRunner {
         },
       );
       env.setupEndpoint(AppClient.ENDPOINT_NAME, client);
+      driver.onExecutorRegistered = (id) => {
+        // The master's ids are numbers; an executor that registered under another is not its.
+        if (/^\d+$/.test(id)) client.executorRegistered(Number(id));
+      };
       const keep = setInterval(() => {}, 1 << 30);
       try {
         await client.register(conf.get(AppConf.registrationTimeout));

@@ -24,6 +24,8 @@ export interface BackendOptions {
   hostname: string;
   cores: number;
   appId: string;
+  /** Its memory in MiB (wick.executor.memory), shared out between its task threads' heaps. */
+  memoryMB?: number;
   /** Called to end the process (Spark's exitExecutor). */
   exit: (code: number, reason: string) => void;
   /** Its task threads; by default the standby's, or new ones (tests pass their own). */
@@ -98,7 +100,7 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
     const o = this.opts;
     // Its threads start while it registers (or were started by a standby): a task launched at
     // registration does not wait for them.
-    const pool = o.pool ?? takeTaskPool(o.cores);
+    const pool = o.pool ?? takeTaskPool(o.cores, o.memoryMB);
     this.pool = pool;
     this.log.info(`Connecting to driver: ${o.driverUrl}`);
     try {
@@ -129,6 +131,7 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
         place,
         (r) => driver.send(StatusUpdate({ executorId: o.executorId, ...r })),
         undefined,
+        o.memoryMB,
         pool,
       );
     } catch (err) {

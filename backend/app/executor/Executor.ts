@@ -3,7 +3,8 @@
 // indirection per task; its parts are the sections below.
 import { availableParallelism } from 'node:os';
 import { MessageChannel, type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
-import type { TaskDescription } from '../../protocol/executor.js';
+import type { TaskDescription, TaskError } from '../../protocol/executor.js';
+import { OUT_OF_MEMORY_ERROR, outOfMemoryReason } from '../../shared/outOfMemory.js';
 import type { TaskPlace } from '../task/compile.js';
 import {
   AVAILABLE,
@@ -98,8 +99,10 @@ export class Executor {
     send: (r: TaskReport) => void,
     /** Where the task start and end lines go (stdout). */
     writeLog: (text: string) => void = (text) => process.stdout.write(text),
+    /** Its memory in MiB (wick.executor.memory), which its threads' heaps share. */
+    private readonly memoryMB?: number,
     /** Its threads, started ahead or now. */
-    private readonly pool: TaskPool = takeTaskPool(cores),
+    private readonly pool: TaskPool = takeTaskPool(cores, memoryMB),
   ) {
     this.reporter = new StatusReporter(send, () => this.backlog() * this.taskMs, writeLog);
     process.on('exit', this.reporter.writeLines);
@@ -380,14 +383,11 @@ export class Executor {
       if (running && ended < b.limit && this.handed.delete(running.taskId)) {
         this.announce(b, ended + 1);
         const killed = b.abort.aborted;
+        const error = killed ? taskErrorOf(err) : this.threadLost(running, err);
         process.stderr.write(
-          `${stamp()} ${killed ? 'INFO' : 'ERROR'} Executor: ${killed ? 'Killed' : 'Lost'} ${taskName(running)}: ${err.message}\n`,
+          `${stamp()} ${killed ? 'INFO' : 'ERROR'} Executor: ${killed ? 'Killed' : 'Lost'} ${taskName(running)}: ${error.message}\n`,
         );
-        this.report({
-          taskId: running.taskId,
-          state: killed ? 'KILLED' : 'FAILED',
-          error: { name: err.name, message: err.message, stack: err.stack },
-        });
+        this.report({ taskId: running.taskId, state: killed ? 'KILLED' : 'FAILED', error });
       }
     }
     // Whatever is left of it (the thread ended early) waits here again.
@@ -397,6 +397,18 @@ export class Executor {
       if (h?.batch === b) this.handed.delete(task.taskId);
     }
     this.dispatch();
+  }
+
+  /**
+   * Why a task failed whose thread ended under it: a full heap (ERR_WORKER_OUT_OF_MEMORY, see
+   * taskPool.ts) says which setting gives more.
+   */
+  private threadLost(task: TaskDescription, err: Error): TaskError {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_WORKER_OUT_OF_MEMORY') return taskErrorOf(err);
+    return {
+      name: OUT_OF_MEMORY_ERROR,
+      message: outOfMemoryReason(task, { memoryMB: this.memoryMB, cores: this.cores }),
+    };
   }
 
   /** The batch's tasks from the last outcome received up to `ended` lost their outcomes. */
@@ -426,6 +438,10 @@ export class Executor {
       error: { name: err.name, message: err.message, stack: err.stack },
     });
   }
+}
+
+function taskErrorOf(err: Error): TaskError {
+  return { name: err.name, message: err.message, stack: err.stack };
 }
 
 function taskName(task: TaskDescription): string {

@@ -1,13 +1,20 @@
 import { SHARE_ENV } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import { taskThreadHeapMB } from '../../shared/outOfMemory.js';
 import { distFile } from '../../util/paths.js';
 import type { TaskBatchRequest, TaskOutcome, TaskRequest } from '../task/taskWorker.js';
 import { setTaskThreadV8Flags } from './taskThreadFlags.js';
 
 export type TaskPool = Piscina<TaskRequest | TaskBatchRequest, TaskOutcome | number>;
 
-/** One thread per core, started now (piscina), that run tasks (dist/task-worker.cjs). */
-export function newTaskPool(cores: number): TaskPool {
+/**
+ * One thread per core, started now (piscina), that run tasks (dist/task-worker.cjs). Given the
+ * executor's memory, each thread's heap gets its share (shared/outOfMemory.ts): a task that fills
+ * it ends its thread with ERR_WORKER_OUT_OF_MEMORY, and piscina starts another, so the task fails
+ * and the executor lives on, where a full process heap would end the executor and every task on
+ * it.
+ */
+export function newTaskPool(cores: number, memoryMB?: number): TaskPool {
   setTaskThreadV8Flags();
   return new Piscina({
     filename: distFile('task-worker.cjs'),
@@ -17,29 +24,33 @@ export function newTaskPool(cores: number): TaskPool {
     maxQueue: 'auto',
     idleTimeout: Number.POSITIVE_INFINITY,
     concurrentTasksPerWorker: 1,
-    resourceLimits: {},
+    resourceLimits:
+      memoryMB === undefined ? {} : { maxOldGenerationSizeMb: taskThreadHeapMB(memoryMB, cores) },
     // The process's own environment, live: a standby executor takes its launch's environment
     // after its threads have started, and tasks must see that one.
     env: SHARE_ENV,
   });
 }
 
-let prestarted: { cores: number; pool: TaskPool } | undefined;
+let prestarted: { cores: number; memoryMB: number | undefined; pool: TaskPool } | undefined;
 
 /**
  * Starts the threads of a pool now, for the executor this process will become (a standby): a
  * thread takes about 30 ms to start, which would otherwise delay the first task.
  */
-export function prestartTaskPool(cores: number): void {
+export function prestartTaskPool(cores: number, memoryMB?: number): void {
   void prestarted?.pool.destroy();
-  prestarted = { cores, pool: newTaskPool(cores) };
+  prestarted = { cores, memoryMB, pool: newTaskPool(cores, memoryMB) };
 }
 
-/** The pool started ahead when it has `cores` threads, else a new one (the other is ended). */
-export function takeTaskPool(cores: number): TaskPool {
+/**
+ * The pool started ahead when it has `cores` threads with the heaps of `memoryMB` (a thread's
+ * heap is fixed when it starts), else a new one (the other is ended).
+ */
+export function takeTaskPool(cores: number, memoryMB?: number): TaskPool {
   const p = prestarted;
   prestarted = undefined;
-  if (p?.cores === cores) return p.pool;
+  if (p?.cores === cores && p.memoryMB === memoryMB) return p.pool;
   void p?.pool.destroy();
-  return newTaskPool(cores);
+  return newTaskPool(cores, memoryMB);
 }

@@ -27,14 +27,15 @@ export function registerExecutor(program: Command): void {
     .command('executor-standby', { hidden: true })
     .description('Wait, loaded, for the executor launch a worker hands over on stdin')
     .option('--threads <n>', 'task threads to start while waiting', '1')
+    .option('--memory <MiB>', 'the memory of the executor it will most likely become')
     .argument('[room]', 'blank space for the process title to take over')
-    .action(async (_room: string | undefined, o: { threads: string }) => {
+    .action(async (_room: string | undefined, o: { threads: string; memory?: string }) => {
       // Idle until the launch: start the task threads, and compile what an executor's first
       // messages need.
       const threads = Number(o.threads);
       if (!Number.isInteger(threads) || threads < 1)
         throw new Error(`--threads must be a whole number ≥ 1, got "${o.threads}"`);
-      prestartTaskPool(Math.min(threads, availableParallelism()));
+      prestartTaskPool(Math.min(threads, availableParallelism()), memoryOption(o.memory));
       wickProtocol.precompile((boundary: string) => /Executor|endpoint verifier/.test(boundary));
       const line = await firstLine(process.stdin);
       // No line: the worker stopped, or discarded this standby.
@@ -58,6 +59,7 @@ export function registerExecutor(program: Command): void {
     .requiredOption('--cores <n>', 'tasks to run at once')
     .requiredOption('--app-id <id>', 'the application id')
     .option('--worker-url <url>', 'exit when this worker goes away')
+    .option('--memory <MiB>', "the executor's memory, shared out between its task threads' heaps")
     .action(
       async (o: {
         driverUrl: string;
@@ -66,10 +68,12 @@ export function registerExecutor(program: Command): void {
         cores: string;
         appId: string;
         workerUrl?: string;
+        memory?: string;
       }) => {
         const cores = Number(o.cores);
         if (!Number.isInteger(cores) || cores < 1)
           throw new Error(`--cores must be a whole number ≥ 1, got "${o.cores}"`);
+        const memoryMB = memoryOption(o.memory);
         // The key its worker handed it (WICK_APP_CREDENTIAL), which opens its own application
         // alone; never the cluster secret.
         const env = await RpcEnv.create({
@@ -94,11 +98,20 @@ export function registerExecutor(program: Command): void {
         process.once('SIGINT', () => exit(130, 'Received SIGINT'));
         if (o.workerUrl)
           env.setupEndpoint(WorkerWatcher.ENDPOINT_NAME, new WorkerWatcher(o.workerUrl, exit));
-        backend = new CoarseGrainedExecutorBackend({ ...o, cores, exit });
+        backend = new CoarseGrainedExecutorBackend({ ...o, cores, memoryMB, exit });
         env.setupEndpoint(CoarseGrainedExecutorBackend.ENDPOINT_NAME, backend);
         await env.awaitTermination();
       },
     );
+}
+
+/** --memory, in MiB (as {{MEMORY}} gives it); undefined when absent. */
+function memoryOption(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const mb = Number(raw);
+  if (!Number.isInteger(mb) || mb < 1)
+    throw new Error(`--memory must be a whole number of MiB ≥ 1, got "${raw}"`);
+  return mb;
 }
 
 function parseLaunch(line: string): StandbyLaunch {

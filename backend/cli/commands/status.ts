@@ -7,7 +7,7 @@ import {
   withMaster,
 } from '../../client/masterConnection.js';
 import type { MessageOf } from '../../protocol/registry.js';
-import type { MasterStateResponse } from '../../protocol/state.js';
+import type { DriverSummary, MasterStateResponse } from '../../protocol/state.js';
 import { parseMasterUrls } from '../../rpc/masterUrls.js';
 import { sparkMasterJson } from '../../shared/sparkJson.js';
 import { defaultMasterUrl } from '../options.js';
@@ -79,11 +79,7 @@ export function formatState(s: MessageOf<typeof MasterStateResponse>, now = Date
   }
   const drivers = [...s.activeDrivers, ...s.completedDrivers];
   lines.push(`Drivers: ${s.activeDrivers.length} active, ${s.completedDrivers.length} completed`);
-  for (const d of drivers) {
-    lines.push(
-      `  ${d.id}  ${d.state}  ${d.workerHostPort ?? '(not placed)'}${d.exception ? `  ${d.exception}` : ''}`,
-    );
-  }
+  for (const d of drivers) lines.push(`  ${driverLine(d)}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -121,6 +117,10 @@ export function formatOne(
     }
     return `${lines.join('\n')}\n`;
   }
-  const d = driver as NonNullable<typeof driver>;
-  return `${d.id}  ${d.state}  ${d.workerHostPort ?? '(not placed)'}${d.exception ? `  ${d.exception}` : ''}\n`;
+  return `${driverLine(driver as DriverSummary)}\n`;
+}
+
+function driverLine(d: DriverSummary): string {
+  const from = d.relaunchedFrom ? `  (relaunch of ${d.relaunchedFrom})` : '';
+  return `${d.id}  ${d.state}  ${d.workerHostPort ?? '(not placed)'}${from}${d.exception ? `  ${d.exception}` : ''}`;
 }

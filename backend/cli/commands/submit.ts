@@ -15,6 +15,7 @@ import type { LocalCluster } from '../../launcher/localClusterProcess.js';
 import { RequestSubmitDriver } from '../../protocol/client.js';
 import { withoutSecrets } from '../../rpc/clusterSecret.js';
 import type { RpcEndpointRef } from '../../rpc/index.js';
+import { latestRun } from '../../shared/driverRuns.js';
 import { type BundledApp, bundleApp } from '../../submit/bundle.js';
 import { driverDescription } from '../../submit/driverDescription.js';
 import { handOverToDriver } from '../../submit/handOver.js';
@@ -297,8 +298,9 @@ async function submitToCluster(
     const mirror = new MasterStateMirror();
     env.setupEndpoint('SubmitStateMirror', mirror);
     await mirror.subscribe(master);
+    // Its latest run: a supervised driver whose worker was lost runs again under a new id.
     const find = (s: NonNullable<MasterStateMirror['state']>) =>
-      [...s.activeDrivers, ...s.completedDrivers].find((d) => d.id === driverId);
+      latestRun([...s.activeDrivers, ...s.completedDrivers], driverId);
     const placed = await mirror.waitFor((s) => {
       const d = find(s);
       return (
@@ -306,9 +308,12 @@ async function submitToCluster(
         (d.workerId !== undefined || ['FINISHED', 'FAILED', 'KILLED', 'ERROR'].includes(d.state))
       );
     });
-    const worker = await driverLogRoute(placed, driverId, env, master, conf);
+    // The run placed (a relaunch has its own id, and its own log); a later relaunch's log is not
+    // followed: its end still is.
+    const runId = find(placed)?.id ?? driverId;
+    const worker = await driverLogRoute(placed, runId, env, master, conf);
     if (worker) {
-      await followDriverLog(worker, env, driverId, () => {
+      await followDriverLog(worker, env, runId, () => {
         const s = mirror.state;
         return s !== undefined && DRIVER_FINAL_STATES.includes(find(s)?.state ?? '');
       });
@@ -317,8 +322,9 @@ async function submitToCluster(
       ['FINISHED', 'FAILED', 'KILLED', 'ERROR'].includes(find(s)?.state ?? ''),
     );
     const d = find(final);
+    const run = d && d.id !== driverId ? ` (relaunched as ${d.id})` : '';
     process.stderr.write(
-      `Driver ${driverId} ended ${d?.state}${d?.exception ? `: ${d.exception}` : ''}\n`,
+      `Driver ${driverId}${run} ended ${d?.state}${d?.exception ? `: ${d.exception}` : ''}\n`,
     );
     mirror.unsubscribe(master);
     return d?.state === 'FINISHED' ? 0 : 1;

@@ -1,6 +1,7 @@
 import { MasterConf } from '../../conf/master.js';
 import {
   ApplicationRemoved,
+  ExecutorRegistered,
   ExecutorUpdated,
   MasterChangeAcknowledged,
   RegisterApplication,
@@ -47,9 +48,33 @@ export function appHandlers(m: Master, on: HandlerRegistry): void {
     app.executorLimit = requestedTotal;
     schedule(m);
   });
+  on(ExecutorRegistered, ({ execId }, ctx) => {
+    // The application is the one whose driver's connection this is (not a field it chose).
+    const app = appOfConnection(m, ctx);
+    const exec = app?.executors.get(execId);
+    if (!app || !exec) {
+      log.warn(
+        `Ignoring ExecutorRegistered for executor ${execId} from ${ctx.senderAddress}: ${app ? `application ${app.id} has no such executor` : 'not the driver of an application'}`,
+      );
+      return;
+    }
+    exec.registered = true;
+    if (app.retryCount > 0)
+      log.info(
+        `Executor ${exec.fullId} registered with its driver: the ${app.retryCount} executor failure(s) in a row before it no longer count`,
+      );
+    app.retryCount = 0;
+  });
   on(MasterChangeAcknowledged, (msg, sender) => masterChangeAcknowledged(m, msg, sender));
   on(ExecutorStateChanged, (msg, sender) => executorStateChanged(m, msg, sender));
   on(RequestKillApplication, (msg) => killApplication(m, msg));
+}
+
+/** The active application whose driver registered over the connection `sender` came on. */
+function appOfConnection(m: Master, sender: RpcSenderContext): ApplicationInfo | undefined {
+  if (!sender.connection) return m.cluster.appByAddress(sender.senderAddress);
+  for (const app of m.cluster.activeApps()) if (app.connection === sender.connection) return app;
+  return undefined;
 }
 
 /** Adds an application to the tables (and the FIFO); false if its driver's address has one. */
@@ -62,18 +87,22 @@ export function addApplication(m: Master, app: ApplicationInfo): boolean {
   return true;
 }
 
-/** An application ends: its executors are killed and every worker told, in `state`. */
+/**
+ * An application ends: its executors are killed and every worker told, in `state`. The driver is
+ * told (unless it unregistered) with `reason`, else the state's name.
+ */
 export async function removeApplication(
   m: Master,
   app: ApplicationInfo,
   state: ApplicationState,
+  reason?: string,
 ): Promise<void> {
   if (!m.cluster.finishApp(app)) return;
   log.info(`Removing app ${app.id}`);
   for (const exec of [...app.executors.values()]) killExecutor(m, app, exec);
   app.state = state;
   app.endTime = m.clock.now();
-  if (state !== 'FINISHED') app.driver.send(ApplicationRemoved({ message: state }));
+  if (state !== 'FINISHED') app.driver.send(ApplicationRemoved({ message: reason ?? state }));
   m.broadcaster.app(app);
   await m.persistence.removeApplication(app.id);
   schedule(m);
@@ -211,7 +240,6 @@ async function executorStateChanged(
     msg.message === undefined ? undefined : firstLine(msg.message),
     msg.exitStatus,
   );
-  if (msg.state === 'RUNNING') app.retryCount = 0;
   if (msg.state === 'EXITED' && msg.exitStatus !== 0 && msg.message)
     app.executorFailed(exec, msg.message, m.clock.now());
   app.driver.send(
@@ -229,20 +257,43 @@ async function executorStateChanged(
     app.removeExecutor(exec);
     exec.worker.removeExecutor(exec);
     m.broadcaster.worker(exec.worker);
-    const normalExit = msg.exitStatus === 0;
-    const maxRetries = m.conf.get(MasterConf.maxExecutorRetries);
-    if (!normalExit && maxRetries >= 0 && ++app.retryCount >= maxRetries) {
-      const running = [...app.executors.values()].some((e) => e.state === 'RUNNING');
-      if (!running) {
-        log.error(
-          `Application ${app.desc.name} with ID ${app.id} failed ${app.retryCount} times; removing it`,
-        );
-        await removeApplication(m, app, 'FAILED');
-        return;
-      }
-    }
+    if (await countExecutorFailure(m, app, exec, msg)) return;
   }
   schedule(m);
+}
+
+/**
+ * wick.deploy.maxExecutorRetries. Spark resets the count when an executor reports RUNNING, but
+ * RUNNING only means that its process started: executors that start and die before they reach
+ * their driver (they cannot connect to it, or cannot authenticate) were relaunched for ever,
+ * hundreds a minute, each RUNNING resetting the count. Here only an executor that registered with
+ * its driver (ExecutorRegistered) resets it; one that ends before that is a failure whatever its
+ * exit code, and failures count for the application across its workers. Once the count reaches
+ * the limit with no executor registered, the application FAILS. True if it was removed.
+ */
+async function countExecutorFailure(
+  m: Master,
+  app: ApplicationInfo,
+  exec: ExecutorDesc,
+  msg: MessageOf<typeof ExecutorStateChanged>,
+): Promise<boolean> {
+  if (msg.exitStatus === 0 && exec.registered) return false;
+  const count = ++app.retryCount;
+  const max = m.conf.get(MasterConf.maxExecutorRetries);
+  const limit = max < 0 ? 'no limit' : `limit ${max}`;
+  log.info(
+    `Executor ${exec.fullId} ${exec.registered ? 'failed' : 'ended before registering with its driver'}: executor failure ${count} in a row of application ${app.id} (wick.deploy.maxExecutorRetries, ${limit})`,
+  );
+  if (max < 0 || count < max) return false;
+  if ([...app.executors.values()].some((e) => e.registered)) return false;
+  const last =
+    app.lastExecutorFailure?.execId === exec.id
+      ? app.lastExecutorFailure.message
+      : (msg.message ?? `${msg.state}`);
+  const reason = `${count} executor failures in a row with none registered with the driver (wick.deploy.maxExecutorRetries = ${max}); the last, executor ${exec.id} on ${exec.worker.hostPort}: ${last}`;
+  log.error(`Application ${app.desc.name} with ID ${app.id} failed: ${reason}`);
+  await removeApplication(m, app, 'FAILED', `FAILED: ${reason}`.slice(0, 8192));
+  return true;
 }
 
 async function killApplication(m: Master, { appId }: MessageOf<typeof RequestKillApplication>) {

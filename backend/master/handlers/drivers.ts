@@ -31,15 +31,25 @@ export function driverHandlers(m: Master, on: HandlerRegistry): void {
   on(RequestDriverStatus, (msg) => driverStatus(m, msg));
 }
 
-/** Puts a driver back in the queue: its worker was lost and it is supervised. */
-export function relaunchDriver(m: Master, driver: DriverInfo): void {
-  driver.worker?.removeDriver(driver);
-  if (driver.worker) m.broadcaster.worker(driver.worker);
-  driver.worker = undefined;
-  driver.state = 'RELAUNCHING';
-  m.cluster.enqueueDriver(driver);
-  m.broadcaster.driver(driver);
-  schedule(m);
+/**
+ * A supervised driver whose worker was lost (or did not come back to a recovering master) runs
+ * again, under a new id, as Spark's does since SPARK-19900: the old run may still be alive behind
+ * a partition, and when its worker comes back the master, which no longer knows that id, has it
+ * killed (WorkerLatestState); the worker's KILLED for the old id then ends nothing. Under the same
+ * id it ended the relaunched driver, and the submission was lost. The old record ends
+ * RELAUNCHING; the new one names it (relaunchedFrom), so that a submit waiting on the old id, a
+ * kill and a log lookup find the run that replaced it (shared/driverRuns.ts).
+ */
+export async function relaunchDriver(m: Master, driver: DriverInfo): Promise<void> {
+  const now = m.clock.now();
+  const fresh = new DriverInfo(m.cluster.nextDriverId(now), driver.desc, now, driver.id);
+  log.info(`Re-launching driver ${driver.id} as ${fresh.id}`);
+  // The new record first: a master that dies in between recovers both, and drops the old one.
+  await m.persistence.addDriver(fresh.persisted());
+  m.cluster.addDriver(fresh);
+  m.cluster.enqueueDriver(fresh);
+  m.broadcaster.driver(fresh);
+  await removeDriver(m, driver.id, 'RELAUNCHING', undefined);
 }
 
 /** A driver ended (or can never run): it moves to the completed ones, its resources freed. */
@@ -118,11 +128,7 @@ async function submitDriver(m: Master, msg: MessageOf<typeof RequestSubmitDriver
   const now = m.clock.now();
   const driver = new DriverInfo(m.cluster.nextDriverId(now), msg.driverDescription, now);
   log.info(`Driver submitted ${driver.desc.appPath} as ${driver.id}`);
-  await m.persistence.addDriver({
-    id: driver.id,
-    desc: driver.desc,
-    submitDate: driver.submitDate,
-  });
+  await m.persistence.addDriver(driver.persisted());
   m.cluster.addDriver(driver);
   m.cluster.enqueueDriver(driver);
   m.broadcaster.driver(driver);
@@ -140,7 +146,8 @@ async function killDriver(m: Master, msg: MessageOf<typeof RequestKillDriver>) {
   const base = { master: m.self.toData(), driverId };
   if (m.state !== 'ALIVE')
     return KillDriverResponse({ ...base, success: false, message: notAlive(m, 'kill drivers') });
-  const driver = m.cluster.driverById(driverId);
+  // The id a submit printed stays the handle of its latest run.
+  const driver = m.cluster.latestRunOf(driverId);
   if (!driver) {
     return KillDriverResponse({
       ...base,
@@ -148,16 +155,17 @@ async function killDriver(m: Master, msg: MessageOf<typeof RequestKillDriver>) {
       message: `Driver ${driverId} has already finished or does not exist`,
     });
   }
-  log.info(`Asked to kill driver ${driverId}`);
+  const which = driver.id === driverId ? driverId : `${driver.id} (the relaunch of ${driverId})`;
+  log.info(`Asked to kill driver ${which}`);
   if (m.cluster.isWaiting(driver)) {
-    await removeDriver(m, driverId, 'KILLED', undefined);
+    await removeDriver(m, driver.id, 'KILLED', undefined);
   } else {
-    driver.worker?.endpoint.send(KillDriver({ driverId }));
+    driver.worker?.endpoint.send(KillDriver({ driverId: driver.id }));
   }
   return KillDriverResponse({
     ...base,
     success: true,
-    message: `Kill request for ${driverId} submitted`,
+    message: `Kill request for ${which} submitted`,
   });
 }
 

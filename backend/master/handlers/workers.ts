@@ -74,8 +74,7 @@ export async function removeWorker(m: Master, worker: WorkerInfo, why: string): 
   }
   for (const driver of [...worker.drivers.values()]) {
     if (driver.desc.supervise) {
-      log.info(`Re-launching ${driver.id}`);
-      relaunchDriver(m, driver);
+      await relaunchDriver(m, driver);
     } else {
       log.info(`Not re-launching ${driver.id} because it was not supervised`);
       await removeDriver(m, driver.id, 'ERROR', undefined);
@@ -223,6 +222,8 @@ async function workerSchedulerState(
       if (!app) continue;
       const exec = app.addExecutor(worker, e.cores, m.clock.now(), e.execId);
       exec.setState(e.state, m.clock.now());
+      // It ran through a change of master, which does not hear its driver's ExecutorRegistered.
+      exec.registered = e.state === 'RUNNING';
       worker.addExecutor(exec);
       m.broadcaster.app(app);
     }

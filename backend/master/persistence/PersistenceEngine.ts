@@ -42,6 +42,8 @@ export const PersistedDriver = Type.Object(
     id: Type.String({ minLength: 1 }),
     desc: DriverDescription,
     submitDate: Type.Integer(),
+    /** The driver it replaces (a relaunch): recovery drops that one's record if it is left. */
+    relaunchedFrom: Type.Optional(Type.String({ minLength: 1 })),
   },
   { additionalProperties: false },
 );

@@ -58,6 +58,12 @@ export class ExecutorPrestarter {
      * costs that executor a new pool, as without a standby.
      */
     private readonly threads = 1,
+    /**
+     * The memory (MiB) of the executor it will most likely become (wick.executor.memory as this
+     * worker has it): its threads' heaps are fixed when they start (taskPool.ts), so another
+     * memory costs that executor a new pool too.
+     */
+    private readonly memoryMB?: number,
   ) {}
 
   /** The standby's pid, if there is one. */
@@ -134,6 +140,7 @@ export class ExecutorPrestarter {
       'executor-standby',
       '--threads',
       String(this.threads),
+      ...(this.memoryMB === undefined ? [] : ['--memory', String(this.memoryMB)]),
       TITLE_ROOM,
     ];
     const child = spawnMarked(this.command[0], args, {

@@ -210,14 +210,14 @@ test('a lost executor’s tasks run again elsewhere without counting as failures
     ['b', 1, 0],
   ]);
   // Losing executors more often than maxFailures does not fail the job.
-  assert.equal(s.executorLost('a'), 1);
-  assert.equal(s.executorLost('a'), 0, 'a second report of the same loss requeues nothing');
+  assert.equal(s.executorLost('a').length, 1);
+  assert.equal(s.executorLost('a').length, 0, 'a second report of the same loss requeues nothing');
   let again = s.resourceOffers(offers({ c: 1 }));
   assert.deepEqual(placements(again), [['c', 0, 0]]);
-  assert.equal(s.executorLost('c'), 1);
+  assert.equal(s.executorLost('c').length, 1);
   again = s.resourceOffers(offers({ d: 1 }));
   assert.deepEqual(placements(again), [['d', 0, 0]], 'still attempt 0');
-  assert.equal(s.executorLost('d'), 1);
+  assert.equal(s.executorLost('d').length, 1);
   again = s.resourceOffers(offers({ e: 1 }));
   // A result from the executor that was lost arrives late: it is ignored.
   assert.equal(s.taskFinished(first[0]?.task.taskId as number, 'stale'), undefined);
@@ -326,4 +326,39 @@ test('reports about tasks it never placed are ignored', () => {
   assert.equal(s.taskFinished(42, 'x'), undefined);
   assert.equal(s.taskFailed(42, boom()), undefined);
   assert.equal(s.jobOf(42), undefined);
+});
+
+test('tasks that killed their executor count as failures after the fact; the job aborts at maxFailures with their reason', async () => {
+  const s = new TaskScheduler(2);
+  const { done } = s.submit(job(2));
+  s.resourceOffers(offers({ a: 2 }));
+  const lost = s.executorLost('a');
+  assert.equal(lost.length, 2);
+  const oom = (t: { taskId: number }) => ({
+    name: 'OutOfMemoryError',
+    message: `task ${t.taskId} ran out`,
+  });
+  // Only partition 0's task held a core: it counts once, and runs again (attempt 1).
+  assert.deepEqual(
+    s.lostTasksFailed(
+      lost.filter((t) => t.partition === 0),
+      oom,
+    ),
+    [],
+  );
+  const again = s.resourceOffers(offers({ b: 2 }));
+  assert.deepEqual(placements(again).sort(), [
+    ['b', 0, 1],
+    ['b', 1, 0],
+  ]);
+  const second = s.executorLost('b').filter((t) => t.partition === 0);
+  const kill = s.lostTasksFailed(second, oom);
+  assert.deepEqual(kill, [], 'nothing of the job runs any more');
+  await assert.rejects(done, {
+    name: 'JobFailedError',
+    message: new RegExp(
+      `^Job aborted due to stage failure: Task 0 in stage 0\\.0 failed 2 times, most recent failure: Lost task 0\\.1 in stage 0\\.0 \\(TID ${second[0]?.taskId}, executor b\\): OutOfMemoryError: task ${second[0]?.taskId} ran out$`,
+    ),
+  });
+  assert.deepEqual(s.lostTasksFailed(second, oom), [], 'a job gone counts nothing');
 });

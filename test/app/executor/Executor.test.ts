@@ -101,7 +101,7 @@ async function settledEnds(
 /** An executor of `cores` cores on the real thread pool, or on `pool`. */
 async function withExecutor(
   fn: (e: Executor, reports: TaskReport[], log: () => string) => Promise<void>,
-  { cores = 1, pool }: { cores?: number; pool?: ScriptedPool } = {},
+  { cores = 1, pool, memoryMB }: { cores?: number; pool?: ScriptedPool; memoryMB?: number } = {},
 ) {
   const reports: TaskReport[] = [];
   let log = '';
@@ -113,6 +113,7 @@ async function withExecutor(
     (text) => {
       log += text;
     },
+    memoryMB,
     pool as TaskPool | undefined,
   );
   try {
@@ -376,5 +377,33 @@ test('with two threads, tasks launched are added to the batch with the fewest ta
       );
     },
     { cores: 2, pool },
+  );
+});
+
+test('a task that fills its thread’s heap fails as out of memory, naming the heap and the setting; the executor runs the next task', async () => {
+  await withExecutor(
+    async (executor, reports) => {
+      const [hog] = tasks(
+        'hog',
+        ['x'],
+        '(x) => { const a = []; for (;;) a.push({ x, n: a.length }); }',
+      );
+      const [after] = tasks('after', ['after'], '(x) => x');
+      executor.launchTask({ ...(hog as TaskDescription), taskId: 7, partition: 3, stageId: 2 });
+      await waitFor('the task to fail', () => ends(reports).has(7), DEADLINE);
+      executor.flushReports();
+      const failed = reports.find((r) => r.taskId === 7 && r.state === 'FAILED');
+      assert.deepEqual(failed?.error, {
+        name: 'OutOfMemoryError',
+        message:
+          'Task 7 (partition 3 of stage 2) ran out of memory: executor heap 64m; set wick.executor.memory higher',
+      });
+      // A new thread takes the lost one's place.
+      executor.launchTask({ ...(after as TaskDescription), taskId: 8 });
+      await waitFor('the next task to end', () => ends(reports).has(8), DEADLINE);
+      executor.flushReports();
+      assert.deepEqual(ends(reports).get(8), ['FINISHED ["after"]']);
+    },
+    { memoryMB: 64 },
   );
 });

@@ -7,7 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { newTaskPool } from '../../../backend/app/executor/taskPool.js';
+import {
+  newTaskPool,
+  prestartTaskPool,
+  takeTaskPool,
+} from '../../../backend/app/executor/taskPool.js';
 import type { TaskOutcome } from '../../../backend/app/task/taskWorker.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wick-test-task-pool-'));
@@ -47,5 +51,53 @@ test('a task thread’s new space is not enlarged ahead of need: a fresh thread 
     );
   } finally {
     await pool.destroy();
+  }
+});
+
+/** A task of one element that returns what `source` (a function of no argument) gives. */
+function evalTask(source: string) {
+  return {
+    place: { appDir: dir },
+    task: {
+      taskId: 0,
+      jobId: 0,
+      stageId: 0,
+      partition: 0,
+      attempt: 0,
+      source: { kind: 'array' as const, data: [0] },
+      transformations: [{ kind: 'map' as const, fn: { source } }],
+      action: { kind: 'collect' as const },
+    },
+  };
+}
+
+const HEAP_LIMIT_MB = `() => Math.round(require('node:v8').getHeapStatistics().heap_size_limit / 2 ** 20)`;
+
+test('each thread’s heap is its share of the executor’s memory; a pool started ahead serves only the same cores and memory', async () => {
+  const pool = newTaskPool(2, 512);
+  try {
+    const outcome = (await pool.run(evalTask(HEAP_LIMIT_MB))) as TaskOutcome;
+    assert.ok(outcome.ok, JSON.stringify(outcome));
+    const [limit] = outcome.result as number[];
+    // The old generation's 256 MiB, plus the young generation V8 adds to the limit.
+    assert.ok(limit !== undefined && limit >= 256 && limit < 340, `heap limit ${limit} MiB`);
+  } finally {
+    await pool.destroy();
+  }
+  prestartTaskPool(1, 1024);
+  const same = takeTaskPool(1, 1024);
+  prestartTaskPool(1, 1024);
+  const other = takeTaskPool(1, 512);
+  try {
+    assert.notEqual(same, other);
+    const [a, b] = (await Promise.all([
+      same.run(evalTask(HEAP_LIMIT_MB)),
+      other.run(evalTask(HEAP_LIMIT_MB)),
+    ])) as TaskOutcome[];
+    assert.ok(a?.ok && b?.ok);
+    assert.ok(((a.result as number[])[0] as number) >= 1024, 'the standby’s pool, 1g');
+    assert.ok(((b.result as number[])[0] as number) < 600, 'a new pool for 512m');
+  } finally {
+    await Promise.all([same.destroy(), other.destroy()]);
   }
 });
