@@ -5,7 +5,7 @@ A worker launches it with the command of the application description, its {{VARI
 
   executor.py --driver-url wick://HOST:PORT/CoarseGrainedScheduler --executor-id ID
               --hostname HOST --cores N --app-id APP [--worker-url wick://HOST:PORT/Worker]
-              [--trace]
+              [--trace] [--log-env-names]
 
 It is a client-mode peer: it connects to the driver, asks RetrieveAppConfig, then
 RegisterExecutor; then it runs each LaunchTask on one of N task processes (wick_tasks.py, one per
@@ -16,9 +16,12 @@ when its connection to the driver or to its worker drops (1), or on SIGTERM (143
 How a Python executor interprets a task (well-known function names instead of JavaScript) is an
 example-level convention, described in wick_tasks.py and README.md.
 
-Environment: WICK_AUTH_SECRET, the shared secret when the cluster authenticates (the worker passes
-its own environment on to the executors it launches); WICK_LOG_URL_STDOUT / _STDERR, set by the
-worker, are sent to the driver as this executor's log URLs.
+Environment: WICK_APP_CREDENTIAL, app:<appId>:<key>, the key of this executor's application,
+which its worker derives from the cluster secret (unset when the cluster runs open: the executor
+then runs open too). It proves that key to its driver and to its worker, and holds nothing else:
+never the cluster secret, which the worker keeps out of its executors' environment.
+WICK_LOG_URL_STDOUT / _STDERR, set by the worker, are sent to the driver as this executor's log
+URLs. --log-env-names logs the names (never the values) of the environment it was started with.
 
 Standard output: a line per task start and end (what a user reads in the worker's UI); standard
 error: the log.
@@ -34,7 +37,8 @@ import sys
 import threading
 import time
 
-from wick_rpc import Endpoint, RpcEnv, RpcError, log, parse_endpoint_uri, unsupported
+from wick_auth import APP_CREDENTIAL_ENV, handed_credential
+from wick_rpc import Endpoint, Refused, RpcEnv, RpcError, log, parse_endpoint_uri, unsupported
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TASK_PROGRAM = os.path.join(HERE, "wick_tasks.py")
@@ -208,6 +212,8 @@ class ExecutorBackend(Endpoint):
 
     def receive(self, message, ctx):
         kind = message["type"]
+        if kind in ("LaunchTask", "KillTask", "StopExecutor"):
+            self.check_from_driver(kind, ctx)
         if kind == "LaunchTask":
             self.runner.launch(message["task"])
         elif kind == "KillTask":
@@ -216,6 +222,14 @@ class ExecutorBackend(Endpoint):
             self.exit(0, "Driver commanded a shutdown")
         else:
             raise unsupported(message, ctx)
+
+    def check_from_driver(self, kind, ctx):
+        """Tasks come from the driver alone, over the connection this executor dialled to it (its
+        worker, which also holds this application's key, may not send them)."""
+        c = ctx.connection
+        if not (c.outbound and c.peer == self.driver):
+            raise Refused(kind, "only the driver %s may send it, over the connection this "
+                          "executor dialled" % self.driver)
 
     def on_disconnected(self, address):
         if address == self.driver:
@@ -265,6 +279,8 @@ def main(argv):
     parser.add_argument("--app-id", required=True, help="the application id")
     parser.add_argument("--worker-url", help="exit when this worker goes away")
     parser.add_argument("--trace", action="store_true", help="print every frame on stderr")
+    parser.add_argument("--log-env-names", action="store_true",
+                        help="log the names (not the values) of the environment variables")
     args = parser.parse_args(argv)
     if args.cores < 1:
         parser.error("--cores must be a whole number >= 1, got %d" % args.cores)
@@ -274,16 +290,27 @@ def main(argv):
     except ValueError as e:
         parser.error(str(e))
 
-    secret = os.environ.get("WICK_AUTH_SECRET") or None
-    env = RpcEnv("pyExecutor", secret=secret, trace=args.trace)
+    if args.log_env_names:
+        log("INFO", "Executor", "Environment variables: %s" % " ".join(sorted(os.environ)))
+    try:
+        credential = handed_credential()
+    except ValueError as e:
+        log("ERROR", "Executor", str(e))
+        return 1
+    if credential is not None and (credential.kind, credential.id) != ("app", args.app_id):
+        log("ERROR", "Executor", "%s holds a %s key, but this executor belongs to app:%s: its "
+            "worker hands each executor the key of its own application"
+            % (APP_CREDENTIAL_ENV, credential.text(), args.app_id))
+        return 1
+    env = RpcEnv("pyExecutor", credential=credential, trace=args.trace)
     backend = ExecutorBackend()
     backend.driver, backend.worker = driver, worker
     env.setup_endpoint("Executor", backend)
     signal.signal(signal.SIGTERM, lambda *_: backend.exit(143, "Received SIGTERM"))
     signal.signal(signal.SIGINT, lambda *_: backend.exit(130, "Received SIGINT"))
+    auth = "%s key" % credential.text() if credential else "off"
     say("Python executor %s of %s (pid %d, %d core(s), authentication %s) connecting to driver %s"
-        % (args.executor_id, args.app_id, os.getpid(), args.cores, "on" if secret else "off",
-           args.driver_url))
+        % (args.executor_id, args.app_id, os.getpid(), args.cores, auth, args.driver_url))
 
     # The task runner exists before registering: a LaunchTask may follow the reply at once.
     backend.runner = TaskRunner(args.executor_id, args.cores,

@@ -2,6 +2,7 @@
 """SparkPi with a Python driver and Python executors on a Wick cluster, standard library only.
 
   pi_driver.py --master wick://HOST:PORT [--slices 2] [--samples-per-slice 100000]
+               [--conf KEY=VALUE ...]
 
 It is a listening peer, as a Spark driver is: executors connect to it. Step by step (the
 conversations of docs/protocol.md, "Applications and executors"):
@@ -10,12 +11,15 @@ conversations of docs/protocol.md, "Applications and executors"):
    which the master talks to, and "CoarseGrainedScheduler", which executors talk to.
 2. It connects to the master, checks that "Master" exists, and sends RegisterApplication, whose
    command launches executor.py (this folder) with the worker's {{VARIABLES}}. The master sends
-   RegisteredApplication, then ExecutorAdded for each executor it grants and ExecutorUpdated as
-   they change state.
+   RegisteredApplication (with the application's key, which from then on its env asks of every
+   peer that dials it: only its executors hold it), then ExecutorAdded for each executor it
+   grants and ExecutorUpdated as they change state.
 3. Each executor asks RetrieveAppConfig (answered AppConfig) and RegisterExecutor (answered
    RegisteredExecutor), and the driver sends the master ExecutorRegistered for it (the master
-   counts executor failures in a row until one registers). The driver sends LaunchTask for as many tasks as the executor has free
-   cores; the executor sends StatusUpdate RUNNING, then FINISHED with the partition's result.
+   counts executor failures in a row until one registers). The driver sends LaunchTask, over the
+   connection the executor registered on, for as many tasks as it has free cores; the executor
+   sends StatusUpdate RUNNING, then FINISHED with the partition's result (counted only from the
+   executor the task was launched on, over that connection).
    A failed task is retried, on another executor if it can, up to --max-failures attempts; the
    tasks of an executor that is lost run again elsewhere.
 4. It prints "Pi is roughly ...", sends StopExecutor to each executor, waits for them to hang
@@ -25,8 +29,15 @@ Each task is a 'range' of --samples-per-slice numbers, no transformations, and a
 action whose seqOp is the well-known function "pi-darts" (see wick_tasks.py): the Python
 executor runs Python functions by name, not JavaScript source.
 
-Environment: WICK_AUTH_SECRET, the shared secret when the cluster authenticates (wick.authenticate);
-the executors get it from their worker's environment. WICK_MASTER stands in for --master.
+Authentication, as Wick's own driver (wick_auth.driver_auth): with a submission's key in
+WICK_APP_CREDENTIAL when `wick submit` or a worker started it; else with the cluster secret,
+found the way every Wick process finds it: --conf wick.authenticate.secret=..., the file in
+--conf wick.authenticate.secret.file=..., WICK_AUTH_SECRET, then the default secret file
+$XDG_CONFIG_HOME/wick/cluster-secret (~/.config/wick/cluster-secret), where a master writes the
+one it generates. --conf wick.authenticate=false, or no secret anywhere, runs open, as a cluster
+started with wick.authenticate=false does. Executors never get the secret: their worker hands
+each the key of its application. Other --conf settings go to the executors in AppConfig.props.
+WICK_MASTER stands in for --master.
 
 Standard output: "Pi is roughly <value>". Standard error: the log. Exit status 0 when the job
 succeeded, 1 when it failed, 130 / 143 when interrupted.
@@ -42,14 +53,17 @@ import threading
 import time
 from collections import deque
 
-from wick_rpc import (Endpoint, RpcEnv, RpcError, endpoint_uri, host_port, log, parse_address,
-                      unsupported)
+from wick_auth import driver_auth, parse_conf, principal_text, without_secrets
+from wick_rpc import (Endpoint, Refused, RpcEnv, RpcError, endpoint_uri, host_port, log,
+                      parse_address, unsupported)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXECUTOR = os.path.join(HERE, "executor.py")
 SCHEDULER = "CoarseGrainedScheduler"  # the endpoint executors talk to (Spark's name)
 APP_CLIENT = "AppClient"  # the endpoint the master talks to
 FINISHED_EXECUTOR_STATES = ("KILLED", "FAILED", "LOST", "EXITED")
+FROM_MASTER = ("RegisteredApplication", "ExecutorAdded", "ExecutorUpdated", "WorkerRemoved",
+               "ApplicationRemoved", "MasterChanged")
 NO_RESOURCES_WARNING_S = 15
 
 
@@ -76,15 +90,17 @@ class PiDriver(Endpoint):
     """Both endpoints of the driver: AppClient (the master's side) and CoarseGrainedScheduler
     (the executors' side). The env runs one of its handlers at a time."""
 
-    def __init__(self, env, app_dir, props):
+    def __init__(self, env, app_dir, props, masters):
         self.env = env
         self.app_dir = app_dir
         self.props = props
+        self.masters = masters  # the addresses this application may follow
         self.app_id = None
         self.master = None  # (address, name) of the master that accepted the application
         self.registered = threading.Event()
         self.removed = None  # why the master ended the application
-        self.executors = {}  # executorId -> {address, name, cores, free}
+        # executorId -> {conn (the connection it registered on), name, cores, free}
+        self.executors = {}
         self.running = {}  # taskId -> (partition, executorId, attempt)
         self.next_task_id = 0
         self.job = None
@@ -95,11 +111,14 @@ class PiDriver(Endpoint):
 
     def receive(self, message, ctx):
         kind = message["type"]
+        if kind in FROM_MASTER:
+            if ctx.to != APP_CLIENT:
+                raise unsupported(message, ctx)
+            problem = self.master_problem(kind, message, ctx.connection)
+            if problem:
+                raise Refused(kind, problem)
         if kind == "RegisteredApplication":
-            self.app_id = message["appId"]
-            self.master = (message["master"]["address"], message["master"]["name"])
-            log("INFO", "AppClient", "Connected to Wick cluster with app ID %s" % self.app_id)
-            self.registered.set()
+            self.registered_application(message)
         elif kind == "ExecutorAdded":
             log("INFO", "AppClient", "Executor added: %s/%d on %s (%s) with %d core(s)"
                 % (self.app_id, message["id"], message["workerId"], message["hostPort"],
@@ -126,9 +145,46 @@ class PiDriver(Endpoint):
             self.env.send(self.master[0], self.master[1],
                           {"type": "MasterChangeAcknowledged", "appId": self.app_id})
         elif kind == "StatusUpdate" and ctx.to == SCHEDULER:
-            self.status_update(message)
+            self.status_update(message, ctx)
         else:
             raise unsupported(message, ctx)
+
+    def master_problem(self, kind, message, conn):
+        """Why a message of the master's may not come over `conn`, or None when it may: over the
+        connection this driver dialled to the master it follows; MasterChanged also from a master
+        of ours that dials us proving this application's key (a new leader, after a failover)."""
+        if kind == "MasterChanged":
+            named = message["master"]["address"]
+            if named not in self.masters:
+                return "it names %s, which is not one of this application's masters (%s)" % (
+                    named, ", ".join(self.masters))
+            p = conn.principal
+            if p.kind in ("open", "cluster") or (p.kind == "app" and p.id == self.app_id):
+                return None
+            return "the sender proved %s, not this application's key" % p.text()
+        if not conn.outbound:
+            return ("it came over a connection the sender opened; the master is heard over the "
+                    "connection this driver dials to it")
+        if kind != "RegisteredApplication" and self.master and self.master[0] != conn.peer:
+            return "it came from %s, and this application follows %s" % (conn.peer, self.master[0])
+        return None
+
+    def registered_application(self, message):
+        app_id, key = message["appId"], message.get("appKey")
+        keys = self.env.keys
+        if keys is not None and key is None:
+            # A Wick master that authenticates always sends it: without it no executor gets in.
+            self.removed = ("the master registered %s without its key (appKey), so this driver "
+                            "cannot let its executors in" % app_id)
+            log("ERROR", "AppClient", self.removed)
+            self.registered.set()
+            return
+        if keys is not None:
+            keys.add(app_id, key)
+        self.app_id = app_id
+        self.master = (message["master"]["address"], message["master"]["name"])
+        log("INFO", "AppClient", "Connected to Wick cluster with app ID %s" % self.app_id)
+        self.registered.set()
 
     # ---- the executors' side (CoarseGrainedScheduler) ----
 
@@ -141,13 +197,19 @@ class PiDriver(Endpoint):
                     "appDir": self.app_dir}
         if kind == "RegisterExecutor":
             eid = message["executorId"]
+            p = ctx.principal
+            if p.kind not in ("open", "cluster") and (p.kind, p.id) != ("app", self.app_id):
+                raise Refused(kind, "only executors of %s may register here"
+                              % principal_text("app", self.app_id))
             if self.stopping:
                 return {"type": "RegisterExecutorFailed", "message": "The application is stopping"}
             if eid in self.executors:
                 return {"type": "RegisterExecutorFailed",
                         "message": "Duplicate executor ID: %s" % eid}
             ref = message["executor"]
-            self.executors[eid] = {"address": ref["address"], "name": ref["name"], "conn": ctx.sender,
+            # Its tasks go out over the connection it registered on (never to the address it
+            # names, which anyone could name), and only its StatusUpdates count.
+            self.executors[eid] = {"conn": ctx.connection, "name": ref["name"],
                                    "cores": message["cores"], "free": message["cores"]}
             log("INFO", "DriverEndpoint", "Registered executor %s (%s) with ID %s, %d core(s)"
                 % (endpoint_uri(ref["address"], ref["name"]), message["hostname"], eid,
@@ -160,8 +222,17 @@ class PiDriver(Endpoint):
             return {"type": "RegisteredExecutor"}
         raise unsupported(message, ctx)
 
-    def status_update(self, m):
-        tid, state = m["taskId"], m["state"]
+    def status_update(self, m, ctx):
+        tid, state, eid = m["taskId"], m["state"], m["executorId"]
+        what = "StatusUpdate of task %d" % tid
+        registered = self.executors.get(eid)
+        if registered is None or registered["conn"] is not ctx.connection:
+            raise Refused(what, "only executor %s may send it, over the connection it registered "
+                          "on" % eid)
+        launched_on = self.running.get(tid, (None, eid))[1]
+        if launched_on != eid:
+            raise Refused(what, "task %d was launched on executor %s, not %s"
+                          % (tid, launched_on, eid))
         if state in ("LAUNCHING", "RUNNING") or tid not in self.running:
             return
         partition, eid, attempt = self.running.pop(tid)
@@ -212,7 +283,7 @@ class PiDriver(Endpoint):
 
     def on_disconnected(self, address):
         for eid, e in list(self.executors.items()):
-            if e["conn"] == address:
+            if e["conn"].peer == address:
                 self.remove_executor(eid, "Executor %s disconnected" % eid)
         with self.changed:
             self.changed.notify_all()
@@ -239,7 +310,7 @@ class PiDriver(Endpoint):
             e["free"] -= 1
             self.running[tid] = (partition, eid, attempt)
             try:
-                self.env.send(e["address"], e["name"], {"type": "LaunchTask", "task": task})
+                self.env.send_over(e["conn"], e["name"], {"type": "LaunchTask", "task": task})
             except RpcError as err:
                 del self.running[tid]
                 job.pending.appendleft(partition)
@@ -275,12 +346,12 @@ class PiDriver(Endpoint):
             executors = list(self.executors.values())
         for e in executors:
             try:
-                self.env.send(e["address"], e["name"], {"type": "StopExecutor"})
+                self.env.send_over(e["conn"], e["name"], {"type": "StopExecutor"})
             except RpcError:
                 pass  # already gone
         deadline = time.monotonic() + patience
         with self.changed:
-            while any(self.env.is_connected(e["conn"]) for e in executors):
+            while any(not e["conn"].closed for e in executors):
                 left = deadline - time.monotonic()
                 if left <= 0:
                     log("WARN", "DriverEndpoint", "Executors still connected %.0f s after "
@@ -353,6 +424,11 @@ def main(argv):
                         "python3)")
     parser.add_argument("--max-failures", type=int, default=4, help="attempts per task")
     parser.add_argument("--registration-timeout", type=float, default=20.0, help="seconds")
+    parser.add_argument("--executor-arg", action="append", default=[], metavar="ARG",
+                        help="one more argument for executor.py, e.g. --executor-arg=--trace "
+                        "(repeatable)")
+    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                        help="a Wick setting, e.g. wick.authenticate=false (repeatable)")
     parser.add_argument("--trace", action="store_true", help="print every frame on stderr")
     args = parser.parse_args(argv)
     if not args.master:
@@ -361,27 +437,30 @@ def main(argv):
         parser.error("--slices and --samples-per-slice must be whole numbers >= 1")
     try:
         masters = parse_master_urls(args.master)
+        conf = parse_conf(args.conf)
+        credential, keys, auth = driver_auth(conf)
     except ValueError as e:
         parser.error(str(e))
 
     host = args.host or route_address(masters)
-    secret = os.environ.get("WICK_AUTH_SECRET") or None
     try:
-        env = RpcEnv("pyDriver", host=host, port=args.port, secret=secret, trace=args.trace)
+        env = RpcEnv("pyDriver", host=host, port=args.port, credential=credential, keys=keys,
+                     trace=args.trace)
     except OSError as e:
         print("error: cannot listen on %s:%d: %s" % (host, args.port, e.strerror or e),
               file=sys.stderr)
         return 1
-    log("INFO", "RpcEnv", "Listening on %s (authentication %s)" % (env.address,
-                                                                   "on" if secret else "off"))
-    driver = PiDriver(env, HERE, {"wick.app.name": args.name, "wick.master": args.master})
+    log("INFO", "RpcEnv", "Listening on %s (authentication %s)"
+        % (env.address, auth if credential is None else "on: " + auth))
+    props = dict(without_secrets(conf), **{"wick.app.name": args.name, "wick.master": args.master})
+    driver = PiDriver(env, HERE, props, masters)
     env.setup_endpoint(SCHEDULER, driver)
     env.setup_endpoint(APP_CLIENT, driver)
 
     argv_executor = [args.python, EXECUTOR, "--driver-url", "{{DRIVER_URL}}",
                      "--executor-id", "{{EXECUTOR_ID}}", "--hostname", "{{HOSTNAME}}",
                      "--cores", "{{CORES}}", "--app-id", "{{APP_ID}}",
-                     "--worker-url", "{{WORKER_URL}}"]
+                     "--worker-url", "{{WORKER_URL}}"] + args.executor_arg
     desc = {"name": args.name, "user": user(), "memoryPerExecutorMB": args.executor_memory,
             "command": {"argv": argv_executor, "env": {}},
             "driverUrl": endpoint_uri(env.address, SCHEDULER)}

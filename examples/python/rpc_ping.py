@@ -4,22 +4,26 @@
 The protocol itself (framing, handshake, envelope, checks) is in wick_rpc.py, which the Pi
 example (pi_driver.py, executor.py) shares.
 
-It connects to a Wick RpcEnv, does the handshake (authenticating when WICK_AUTH_SECRET is set),
-checks that an endpoint exists through the env's endpoint verifier, asks it Ping a few times and
-prints each Pong. It is a peer, not only a client: over the same connection it runs endpoints of
+It connects to a Wick RpcEnv, does the handshake (proving the cluster secret, found as every Wick
+process finds it, or open), checks that an endpoint exists through the env's endpoint verifier,
+asks it Ping a few times and prints each Pong. It is a peer, not only a client: over the same connection it runs endpoints of
 its own, an "endpoint-verifier" and one (named by --name) that answers Ping, so the Wick side can
 ask it too, by its client-mode address.
 
 Usage:
   rpc_ping.py HOST:PORT [--endpoint Echo] [--count 3] [--payload TEXT] [--name python]
-              [--serve] [--timeout 30] [--trace]
+              [--serve] [--timeout 30] [--conf KEY=VALUE ...] [--trace]
 
   --serve   after the pings, keep answering asks until stdin reaches end of file or the Wick
             side hangs up
+  --conf    a setting: wick.authenticate=false runs open; wick.authenticate.secret=S or
+            wick.authenticate.secret.file=PATH give the cluster secret
   --trace   copy every frame sent (->) and received (<-) to stderr
 
-Environment:
-  WICK_AUTH_SECRET  the shared secret of wick.authenticate; unset means no authentication
+The cluster secret, first found wins: --conf wick.authenticate.secret, the file in --conf
+wick.authenticate.secret.file, the environment variable WICK_AUTH_SECRET, then the default
+secret file $XDG_CONFIG_HOME/wick/cluster-secret (~/.config/wick/cluster-secret), where a master
+writes the one it generates. None of them, or wick.authenticate=false: no authentication.
 
 Standard output, one line per event:
   connected <wick-address> as <own-address> auth=<on|off>
@@ -37,6 +41,7 @@ import os
 import sys
 import threading
 
+from wick_auth import find_cluster_secret, parse_conf
 from wick_rpc import VERIFIER, Endpoint, RpcEnv, RpcError, parse_address, unsupported
 
 
@@ -84,15 +89,17 @@ def main(argv):
     parser.add_argument("--name", default="python", help="this peer's endpoint that answers Ping")
     parser.add_argument("--serve", action="store_true", help="then answer asks until stdin EOF")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per request")
+    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                        help="a Wick setting, e.g. wick.authenticate=false (repeatable)")
     parser.add_argument("--trace", action="store_true", help="print every frame on stderr")
     args = parser.parse_args(argv)
 
     try:
         host, port = parse_address(args.address)
+        secret = find_cluster_secret(parse_conf(args.conf)).secret
     except ValueError as e:
         parser.error(str(e))
     wick = "%s:%d" % (host, port) if ":" not in host else "[%s]:%d" % (host, port)
-    secret = os.environ.get("WICK_AUTH_SECRET") or None
     env = RpcEnv(args.name, secret=secret, trace=args.trace, connect_timeout=args.timeout,
                  ask_timeout=args.timeout)
     pinger = PingEndpoint()

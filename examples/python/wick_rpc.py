@@ -3,27 +3,34 @@
 One module for every Python peer in this folder (rpc_ping.py, pi_driver.py, executor.py):
 
 - framing: one JSON-RPC 2.0 message per line, UTF-8, "\\n"-terminated, at most MAX_FRAME_BYTES;
-- the handshake, on both sides: a client-mode env dials and sends wick.hello (and wick.auth), a
-  listening env also accepts connections and answers them; HMAC-SHA256 authentication whenever a
-  secret is given (WICK_AUTH_SECRET, by convention);
+- the handshake, on both sides (wick_handshake.py): an env dials with a `credential` (the cluster
+  secret, or a key derived from it for one submission or application: wick_auth.py) or none, and
+  a listening env lets in the peers whose key `keys` gives, or anyone when keys is None (open);
 - endpoint messages: the envelope {to, from, message}, send (a notification) and ask (a request
   whose result is the reply message), checked as Wick checks them and answered with Wick's error
   codes; every message is checked against its JSON Schema in docs/protocol/messages/;
+- one connection per direction, as Wick's: what is sent to a listening host:port goes over a
+  connection this env dialled there, never over one whose peer merely announced that address;
+  a client-mode peer is reached over the connection it opened; send_over() writes to one
+  connection alone (how a driver talks to the executor that registered on it);
 - an "endpoint-verifier" in every env, and connect / disconnect events for endpoints.
+
+Each handler's ctx names the connection the message came over and what its handshake proved
+(ctx.connection, ctx.principal): check who may send a message against those, never against a
+field the sender chose, and raise Refused(what, why) (-32030) when it may not.
 
 Threads: each connection has a reader thread that hands every incoming message to its endpoint,
 one message at a time per endpoint (an endpoint's handlers hold its lock). A handler may send,
 but MUST NOT ask (its reply could only arrive through a reader thread that may be waiting for
 it); ask from your own threads. Everything else here may be called from any thread.
 
-    env = RpcEnv("mine", secret=os.environ.get("WICK_AUTH_SECRET") or None)
+    auth = find_cluster_secret({})                       # as every Wick process finds it
+    env = RpcEnv("mine", secret=auth.secret)             # None: open
     env.setup_endpoint("me", MyEndpoint())
     env.setup_endpoint_ref("127.0.0.1:7077", "Master")   # connects, checks that it exists
     reply = env.ask("127.0.0.1:7077", "Master", {"type": "RequestMasterState"})
 """
 
-import hashlib
-import hmac
 import json
 import os
 import re
@@ -35,39 +42,19 @@ import time
 import traceback
 from urllib.parse import quote, unquote
 
-PROTOCOL_VERSION = 1
+# AppKeys, Principal and find_cluster_secret too, for peers that import them from here.
+from wick_auth import (AppKeys, Credential, Principal, cluster_credential,  # noqa: F401
+                       cluster_keys, find_cluster_secret)
+# The codes and errors, under the names wick_rpc has always given them.
+from wick_errors import (ASK_TIMEOUT, AUTHENTICATION_FAILED, CONNECT_FAILED,  # noqa: F401
+                         CONNECTION_CLOSED, ENDPOINT_NOT_FOUND, FRAME_TOO_LARGE, HANDLER_FAILED,
+                         HANDSHAKE_REQUIRED, INVALID_PARAMS, INVALID_REPLY, INVALID_REQUEST,
+                         METHOD_NOT_FOUND, NOT_PERMITTED, PARSE_ERROR, RPC_ENV_STOPPED,
+                         UNSUPPORTED_MESSAGE, Refused, RpcError, preview)
+from wick_handshake import PROTOCOL_VERSION, ClientHandshake, Refusal, ServerHandshake
+
 MAX_FRAME_BYTES = 128 * 1024 * 1024  # wick.rpc.message.maxSize's default
 VERIFIER = "endpoint-verifier"
-
-# Error codes (docs/protocol.md, "Errors").
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-HANDLER_FAILED = -32000
-ENDPOINT_NOT_FOUND = -32001
-UNSUPPORTED_MESSAGE = -32002
-RPC_ENV_STOPPED = -32003
-FRAME_TOO_LARGE = -32004
-AUTHENTICATION_FAILED = -32005
-HANDSHAKE_REQUIRED = -32006
-INVALID_REPLY = -32007  # local only
-ASK_TIMEOUT = -32010  # local only
-CONNECTION_CLOSED = -32011  # local only
-CONNECT_FAILED = -32012  # local only
-
-HEX_NONCE = re.compile(r"[0-9a-f]{32,128}")
-HEX_PROOF = re.compile(r"[0-9a-f]{64}")
-
-
-class RpcError(Exception):
-    """A JSON-RPC error, received or about to be sent: code, message, optional data."""
-
-    def __init__(self, code, message, data=None):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
 
 
 # ---------------------------------------------------------------------------------------------
@@ -201,14 +188,6 @@ def schema_problem(schema, value, path=""):
     return None
 
 
-def preview(value, limit=120):
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
 def is_message_type(name):
     """Whether `name` is a Wick message type (True for anything when no schemas were found)."""
     known = schemas()
@@ -231,10 +210,6 @@ def message_problem(message):
 
 # ---------------------------------------------------------------------------------------------
 # Addresses
-
-def hmac_hex(secret, text):
-    return hmac.new(secret.encode("utf-8"), text.encode("utf-8"), hashlib.sha256).hexdigest()
-
 
 def parse_address(text):
     """host:port, [v6]:port or wick://host:port[/...] -> (host, port)."""
@@ -271,11 +246,14 @@ def is_client_address(address):
 # Endpoints
 
 class CallContext:
-    """Who sent the message being handled, and (for an ask) what to run after the reply."""
+    """Who sent the message being handled, over which connection, and (for an ask) what to run
+    after the reply."""
 
-    def __init__(self, env, sender, to, is_ask):
+    def __init__(self, env, connection, to, is_ask):
         self.env = env
-        self.sender = sender  # the sending env's address
+        self.connection = connection  # the Connection it came over
+        self.sender = connection.peer  # the sending env's address
+        self.principal = connection.principal  # what that connection's handshake proved
         self.to = to  # the endpoint name it was sent to
         self.is_ask = is_ask
         self.after_reply = []
@@ -335,7 +313,8 @@ class Connection:
         self.outbound = outbound  # True: we dialled it (handshake client)
         self.remote = remote  # the socket's other end, for logs
         self.peer = None  # the other env's address, once the handshake is done
-        self.state = "new"  # client: hello-sent, auth-sent; server: hello, auth; then open
+        self.principal = None  # what the peer proved (wick_auth.Principal), once open
+        self.state = "new"  # client: hello-sent, auth-sent; server: handshake; then open
         self.failure = None  # why the handshake failed
         self.opened = threading.Event()  # set when open, or when the handshake failed
         self.closed = False
@@ -345,27 +324,25 @@ class Connection:
         self._next_id = 1
         self._buffer = b""
         self._skipping = None  # bytes of an over-long frame dropped so far
-        self._nonce = None
-        self._challenge = None
-        self._claimed = None
+        self._refusals = set()  # message types refused on this connection, logged once each
+        self._client = None  # ClientHandshake, when we dialled
+        self._server = None  # ServerHandshake, when the peer did
         self._hello_id = None
         self._auth_id = None
 
     # ---- lifecycle ----
 
     def start_client(self):
-        self._nonce = secrets.token_hex(16) if self.env.secret else None
-        params = {"version": PROTOCOL_VERSION, "from": self.env.address}
-        if self._nonce:
-            params["nonce"] = self._nonce
+        self._client = ClientHandshake(self.env.address, self.env.credential)
         self.state = "hello-sent"
         self._hello_id = self._take_id()
         self._start_reader()
         self._write({"jsonrpc": "2.0", "id": self._hello_id, "method": "wick.hello",
-                     "params": params})
+                     "params": self._client.hello_params()})
 
     def start_server(self):
-        self.state = "hello"
+        self._server = ServerHandshake(self.env.address, self.env.keys)
+        self.state = "handshake"
         self._start_reader()
         timer = threading.Timer(self.env.connect_timeout, self._handshake_timed_out)
         timer.daemon = True
@@ -404,8 +381,9 @@ class Connection:
         self.opened.set()
         self.close()
 
-    def _open(self, peer):
-        self.peer = peer
+    def _open(self, opened):
+        self.peer = opened.peer
+        self.principal = opened.principal
         self.state = "open"
         self.env._connection_opened(self)
         self.opened.set()
@@ -507,6 +485,11 @@ class Connection:
             w.error = RpcError(CONNECTION_CLOSED, "Connection to %s closed"
                                % (self.peer or self.remote))
             w.event.set()
+        if self._server is not None and self._server.awaiting_auth() and self.state != "refused":
+            # A client that rejects our proof hangs up without wick.auth: say why on this side.
+            log("WARN", "Connection", "Refused %s (%s): it hung up during authentication; its %s "
+                "probably differs from ours" % (self._server.claimed_from, self.remote,
+                                                 self._server.claimed_key_text()))
         if self.state != "open" and self.failure is None:
             self.failure = RpcError(CONNECTION_CLOSED, "%s closed the connection during the "
                                     "handshake" % self.remote)
@@ -612,157 +595,84 @@ class Connection:
                     self._write_error(rid, INVALID_REQUEST,
                                       "wick.auth is only accepted right after wick.hello with a nonce")
             elif method == "rpc.retire":
-                pass  # the peer sends nothing more here (a duplicate connection); no endpoint's
+                pass  # older Wick said so on a duplicate connection; nothing to do now
             else:
                 self.env._dispatch(self, msg)
             return
+        if self.state == "refused":
+            return  # hanging up: nothing more is read
         if not self.outbound and method == "wick.hello" and is_ask:
-            self._server_hello(rid, msg.get("params"))
+            self._server_step(rid, self._server.hello, msg.get("params"))
         elif not self.outbound and method == "wick.auth" and is_ask:
-            self._server_auth(rid, msg.get("params"))
+            self._server_step(rid, self._server.auth, msg.get("params"))
         elif is_ask:
-            self._write_error(rid, HANDSHAKE_REQUIRED, "Send wick.hello before %s" % method)
+            self._write_error(rid, HANDSHAKE_REQUIRED, "Finish the handshake (wick.hello, then "
+                              "wick.auth when authenticating) before %s" % method)
 
-    # ---- the handshake, client side ----
+    # ---- the handshake (wick_handshake.py has its logic; this moves the frames) ----
 
     def _client_hello_answered(self, msg):
         if "error" in msg:
-            e = msg["error"] if isinstance(msg["error"], dict) else {}
-            self._fail_handshake(RpcError(e.get("code", INVALID_REQUEST),
-                                          e.get("message", "wick.hello failed")))
+            self._fail_handshake(_error_of(msg, INVALID_REQUEST, "wick.hello failed"))
             return
-        result = msg.get("result")
-        ok = isinstance(result, dict) and result.get("version") == PROTOCOL_VERSION \
-            and isinstance(result.get("from"), str) and 1 <= len(result["from"]) <= 300 \
-            and set(result) <= {"version", "from", "challenge", "proof"}
-        if not ok:
-            self._fail_handshake(RpcError(INVALID_REQUEST, "Peer %s answered wick.hello with %s, "
-                                          "which is not a valid HelloResult"
-                                          % (self.remote, preview(result))))
+        try:
+            auth = self._client.hello_answered(msg.get("result"), self.remote)
+        except RpcError as e:
+            log("WARN", "Connection", e.message)
+            self._fail_handshake(e)  # without wick.auth: the server is not whom we may talk to
             return
-        wick, challenge, proof = result["from"], result.get("challenge"), result.get("proof")
-        secret = self.env.secret
-        if not secret:
-            if challenge is not None:
-                self._fail_handshake(RpcError(AUTHENTICATION_FAILED, "Peer %s requires "
-                                              "authentication: set WICK_AUTH_SECRET" % wick))
-            else:
-                self._open(wick)
+        if auth is None:
+            self._open(self._client.opened)
             return
-        if challenge is None or proof is None:
-            self._fail_handshake(RpcError(AUTHENTICATION_FAILED, "Peer %s does not authenticate, "
-                                          "but WICK_AUTH_SECRET is set here" % wick))
-            return
-        expected = hmac_hex(secret, "wick-server:%s:%s" % (self._nonce, challenge))
-        if not (isinstance(challenge, str) and HEX_NONCE.fullmatch(challenge)
-                and isinstance(proof, str) and HEX_PROOF.fullmatch(proof)
-                and hmac.compare_digest(proof, expected)):
-            # Hang up without wick.auth: the server does not know our secret.
-            self._fail_handshake(RpcError(AUTHENTICATION_FAILED, "Peer %s failed authentication: "
-                                          "its proof does not match our secret; check that both "
-                                          "sides use the same secret" % wick))
-            return
-        self._claimed = wick
         self.state = "auth-sent"
         self._auth_id = self._take_id()
-        client_proof = hmac_hex(secret, "wick-client:%s:%s" % (challenge, self._nonce))
         self._write_quietly({"jsonrpc": "2.0", "id": self._auth_id, "method": "wick.auth",
-                             "params": {"proof": client_proof}})
+                             "params": auth})
 
     def _client_auth_answered(self, msg):
         if "error" in msg:
-            e = msg["error"] if isinstance(msg["error"], dict) else {}
-            self._fail_handshake(RpcError(e.get("code", AUTHENTICATION_FAILED),
-                                          e.get("message", "wick.auth failed")))
-        elif msg.get("result") != {"ok": True}:
-            self._fail_handshake(RpcError(INVALID_REQUEST, "Peer %s answered wick.auth with %s"
-                                          % (self._claimed, preview(msg.get("result")))))
-        else:
-            self._open(self._claimed)
+            self._fail_handshake(_error_of(msg, AUTHENTICATION_FAILED, "wick.auth failed"))
+            return
+        try:
+            opened = self._client.auth_answered(msg.get("result"))
+        except RpcError as e:
+            self._fail_handshake(e)
+            return
+        self._open(opened)
 
-    # ---- the handshake, server side ----
+    def _server_step(self, rid, step, params):
+        """wick.hello or wick.auth from the peer: answer it, then open, stay, or hang up."""
+        try:
+            result, opened = step(params)
+        except Refusal as r:
+            self._refuse(rid, r)
+            return
+        except RpcError as e:
+            self._write_error(rid, e.code, e.message)
+            return
+        self._write_quietly({"jsonrpc": "2.0", "id": rid, "result": result})
+        if opened is not None:
+            self._open(opened)
 
-    def _refuse(self, rid, code, message, why):
+    def _refuse(self, rid, refusal):
         """Answers with the error, then ends the connection (half-close now, close in 1 s)."""
-        log("WARN", "Connection", "Refused %s (%s): %s" % (self._claimed, self.remote, why))
-        self._write_error(rid, code, message)
+        log("WARN", "Connection", "Refused %s (%s): %s"
+            % (self._server.claimed_from, self.remote, refusal.why))
+        self._write_error(rid, AUTHENTICATION_FAILED, refusal.reply)
         self.state = "refused"
         self.finish_writing()
         timer = threading.Timer(1.0, self.close)
         timer.daemon = True
         timer.start()
 
-    def _server_hello(self, rid, params):
-        if self.state != "hello":
-            self._write_error(rid, INVALID_REQUEST, "wick.hello was already received on this "
-                              "connection")
-            return
-        problem = hello_params_problem(params)
-        if problem:
-            self._write_error(rid, INVALID_PARAMS, "Invalid wick.hello params: %s" % problem)
-            return
-        self._claimed = params["from"]
-        nonce = params.get("nonce")
-        secret = self.env.secret
-        if secret and nonce is None:
-            self._refuse(rid, AUTHENTICATION_FAILED,
-                         "Authentication required: set wick.authenticate=true and the shared "
-                         "secret (wick.authenticate.secret or WICK_AUTH_SECRET)",
-                         "it did not authenticate, and authentication is on here")
-            return
-        if not secret and nonce is not None:
-            self._refuse(rid, AUTHENTICATION_FAILED,
-                         "This RpcEnv does not have wick.authenticate on; turn it on here or off "
-                         "at the peer", "it asked to authenticate, but authentication is off here")
-            return
-        result = {"version": PROTOCOL_VERSION, "from": self.env.address}
-        if not secret:
-            self._write_quietly({"jsonrpc": "2.0", "id": rid, "result": result})
-            self._open(self._claimed)
-            return
-        self._nonce = nonce
-        self._challenge = secrets.token_hex(16)
-        result["challenge"] = self._challenge
-        result["proof"] = hmac_hex(secret, "wick-server:%s:%s" % (nonce, self._challenge))
-        self.state = "auth"
-        self._write_quietly({"jsonrpc": "2.0", "id": rid, "result": result})
 
-    def _server_auth(self, rid, params):
-        if self.state != "auth":
-            self._write_error(rid, INVALID_REQUEST,
-                              "wick.auth is only accepted right after wick.hello with a nonce")
-            return
-        proof = params.get("proof") if isinstance(params, dict) else None
-        expected = hmac_hex(self.env.secret, "wick-client:%s:%s" % (self._challenge, self._nonce))
-        if not (isinstance(params, dict) and set(params) == {"proof"} and isinstance(proof, str)
-                and HEX_PROOF.fullmatch(proof) and hmac.compare_digest(proof, expected)):
-            self._refuse(rid, AUTHENTICATION_FAILED,
-                         "Authentication failed: check that both sides use the same "
-                         "wick.authenticate.secret", "its proof does not match our secret")
-            return
-        self._write_quietly({"jsonrpc": "2.0", "id": rid, "result": {"ok": True}})
-        self._open(self._claimed)
+def _error_of(msg, code, fallback):
+    e = msg["error"] if isinstance(msg["error"], dict) else {}
+    return RpcError(e.get("code", code), e.get("message", fallback))
 
 
 def _no_constants(name):
     raise ValueError("%s is not JSON" % name)
-
-
-def hello_params_problem(params):
-    if not isinstance(params, dict):
-        return "expected an object, got %s" % preview(params)
-    for name in params:
-        if name not in ("version", "from", "nonce"):
-            return "/%s is not allowed" % name
-    if params.get("version") != PROTOCOL_VERSION or isinstance(params.get("version"), bool):
-        return "/version Expected %d" % PROTOCOL_VERSION
-    sender = params.get("from")
-    if not isinstance(sender, str) or not 1 <= len(sender) <= 300:
-        return "/from Expected a string of 1 to 300 characters"
-    nonce = params.get("nonce")
-    if nonce is not None and not (isinstance(nonce, str) and HEX_NONCE.fullmatch(nonce)):
-        return "/nonce Expected 32 to 128 lowercase hex digits"
-    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -774,11 +684,23 @@ class RpcEnv:
     host=None: client mode, address client-<name>-<12 hex digits>; Wick reaches it only over
     connections it opened. Otherwise it listens on host:port (port 0: any free port) and its
     address is host:port.
+
+    Authentication (wick_auth.py): `credential` is what it proves when it dials (None: nothing,
+    open); `keys(kind, id)` the key it requires of a peer that dials it claiming kind:id, None
+    to refuse that peer (keys=None: anyone gets in, unproven). `secret` is the cluster secret's
+    holder's shorthand for both: it proves the secret and accepts every key derived from it.
     """
 
-    def __init__(self, name="python", host=None, port=0, secret=None, trace=False,
-                 connect_timeout=30.0, ask_timeout=120.0, max_frame_bytes=MAX_FRAME_BYTES):
-        self.secret = secret or None
+    def __init__(self, name="python", host=None, port=0, secret=None, credential=None, keys=None,
+                 trace=False, connect_timeout=30.0, ask_timeout=120.0,
+                 max_frame_bytes=MAX_FRAME_BYTES):
+        if secret:
+            credential = credential or cluster_credential(secret)
+            keys = keys if keys is not None else cluster_keys(secret)
+        if credential is not None and not isinstance(credential, Credential):
+            raise TypeError("credential: expected a wick_auth.Credential, got %r" % (credential,))
+        self.credential = credential
+        self.keys = keys
         self.trace = trace
         self.connect_timeout = connect_timeout
         self.ask_timeout = ask_timeout
@@ -815,24 +737,35 @@ class RpcEnv:
 
     # ---- outgoing ----
 
+    @property
+    def authenticates(self):
+        return self.credential is not None or self.keys is not None
+
     def connection_to(self, address):
-        """An open connection with `address`, dialling it if it listens and none is open."""
+        """The connection what is sent to `address` goes over: for a client-mode env, the newest
+        one it opened to us; for a listening one, one we dialled, dialling it if none is open.
+        Never a connection whose peer merely announced a listening address in its wick.hello:
+        anyone can announce any address, and would receive what is meant for that env."""
         if self.stopped:
             raise RpcError(RPC_ENV_STOPPED, "RpcEnv stopped")
-        with self._lock:
-            conns = self._connections.get(address)
-            if conns:
-                return conns[0]
+        conn = self._carrier(address)
+        if conn is not None:
+            return conn
         if is_client_address(address):
             raise RpcError(CONNECT_FAILED, "No connection to client-mode RpcEnv %s: it can only "
                            "be reached over a connection it opened, and it has none open now"
                            % address)
         with self._dial_lock:
-            with self._lock:
-                conns = self._connections.get(address)
-                if conns:
-                    return conns[0]
-            return self._dial(address)
+            conn = self._carrier(address)
+            return conn if conn is not None else self._dial(address)
+
+    def _carrier(self, address):
+        with self._lock:
+            conns = self._connections.get(address, [])
+            if is_client_address(address):
+                theirs = [c for c in conns if not c.outbound]
+                return theirs[-1] if theirs else None
+            return next((c for c in conns if c.outbound), None)
 
     def _dial(self, address):
         try:
@@ -868,6 +801,16 @@ class RpcEnv:
     def send(self, address, to, message):
         """One-way: no reply, ever. Raises RpcError if it cannot be written."""
         self.connection_to(address).notify(message["type"], self.envelope(to, message))
+
+    def send_over(self, conn, to, message):
+        """One-way, over `conn` alone (a ref bound to a connection, as Wick's refOver): fails once
+        that connection has closed, rather than reach whoever else has its peer's address."""
+        if self.stopped:
+            raise RpcError(RPC_ENV_STOPPED, "RpcEnv stopped")
+        if conn.closed or conn.state != "open":
+            raise RpcError(CONNECTION_CLOSED, "Connection to %s closed"
+                           % (conn.peer or conn.remote))
+        conn.notify(message["type"], self.envelope(to, message))
 
     def ask(self, address, to, message, timeout=None):
         """Asks an endpoint of another env; returns its reply message (checked) or raises."""
@@ -941,7 +884,7 @@ class RpcEnv:
             if self.stopped:
                 raise RpcError(RPC_ENV_STOPPED, "RpcEnv stopped: endpoint %s is stopped"
                                % params["to"])
-            ctx = CallContext(self, conn.peer, params["to"], is_ask)
+            ctx = CallContext(self, conn, params["to"], is_ask)
             with self.endpoint_lock(endpoint):
                 if is_ask:
                     reply = endpoint.receive_and_reply(message, ctx)
@@ -951,10 +894,12 @@ class RpcEnv:
                 self._check_own_reply(method, reply)
                 conn._write_quietly({"jsonrpc": "2.0", "id": rid, "result": reply})
         except RpcError as e:
+            if isinstance(e, Refused):
+                self._log_refusal(conn, method, e)
+            elif not is_ask:
+                log("WARN", "Dispatcher", "Dropped %s from %s: %s" % (method, conn.peer, e.message))
             if is_ask:
                 conn._write_error(rid, e.code, e.message, e.data)
-            else:
-                log("WARN", "Dispatcher", "Dropped %s from %s: %s" % (method, conn.peer, e.message))
             return
         except Exception as e:  # the handler failed
             stack = traceback.format_exc()
@@ -967,6 +912,16 @@ class RpcEnv:
             return
         for fn in ctx.after_reply:
             self._run_guarded(endpoint, fn)
+
+    def _log_refusal(self, conn, method, refused):
+        """Once per connection and message type: a peer that keeps trying fills no log."""
+        if method in conn._refusals:
+            return
+        conn._refusals.add(method)
+        log("WARN", "Refused", "Refused %s from %s (%s, %s): %s (further %s refusals on this "
+            "connection are not logged)" % (refused.what, conn.peer, conn.principal.text(),
+                                            "outbound" if conn.outbound else "inbound",
+                                            refused.why, method))
 
     def _check_own_reply(self, method, reply):
         problem = message_problem(reply)
@@ -985,36 +940,14 @@ class RpcEnv:
             self._connections.setdefault(conn.peer, []).append(conn)
 
     def _notify_connected(self, conn):
+        """on_connected once a peer's first connection opens (two listening envs that talk both
+        ways keep two, one dialled by each, as Wick's do)."""
         with self._lock:
             if self._connections.get(conn.peer, [None])[0] is not conn:
-                self._drop_duplicate(conn.peer)
-                return  # not the first connection with this peer
+                return
             endpoints = list(dict.fromkeys(self.endpoints.values()))
         for e in endpoints:
             self._run_guarded(e, lambda e=e: e.on_connected(conn.peer))
-
-    def _drop_duplicate(self, peer):
-        """Two connections with one peer: both sides keep the one that the env with the smaller
-        address dialled, and say rpc.retire on the other; the env that dialled the other closes it
-        (Wick waits for that rpc.retire first; this example closes once nothing is in flight)."""
-        with self._lock:
-            conns = list(self._connections.get(peer, []))
-            theirs = [c for c in conns if not c.outbound]
-            ours = [c for c in conns if c.outbound]
-            keep, give_up = (ours, theirs) if self.address < peer else (theirs, ours)
-            if not keep:
-                return
-            self._connections[peer] = keep + give_up
-        for c in give_up:
-            try:
-                c.notify("rpc.retire", {})
-            except RpcError:
-                pass  # closed meanwhile
-        if self.address < peer:
-            return  # the peer dialled the other one: it closes it
-        for c in ours:
-            if not c._pending:
-                c.finish_writing()
 
     def _connection_closed(self, conn):
         with self._lock:

@@ -1,17 +1,30 @@
 /**
  * Any language: examples/python/pi_driver.py (a driver written with Python's standard library
  * only) computes Pi on a real `wick local-cluster`, whose workers launch examples/python/executor.py
- * as the application's executors. With and without authentication, where the executors get the
- * secret from their worker's environment. Afterwards nothing is left running: every process of a
- * run (daemons, driver, executors, their task processes) carries a marker in its environment.
+ * as the application's executors. Authenticated by default: the driver finds the cluster secret as
+ * Wick does (the default secret file the master generated, WICK_AUTH_SECRET, or a submission's key
+ * in WICK_APP_CREDENTIAL), and each executor proves the key of its application, which its worker
+ * hands it instead of the secret; and open, when every side says wick.authenticate=false. Each
+ * cluster has a config folder of its own (XDG_CONFIG_HOME), so that the secret one generates is
+ * its own. Afterwards nothing is left running: every process of a run (daemons, driver, executors,
+ * their task processes) carries a marker in its environment.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, type TestContext, test } from 'node:test';
+import { deriveKey } from '../../backend/rpc/credentials.js';
 import {
   assertBuilt,
   killMarked,
@@ -26,7 +39,7 @@ before(assertBuilt);
 
 const driverScript = join(repoRoot, 'examples', 'python', 'pi_driver.py');
 const executorScript = join(repoRoot, 'examples', 'python', 'executor.py');
-const SECRET = 'python pi secret';
+const SECRET = 'python pi secret, not generated';
 /** A hang guard only: a run takes a few seconds. */
 const TIMEOUT = { timeout: 120_000 };
 
@@ -35,6 +48,8 @@ interface Cluster {
   mark: string;
   workDir: string;
   url: string;
+  /** The cluster's XDG_CONFIG_HOME, where its master generates the secret if it finds none. */
+  config: string;
 }
 
 /** The environment of the test without its WICK_* settings, plus `extra`. */
@@ -45,11 +60,27 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-/** `wick local-cluster` with 2 workers of 1 core on free ports; everything killed after. */
+/** An empty config folder (XDG_CONFIG_HOME), removed when the test ends. */
+function configDir(t: TestContext): string {
+  const dir = mkdtempSync(join(tmpdir(), 'wick-pypi-config-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** The default secret file under a config folder. */
+function secretFile(config: string): string {
+  return join(config, 'wick', 'cluster-secret');
+}
+
+/**
+ * `wick local-cluster` with 2 workers of 1 core on free ports, with XDG_CONFIG_HOME `config` (a
+ * fresh one by default); everything killed after.
+ */
 async function startCluster(
   t: TestContext,
   conf: string[] = [],
   env: Record<string, string> = {},
+  config = configDir(t),
 ): Promise<Cluster> {
   const mark = randomUUID();
   const workDir = mkdtempSync(join(tmpdir(), 'wick-pypi-'));
@@ -72,11 +103,11 @@ async function startCluster(
       workDir,
       ...conf.flatMap((c) => ['--conf', c]),
     ],
-    { mark, cwd: workDir, env },
+    { mark, cwd: workDir, env: { XDG_CONFIG_HOME: config, ...env } },
   );
   t.after(() => lc.child.stdin?.destroy());
   const url = await lc.firstLine();
-  return { lc, mark, workDir, url };
+  return { lc, mark, workDir, url, config };
 }
 
 interface Run {
@@ -86,7 +117,10 @@ interface Run {
   stderr: string;
 }
 
-/** Runs pi_driver.py to its end, marked as the cluster's processes are. */
+/**
+ * Runs pi_driver.py to its end, marked as the cluster's processes are; on the cluster's machine,
+ * as its user (the same XDG_CONFIG_HOME) unless `env` says otherwise.
+ */
 async function runDriver(
   t: TestContext,
   c: Cluster,
@@ -95,7 +129,7 @@ async function runDriver(
 ): Promise<Run> {
   const child = spawn('python3', [driverScript, '--master', c.url, ...args], {
     cwd: c.workDir,
-    env: cleanEnv({ ...env, WICK_TEST_MARK: c.mark }),
+    env: cleanEnv({ XDG_CONFIG_HOME: c.config, ...env, WICK_TEST_MARK: c.mark }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   t.after(() => {
@@ -151,13 +185,15 @@ function assertPi(run: Run): void {
 
 /**
  * The Python executors ran the job: each was launched with the Python command, and between them
- * they finished each of the 4 tasks once; those that registered were stopped by the driver. Returns the pids they and their task processes logged.
+ * they finished each of the 4 tasks once; those that registered say how they authenticated
+ * (`auth`: "off", or the key they proved) and were stopped by the driver. Returns them, and the
+ * pids they and their task processes logged.
  */
 async function assertPythonExecutorsRan(
   c: Cluster,
   appId: string,
-  auth: 'on' | 'off',
-): Promise<number[]> {
+  auth: string,
+): Promise<{ executors: ExecutorFiles[]; pids: number[] }> {
   // The driver may end before an executor has written its last line ("Exiting with status …"):
   // wait for every executor that registered to have written it (the test's timeout bounds this).
   let executors = executorsOf(c, appId);
@@ -190,7 +226,7 @@ async function assertPythonExecutorsRan(
     assert.match(
       e.stdout,
       new RegExp(
-        `Python executor \\d+ of ${appId} \\(pid \\d+, 1 core\\(s\\), authentication ${auth}\\)`,
+        `Python executor \\d+ of ${appId} \\(pid \\d+, 1 core\\(s\\), authentication ${literal(auth)}\\)`,
       ),
     );
     // Stopped by the driver (StopExecutor), not killed.
@@ -198,7 +234,21 @@ async function assertPythonExecutorsRan(
   }
   const pids = [...all.matchAll(/\(pid (\d+)/g)].map((m) => Number(m[1]));
   assert.ok(pids.length >= 2, `an executor and a task process at least:\n${all}`);
-  return pids;
+  return { executors: registered, pids };
+}
+
+function literal(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * The names of the variables an executor's environment held when it started, as it logged them
+ * (pi_driver.py --executor-arg=--log-env-names).
+ */
+function envNamesOf(e: ExecutorFiles): string[] {
+  const m = /Executor: Environment variables: (.*)$/m.exec(e.stderr);
+  assert.ok(m, `no environment line in ${e.dir}/stderr:\n${e.stderr}`);
+  return (m[1] as string).split(' ');
 }
 
 /** SIGTERM to local-cluster; then neither its processes nor the Python ones may be left. */
@@ -209,44 +259,124 @@ async function stopAndAssertNothingLeft(c: Cluster, pythonPids: number[]): Promi
   assert.deepEqual(markedProcesses(c.mark), [], 'processes of the run left running');
 }
 
-test('a Python driver and Python executors compute Pi on a local cluster', TIMEOUT, async (t) => {
-  const c = await startCluster(t);
-  const run = await runDriver(t, c, ['--slices', '4']);
-  assertPi(run);
-  const appId = appIdOf(run);
-  assert.match(run.stderr, /Registered executor wick:\/\/client-pyExecutor-[0-9a-f]{12}\/Executor/);
-  assert.match(run.stderr, new RegExp(`Stopped application ${appId}`));
-  const pids = await assertPythonExecutorsRan(c, appId, 'off');
-  await stopAndAssertNothingLeft(c, pids);
-});
-
 test(
-  "with authentication: the driver has WICK_AUTH_SECRET, the executors get it from their worker's environment",
+  "by default the cluster authenticates: the driver finds the secret its master generated, each executor proves its application's key",
   TIMEOUT,
   async (t) => {
-    const c = await startCluster(
-      t,
-      ['wick.authenticate=true', `wick.authenticate.secret=${SECRET}`],
-      { WICK_AUTH_SECRET: SECRET },
-    );
-    const run = await runDriver(t, c, ['--slices', '4'], { WICK_AUTH_SECRET: SECRET });
+    const c = await startCluster(t);
+    const generated = readFileSync(secretFile(c.config), 'utf8').trim();
+    assert.ok(generated.length >= 16, `generated secret: ${generated.length} characters`);
+    const run = await runDriver(t, c, ['--slices', '4']);
     assertPi(run);
-    assert.match(run.stderr, /Listening on 127\.0\.0\.1:\d+ \(authentication on\)/);
-    const pids = await assertPythonExecutorsRan(c, appIdOf(run), 'on');
+    const appId = appIdOf(run);
+    assert.ok(
+      run.stderr.includes(`(authentication on: cluster secret from ${secretFile(c.config)})`),
+      run.stderr,
+    );
+    assert.match(
+      run.stderr,
+      /Registered executor wick:\/\/client-pyExecutor-[0-9a-f]{12}\/Executor/,
+    );
+    assert.match(run.stderr, new RegExp(`Stopped application ${appId}`));
+    const { pids } = await assertPythonExecutorsRan(c, appId, `app:${appId} key`);
     await stopAndAssertNothingLeft(c, pids);
   },
 );
 
 test(
-  'a Python driver without the secret is refused by a cluster that authenticates',
+  "with WICK_AUTH_SECRET in the cluster's and the driver's environment, an executor has neither it nor any key but its application's",
   TIMEOUT,
   async (t) => {
-    const c = await startCluster(t, [
-      'wick.authenticate=true',
-      `wick.authenticate.secret=${SECRET}`,
+    const c = await startCluster(t, [], { WICK_AUTH_SECRET: SECRET });
+    const run = await runDriver(t, c, ['--slices', '4', '--executor-arg=--log-env-names'], {
+      WICK_AUTH_SECRET: SECRET,
+    });
+    assertPi(run);
+    assert.match(
+      run.stderr,
+      /Listening on 127\.0\.0\.1:\d+ \(authentication on: cluster secret from WICK_AUTH_SECRET\)/,
+    );
+    // The secret came from the environment: the master had no reason to write one.
+    assert.equal(existsSync(secretFile(c.config)), false);
+    const appId = appIdOf(run);
+    const { executors, pids } = await assertPythonExecutorsRan(c, appId, `app:${appId} key`);
+    for (const e of executors) {
+      const names = envNamesOf(e);
+      assert.ok(names.includes('WICK_APP_CREDENTIAL'), names.join(' '));
+      assert.ok(names.includes('WICK_TEST_MARK'), 'the worker passes its environment on');
+      assert.ok(!names.includes('WICK_AUTH_SECRET'), names.join(' '));
+    }
+    await stopAndAssertNothingLeft(c, pids);
+  },
+);
+
+test(
+  "a driver started with a submission's key (WICK_APP_CREDENTIAL, as `wick submit` hands one) registers with it and holds no secret",
+  TIMEOUT,
+  async (t) => {
+    const c = await startCluster(t, [`wick.authenticate.secret=${SECRET}`]);
+    const id = 'driver-python-test-0001';
+    const run = await runDriver(t, c, ['--slices', '4'], {
+      WICK_APP_CREDENTIAL: `submission:${id}:${deriveKey(SECRET, 'submission', id)}`,
+    });
+    assertPi(run);
+    assert.ok(
+      run.stderr.includes(`(authentication on: submission:${id} key from WICK_APP_CREDENTIAL)`),
+      run.stderr,
+    );
+    const appId = appIdOf(run);
+    const { pids } = await assertPythonExecutorsRan(c, appId, `app:${appId} key`);
+    await stopAndAssertNothingLeft(c, pids);
+  },
+);
+
+test(
+  'open: wick.authenticate=false on the cluster and the driver wins over a secret in the default file; executors get no key',
+  TIMEOUT,
+  async (t) => {
+    const config = configDir(t);
+    mkdirSync(join(config, 'wick'));
+    writeFileSync(secretFile(config), `${SECRET}\n`, { mode: 0o600 });
+    const c = await startCluster(t, ['wick.authenticate=false'], {}, config);
+    const run = await runDriver(t, c, [
+      '--slices',
+      '4',
+      '--conf',
+      'wick.authenticate=false',
+      '--executor-arg=--log-env-names',
     ]);
-    const run = await runDriver(t, c, ['--slices', '1']);
+    assertPi(run);
+    assert.match(
+      run.stderr,
+      /Listening on 127\.0\.0\.1:\d+ \(authentication off \(wick\.authenticate=false\)\)/,
+    );
+    const { executors, pids } = await assertPythonExecutorsRan(c, appIdOf(run), 'off');
+    for (const e of executors) {
+      const names = envNamesOf(e);
+      assert.ok(names.includes('WICK_TEST_MARK'), 'the worker passes its environment on');
+      assert.ok(!names.includes('WICK_APP_CREDENTIAL'), names.join(' '));
+      assert.ok(!names.includes('WICK_AUTH_SECRET'), names.join(' '));
+    }
+    await stopAndAssertNothingLeft(c, pids);
+  },
+);
+
+test(
+  'a Python driver that finds no secret runs open, and a cluster that authenticates refuses it',
+  TIMEOUT,
+  async (t) => {
+    const c = await startCluster(t);
+    assert.ok(existsSync(secretFile(c.config)), 'the master generated its secret');
+    // Another user, or another machine: an empty config folder and no WICK_AUTH_SECRET.
+    const elsewhere = configDir(t);
+    const run = await runDriver(t, c, ['--slices', '1'], { XDG_CONFIG_HOME: elsewhere });
     assert.equal(run.code, 1, run.stderr);
+    assert.ok(
+      run.stderr.includes(
+        `(authentication off: no cluster secret in wick.authenticate.secret, wick.authenticate.secret.file, WICK_AUTH_SECRET or ${secretFile(elsewhere)})`,
+      ),
+      run.stderr,
+    );
     assert.match(
       run.stderr,
       /^error: Cannot reach a master\. Tried:\n {2}wick:\/\/127\.0\.0\.1:\d+: Authentication required/m,

@@ -65,6 +65,8 @@ export interface PeerOptions {
   clientMode?: boolean;
   conf?: Record<string, string>;
   endpoints?: string[];
+  /** WICK_APP_CREDENTIAL's form, `app:<id>:<key>`: the key it dials with instead of conf's. */
+  credential?: string;
   env?: NodeJS.ProcessEnv;
 }
 

@@ -1,7 +1,10 @@
 /**
  * The Python example across hosts: pi_driver.py on the user's host, its executors (executor.py)
  * launched by workers on two other hosts, with no address given: the driver listens on its
- * address on the route to the master, which the executors reach.
+ * address on the route to the master, which the executors reach. Authenticated as an operator
+ * would: the master generates the cluster secret on its host and prints the line that joins a
+ * worker; the workers and the driver get the secret from it, the executors only their
+ * application's key.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -15,18 +18,23 @@ test('the Python driver and executors run SparkPi across hosts with no address g
 }, async (t) => {
   const net = await startHosts(t, ['master', 'w1', 'w2', 'user']);
   const master = await net.host('master').startMaster();
-  await net.host('w1').startWorker(master.url, { cores: 1 });
-  await net.host('w2').startWorker(master.url, { cores: 1 });
+  const [, secret] = await master.waitForStderr(/^ {4}WICK_AUTH_SECRET=(\S+) wick worker /m);
+  const env = { WICK_AUTH_SECRET: secret as string };
+  await net.host('w1').startWorker(master.url, { cores: 1, env });
+  await net.host('w2').startWorker(master.url, { cores: 1, env });
   const user = net.host('user');
-  const driver = user.spawn('python3', [
-    join(repoRoot, 'examples', 'python', 'pi_driver.py'),
-    '--master',
-    master.url,
-    '--slices',
-    '4',
-  ]);
+  const driver = user.spawn(
+    'python3',
+    [join(repoRoot, 'examples', 'python', 'pi_driver.py'), '--master', master.url, '--slices', '4'],
+    { env },
+  );
   const end = await driver.closed;
   assert.equal(end.code, 0, driver.stderr);
   assert.match(driver.stdout, /Pi is roughly 3\.1/);
-  assert.match(driver.stderr, new RegExp(`Listening on ${user.address.replaceAll('.', '\\.')}:`));
+  assert.match(
+    driver.stderr,
+    new RegExp(
+      `Listening on ${user.address.replaceAll('.', '\\.')}:\\d+ \\(authentication on: cluster secret from WICK_AUTH_SECRET\\)`,
+    ),
+  );
 });

@@ -2,11 +2,17 @@
  * docs/protocol.md claims that a peer can be written from it alone, in any language. This holds
  * it to that: examples/python/rpc_ping.py (standard library only) talks to an RpcEnv in another
  * process, as a client (handshake, CheckExistence, Ping) and as a peer that Wick asks in turn, by
- * its client-mode address, over the connection the script opened.
+ * its client-mode address, over the connection the script opened. It finds the cluster secret as
+ * every Wick process does; each Python process here gets a config folder of its own
+ * (XDG_CONFIG_HOME), so that the secret a master of this test run generated is not found by
+ * accident.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +20,8 @@ import { Peer } from '../helpers/peer.js';
 
 const script = fileURLToPath(new URL('../../examples/python/rpc_ping.py', import.meta.url));
 const SECRET = 'correct horse battery staple';
-const authConf = { 'wick.authenticate': 'true', 'wick.authenticate.secret': SECRET };
+const authConf = { 'wick.authenticate.secret': SECRET };
+const openConf = { 'wick.authenticate': 'false' };
 
 /** The Python script in its own process; its stdout lines are kept and can be awaited. */
 class PythonPeer {
@@ -60,11 +67,31 @@ class PythonPeer {
   }
 }
 
-function startPython(t: TestContext, args: string[], secret?: string): PythonPeer {
-  const env = { ...process.env };
-  delete env.WICK_AUTH_SECRET;
-  if (secret !== undefined) env.WICK_AUTH_SECRET = secret;
-  const child = spawn('python3', [script, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env });
+/** A config folder (XDG_CONFIG_HOME) of its own, with `secret` in its default secret file. */
+function configDir(t: TestContext, secret?: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'wick-pypeer-config-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  if (secret !== undefined) {
+    mkdirSync(join(dir, 'wick'));
+    writeFileSync(join(dir, 'wick', 'cluster-secret'), `${secret}\n`, { mode: 0o600 });
+  }
+  return dir;
+}
+
+/** rpc_ping.py with `args`, WICK_AUTH_SECRET=`secret` if given, and `env` on top. */
+function startPython(
+  t: TestContext,
+  args: string[],
+  secret?: string,
+  env: NodeJS.ProcessEnv = {},
+): PythonPeer {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: configDir(t), ...env };
+  delete childEnv.WICK_AUTH_SECRET;
+  if (secret !== undefined) childEnv.WICK_AUTH_SECRET = secret;
+  const child = spawn('python3', [script, ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: childEnv,
+  });
   const py = new PythonPeer(child);
   t.after(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -73,9 +100,13 @@ function startPython(t: TestContext, args: string[], secret?: string): PythonPee
   return py;
 }
 
-/** Runs the script's whole session against `wick`, including being asked by it. */
+/**
+ * Runs the script's whole session against `wick`, including being asked by it; authenticated
+ * with WICK_AUTH_SECRET=`secret`, or open (wick.authenticate=false) without one.
+ */
 async function pingAndBeAsked(t: TestContext, wick: Peer, secret?: string): Promise<void> {
-  const py = startPython(t, [wick.address, '--count', '3', '--serve'], secret);
+  const open = secret === undefined ? ['--conf', 'wick.authenticate=false'] : [];
+  const py = startPython(t, [wick.address, '--count', '3', '--serve', ...open], secret);
   const connected = await py.waitFor('connected ');
   const m = /^connected (\S+) as (client-python-[0-9a-f]{12}) auth=(on|off)$/.exec(connected);
   assert.ok(m, `unexpected line: ${connected}`);
@@ -125,7 +156,7 @@ async function pingAndBeAsked(t: TestContext, wick: Peer, secret?: string): Prom
 }
 
 test('a Python peer pings a Wick env and answers its asks, without authentication', async (t) => {
-  const wick = await Peer.start(t, { name: 'wick' });
+  const wick = await Peer.start(t, { name: 'wick', conf: openConf });
   await pingAndBeAsked(t, wick);
 });
 
@@ -134,9 +165,44 @@ test('a Python peer pings a Wick env and answers its asks, with authentication',
   await pingAndBeAsked(t, wick, SECRET);
 });
 
+test('a Python peer finds the cluster secret as Wick does: in the default secret file, or the file wick.authenticate.secret.file names', async (t) => {
+  const wick = await Peer.start(t, { name: 'wick', conf: authConf });
+  const byDefault = startPython(t, [wick.address, '--count', '1'], undefined, {
+    XDG_CONFIG_HOME: configDir(t, SECRET),
+  });
+  assert.equal(await byDefault.exited, 0, byDefault.stderr);
+  assert.match(byDefault.lines[0] ?? '', /^connected \S+ as client-python-[0-9a-f]{12} auth=on$/);
+  assert.deepEqual(byDefault.linesStarting('pong '), ['pong 0 "hello from python #0"']);
+
+  // The file named in the conf comes before WICK_AUTH_SECRET and the default file.
+  const file = join(configDir(t, SECRET), 'wick', 'cluster-secret');
+  const named = startPython(
+    t,
+    [wick.address, '--count', '1', '--conf', `wick.authenticate.secret.file=${file}`],
+    'not the cluster secret, which the file holds',
+    { XDG_CONFIG_HOME: configDir(t, 'nor is this the cluster secret') },
+  );
+  assert.equal(await named.exited, 0, named.stderr);
+  assert.deepEqual(named.linesStarting('pong '), ['pong 0 "hello from python #0"']);
+
+  const missing = startPython(t, [
+    wick.address,
+    '--conf',
+    `wick.authenticate.secret.file=${file}.missing`,
+  ]);
+  assert.equal(await missing.exited, 2);
+  assert.ok(
+    missing.stderr.includes(
+      `wick.authenticate.secret.file is ${file}.missing, which does not exist`,
+    ),
+    missing.stderr,
+  );
+  assert.deepEqual(missing.lines, []);
+});
+
 test('a Python peer with the wrong secret is refused, and both sides say why', async (t) => {
   const wick = await Peer.start(t, { name: 'wick', conf: authConf });
-  const py = startPython(t, [wick.address], 'not the secret');
+  const py = startPython(t, [wick.address], 'not the secret, though long enough');
   assert.equal(await py.exited, 1);
   assert.match(
     py.stderr,
@@ -157,9 +223,12 @@ test('a Python peer without the secret is refused by an env that authenticates',
   assert.match(py.stderr, /^error -32005 Authentication required/m);
 });
 
-test('a Python peer with a secret is refused by an env that does not authenticate', async (t) => {
-  const wick = await Peer.start(t, { name: 'wick' });
+test('a Python peer with a secret is refused by an env that runs open', async (t) => {
+  const wick = await Peer.start(t, { name: 'wick', conf: openConf });
   const py = startPython(t, [wick.address], SECRET);
   assert.equal(await py.exited, 1);
-  assert.match(py.stderr, /^error -32005 This RpcEnv does not have wick.authenticate on/m);
+  assert.match(
+    py.stderr,
+    /^error -32005 This RpcEnv runs open \(wick\.authenticate=false\): connect without a secret/m,
+  );
 });
