@@ -121,7 +121,8 @@ export interface Hosts {
   readonly namespaces: readonly string[];
   /**
    * The cluster secret every Wick process on these hosts is started with (WICK_AUTH_SECRET), as an
-   * operator hands the master's join line to each machine: no host shares another's files.
+   * operator hands the master's join line to each machine: no host shares another's files. A
+   * process given `WICK_AUTH_SECRET: ''` has none (a master then makes its own).
    */
   readonly secret: string;
   /** Removes everything now (also done when the test ends); idempotent. */
