@@ -34,6 +34,7 @@ import {
 } from '../helpers/masterMocks.js';
 import { testProtocol } from '../helpers/protocol.js';
 import { assertSparkMasterJson } from '../helpers/sparkJson.js';
+import { uiFetch } from '../helpers/webUi.js';
 
 checkNothingLeftRunning();
 
@@ -152,7 +153,7 @@ test("GET /json on the web UI port and `wick status --json` use Spark's field na
   const app = await MockApp.start(t, master.url);
   const appId = await app.register(appDescription({ name: 'json-app', memoryPerExecutorMB: 5000 }));
 
-  const res = await fetch(`${master.webUiUrl}/json`);
+  const res = await uiFetch(`${master.webUiUrl}/json`);
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /application\/json/);
   const json = (await res.json()) as Record<string, unknown>;
@@ -203,7 +204,7 @@ test("GET /json on the web UI port and `wick status --json` use Spark's field na
   assert.match(text.stdout, new RegExp(`${worker.workerId} .* ALIVE`));
   assert.match(text.stdout, /json-app\s+WAITING/);
 
-  const missing = await fetch(`${master.webUiUrl}/nothing-here`);
+  const missing = await uiFetch(`${master.webUiUrl}/nothing-here`);
   assert.equal(missing.status, 404);
   await missing.text();
 });

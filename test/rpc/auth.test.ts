@@ -4,7 +4,10 @@
  * say why. The secret itself never crosses the wire.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, type TestContext, test } from 'node:test';
 import { WickConf } from '../../backend/conf/WickConf.js';
 import { clientProof, newNonce, serverProof } from '../../backend/rpc/auth.js';
@@ -337,6 +340,15 @@ describe('the secret never crosses the wire', { timeout: HANG_GUARD_MS }, () => 
 
 describe('wick.authenticate without a secret', { timeout: HANG_GUARD_MS }, () => {
   const noSecret = { 'wick.authenticate': 'true' };
+  // Nor a default secret file: another test's master may have made this run's.
+  const emptyConfig = mkdtempSync(join(tmpdir(), 'wick-no-secret-'));
+  const savedConfig = process.env.XDG_CONFIG_HOME;
+  before(() => {
+    process.env.XDG_CONFIG_HOME = emptyConfig;
+  });
+  after(() => {
+    process.env.XDG_CONFIG_HOME = savedConfig;
+  });
 
   test('RpcEnv.create fails with a clear message (client mode)', async () => {
     await assert.rejects(
@@ -387,7 +399,11 @@ describe('wick.authenticate without a secret', { timeout: HANG_GUARD_MS }, () =>
 
   test('a peer process started that way exits with the message', async (t) => {
     await assert.rejects(
-      Peer.start(t, { name: 'nosecret-peer', conf: noSecret }),
+      Peer.start(t, {
+        name: 'nosecret-peer',
+        conf: noSecret,
+        env: { XDG_CONFIG_HOME: emptyConfig },
+      }),
       /no secret is set/,
     );
   });
