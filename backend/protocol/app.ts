@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { Host, Int32, MAX_ADDRESS_LENGTH, MAX_MESSAGE_LENGTH, Message } from './bounds.js';
 import {
   AppId,
   ApplicationDescription,
@@ -63,7 +64,7 @@ export const ExecutorAdded = defineMessage(
   {
     id: ExecId,
     workerId: WorkerId,
-    hostPort: Type.String(),
+    hostPort: Type.String({ maxLength: MAX_ADDRESS_LENGTH }),
     cores: Cores,
     memory: MemoryMB,
   },
@@ -74,11 +75,11 @@ export const ExecutorUpdated = defineMessage(m2a, 'ExecutorUpdated', 'An executo
   state: ExecutorStateSchema,
   message: Type.Optional(
     Type.String({
-      maxLength: 8192,
+      maxLength: MAX_MESSAGE_LENGTH,
       description: 'How it ended; for one that failed by itself, the end of its stderr',
     }),
   ),
-  exitStatus: Type.Optional(Type.Integer()),
+  exitStatus: Type.Optional(Int32()),
   workerLost: Type.Boolean(),
 });
 
@@ -86,7 +87,7 @@ export const ApplicationRemoved = defineMessage(
   m2a,
   'ApplicationRemoved',
   'The master ended the application (killed, failed, or its executors kept failing).',
-  { message: Type.String() },
+  { message: Message() },
 );
 
 export const WorkerRemoved = defineMessage(
@@ -95,7 +96,7 @@ export const WorkerRemoved = defineMessage(
   'A worker the application used was lost.',
   {
     id: WorkerId,
-    host: Type.String(),
-    message: Type.String(),
+    host: Host,
+    message: Message(),
   },
 );

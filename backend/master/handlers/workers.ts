@@ -100,6 +100,12 @@ async function registerWorker(m: Master, msg: MessageOf<typeof RegisterWorker>):
     ref.send(RegisterWorkerFailed({ message: 'Duplicate worker ID' }));
     return;
   }
+  const full = m.cluster.roomForWorker();
+  if (full) {
+    log.warn(`Worker registration from ${ref.address} refused: ${full}`);
+    ref.send(RegisterWorkerFailed({ message: full }));
+    return;
+  }
   const worker = new WorkerInfo(
     msg.id,
     msg.host,
