@@ -193,7 +193,8 @@ export class StateBroadcaster {
       const queued = options.links.backlog(ref.address);
       if (queued <= options.maxBacklog) continue;
       this.subscribers.delete(key);
-      const mib = (n: number) => `${(n / (1024 * 1024)).toFixed(1)} MiB`;
+      const mib = (n: number) =>
+        n < 1024 * 1024 ? `${n} bytes` : `${(n / (1024 * 1024)).toFixed(1)} MiB`;
       const why = `${mib(queued)} of state pushes unread, more than wick.master.subscriber.maxBacklog (${mib(options.maxBacklog)})`;
       if (options.links.isClientOnly(ref.address)) {
         log.warn(`Disconnecting state subscriber ${ref}: ${why}`);

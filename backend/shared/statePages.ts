@@ -9,9 +9,10 @@ import { applyEvent } from './applyEvent.js';
  * Each page lists its entries as they were when it was answered (its `seq`), so pages answered at
  * different moments are merged entry by entry, the later listing of an entry winning. A
  * subscriber also gets the changes made while it reads the pages: a change to an entry that a
- * page answered after it listed is older than that listing and is skipped; any other applies, in
- * order. (An entry that no page listed either came after its page, or went before it — and then
- * the change that removed it follows, so applying every change in order leaves it gone.)
+ * page answered after it listed is older than that listing and is skipped (applied, it would
+ * show the entry as it was before, until its next change); any other applies, in order. (An
+ * entry that no page listed either came after its page, or went before it — and then the change
+ * that removed it follows, so applying every change in order leaves it gone.)
  */
 
 type State = MessageOf<typeof MasterStateResponse>;
