@@ -19,6 +19,10 @@ const named = process.argv.slice(2);
 // folder of this run instead, removed at its end.
 const cache = mkdtempSync(join(tmpdir(), 'wick-test-cache-'));
 process.env.XDG_CACHE_HOME = cache;
+// And the cluster secret a master generates on first start (its default secret file) too: every
+// process of the run finds the same one, as every process of one user's machine would.
+process.env.XDG_CONFIG_HOME = join(cache, 'config');
+delete process.env.WICK_AUTH_SECRET;
 const files = named.length > 0 ? named : find('test').sort();
 const r = spawnSync(
   process.execPath,

@@ -20,10 +20,11 @@ export type { UtilizationSample };
 
 /** What the host lets the page do. */
 export interface Capabilities {
-  /** wick.ui.killEnabled */
+  /**
+   * wick.ui.killEnabled. With authentication on, a kill needs nothing more than the page's own
+   * login (the web UI's session, or the extension's agent): the dialog does not ask for the secret.
+   */
   killEnabled: boolean;
-  /** wick.authenticate is on: a kill must carry the secret. */
-  killNeedsSecret: boolean;
 }
 
 /** The master's state when the page connects, with the chart's history. */

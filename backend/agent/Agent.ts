@@ -13,9 +13,11 @@ import { LogRouter } from '../client/LogRouter.js';
 import { MasterSession } from '../client/MasterSession.js';
 import { clientEnv } from '../client/masterConnection.js';
 import { ReverseProxyConf } from '../conf/reverseProxy.js';
+import { WickConf } from '../conf/WickConf.js';
 import { type LocalCluster, startLocalCluster } from '../launcher/localClusterProcess.js';
 import { RequestKillApplication, RequestKillDriver } from '../protocol/client.js';
 import { RequestLogRange } from '../protocol/worker.js';
+import { ensureClusterSecret, resolveClusterAuth } from '../rpc/clusterSecret.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import { describeLogSource, logFields } from '../shared/logSource.js';
 import { LogForwarder } from './LogForwarder.js';
@@ -87,6 +89,9 @@ export class Agent {
   }
 
   private async doConnect(p: ConnectParams): Promise<Connection> {
+    // The local cluster's master would make the user's cluster secret; the agent, its client,
+    // needs it first, so it makes it (the same file, so the master finds it).
+    if (p.master === 'local' && !this.env) ensureClusterSecret(resolveClusterAuth(new WickConf()));
     const env = await this.rpc();
     this.router = new LogRouter(env, {
       reverseProxy: p.reverseProxy ?? false,

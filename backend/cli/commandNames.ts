@@ -9,10 +9,12 @@ export const COMMAND_NAMES = {
   kill: ['kill'],
   driverWrapper: ['driver-wrapper'],
   status: ['status'],
+  uiUrl: ['ui-url'],
   logs: ['logs'],
   executor: ['executor', 'executor-standby'],
   demo: ['demo', 'demo-server'],
   agent: ['agent'],
+  join: ['join'],
 } as const;
 
 export const ALL_COMMAND_NAMES: ReadonlySet<string> = new Set(Object.values(COMMAND_NAMES).flat());

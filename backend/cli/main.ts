@@ -21,10 +21,12 @@ const COMMANDS: readonly (readonly [names: readonly string[], load: () => Promis
     async () => (await import('./commands/driverWrapper.js')).registerDriverWrapper,
   ],
   [N.status, async () => (await import('./commands/status.js')).registerStatus],
+  [N.uiUrl, async () => (await import('./commands/uiUrl.js')).registerUiUrl],
   [N.logs, async () => (await import('./commands/logs.js')).registerLogs],
   [N.executor, async () => (await import('./commands/executor.js')).registerExecutor],
   [N.demo, async () => (await import('./commands/demo.js')).registerDemo],
   [N.agent, async () => (await import('./commands/agent.js')).registerAgent],
+  [N.join, async () => (await import('./commands/join.js')).registerJoin],
 ];
 
 /**

@@ -26,12 +26,17 @@ export const RpcConf = {
   ),
   authenticate: conf.bool(
     'wick.authenticate',
-    false,
-    'Whether peers must prove they share a secret before any message is accepted (when unset: true if WICK_AUTH_SECRET is set).',
+    true,
+    'Whether peers must prove they hold the cluster secret (or a key derived from it) before any message is accepted. A master always does, generating a secret on first start when none is set; false runs the cluster open to anyone who can reach its ports, and is logged as such.',
   ),
   authenticateSecret: conf.string(
     'wick.authenticate.secret',
     '',
-    'The shared secret for wick.authenticate (or set WICK_AUTH_SECRET).',
+    'The cluster secret. Read, first found wins, from this setting, the file wick.authenticate.secret.file, the WICK_AUTH_SECRET environment variable, then the default secret file.',
+  ),
+  authenticateSecretFile: conf.string(
+    'wick.authenticate.secret.file',
+    '',
+    'A file holding the cluster secret (its first line). Default: $XDG_CONFIG_HOME/wick/cluster-secret (~/.config/wick/cluster-secret), where a master writes the secret it generates.',
   ),
 };

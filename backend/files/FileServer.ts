@@ -1,7 +1,7 @@
 import { open } from 'node:fs/promises';
 import { RpcError, RpcErrorCode } from '../protocol/errors.js';
 import { FetchFileChunk, FileChunk } from '../protocol/files.js';
-import { RpcEndpoint } from '../rpc/index.js';
+import { RpcEndpoint, type RpcSenderContext, refuse } from '../rpc/index.js';
 import type { ContentStore } from './ContentStore.js';
 
 /**
@@ -13,10 +13,19 @@ import type { ContentStore } from './ContentStore.js';
 export class FileServer extends RpcEndpoint {
   private readonly offered = new Map<string, string>();
 
-  /** `store`: files offered beside those offered one by one (the master's uploads). */
-  constructor(private readonly store?: ContentStore) {
+  /**
+   * `store`: files offered beside those offered one by one (the master's uploads). `mayRead`:
+   * who may read them (the master's: holders of the cluster secret, its workers).
+   */
+  constructor(
+    private readonly store?: ContentStore,
+    mayRead: (sender: RpcSenderContext) => boolean = () => true,
+  ) {
     super();
-    this.on(FetchFileChunk, async (msg) => {
+    this.on(FetchFileChunk, async (msg, ctx) => {
+      if (!mayRead(ctx)) {
+        throw refuse('FetchFileChunk', "this server's files are for the cluster's own processes");
+      }
       const path =
         this.offered.get(msg.sha256) ??
         ((await this.store?.has(msg.sha256)) ? this.store?.path(msg.sha256) : undefined);

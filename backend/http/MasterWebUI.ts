@@ -7,7 +7,7 @@ import { MasterConf } from '../conf/master.js';
 import type { WickConf } from '../conf/WickConf.js';
 import { WEB_UI_ENDPOINT, WEB_UI_STATE_ENDPOINT } from '../protocol/endpoints.js';
 import { RequestWorkerState } from '../protocol/worker.js';
-import { RpcConf, type RpcEndpointRef, type RpcEnv } from '../rpc/index.js';
+import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import type { LogSource } from '../shared/logSource.js';
 import { sparkMasterJson } from '../shared/sparkJson.js';
 import { sparkClusterUtilizationJson } from '../shared/utilization.js';
@@ -17,6 +17,7 @@ import { failure, mountLogApi } from './logApi.js';
 import { MasterStateFeed } from './MasterStateFeed.js';
 import { sseResponse } from './sse.js';
 import { UiServer } from './UiServer.js';
+import { uiClusterSecret } from './uiAuth.js';
 import { mountWorkerProxy } from './workerProxy.js';
 
 const log = getLogger('MasterWebUI');
@@ -27,6 +28,7 @@ const log = getLogger('MasterWebUI');
  * (from the web UI's own subscription to the Master, never by polling), the workers' own states
  * and logs (asked of the right worker over RPC), each worker's pages under /proxy/<workerId>/
  * (workerProxy.ts: a browser that reaches only the master sees every log), and kills (killApi.ts).
+ * With authentication on, all of it is behind a login (uiAuth.ts) but /health.
  */
 export class MasterWebUI {
   private stateFeed: MasterStateFeed | undefined;
@@ -41,22 +43,31 @@ export class MasterWebUI {
     return this.ui.port;
   }
 
+  get routes(): { method: string; path: string }[] {
+    return this.ui.routes;
+  }
+
   static async start(
     master: RpcEndpointRef,
     host: string,
     port: number,
     maxRetries: number,
-    conf?: WickConf,
+    conf: WickConf,
   ): Promise<MasterWebUI> {
     let self: MasterWebUI | undefined;
-    const ui = new UiServer(() => ({
-      config: { mode: 'master', host: 'web' },
-      title: `Wick Master at ${self?.stateFeed?.state?.url ?? master.address}`,
-    }));
+    const secret = uiClusterSecret(conf);
+    const ui = new UiServer(
+      () => ({
+        config: { mode: 'master', host: 'web' },
+        title: `Wick Master at ${self?.stateFeed?.state?.url ?? master.address}`,
+      }),
+      secret === undefined
+        ? undefined
+        : { secret, loginCommand: () => `wick ui-url --master wick://${master.address}` },
+    );
     self = new MasterWebUI(ui, master);
-    const authenticate = conf?.get(RpcConf.authenticate) ?? false;
-    const killEnabled = conf?.get(MasterConf.uiKillEnabled) ?? false;
-    const capabilities = { killEnabled, killNeedsSecret: authenticate };
+    const killEnabled = conf.get(MasterConf.uiKillEnabled);
+    const capabilities = { killEnabled };
     // Page by page, as every client reads it: the same answer however big the cluster.
     const askState = () => masterState(master, 10_000);
 
@@ -113,16 +124,7 @@ export class MasterWebUI {
       () => self.logs,
       (workerId) => self.workerRef(workerId),
     );
-    mountKillApi(
-      ui,
-      {
-        enabled: killEnabled,
-        secret: authenticate
-          ? conf?.get(RpcConf.authenticateSecret) || process.env.WICK_AUTH_SECRET || ''
-          : undefined,
-      },
-      () => master,
-    );
+    mountKillApi(ui, { enabled: killEnabled }, () => master);
     await ui.mountDashboard();
     const bound = await ui.listen('MasterUI', host, port, maxRetries);
     log.info(`Bound MasterWebUI to ${host}, and started at http://${host}:${bound}`);

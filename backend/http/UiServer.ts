@@ -4,15 +4,26 @@ import { Hono } from 'hono';
 import type { DashboardConfig } from '../../webview/protocol.js';
 import { contentSecurityPolicy, dashboardHtml } from '../shared/dashboardPage.js';
 import { bindWithRetries } from '../util/bind.js';
+import { answerClientErrors, refuseBadUrls } from './badRequests.js';
 import { loadDashboardAssets, newNonce } from './dashboardAssets.js';
 import { closeAll, type SseChannel } from './sse.js';
+import { mountUiAuth } from './uiAuth.js';
+
+/** How a UI server checks its visitors: undefined when the cluster runs open. */
+export interface UiServerAuth {
+  secret: string;
+  /** The command that prints a login link for this UI (`wick ui-url …`). */
+  loginCommand: () => string;
+}
 
 /**
  * What the master's and the workers' web UIs share: a Hono app (routing, typed request and
  * response helpers, Server-Sent Events) on Node's http server, bound as Spark binds its UI ports
  * (wick.port.maxRetries), the dashboard page and its two files, and security headers on every
  * answer. Hono was chosen over hand-written routing for its small size, no dependencies and
- * web-standard Request/Response, which keep handlers short and testable.
+ * web-standard Request/Response, which keep handlers short and testable. In order, before any
+ * route of the host's: security headers on every answer, a 400 for a URL that does not decode,
+ * `/health` (for anyone), and, when the cluster authenticates, the login check (uiAuth.ts).
  */
 export class UiServer {
   readonly app = new Hono();
@@ -21,7 +32,10 @@ export class UiServer {
   private server: http.Server | undefined;
   port = 0;
 
-  constructor(private readonly page: () => { config: DashboardConfig; title: string }) {
+  constructor(
+    private readonly page: () => { config: DashboardConfig; title: string },
+    auth: UiServerAuth | undefined,
+  ) {
     this.app.use(async (c, next) => {
       await next();
       c.header('X-Content-Type-Options', 'nosniff');
@@ -30,6 +44,23 @@ export class UiServer {
       c.header('Cross-Origin-Resource-Policy', 'same-origin');
       if (!c.res.headers.has('cache-control')) c.header('Cache-Control', 'no-store');
     });
+    this.app.use(refuseBadUrls);
+    // Before the login check, which runs only for the routes registered after it.
+    this.app.get('/health', (c) => c.text('ok\n'));
+    if (auth) mountUiAuth(this.app, auth);
+  }
+
+  /** Every route and middleware the app has, as Hono lists them (the tests visit each). */
+  get routes(): { method: string; path: string }[] {
+    const seen = new Set<string>();
+    const out: { method: string; path: string }[] = [];
+    for (const r of this.app.routes) {
+      const key = `${r.method} ${r.path}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({ method: r.method, path: r.path });
+    }
+    return out;
   }
 
   /** Adds the page and its assets, after the host's own routes; then the 404 answer. */
@@ -82,7 +113,7 @@ export class UiServer {
       fetch: this.app.fetch,
       overrideGlobalObjects: false,
     }) as http.Server;
-    server.on('clientError', (_err, socket) => socket.destroy());
+    answerClientErrors(server);
     this.port = await bindWithRetries(server, name, host, port, maxRetries);
     this.server = server;
     return this.port;

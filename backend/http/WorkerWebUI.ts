@@ -1,16 +1,18 @@
 import { LogFollower } from '../client/LogFollower.js';
-import { readLogRange, resolveLogPath } from '../logs/logFiles.js';
+import type { WickConf } from '../conf/WickConf.js';
+import { readRange, withLogFile } from '../logs/logFiles.js';
 import { WEB_UI_ENDPOINT } from '../protocol/endpoints.js';
 import type { MessageOf } from '../protocol/registry.js';
 import { RequestWorkerState, type WorkerStateResponse } from '../protocol/worker.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
-import { RpcError } from '../rpc/index.js';
+import { RpcError, RpcErrorCode } from '../rpc/index.js';
 import { logFields } from '../shared/logSource.js';
 import { getLogger } from '../util/log.js';
 import { mountLogApi } from './logApi.js';
 import { parseLogRequest } from './logParams.js';
 import { sseResponse } from './sse.js';
 import { UiServer } from './UiServer.js';
+import { uiClusterSecret } from './uiAuth.js';
 
 const log = getLogger('WorkerWebUI');
 
@@ -24,14 +26,18 @@ export interface WorkerUiHost {
   readonly self: RpcEndpointRef;
   /** Calls `fn` after each change of the worker's state; returns a function that stops it. */
   onStateChange(fn: () => void): () => void;
+  /** The master it follows, for the login command its 401 answers name. */
+  readonly masterConnection: { readonly activeMasterUrl: string | undefined };
 }
 
 /**
  * A worker's web UI port (Spark's WorkerWebUI, :8081): the dashboard's worker page at /, Spark's
  * /json (the worker's state with Spark's field names) and /log (plain text with Spark's
  * `==== Bytes S-E of TOTAL of FILE ====` header), and the dashboard's API: the worker's state,
- * pushed again on each change, and its logs. Every log path goes through resolveLogPath, which
- * refuses anything outside the work dir.
+ * pushed again on each change, and its logs. Every log is opened by openLogFile, which refuses
+ * anything outside the work dir. With authentication on, all of it is behind a login (uiAuth.ts)
+ * but /health; the master's session cookie is accepted too (same secret, and a browser sends a
+ * host's cookies to each of its ports).
  */
 export class WorkerWebUI {
   private worker: WorkerUiHost | undefined;
@@ -43,16 +49,29 @@ export class WorkerWebUI {
     return this.ui.port;
   }
 
-  static async start(host: string, port: number, maxRetries: number): Promise<WorkerWebUI> {
+  get routes(): { method: string; path: string }[] {
+    return this.ui.routes;
+  }
+
+  static async start(
+    host: string,
+    port: number,
+    maxRetries: number,
+    conf: WickConf,
+  ): Promise<WorkerWebUI> {
     let self: WorkerWebUI | undefined;
-    const ui = new UiServer(() => ({
-      config: {
-        mode: 'worker',
-        host: 'web',
-        ...(self?.worker ? { workerId: self.worker.workerId } : {}),
-      },
-      title: `Wick Worker ${self?.worker?.workerId ?? ''}`.trim(),
-    }));
+    const secret = uiClusterSecret(conf);
+    const ui = new UiServer(
+      () => ({
+        config: {
+          mode: 'worker',
+          host: 'web',
+          ...(self?.worker ? { workerId: self.worker.workerId } : {}),
+        },
+        title: `Wick Worker ${self?.worker?.workerId ?? ''}`.trim(),
+      }),
+      secret === undefined ? undefined : { secret, loginCommand: () => loginCommand(self?.worker) },
+    );
     self = new WorkerWebUI(ui);
 
     ui.app.get('/json', async (c) => {
@@ -75,18 +94,25 @@ export class WorkerWebUI {
       const req = parseLogRequest((n) => c.req.query(n));
       if (typeof req === 'string') return c.text(`Error: ${req}\n`, 400);
       let path: string;
+      let r: Awaited<ReturnType<typeof readRange>>;
       try {
-        path = await resolveLogPath(w.workDir, logFields(req.source, req.stream));
+        ({ path, r } = await withLogFile(
+          w.workDir,
+          logFields(req.source, req.stream),
+          async (f) => ({
+            path: f.path,
+            r: await readRange(f.handle, req.offset, req.length),
+          }),
+        ));
       } catch (err) {
         const message = (err as Error).message;
-        const status = err instanceof RpcError && message.startsWith('No such log') ? 404 : 400;
+        if (!(err instanceof RpcError)) throw err;
+        const status = message.startsWith('No such log')
+          ? 404
+          : err.code === RpcErrorCode.InvalidParams
+            ? 400
+            : 500;
         return c.text(`Error: ${message}\n`, status);
-      }
-      let r: Awaited<ReturnType<typeof readLogRange>>;
-      try {
-        r = await readLogRange(path, req.offset, req.length);
-      } catch (err) {
-        return c.text(`Error: could not read the log: ${(err as Error).message}\n`, 404);
       }
       const header = `==== Bytes ${r.offset}-${r.offset + r.data.length} of ${r.totalSize} of ${path} ====\n`;
       return c.body(new Uint8Array(Buffer.concat([Buffer.from(header), r.data])), 200, {
@@ -141,6 +167,12 @@ export class WorkerWebUI {
     if (!w) return undefined;
     return w.self.ask(RequestWorkerState({}), { timeout: 10_000 });
   }
+}
+
+/** What prints a login link for a worker's own port: `wick ui-url`, from the master it follows. */
+function loginCommand(w: WorkerUiHost | undefined): string {
+  const master = w?.masterConnection.activeMasterUrl ?? '<the master URL>';
+  return `wick ui-url --master ${master} --worker ${w?.workerId ?? '<this worker’s id>'}`;
 }
 
 /** The worker's state with the field names of Spark's worker /json (JsonProtocol.writeWorkerState). */

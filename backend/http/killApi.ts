@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { Value } from '@sinclair/typebox/value';
 import type { Context } from 'hono';
 import { KillTarget } from '../../webview/protocol.js';
@@ -8,14 +7,10 @@ import type { UiServer } from './UiServer.js';
 
 /** The header the dashboard sets on its POSTs; a cross-site form or image cannot set it. */
 export const CSRF_HEADER = 'x-wick-request';
-/** The header that carries the secret when wick.authenticate is on. */
-export const SECRET_HEADER = 'x-wick-secret';
 
 export interface KillPolicy {
   /** wick.ui.killEnabled */
   enabled: boolean;
-  /** The shared secret when wick.authenticate is on; undefined when it is off. */
-  secret: string | undefined;
 }
 
 /**
@@ -23,9 +18,10 @@ export interface KillPolicy {
  * must never become an unauthenticated way to take it. In order: refused unless
  * wick.ui.killEnabled; only a same-origin request from the dashboard (custom header, which a
  * cross-site page cannot send without a CORS preflight that this server never grants, and the
- * Origin and Sec-Fetch-Site headers when the browser sends them); a JSON body; and, when
- * wick.authenticate is on, the secret in a header, compared in constant time. Any other method
- * is refused, so no link or image can kill.
+ * Origin and Sec-Fetch-Site headers when the browser sends them); and a JSON body. When the
+ * cluster authenticates, the request has passed the UI's login check already (uiAuth.ts: a
+ * session cookie, SameSite=Strict, or the secret as a Bearer token), so the dialog no longer asks
+ * for the secret. Any other method is refused, so no link or image can kill.
  */
 export function mountKillApi(
   ui: UiServer,
@@ -33,7 +29,7 @@ export function mountKillApi(
   master: () => RpcEndpointRef | undefined,
 ): void {
   ui.app.post('/api/kill', async (c) => {
-    const refuse = (status: 400 | 401 | 403 | 415 | 503, message: string) =>
+    const refuse = (status: 400 | 403 | 415 | 503, message: string) =>
       c.json({ success: false, message }, status);
     if (!policy.enabled)
       return refuse(403, 'Killing from the web UI is disabled (wick.ui.killEnabled=false)');
@@ -41,12 +37,6 @@ export function mountKillApi(
     if (crossSite) return refuse(403, crossSite);
     if (!(c.req.header('content-type') ?? '').toLowerCase().startsWith('application/json')) {
       return refuse(415, 'Expected a JSON body (Content-Type: application/json)');
-    }
-    if (policy.secret !== undefined && !sameSecret(c.req.header(SECRET_HEADER), policy.secret)) {
-      return refuse(
-        401,
-        'Authentication failed: a kill needs the secret (wick.authenticate is on)',
-      );
     }
     const target: unknown = await c.req.json().catch(() => undefined);
     if (!Value.Check(KillTarget, target)) {
@@ -100,12 +90,4 @@ function crossSiteProblem(c: Context): string | undefined {
     return 'Refused: a request from an opaque origin';
   }
   return undefined;
-}
-
-function sameSecret(given: string | undefined, secret: string): boolean {
-  if (given === undefined) return false;
-  // Hashing first makes the comparison constant-time whatever the lengths.
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(secret).digest();
-  return timingSafeEqual(a, b);
 }

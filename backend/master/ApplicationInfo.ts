@@ -1,7 +1,7 @@
 import { MAX_REMOVED_EXECUTORS } from '../protocol/bounds.js';
 import type { ApplicationDescription, ApplicationState } from '../protocol/common.js';
 import type { AppSummary } from '../protocol/state.js';
-import type { RpcEndpointRef } from '../rpc/index.js';
+import type { PeerConnection, RpcEndpointRef } from '../rpc/index.js';
 import { withDriverHostHint } from '../shared/executorFailure.js';
 import { ExecutorDesc } from './ExecutorDesc.js';
 import type { WorkerInfo } from './WorkerInfo.js';
@@ -13,6 +13,11 @@ export class ApplicationInfo {
   readonly removedExecutors: ExecutorDesc[] = [];
   coresGranted = 0;
   endTime: number | undefined;
+  /**
+   * Its driver's connection to this master (registration, or acknowledging a master change): the
+   * only one that may speak for it. Undefined for one recovered that has not acknowledged yet.
+   */
+  connection: PeerConnection | undefined;
   /** Failures in a row with no executor running (wick.deploy.maxExecutorRetries). */
   retryCount = 0;
   waitingReason: string | undefined;
@@ -26,6 +31,8 @@ export class ApplicationInfo {
     public driver: RpcEndpointRef,
     readonly startTime: number,
     readonly defaultCores: number,
+    /** The submission whose key registered it, if it was one (credentials.ts). */
+    readonly submission?: string,
   ) {}
 
   /** max cores, or wick.deploy.defaultCores when the app set none. */

@@ -95,12 +95,12 @@ export class Master extends RpcEndpoint implements LeaderElectable {
     this.broadcaster = new StateBroadcaster({
       maxBacklog: this.conf.get(MasterConf.subscriberMaxBacklog),
       links: {
-        backlog: (address) => this.rpcEnv.backlog(address).bytes,
+        backlog: (ref) => this.rpcEnv.backlog(ref).bytes,
         isClientOnly: (address) =>
           isClientAddress(address) &&
           !this.cluster.appByAddress(address) &&
           !this.cluster.workerByAddress(address),
-        disconnect: (address, reason) => this.rpcEnv.disconnect(address, reason),
+        disconnect: (ref, reason) => this.rpcEnv.disconnect(ref, reason),
       },
     });
     this.cluster = new ClusterState({

@@ -18,15 +18,15 @@ const log = getLogger('StateBroadcaster');
 
 /** What the broadcaster needs of the connections its subscribers are on. */
 export interface SubscriberLinks {
-  /** Bytes queued for `address` and not yet sent. */
-  backlog(address: string): number;
+  /** Bytes queued for the subscriber's connection and not yet sent. */
+  backlog(ref: RpcEndpointRef): number;
   /**
    * Whether `address` is only a client's: a client-mode env with no worker and no application
    * registered from it, whose connection may be closed without losing either.
    */
   isClientOnly(address: string): boolean;
-  /** Closes the connection to `address`, dropping what is queued for it. */
-  disconnect(address: string, reason: string): void;
+  /** Closes the subscriber's connection, dropping what is queued for it. */
+  disconnect(ref: RpcEndpointRef, reason: string): void;
 }
 
 export interface StateBroadcasterOptions {
@@ -190,7 +190,7 @@ export class StateBroadcaster {
     const options = this.options;
     if (!options) return;
     for (const [key, ref] of this.subscribers) {
-      const queued = options.links.backlog(ref.address);
+      const queued = options.links.backlog(ref);
       if (queued <= options.maxBacklog) continue;
       this.subscribers.delete(key);
       const mib = (n: number) =>
@@ -198,7 +198,7 @@ export class StateBroadcaster {
       const why = `${mib(queued)} of state pushes unread, more than wick.master.subscriber.maxBacklog (${mib(options.maxBacklog)})`;
       if (options.links.isClientOnly(ref.address)) {
         log.warn(`Disconnecting state subscriber ${ref}: ${why}`);
-        options.links.disconnect(ref.address, `State subscriber ${ref} fell behind: ${why}`);
+        options.links.disconnect(ref, `State subscriber ${ref} fell behind: ${why}`);
       } else {
         log.warn(`Dropping state subscriber ${ref} (its connection stays up): ${why}`);
         try {

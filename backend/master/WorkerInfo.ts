@@ -1,6 +1,6 @@
 import type { ExecutorDescription, WorkerState } from '../protocol/common.js';
 import type { WorkerSummary } from '../protocol/state.js';
-import type { RpcEndpointRef } from '../rpc/index.js';
+import type { PeerConnection, RpcEndpointRef } from '../rpc/index.js';
 import type { DriverInfo } from './DriverInfo.js';
 import type { ExecutorDesc } from './ExecutorDesc.js';
 
@@ -22,6 +22,12 @@ export class WorkerInfo {
     public endpoint: RpcEndpointRef,
     readonly webUiAddress: string,
     now: number,
+    /**
+     * The connection it registered on (or answered a master change on): the only one its
+     * messages count over, and the one the master's go out on. Undefined for a worker recovered
+     * from the persisted state that has not answered yet.
+     */
+    public connection?: PeerConnection,
   ) {
     this.lastHeartbeat = now;
   }

@@ -1,5 +1,7 @@
 import { MasterConf } from '../conf/master.js';
 import { MasterChanged } from '../protocol/deploy.js';
+import type { WireMessage } from '../protocol/registry.js';
+import { deriveKey } from '../rpc/credentials.js';
 import type { TimerHandle } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
 import { ApplicationInfo } from './ApplicationInfo.js';
@@ -48,11 +50,12 @@ export class Recovery {
         m.rpcEnv.endpointRef(a.driver),
         a.startTime,
         m.conf.get(MasterConf.defaultCores),
+        a.submission,
       );
       if (!addApplication(m, app)) continue;
       app.state = 'UNKNOWN';
       m.cluster.reserveAppId(a.id);
-      app.driver.send(masterChanged);
+      tellDriver(m, app, masterChanged);
     }
     for (const d of stored.drivers) {
       const driver = new DriverInfo(d.id, d.desc, d.submitDate);
@@ -149,4 +152,22 @@ export class Recovery {
       }
     }
   }
+}
+
+/**
+ * MasterChanged to a recovered application's driver, which lets in only connections that prove
+ * its application's key: the master derives it and dials with it.
+ */
+function tellDriver(m: Master, app: ApplicationInfo, message: WireMessage): void {
+  const secret = m.rpcEnv.clusterSecret;
+  if (secret === undefined) {
+    app.driver.send(message);
+    return;
+  }
+  const credential = { kind: 'app' as const, id: app.id, key: deriveKey(secret, 'app', app.id) };
+  m.rpcEnv.connectAs(app.driver.address, credential).then(
+    (c) => m.rpcEnv.refOver(c, app.driver.name).send(message),
+    (err: Error) =>
+      log.warn(`Cannot tell the driver of ${app.id} about the new master: ${err.message}`),
+  );
 }

@@ -8,8 +8,16 @@ import { ContentStore } from '../files/ContentStore.js';
 import { FileServer } from '../files/FileServer.js';
 import { FILE_SERVER_ENDPOINT, LOG_RELAY_ENDPOINT } from '../protocol/endpoints.js';
 import { wickProtocol } from '../protocol/index.js';
-import { RpcConf, type RpcEndpointRef, RpcEnv } from '../rpc/index.js';
+import { ensureClusterSecret, resolveClusterAuth } from '../rpc/clusterSecret.js';
+import {
+  clusterRpcAuth,
+  isClusterPeer,
+  RpcConf,
+  type RpcEndpointRef,
+  RpcEnv,
+} from '../rpc/index.js';
 import type { Clock } from '../util/clock.js';
+import { announceAuth } from './announceAuth.js';
 import type { LeaderElectionAgentFactory } from './leader/LeaderElectionAgent.js';
 import { zooKeeperLeaderAgent } from './leader/ZooKeeperLeaderElectionAgent.js';
 import { LogRelay } from './logRelay/LogRelay.js';
@@ -62,6 +70,8 @@ export async function startMaster(
   const host = conf.get(DaemonConf.masterHost);
   // A daemon has time at start-up: no peer's first message waits for its validator to compile.
   wickProtocol.precompile(() => true);
+  // Secure by default: a master without a secret makes one before it listens.
+  const found = ensureClusterSecret(resolveClusterAuth(conf));
   const persistence = await persistenceFor(conf);
   const env = await RpcEnv.create({
     protocol: wickProtocol,
@@ -70,10 +80,12 @@ export async function startMaster(
     port: conf.get(DaemonConf.masterPort),
     conf,
     clock,
+    auth: clusterRpcAuth(found.mode === 'secret' ? found.secret : undefined),
   }).catch(async (err) => {
     await persistence?.close();
     throw err;
   });
+  announceAuth(found, env.address, conf.get(MasterConf.recoveryMode) === 'ZOOKEEPER');
   let webUi: MasterWebUiServer;
   try {
     const ref = env.endpointRef({ address: env.address, name: Master.ENDPOINT_NAME });
@@ -102,7 +114,7 @@ export async function startMaster(
     filesDirFor(conf, env.rpcAddress?.port ?? 0),
     conf.get(MasterConf.uploadMaxSize),
   );
-  env.setupEndpoint(FILE_SERVER_ENDPOINT, new FileServer(files));
+  env.setupEndpoint(FILE_SERVER_ENDPOINT, new FileServer(files, isClusterPeer));
   const master = new Master({
     files,
     conf,

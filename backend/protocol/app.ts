@@ -53,8 +53,19 @@ const m2a = boundary('Master → Application', 'master', 'driver');
 export const RegisteredApplication = defineMessage(
   m2a,
   'RegisteredApplication',
-  'The application is registered under this id.',
-  { appId: AppId, master: EndpointRefData },
+  'The application is registered under this id, with the key its executors will prove themselves with to its driver (none when the cluster runs open).',
+  {
+    appId: AppId,
+    master: EndpointRefData,
+    appKey: Type.Optional(
+      Type.String({
+        pattern: '^[0-9a-f]{64}$',
+        maxLength: 64,
+        description:
+          'The app:<appId> key (docs/protocol.md, "Who may do what"): the driver accepts connections that prove it, which only its executors can.',
+      }),
+    ),
+  },
 );
 
 export const ExecutorAdded = defineMessage(

@@ -21,6 +21,11 @@ export const RpcErrorCode = {
   InvalidReply: -32007,
   /** A file server does not offer the file asked for (by its SHA-256). */
   FileNotOffered: -32020,
+  /**
+   * The sender may not send this message over this connection: its role (what its handshake
+   * proved) or its identity (e.g. a worker's message on another connection than that worker's).
+   */
+  NotPermitted: -32030,
   /** Local only: no reply came within the ask's timeout. */
   AskTimeout: -32010,
   /** Local only: the connection closed before the reply came. */

@@ -44,6 +44,19 @@ export const HelloParams = Type.Object(
         description: 'Client nonce (hex) when authenticating.',
       }),
     ),
+    credential: Type.Optional(
+      Type.Object(
+        {
+          kind: Type.Union([Type.Literal('submission'), Type.Literal('app')]),
+          id: Type.String({ pattern: '^[A-Za-z0-9._-]{1,200}$', maxLength: 200 }),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'With a nonce: the key the proofs use, when it is not the cluster secret — the key derived for this submission or application (docs/protocol.md, "Who may do what").',
+        },
+      ),
+    ),
   },
   { $id: 'HelloParams', title: 'wick.hello params', additionalProperties: false },
 );

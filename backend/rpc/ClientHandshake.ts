@@ -5,6 +5,7 @@ import { previewJSON } from '../protocol/registry.js';
 import { HelloResult } from '../protocol/rpc.js';
 import { getLogger } from '../util/log.js';
 import { clientProof, newNonce, proofsEqual, serverProof } from './auth.js';
+import { type Credential, serverPrincipal } from './credentials.js';
 import type { FramedStream } from './FramedStream.js';
 import {
   AUTH_METHOD,
@@ -42,9 +43,13 @@ class ClientHandshake<S> extends HandshakePhase<S> {
 
   constructor(stream: FramedStream, options: HandshakeOptions, open: OpenSession<S>) {
     super(stream, options, open);
-    this.nonce = options.secret === undefined ? undefined : newNonce();
+    const credential = options.credential;
+    this.nonce = credential === undefined ? undefined : newNonce();
     const params: Record<string, unknown> = { version: 1, from: options.address };
     if (this.nonce) params.nonce = this.nonce;
+    if (credential && credential.kind !== 'cluster') {
+      params.credential = { kind: credential.kind, id: credential.id };
+    }
     this.ask(HELLO_METHOD, params);
   }
 
@@ -67,7 +72,7 @@ class ClientHandshake<S> extends HandshakePhase<S> {
       return;
     }
     if (this.step === 'auth') {
-      this.open(this.server);
+      this.open(this.server, serverPrincipal(this.options.credential as Credential));
       return;
     }
     this.helloResult(response.result);
@@ -93,26 +98,26 @@ class ClientHandshake<S> extends HandshakePhase<S> {
       );
       return;
     }
-    const secret = this.options.secret;
+    const secret = this.options.credential?.key;
     if (secret === undefined || this.nonce === undefined) {
       if (result.challenge) {
         this.refused(
-          `Peer ${result.from} requires authentication: set wick.authenticate=true and the shared secret (wick.authenticate.secret or WICK_AUTH_SECRET)`,
+          `Peer ${result.from} requires authentication: give this process the cluster secret (WICK_AUTH_SECRET, wick.authenticate.secret or wick.authenticate.secret.file; the master printed how on its first start, and \`wick secret\` prints it where the master runs)`,
         );
         return;
       }
-      this.open(result.from);
+      this.open(result.from, { kind: 'open' });
       return;
     }
     if (!result.challenge || !result.proof) {
       this.refused(
-        `Peer ${result.from} does not authenticate, but wick.authenticate is on here; turn it on there too`,
+        `Peer ${result.from} does not authenticate (it runs open, wick.authenticate=false); set wick.authenticate=false here too to talk to it`,
       );
       return;
     }
     if (!proofsEqual(result.proof, serverProof(secret, this.nonce, result.challenge))) {
       this.refused(
-        `Peer ${result.from} failed authentication: its proof does not match our secret; check that both sides use the same wick.authenticate.secret`,
+        `Peer ${result.from} failed authentication: its proof does not match our key; check that both sides use the same cluster secret`,
       );
       return;
     }

@@ -4,6 +4,7 @@ import type { MessageCatalog } from '../protocol/registry.js';
 import type { Clock } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
 import { dialHandshake } from './ClientHandshake.js';
+import type { Credential, Principal } from './credentials.js';
 import type { Dispatcher } from './Dispatcher.js';
 import { FramedStream } from './FramedStream.js';
 import type { HandshakeOptions } from './Handshake.js';
@@ -71,8 +72,8 @@ export class Connections {
       return;
     }
     const stream = this.track(socket, `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`);
-    acceptHandshake(stream, this.options.handshake, (peer) =>
-      this.open(stream, peer, 'inbound'),
+    acceptHandshake(stream, this.options.handshake, (peer, principal) =>
+      this.open(stream, peer, principal, 'inbound'),
     ).catch(() => {
       // Refused (the handshake logged why), hung up or timed out: the stream is closed already.
     });
@@ -109,15 +110,28 @@ export class Connections {
     return stream;
   }
 
+  /**
+   * A connection of its own to `address` that proves `credential` rather than this env's: how a
+   * master reaches an application's driver, which lets in nothing but its application's key.
+   * No outbox uses it; refs bound to it (RpcEnv.refOver) do.
+   */
+  dialAs(address: string, credential: Credential): Promise<Session> {
+    return this.connect(address, { ...this.options.handshake, credential });
+  }
+
   /** Dials `address` and handshakes; the wick.rpc.connectTimeout covers both. */
-  private async connect(address: string): Promise<Session> {
+  private async connect(
+    address: string,
+    handshakeOptions: HandshakeOptions = this.options.handshake,
+  ): Promise<Session> {
     if (isClientAddress(address)) {
       throw new RpcError(
         RpcErrorCode.ConnectFailed,
         `No connection to client-mode RpcEnv ${address}: it can only be reached over a connection it opened, and it has none open now`,
       );
     }
-    const { clock, handshake } = this.options;
+    const { clock } = this.options;
+    const handshake = handshakeOptions;
     const deadline = clock.now() + handshake.timeoutMs;
     const target = RpcAddress.parse(address);
     const socket = net.connect({ host: target.host, port: target.port });
@@ -125,7 +139,9 @@ export class Connections {
     try {
       await connected(socket, stream, handshake.timeoutMs, clock);
       const left = { ...handshake, timeoutMs: Math.max(1, deadline - clock.now()) };
-      return await dialHandshake(stream, left, (peer) => this.open(stream, peer, 'outbound'));
+      return await dialHandshake(stream, left, (peer, principal) =>
+        this.open(stream, peer, principal, 'outbound'),
+      );
     } catch (err) {
       stream.close(err as Error);
       const e = err as Error & { code?: string };
@@ -142,8 +158,17 @@ export class Connections {
   }
 
   /** The handshake named the peer: its session starts, before the next frame is read. */
-  private open(stream: FramedStream, peer: string, direction: 'inbound' | 'outbound'): Session {
-    const session = new Session(stream, { peer, direction, clock: this.options.clock }, this.env);
+  private open(
+    stream: FramedStream,
+    peer: string,
+    principal: Principal,
+    direction: 'inbound' | 'outbound',
+  ): Session {
+    const session = new Session(
+      stream,
+      { peer, principal, direction, clock: this.options.clock },
+      this.env,
+    );
     stream.whenClosed((err) => this.closed(session, err));
     let open = this.byPeer.get(peer);
     if (!open) {
@@ -151,8 +176,11 @@ export class Connections {
       this.byPeer.set(peer, open);
     }
     open.add(session);
-    // An outbound session reaches its outbox when the connect resolves (see newOutbox).
-    if (direction === 'inbound') this.useSession(this.outbox(peer), session);
+    // An outbound session reaches its outbox when the connect resolves (see newOutbox). An inbound
+    // one only when the peer cannot be dialled (a client-mode env): otherwise anyone could announce
+    // another env's address in its wick.hello and receive what is sent to that address.
+    if (direction === 'inbound' && this.mayCarry(session))
+      this.useSession(this.outbox(peer), session);
     log.debug(`Connected to ${peer} (${direction}, ${session.remote})`);
     if (open.size === 1) this.options.events.postToAll({ kind: 'Connected', address: peer });
     return session;
@@ -164,7 +192,7 @@ export class Connections {
     open?.delete(session);
     const outbox = this.outboxes.get(peer);
     if (outbox && outbox.connection === undefined && !outbox.isConnecting) {
-      const other = open && [...open].find((s) => s.isUsable);
+      const other = open && [...open].find((s) => s.isUsable && this.mayCarry(s));
       if (other) outbox.attach(other);
       else this.outboxes.delete(peer);
     }
@@ -180,27 +208,17 @@ export class Connections {
   }
 
   /**
-   * Two listening envs that dial each other at the same moment end up with two connections. Both
-   * sides keep the one dialled by the env with the smaller address. Each side, once it sends on the
-   * preferred one, says so on the other (Session.stopSending); the dialler of the other closes it
-   * once the peer has said so and nothing is in flight on it. Until the preferred one is up, either
-   * serves.
+   * The session an outbox writes to: the one we dialled, or, for a client-mode peer (which cannot
+   * be dialled), the newest it opened. Two listening envs that dial each other keep both
+   * connections, one per direction, as Spark's do: each side sends over the one it dialled.
    */
   private useSession(outbox: Outbox, session: Session): void {
-    const peer = session.peer;
-    const ours = session.direction === 'outbound';
-    const address = this.env.address;
-    const preferred = this.env.isClientMode || isClientAddress(peer) || address < peer === ours;
-    if (preferred) {
-      const old = outbox.attach(session, true);
-      if (old?.direction === 'outbound') old.retire();
-      else old?.stopSending();
-      return;
-    }
-    outbox.attach(session);
-    if (outbox.connection === session) return;
-    if (ours) session.retire();
-    else session.stopSending();
+    outbox.attach(session, session.direction === 'inbound');
+  }
+
+  /** Whether what is sent to a session's peer address may go over it (see open()). */
+  private mayCarry(session: Session): boolean {
+    return session.direction === 'outbound' || isClientAddress(session.peer);
   }
 
   private newOutbox(address: string): Outbox {

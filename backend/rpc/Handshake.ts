@@ -10,6 +10,7 @@
 import type { JSONRPCRequest, JSONRPCResponse } from 'json-rpc-2.0';
 import { RpcError, RpcErrorCode } from '../protocol/errors.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
+import type { Credential, KeyRing, Principal } from './credentials.js';
 import type { FramedStream } from './FramedStream.js';
 import type { FrameTarget } from './FrameReader.js';
 import { classifyFrame } from './frames.js';
@@ -22,8 +23,10 @@ export const AUTH_METHOD = 'wick.auth';
 export interface HandshakeOptions {
   /** This env's address, announced to the peer. */
   readonly address: string;
-  /** The shared secret when wick.authenticate is on. */
-  readonly secret: string | undefined;
+  /** What this side proves itself with when it dials; undefined: nothing (open). */
+  readonly credential: Credential | undefined;
+  /** What this side accepts when dialled; undefined: anyone, unproven (open). */
+  readonly keys: KeyRing | undefined;
   readonly clock: Clock;
   /** How long the peer has to finish (wick.rpc.connectTimeout). */
   readonly timeoutMs: number;
@@ -33,7 +36,7 @@ export interface HandshakeOptions {
  * Opens the session with `peer` once the handshake is done. It must take over the stream's reader
  * before it returns: the next frame may already be in the chunk being read.
  */
-export type OpenSession<S> = (peer: string) => S;
+export type OpenSession<S> = (peer: string, principal: Principal) => S;
 
 /**
  * What both sides share: the timeout, the frames that are not part of the handshake, and how the
@@ -109,11 +112,11 @@ export abstract class HandshakePhase<S> implements FrameTarget {
   }
 
   /** Ends the phase with the session open; from here on the session has the stream. */
-  protected open(peer: string): void {
+  protected open(peer: string, principal: Principal): void {
     if (!this.settle()) return;
     let session: S;
     try {
-      session = this.openSession(peer);
+      session = this.openSession(peer, principal);
     } catch (err) {
       this.reject(err as Error);
       this.stream.close(err as Error);

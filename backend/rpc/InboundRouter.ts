@@ -1,12 +1,19 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { JSONRPCRequest, JSONRPCResponse } from 'json-rpc-2.0';
 import { RpcErrorCode } from '../protocol/errors.js';
-import { type MessageCatalog, validateMessage, type WireMessage } from '../protocol/registry.js';
+import {
+  type AnyMessageDef,
+  type MessageCatalog,
+  validateMessage,
+  type WireMessage,
+} from '../protocol/registry.js';
 import { Envelope } from '../protocol/rpc.js';
+import { principalText } from './credentials.js';
 import type { Dispatcher } from './Dispatcher.js';
 import { AUTH_METHOD, HELLO_METHOD, handshakeAfterOpen } from './Handshake.js';
 import { clip } from './peerText.js';
 import { RemoteCallContext } from './RemoteCallContext.js';
+import { logRefusal, mayPlay, refuse } from './refusals.js';
 import { errorResponse } from './responses.js';
 import type { Session } from './Session.js';
 
@@ -66,17 +73,21 @@ export class InboundRouter {
       return errorResponse(id, RpcErrorCode.InvalidParams, `Invalid params: ${problem}`);
     }
     const params = req.params as { to: string; message: WireMessage };
-    const sender = conn.peer;
+    const def = this.protocol.get(req.method) as AnyMessageDef;
+    if (!mayPlay(conn.principal, def.from, def.to)) {
+      const refusal = refuse(
+        req.method,
+        `it is sent by ${def.from.join(' or ')}, and this connection proved ${principalText(conn.principal)}`,
+      );
+      logRefusal(req.method, conn.sender, refusal);
+      return id === undefined ? null : errorResponse(id, refusal.code, refusal.message);
+    }
     if (id === undefined) {
       this.dispatcher.postOneWay(params.to, params.message, conn.sender);
       return null;
     }
     return new Promise((resolve) => {
-      this.dispatcher.postRpc(
-        params.to,
-        params.message,
-        new RemoteCallContext(sender, id, resolve),
-      );
+      this.dispatcher.postRpc(params.to, params.message, new RemoteCallContext(conn, id, resolve));
     });
   }
 

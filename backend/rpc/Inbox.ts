@@ -8,6 +8,7 @@ import {
   type RpcSenderContext,
   unsupported,
 } from './RpcEndpoint.js';
+import { logRefusal, Refused, refuse } from './refusals.js';
 
 export type InboxMessage =
   | { kind: 'OnStart' }
@@ -171,13 +172,15 @@ export class Inbox {
       if (!handler) throw unsupported(message, sender);
       const refused = misrouted(handler, false, sender, ep);
       if (refused) throw refused;
+      const problem = ep.senderProblem(handler.def, message, sender);
+      if (problem !== undefined) throw refuse(message.type, problem);
       result = handler.fn(message, sender as RpcCallContext);
     } catch (err) {
-      this.reportError(err);
+      this.reportFailure(message, sender, err);
       return undefined;
     }
     return isThenable(result)
-      ? Promise.resolve(result).then(noop, (err) => this.reportError(err))
+      ? Promise.resolve(result).then(noop, (err) => this.reportFailure(message, sender, err))
       : undefined;
   }
 
@@ -190,24 +193,32 @@ export class Inbox {
       if (!handler) throw unsupported(message, ctx);
       const refused = misrouted(handler, true, ctx, ep);
       if (refused) throw refused;
+      const problem = ep.senderProblem(handler.def, message, ctx);
+      if (problem !== undefined) throw refuse(message.type, problem);
       result = handler.fn(message, ctx);
     } catch (err) {
-      this.failRpc(ctx, err);
+      this.failRpc(message, ctx, err);
       return undefined;
     }
     if (isThenable(result)) {
       return Promise.resolve(result).then(
         (v) => answerRpc(ctx, v),
-        (err) => this.failRpc(ctx, err),
+        (err) => this.failRpc(message, ctx, err),
       );
     }
     answerRpc(ctx, result);
     return undefined;
   }
 
-  private failRpc(ctx: RpcCallContext, err: unknown): void {
+  private failRpc(message: WireMessage, ctx: RpcCallContext, err: unknown): void {
     ctx.sendFailure(err);
-    this.reportError(err);
+    this.reportFailure(message, ctx, err);
+  }
+
+  /** A refusal is logged once per connection (refusals.ts); anything else reaches onError. */
+  private reportFailure(message: WireMessage, sender: RpcSenderContext, err: unknown): void {
+    if (err instanceof Refused) logRefusal(message.type, sender, err);
+    else this.reportError(err);
   }
 
   /**

@@ -103,3 +103,27 @@ export class Outbox {
     for (const item of items) item.fail(err);
   }
 }
+
+/**
+ * The outbox of a ref bound to one connection: it writes there, or fails once that connection is
+ * closed — it never dials, so nothing meant for that peer reaches whoever listens at its address.
+ */
+export class BoundOutbox {
+  constructor(private readonly session: Session) {}
+
+  get connection(): Session | undefined {
+    return this.session.isOpen ? this.session : undefined;
+  }
+
+  send(item: OutboxItem): void {
+    if (!this.session.isOpen) {
+      item.fail(this.session.stream.closedError());
+      return;
+    }
+    try {
+      item.run(this.session);
+    } catch (err) {
+      item.fail(err as Error);
+    }
+  }
+}

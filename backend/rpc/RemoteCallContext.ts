@@ -1,18 +1,22 @@
 import type { JSONRPCID, JSONRPCResponse } from 'json-rpc-2.0';
 import { RpcError } from '../protocol/errors.js';
 import type { WireMessage } from '../protocol/registry.js';
-import type { RpcCallContext } from './RpcEndpoint.js';
+import type { PeerConnection, RpcCallContext } from './RpcEndpoint.js';
 import { errorResponse } from './responses.js';
 
 /** How an endpoint answers an ask that came over a connection: once, under the ask's id. */
 export class RemoteCallContext implements RpcCallContext {
   private replied = false;
 
+  readonly senderAddress: string;
+
   constructor(
-    readonly senderAddress: string,
+    readonly connection: PeerConnection,
     private readonly id: JSONRPCID,
     private readonly done: (response: JSONRPCResponse) => void,
-  ) {}
+  ) {
+    this.senderAddress = connection.peer;
+  }
 
   reply(response: WireMessage): void {
     if (this.replied) return;

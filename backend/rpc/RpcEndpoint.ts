@@ -1,13 +1,31 @@
 import { RpcError, RpcErrorCode } from '../protocol/errors.js';
 import type { AnyMessageDef, DefReply, MessageOf, WireMessage } from '../protocol/registry.js';
 import { getLogger } from '../util/log.js';
+import type { Principal } from './credentials.js';
 import type { RpcEndpointRef } from './RpcEndpointRef.js';
 import type { RpcEnv } from './RpcEnv.js';
+
+/**
+ * A connection to a peer, as a handler sees it: what the handshake proved, and the identity to
+ * compare against. Two messages came from the same peer exactly when they came over the same
+ * connection; an address (`senderAddress`, the envelope's `from`) is only what the peer claims.
+ */
+export interface PeerConnection {
+  /** The address the peer announced in its wick.hello. */
+  readonly peer: string;
+  /** What it proved: the key it holds (or `open`, when this side authenticates nobody). */
+  readonly principal: Principal;
+  /** `outbound`: we dialled the peer's address, so it is whoever listens there. */
+  readonly direction: 'inbound' | 'outbound';
+  readonly isOpen: boolean;
+}
 
 /** Where a one-way message came from. */
 export interface RpcSenderContext {
   /** The sender's RpcEnv: `host:port`, or `client-<id>` for a client-mode env. */
   readonly senderAddress: string;
+  /** The connection it came over; undefined when it came from this env itself. */
+  readonly connection?: PeerConnection;
 }
 
 /** Where an ask came from, and how to answer it (Spark's RpcCallContext). */
@@ -92,6 +110,20 @@ export abstract class RpcEndpoint {
   /** The definitions this endpoint handles (a test checks them against its boundaries). */
   handledMessages(): AnyMessageDef[] {
     return [...this.handlers.values()].map((h) => h.def);
+  }
+
+  /**
+   * Why this endpoint does not take `message` from `sender`, or undefined when it does: the
+   * endpoint's own rule of who may send what (a worker takes launches only from its master's
+   * connection, say), checked before every handler. A refusal answers NotPermitted and is logged
+   * once per connection (refusals.ts).
+   */
+  senderProblem(
+    _def: AnyMessageDef,
+    _message: WireMessage,
+    _sender: RpcSenderContext,
+  ): string | undefined {
+    return undefined;
   }
 
   onStart(): void | Promise<void> {}

@@ -1,6 +1,7 @@
 import { RpcError, RpcErrorCode } from '../protocol/errors.js';
 import type { MessageCatalog, ReplyOf, WireMessage } from '../protocol/registry.js';
 import { endpointURI } from './RpcAddress.js';
+import type { PeerConnection } from './RpcEndpoint.js';
 
 /** What a ref needs from the env it sends through. */
 export interface RefTransport {
@@ -18,7 +19,10 @@ export interface AskOptions {
 
 /**
  * A handle on an endpoint, local or remote. Sending through it never blocks; a remote peer is
- * connected on first use.
+ * connected on first use — unless the ref is bound to one connection (`via`, from
+ * RpcEnv.refOver): then it sends over that connection alone, and fails once it is closed rather
+ * than dialling whoever listens at the address. That is how a master talks to the worker that
+ * registered on a connection, and a driver to the executor that did.
  */
 export class RpcEndpointRef {
   constructor(
@@ -26,6 +30,7 @@ export class RpcEndpointRef {
     readonly address: string,
     readonly name: string,
     private readonly transport: RefTransport,
+    readonly via?: PeerConnection,
   ) {}
 
   /** One-way: a JSON-RPC notification. Failures are logged and reported to onNetworkError. */

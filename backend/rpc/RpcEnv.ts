@@ -11,10 +11,12 @@ import { CheckExistence } from '../protocol/rpc.js';
 import { bindWithRetries } from '../util/bind.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
-import { authSecret } from './authSecret.js';
 import { Connections, type ConnectionsHost } from './Connections.js';
+import { resolveClusterAuth } from './clusterSecret.js';
+import { type Credential, clusterKeyRing, type KeyRing } from './credentials.js';
 import { Dispatcher } from './Dispatcher.js';
 import { InboundRouter } from './InboundRouter.js';
+import { BoundOutbox, type Outbox } from './Outbox.js';
 import { RemoteAsk } from './RemoteAsk.js';
 import {
   CLIENT_PREFIX,
@@ -23,7 +25,7 @@ import {
   parseEndpointURI,
   RpcAddress,
 } from './RpcAddress.js';
-import type { RpcCallContext, RpcEndpoint } from './RpcEndpoint.js';
+import type { PeerConnection, RpcCallContext, RpcEndpoint } from './RpcEndpoint.js';
 import { type AskOptions, RpcEndpointRef } from './RpcEndpointRef.js';
 import { RpcEndpointVerifier } from './RpcEndpointVerifier.js';
 import { replyProblem } from './replyProblem.js';
@@ -54,6 +56,31 @@ export interface RpcEnvOptions {
   unref?: boolean;
   conf?: WickConf;
   clock?: Clock;
+  /**
+   * How this env authenticates (credentials.ts). Default: as a holder of the cluster secret, found
+   * the one way every daemon and tool finds it (clusterSecret.ts), or open when none is found.
+   * Drivers and executors pass their own key instead.
+   */
+  auth?: RpcAuth;
+}
+
+/** What an env proves when it dials, and what it accepts when dialled (undefined: open). */
+export interface RpcAuth {
+  readonly credential: Credential | undefined;
+  readonly keys: KeyRing | undefined;
+  /** The cluster secret itself, for a holder of it (master, worker, operator's tools). */
+  readonly clusterSecret?: string;
+}
+
+/** The auth of a holder of the cluster secret, or open without one. */
+export function clusterRpcAuth(secret: string | undefined): RpcAuth {
+  return secret === undefined
+    ? { credential: undefined, keys: undefined }
+    : {
+        credential: { kind: 'cluster', key: secret },
+        keys: clusterKeyRing(secret),
+        clusterSecret: secret,
+      };
 }
 
 /**
@@ -68,7 +95,7 @@ export class RpcEnv implements ConnectionsHost {
   readonly clock: Clock;
   readonly maxMessageSize: number;
   readonly handshakeTimeoutMs: number;
-  readonly secret: string | undefined;
+  readonly auth: RpcAuth;
   /** What peers may send here. */
   readonly protocol: MessageCatalog;
   /** What is wrong with a reply, if anything: one function for every ask, not one per ask. */
@@ -92,14 +119,15 @@ export class RpcEnv implements ConnectionsHost {
     this.askTimeoutMs = conf.get(RpcConf.askTimeout);
     this.maxMessageSize = conf.get(RpcConf.maxMessageSize);
     this.handshakeTimeoutMs = conf.get(RpcConf.connectTimeout);
-    this.secret = authSecret(conf);
+    this.auth = options.auth ?? clusterAuthFromConf(conf);
     this.protocol = new MessageCatalog(rpcMessages, options.protocol);
     this.dispatcher = new Dispatcher(() => this.address);
     this.router = new InboundRouter(this.protocol, this.dispatcher);
     this.connections = new Connections(this, {
       handshake: {
         address,
-        secret: this.secret,
+        credential: this.auth.credential,
+        keys: this.auth.keys,
         clock: this.clock,
         timeoutMs: this.handshakeTimeoutMs,
       },
@@ -156,6 +184,29 @@ export class RpcEnv implements ConnectionsHost {
     return env;
   }
 
+  /** The cluster secret, when this env holds it; undefined for an app's process or when open. */
+  get clusterSecret(): string | undefined {
+    return this.auth.clusterSecret;
+  }
+
+  /** Whether this env authenticates its peers (not open). */
+  get authenticates(): boolean {
+    return this.auth.keys !== undefined || this.auth.credential !== undefined;
+  }
+
+  /** A connection to `address` proving `credential` instead of this env's (Connections.dialAs). */
+  connectAs(address: string, credential: Credential): Promise<PeerConnection> {
+    return this.connections.dialAs(address, credential);
+  }
+
+  /**
+   * A ref to the endpoint `name` of the peer at the other end of `connection`, which sends over
+   * that connection alone (RpcEndpointRef.via).
+   */
+  refOver(connection: PeerConnection, name: string): RpcEndpointRef {
+    return new RpcEndpointRef(connection.peer, name, this, connection);
+  }
+
   get isClientMode(): boolean {
     return isClientAddress(this.address);
   }
@@ -186,19 +237,19 @@ export class RpcEnv implements ConnectionsHost {
    * Bytes queued for `address` but not yet sent, and a promise for when they are: lets a producer
    * (a log follower) keep pace with a slow peer instead of buffering without bound.
    */
-  backlog(address: string): { bytes: number; drained: () => Promise<void> } {
-    const conn = this.connections.sessionTo(address);
+  backlog(to: string | RpcEndpointRef): { bytes: number; drained: () => Promise<void> } {
+    const conn = typeof to === 'string' ? this.connections.sessionTo(to) : this.sessionOf(to);
     if (!conn) return { bytes: 0, drained: () => Promise.resolve() };
     return { bytes: conn.writableLength, drained: () => conn.drained() };
   }
 
   /**
-   * Closes the connection to `address` now, dropping what is queued for it: for a peer that stopped
-   * reading while its queue grew. Its endpoints hear of it as of a hang-up (onDisconnected).
-   * False if there was none.
+   * Closes the connection to `to` (an address, or the connection a ref is bound to) now, dropping
+   * what is queued for it: for a peer that stopped reading while its queue grew. Its endpoints
+   * hear of it as of a hang-up (onDisconnected). False if there was none.
    */
-  disconnect(address: string, reason: string): boolean {
-    const conn = this.connections.sessionTo(address);
+  disconnect(to: string | RpcEndpointRef, reason: string): boolean {
+    const conn = typeof to === 'string' ? this.connections.sessionTo(to) : this.sessionOf(to);
     if (!conn) return false;
     conn.close(new RpcError(RpcErrorCode.ConnectionClosed, reason));
     return true;
@@ -246,19 +297,29 @@ export class RpcEnv implements ConnectionsHost {
 
   send(ref: RpcEndpointRef, message: WireMessage): void {
     if (this.stopping) throw new RpcError(RpcErrorCode.RpcEnvStopped, 'RpcEnv stopped');
-    if (ref.address === this.address) {
+    if (ref.address === this.address && !ref.via) {
       this.dispatcher.postOneWay(ref.name, message, { senderAddress: this.address });
       return;
     }
     const params = { to: ref.name, from: this.address, message };
-    this.connections.outbox(ref.address).send({
+    this.outboxOf(ref).send({
       run: (conn) => conn.notify(message.type, params),
       fail: (err) => log.warn(`Failed to send ${message.type} to ${ref}`, err),
     });
   }
 
   flush(ref: RpcEndpointRef): void {
-    this.connections.sessionTo(ref.address)?.flushWrites();
+    this.sessionOf(ref)?.flushWrites();
+  }
+
+  /** Where a ref's messages go: its connection's, or its address's outbox. */
+  private outboxOf(ref: RpcEndpointRef): Pick<Outbox, 'send' | 'connection'> {
+    return ref.via ? new BoundOutbox(ref.via as Session) : this.connections.outbox(ref.address);
+  }
+
+  private sessionOf(ref: RpcEndpointRef): Session | undefined {
+    if (ref.via) return ref.via.isOpen ? (ref.via as Session) : undefined;
+    return this.connections.sessionTo(ref.address);
   }
 
   /**
@@ -270,13 +331,13 @@ export class RpcEnv implements ConnectionsHost {
   sendWithBytes(ref: RpcEndpointRef, message: WireMessage, field: string, bytes: Buffer): void {
     if (this.stopping) throw new RpcError(RpcErrorCode.RpcEnvStopped, 'RpcEnv stopped');
     const base64 = bytes.toString('base64');
-    if (ref.address === this.address) {
+    if (ref.address === this.address && !ref.via) {
       const local = { ...message, [field]: base64 };
       this.dispatcher.postOneWay(ref.name, local, { senderAddress: this.address });
       return;
     }
     const params = { to: ref.name, from: this.address, message };
-    this.connections.outbox(ref.address).send({
+    this.outboxOf(ref).send({
       run: (conn) => conn.notifyWithBase64(message.type, params, field, base64),
       fail: (err) => log.warn(`Failed to send ${message.type} to ${ref}`, err),
     });
@@ -291,7 +352,9 @@ export class RpcEnv implements ConnectionsHost {
       return Promise.reject(new RpcError(RpcErrorCode.RpcEnvStopped, 'RpcEnv stopped'));
     }
     const timeoutMessage = `Ask ${message.type} to ${ref} timed out after ${timeoutMs} ms; this timeout is set by wick.rpc.askTimeout`;
-    if (ref.address === this.address) return this.askLocal(ref, message, timeoutMs, timeoutMessage);
+    if (ref.address === this.address && !ref.via) {
+      return this.askLocal(ref, message, timeoutMs, timeoutMessage);
+    }
     return new Promise<WireMessage>((resolve, reject) => {
       const params = { to: ref.name, from: this.address, message };
       const ask = new RemoteAsk(
@@ -304,8 +367,8 @@ export class RpcEnv implements ConnectionsHost {
         resolve,
         reject,
       );
-      const outbox = this.connections.outbox(ref.address);
-      if (!outbox.connection) {
+      const outbox = this.outboxOf(ref);
+      if (!outbox.connection && !ref.via) {
         ask.queued = this.clock.setTimeout(
           () => ask.fail(new RpcError(RpcErrorCode.AskTimeout, timeoutMessage)),
           timeoutMs,
@@ -378,4 +441,13 @@ export class RpcEnv implements ConnectionsHost {
   ): JSONRPCResponse | null | Promise<JSONRPCResponse | null> {
     return this.router.handle(req, conn);
   }
+}
+
+/**
+ * The auth of a daemon or tool that was given none: the cluster secret, found the one way
+ * (clusterSecret.ts), or open. A master makes its secret before it gets here (startMaster).
+ */
+function clusterAuthFromConf(conf: WickConf): RpcAuth {
+  const found = resolveClusterAuth(conf);
+  return clusterRpcAuth(found.mode === 'secret' ? found.secret : undefined);
 }

@@ -4,6 +4,7 @@ import { RpcError, RpcErrorCode } from '../protocol/errors.js';
 import { AuthParams, HelloParams } from '../protocol/rpc.js';
 import { getLogger } from '../util/log.js';
 import { clientProof, newNonce, proofsEqual, serverProof } from './auth.js';
+import { keyText, type Principal, principalText } from './credentials.js';
 import type { FramedStream } from './FramedStream.js';
 import {
   AUTH_METHOD,
@@ -17,6 +18,7 @@ import { errorResponse, successResponse } from './responses.js';
 const log = getLogger('Connection');
 const checkHelloParams = TypeCompiler.Compile(HelloParams);
 const checkAuthParams = TypeCompiler.Compile(AuthParams);
+const OPEN: Principal = { kind: 'open' };
 
 /**
  * The accepting side of the handshake (docs/protocol.md, "The handshake"): answers `wick.hello`,
@@ -35,6 +37,8 @@ class ServerHandshake<S> extends HandshakePhase<S> {
   /** What is expected next: a wick.hello, or (after one with a nonce) the wick.auth. */
   private expecting: 'hello' | 'auth' = 'hello';
   private claimedPeer = '';
+  private claimed: Principal = { kind: 'cluster' };
+  private key: string | undefined;
   private clientNonce = '';
   private challenge = '';
 
@@ -71,30 +75,44 @@ class ServerHandshake<S> extends HandshakePhase<S> {
       return;
     }
     const params = request.params;
-    const secret = this.options.secret;
+    const keys = this.options.keys;
     const who = `${params.from} (${this.stream.remote})`;
-    if (secret === undefined) {
+    if (keys === undefined) {
       if (params.nonce) {
         this.refuse(
           id,
-          `Refused ${who}: it asked to authenticate, but wick.authenticate is off here`,
-          'This RpcEnv does not have wick.authenticate on; turn it on here or off at the peer',
+          `Refused ${who}: it asked to authenticate, but this side runs open (wick.authenticate=false)`,
+          'This RpcEnv runs open (wick.authenticate=false): connect without a secret, or give it the cluster secret',
         );
         return;
       }
       this.write(successResponse(id, { version: 1, from: this.options.address }));
-      this.open(params.from);
+      this.open(params.from, OPEN);
       return;
     }
     if (!params.nonce) {
       this.refuse(
         id,
-        `Refused ${who}: it did not authenticate, and wick.authenticate is on here`,
-        'Authentication required: set wick.authenticate=true and the shared secret (wick.authenticate.secret or WICK_AUTH_SECRET)',
+        `Refused ${who}: it did not authenticate, and authentication is on here`,
+        'Authentication required: give this process the cluster secret (WICK_AUTH_SECRET, wick.authenticate.secret or wick.authenticate.secret.file; a master prints how on first start)',
+      );
+      return;
+    }
+    const claimed: Principal = params.credential
+      ? { kind: params.credential.kind, id: params.credential.id }
+      : { kind: 'cluster' };
+    const key = keys.keyFor(claimed.kind, params.credential?.id);
+    if (key === undefined) {
+      this.refuse(
+        id,
+        `Refused ${who}: it presents a ${principalText(claimed)} key, which this side does not accept`,
+        `This RpcEnv does not accept ${principalText(claimed)} keys`,
       );
       return;
     }
     this.claimedPeer = params.from;
+    this.claimed = claimed;
+    this.key = key;
     this.clientNonce = params.nonce;
     this.challenge = newNonce();
     this.expecting = 'auth';
@@ -103,14 +121,14 @@ class ServerHandshake<S> extends HandshakePhase<S> {
         version: 1,
         from: this.options.address,
         challenge: this.challenge,
-        proof: serverProof(secret, params.nonce, this.challenge),
+        proof: serverProof(key, params.nonce, this.challenge),
       }),
     );
   }
 
   private auth(request: JSONRPCRequest, id: JSONRPCID): void {
-    const secret = this.options.secret;
-    if (this.expecting !== 'auth' || secret === undefined) {
+    const key = this.key;
+    if (this.expecting !== 'auth' || key === undefined) {
       this.write(
         errorResponse(
           id,
@@ -122,17 +140,17 @@ class ServerHandshake<S> extends HandshakePhase<S> {
     }
     if (
       !checkAuthParams.Check(request.params) ||
-      !proofsEqual(request.params.proof, clientProof(secret, this.clientNonce, this.challenge))
+      !proofsEqual(request.params.proof, clientProof(key, this.clientNonce, this.challenge))
     ) {
       this.refuse(
         id,
-        `Refused ${this.claimedPeer} (${this.stream.remote}): authentication failed, its proof does not match our secret`,
-        'Authentication failed: check that both sides use the same wick.authenticate.secret',
+        `Refused ${this.claimedPeer} (${this.stream.remote}): authentication failed, its proof does not match our ${keyText(this.claimed)}`,
+        'Authentication failed: check that both sides use the same cluster secret',
       );
       return;
     }
     this.write(successResponse(id, { ok: true }));
-    this.open(this.claimedPeer);
+    this.open(this.claimedPeer, this.claimed);
   }
 
   /** Says why, then hangs up once the reply has gone out. */
@@ -146,7 +164,7 @@ class ServerHandshake<S> extends HandshakePhase<S> {
     if (this.expecting !== 'auth') return;
     // A client that rejects our proof hangs up without wick.auth; say why on this side too.
     log.warn(
-      `Refused ${this.claimedPeer} (${this.stream.remote}): it hung up during authentication; its wick.authenticate.secret probably differs from ours`,
+      `Refused ${this.claimedPeer} (${this.stream.remote}): it hung up during authentication; its ${keyText(this.claimed)} probably differs from ours`,
     );
   }
 }

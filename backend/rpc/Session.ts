@@ -2,17 +2,18 @@ import type { JSONRPCID, JSONRPCRequest, JSONRPCResponse } from 'json-rpc-2.0';
 import { RpcError, RpcErrorCode } from '../protocol/errors.js';
 import type { Clock } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
+import type { Principal } from './credentials.js';
 import type { FramedStream } from './FramedStream.js';
 import type { FrameTarget } from './FrameReader.js';
 import { classifyFrame } from './frames.js';
-import type { RpcSenderContext } from './RpcEndpoint.js';
+import type { PeerConnection, RpcSenderContext } from './RpcEndpoint.js';
 import { errorResponse, responseError } from './responses.js';
 
 const log = getLogger('Connection');
 
 /**
- * The notification a side sends on a duplicate connection it no longer uses (JSON-RPC reserves
- * names starting with "rpc." for such internal methods; it reaches no endpoint).
+ * What older Wick sent on a duplicate connection it no longer used (JSON-RPC reserves names
+ * starting with "rpc." for such internal methods): it reaches no endpoint, and is ignored.
  */
 export const RETIRE_METHOD = 'rpc.retire';
 
@@ -41,6 +42,8 @@ export interface SessionHost {
 export interface SessionOptions {
   /** The peer's env address, from the handshake. */
   readonly peer: string;
+  /** What the handshake proved. */
+  readonly principal: Principal;
   /** Who dialled: we did (outbound) or the peer did (inbound). */
   readonly direction: 'inbound' | 'outbound';
   readonly clock: Clock;
@@ -49,14 +52,15 @@ export interface SessionOptions {
 /**
  * JSON-RPC 2.0 over an open connection, in both directions (vscode-jsonrpc's connection): our
  * requests and their responses matched by id, with timeouts; notifications; the peer's requests
- * served through the host; duplicates retired (RETIRE_METHOD). It never throws at its peer's
+ * served through the host. It never throws at its peer's
  * input: whatever arrives gets a JSON-RPC error or a log line, and the session carries on.
  *
  * Every heartbeat and task status passes here, so the common paths allocate little: no promise
  * for a notification or a reply known at once, and no closure per ask.
  */
-export class Session implements FrameTarget {
+export class Session implements FrameTarget, PeerConnection {
   readonly peer: string;
+  readonly principal: Principal;
   readonly direction: 'inbound' | 'outbound';
   /** The sender of what arrives here: one object, not one per message. */
   readonly sender: RpcSenderContext;
@@ -65,13 +69,6 @@ export class Session implements FrameTarget {
   /** Our requests waiting for their response, by id (what json-rpc-2.0's client kept). */
   private readonly waiting = new Map<JSONRPCID, (response: JSONRPCResponse) => void>();
   private readonly inflight = new Set<JSONRPCID>();
-  /** Requests from the peer not answered yet. */
-  private serving = 0;
-  private retiring = false;
-  /** We told the peer we send nothing more here (RETIRE_METHOD). */
-  private sentRetire = false;
-  /** The peer told us it sends nothing more here. */
-  private peerRetired = false;
 
   constructor(
     readonly stream: FramedStream,
@@ -79,9 +76,10 @@ export class Session implements FrameTarget {
     private readonly host: SessionHost,
   ) {
     this.peer = options.peer;
+    this.principal = options.principal;
     this.direction = options.direction;
     this.clock = options.clock;
-    this.sender = { senderAddress: options.peer };
+    this.sender = { senderAddress: options.peer, connection: this };
     stream.peerName = options.peer;
     stream.reader.listen(this);
     stream.whenClosed(() => this.onClosed());
@@ -100,9 +98,9 @@ export class Session implements FrameTarget {
     return this.closed;
   }
 
-  /** Open, and neither side has given it up as a duplicate: what an outbox may send on. */
+  /** What an outbox may send on. */
   get isUsable(): boolean {
-    return !this.closed && !this.retiring && !this.sentRetire;
+    return !this.closed;
   }
 
   /** Bytes written but not yet sent: how far behind the peer is. */
@@ -147,7 +145,6 @@ export class Session implements FrameTarget {
     return reply.then((res) => {
       timer.cancel();
       this.inflight.delete(id);
-      this.closeIfRetired();
       if (res.error) throw responseError(res.error);
       return res.result;
     });
@@ -177,28 +174,6 @@ export class Session implements FrameTarget {
         `${method} of ${bytes} bytes exceeds wick.rpc.message.maxSize (${this.stream.maxMessageSize} bytes)`,
       );
     }
-  }
-
-  /**
-   * Closes this session, a duplicate we dialled to a peer that also dialled us at the same moment
-   * (RpcEnv keeps the other), once the peer has said it sends nothing more on it (stopSending on
-   * its side) and nothing is in flight on it either way. Closing sooner could lose what the peer
-   * wrote meanwhile: a request or notification crossing our close.
-   */
-  retire(): void {
-    this.retiring = true;
-    this.stopSending();
-    this.closeIfRetired();
-  }
-
-  /**
-   * Tells the peer that we send nothing more on this connection (a duplicate; our outbox uses the
-   * other one), so that the peer, which dialled it, may close it.
-   */
-  stopSending(): void {
-    if (this.sentRetire || this.closed) return;
-    this.sentRetire = true;
-    this.write({ jsonrpc: '2.0', method: RETIRE_METHOD, params: {} });
   }
 
   /** Closes now; `graceful` lets what was written drain first (see FramedStream.close). */
@@ -250,18 +225,6 @@ export class Session implements FrameTarget {
     );
   }
 
-  private closeIfRetired(): void {
-    if (
-      this.retiring &&
-      this.peerRetired &&
-      this.inflight.size === 0 &&
-      this.serving === 0 &&
-      !this.closed
-    ) {
-      this.stream.end();
-    }
-  }
-
   private onClosed(): void {
     this.closed = true;
     // Asks still waiting here fail now rather than at their timeout.
@@ -311,11 +274,7 @@ export class Session implements FrameTarget {
   }
 
   private serve(request: JSONRPCRequest): void {
-    if (request.method === RETIRE_METHOD && request.id === undefined) {
-      this.peerRetired = true;
-      this.closeIfRetired();
-      return;
-    }
+    if (request.method === RETIRE_METHOD && request.id === undefined) return;
     let response: JSONRPCResponse | null | Promise<JSONRPCResponse | null>;
     try {
       response = this.host.handleRequest(request, this);
@@ -328,16 +287,10 @@ export class Session implements FrameTarget {
       this.answer(request, response);
       return;
     }
-    this.serving++;
-    response
-      .then(
-        (res) => this.answer(request, res),
-        (err: unknown) => this.answer(request, this.handlerFailed(request, err)),
-      )
-      .finally(() => {
-        this.serving--;
-        this.closeIfRetired();
-      });
+    response.then(
+      (res) => this.answer(request, res),
+      (err: unknown) => this.answer(request, this.handlerFailed(request, err)),
+    );
   }
 
   private answer(request: JSONRPCRequest, response: JSONRPCResponse | null): void {

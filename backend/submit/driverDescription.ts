@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import type { DriverDescription } from '../protocol/common.js';
 import type { FileRef } from '../protocol/files.js';
+import { withoutSecrets } from '../rpc/clusterSecret.js';
 import type { BundledApp } from './bundle.js';
 
 /**
@@ -38,7 +39,7 @@ export function driverDescription(o: {
       ],
       env: {
         WICK_MASTER: o.masterUrl,
-        WICK_SUBMIT_CONF: JSON.stringify(o.conf),
+        WICK_SUBMIT_CONF: JSON.stringify(withoutSecrets(o.conf)),
         ...(o.name ? { WICK_APP_NAME: o.name } : {}),
       },
     },

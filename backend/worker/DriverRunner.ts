@@ -123,7 +123,7 @@ export class DriverRunner {
       this.process = launch({
         argv,
         cwd: this.dir,
-        env: this.env,
+        env: { ...this.env, ...this.host.credentialEnv?.('submission', this.driverId) },
         header: `Launch Command: ${formatCommand(argv)}`,
         append: true,
       });

@@ -19,6 +19,11 @@ export interface RunnerHost {
   readonly killTimeoutMs: number;
   /** A process already started that becomes this launch, if the host has one that fits. */
   takeStandby?(spec: LaunchSpec): Launched | undefined;
+  /**
+   * WICK_APP_CREDENTIAL for a process of application `id` (or of the submission `id`, a driver
+   * before it registers): its key, derived from the cluster secret; nothing when running open.
+   */
+  credentialEnv?(kind: 'app' | 'submission', id: string): Record<string, string>;
   /** Fetches files from the master this worker follows (a cluster-mode driver's application). */
   fetchFromMaster?: MasterFetch;
 }
@@ -87,6 +92,7 @@ export class ExecutorRunner {
         cwd: this.dir,
         env: {
           ...this.appDesc.command.env,
+          ...this.host.credentialEnv?.('app', this.appId),
           WICK_EXECUTOR_DIRS: this.appLocalDirs.join(delimiter),
           WICK_LOG_URL_STDOUT: logUrl('stdout'),
           WICK_LOG_URL_STDERR: logUrl('stderr'),

@@ -76,6 +76,11 @@ export class MasterConnection {
     return this.masterUrl;
   }
 
+  /** host:port of the master this worker follows, as its RpcEnv announces itself. */
+  get activeMasterAddress(): string | undefined {
+    return this.master?.address;
+  }
+
   get activeMasterWebUiUrl(): string | undefined {
     return this.masterWebUiUrl;
   }

@@ -11,12 +11,14 @@ import {
   WORKER_SYSTEM,
 } from '../protocol/endpoints.js';
 import type { ShippedFile } from '../protocol/files.js';
-import type { WireMessage } from '../protocol/registry.js';
-import { RpcAddress, RpcEndpoint } from '../rpc/index.js';
+import type { AnyMessageDef, WireMessage } from '../protocol/registry.js';
+import { APP_CREDENTIAL_ENV, deriveKey, formatCredential } from '../rpc/credentials.js';
+import { RpcAddress, RpcEndpoint, type RpcSenderContext } from '../rpc/index.js';
 import { type Clock, systemClock, type TimerHandle } from '../util/clock.js';
 import { distFile } from '../util/paths.js';
 import { AppDirectories } from './AppDirectories.js';
 import type { RunnerHost } from './ExecutorRunner.js';
+import { masterMessageProblem } from './fromMaster.js';
 import { launchHandlers } from './handlers/launch.js';
 import { logHandlers } from './handlers/logs.js';
 import { masterHandlers } from './handlers/master.js';
@@ -84,8 +86,12 @@ export class Worker extends RpcEndpoint implements RunnerHost {
   private prestartTimer: TimerHandle | undefined;
   private readonly stateListeners = new Set<() => void>();
 
+  /** Its configured masters, host:port: the only ones a MasterChanged may name. */
+  private readonly masterAddresses: readonly string[];
+
   constructor(options: WorkerOptions) {
     super();
+    this.masterAddresses = options.masterAddresses;
     this.conf = options.conf;
     this.clock = options.clock ?? systemClock;
     this.workDir = options.workDir;
@@ -153,6 +159,25 @@ export class Worker extends RpcEndpoint implements RunnerHost {
     this.on(WorkDirCleanup, () => {
       void this.workDirCleaner.run();
     });
+  }
+
+  /** Whatever the master sends is checked against the connection it came over (fromMaster.ts). */
+  override senderProblem(
+    def: AnyMessageDef,
+    message: WireMessage,
+    sender: RpcSenderContext,
+  ): string | undefined {
+    if (!def.from.includes('master')) return undefined;
+    return masterMessageProblem(def, message, sender, this.masterConnection, this.masterAddresses);
+  }
+
+  /** RunnerHost.credentialEnv: the key of one application (or submission), never the secret. */
+  credentialEnv(kind: 'app' | 'submission', id: string): Record<string, string> {
+    const secret = this.rpcEnv.clusterSecret;
+    if (secret === undefined) return {};
+    return {
+      [APP_CREDENTIAL_ENV]: formatCredential({ kind, id, key: deriveKey(secret, kind, id) }),
+    };
   }
 
   get cores(): number {

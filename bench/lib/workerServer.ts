@@ -27,7 +27,7 @@ const conf = new WickConf({
   'wick.local.dir': join(dir, 'local'),
 });
 const running = await startWorker(conf, [masterAddress], {
-  webUi: WorkerWebUI.start,
+  webUi: (host, port, maxRetries) => WorkerWebUI.start(host, port, maxRetries, conf),
   exit: (code, reason) => {
     console.error(`worker exiting (${code}): ${reason}`);
     void running.stop().finally(() => process.exit(code));

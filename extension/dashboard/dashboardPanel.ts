@@ -87,7 +87,7 @@ export class DashboardPanel implements vscode.Disposable {
       snapshot: {
         state: this.session.state,
         utilization: [...this.session.utilization.samples],
-        capabilities: { killEnabled: true, killNeedsSecret: false },
+        capabilities: { killEnabled: true },
       },
     });
   }

@@ -25,6 +25,7 @@ import {
 } from '../helpers/cli.js';
 import { HeldPorts } from '../helpers/net.js';
 import { assertSparkMasterJson } from '../helpers/sparkJson.js';
+import { openLoginLink } from '../helpers/webUi.js';
 import { skipWithoutZooKeeper, startZooKeeper } from '../helpers/zookeeper.js';
 
 before(assertBuilt);
@@ -343,6 +344,34 @@ test('local-cluster --masters 2 --zookeeper: one master ALIVE, one STANDBY, both
   assert.match(s.stdout, /\(ALIVE\)/);
   assert.match(s.stdout, /Workers: 2 alive of 2/);
 
+  c.lc.child.kill('SIGTERM');
+  assert.equal((await c.lc.exited).code, 0, c.lc.stderr());
+  await waitUntilGone(c.processes.map((p) => p.pid));
+  assertNoneLeft(c);
+});
+
+test('with authentication on, local-cluster prints a login link for its web UI', {
+  timeout: 60_000,
+}, async (t) => {
+  const secret = 'local-cluster-test-secret-1';
+  const c = await startCluster(t, ['--conf', `wick.authenticate.secret=${secret}`], 1);
+  // The line comes on stderr right after the URL on stdout.
+  const ready = await new Promise<string>((resolve, reject) => {
+    const look = () => {
+      const m =
+        /web UI (http:\/\/\S+\/login\?token=\S+) \(a login link, valid once for 5 minutes/.exec(
+          c.lc.stderr(),
+        );
+      if (m) resolve(m[1] as string);
+    };
+    c.lc.child.stderr?.on('data', look);
+    c.lc.child.once('exit', () => reject(new Error(`local-cluster exited:\n${c.lc.stderr()}`)));
+    look();
+  });
+  const cookie = await openLoginLink(ready);
+  const json = await fetch(new URL('/json', ready), { headers: { cookie } });
+  assert.equal(json.status, 200);
+  assert.equal(((await json.json()) as { url: string }).url, c.url);
   c.lc.child.kill('SIGTERM');
   assert.equal((await c.lc.exited).code, 0, c.lc.stderr());
   await waitUntilGone(c.processes.map((p) => p.pid));

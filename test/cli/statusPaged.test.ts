@@ -11,7 +11,7 @@ import { MAX_STATE_PAGE_ENTRIES } from '../../backend/protocol/bounds.js';
 import { RpcErrorCode } from '../../backend/rpc/index.js';
 import { assertBuilt, runWick } from '../helpers/cli.js';
 import { startMaster } from '../helpers/cluster.js';
-import { registerFakeWorkers } from '../helpers/fakeWorkers.js';
+import { OPEN, openCliEnv, registerFakeWorkers } from '../helpers/fakeWorkers.js';
 import { checkNothingLeftRunning } from '../helpers/leaks.js';
 import { RawClient } from '../helpers/peer.js';
 
@@ -23,8 +23,9 @@ const WORKERS = 5_000;
 test('wick status lists 5,000 workers whose state is more than a frame, page by page', {
   timeout: 240_000,
 }, async (t) => {
+  const cli = openCliEnv(t);
   const master = await startMaster(t, {
-    conf: { 'wick.rpc.message.maxSize': '8m', 'wick.worker.timeout': '1h' },
+    conf: { ...OPEN, 'wick.rpc.message.maxSize': '8m', 'wick.worker.timeout': '1h' },
   });
   const started = performance.now();
   const workers = await registerFakeWorkers(t, master.address, WORKERS);
@@ -49,7 +50,9 @@ test('wick status lists 5,000 workers whose state is more than a frame, page by 
 
   for (const json of [false, true]) {
     const t0 = performance.now();
-    const r = await runWick(['status', '--master', master.url, ...(json ? ['--json'] : [])]);
+    const r = await runWick(['status', '--master', master.url, ...(json ? ['--json'] : [])], {
+      env: cli,
+    });
     const ms = Math.round(performance.now() - t0);
     assert.equal(r.code, 0, r.stderr);
     t.diagnostic(`wick status${json ? ' --json' : ''}: ${ms} ms, ${r.stdout.length} bytes out`);

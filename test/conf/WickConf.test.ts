@@ -28,7 +28,7 @@ test('an unset key reads as its default', () => {
   assert.equal(c.get(RpcConf.askTimeout), 120_000);
   assert.equal(c.get(RpcConf.maxMessageSize), 128 * 1024 * 1024);
   assert.equal(c.get(RpcConf.portMaxRetries), 16);
-  assert.equal(c.get(RpcConf.authenticate), false);
+  assert.equal(c.get(RpcConf.authenticate), true);
   assert.equal(c.get(RpcConf.authenticateSecret), '');
 });
 

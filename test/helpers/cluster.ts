@@ -266,6 +266,8 @@ export interface WorkerProcess extends Daemon {
   address: string;
   workerId: string;
   workDir: string;
+  /** http://host:port of the worker's web UI. */
+  webUiUrl: string;
 }
 
 /** Starts `wick worker <masterUrl>` on loopback; it is stopped when the test ends. */
@@ -301,15 +303,17 @@ export async function startWorker(
     ...confArgs({ 'wick.local.dir': join(workDir, 'local'), ...opts.conf }),
     ...(opts.args ?? []),
   ];
-  const { daemon, ready } = await spawnDaemon<{ address: string; workerId: string }>(
-    t,
-    opts.label ?? 'worker',
-    args,
-    opts.env,
-    cleanup,
-    opts.launch,
-  );
-  return Object.assign(daemon, { address: ready.address, workerId: ready.workerId, workDir });
+  const { daemon, ready } = await spawnDaemon<{
+    address: string;
+    workerId: string;
+    webUiUrl: string;
+  }>(t, opts.label ?? 'worker', args, opts.env, cleanup, opts.launch);
+  return Object.assign(daemon, {
+    address: ready.address,
+    workerId: ready.workerId,
+    workDir,
+    webUiUrl: ready.webUiUrl,
+  });
 }
 
 export interface WickResult {

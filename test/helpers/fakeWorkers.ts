@@ -1,8 +1,28 @@
 /**
+ * A master's settings for these tests: it runs open (an explicit choice, loudly logged), since the
+ * raw sockets here say wick.hello without a secret. The bounds are checked before any handler,
+ * for a peer that authenticated as much as for one that need not.
+ */
+export const OPEN = { 'wick.authenticate': 'false' } as const;
+
+/**
+ * The environment of a CLI that talks to an open master: no cluster secret to find (the run's
+ * default secret file, written by other tests' masters, would have it try to authenticate).
+ */
+export function openCliEnv(t: TestContext): NodeJS.ProcessEnv {
+  const dir = mkdtempSync(join(tmpdir(), 'wick-test-open-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return { XDG_CONFIG_HOME: dir };
+}
+
+/**
  * Workers that are nothing but a socket: each a RawClient that says wick.hello and sends one
  * RegisterWorker, its fields as long as the protocol allows — what a peer out to fill a master
  * would send. They read (and drop) whatever the master sends them, and close with the test.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { MAX_HOST_LENGTH, MAX_ID_LENGTH, MAX_URL_LENGTH } from '../../backend/protocol/bounds.js';
 import { RawClient } from './peer.js';

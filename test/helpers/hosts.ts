@@ -13,6 +13,7 @@
  * the same if the test process itself is killed before its `after` hooks run.
  */
 import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import type { TestContext } from 'node:test';
 import { promisify } from 'node:util';
 import { repoRoot, wickBin } from './cli.js';
@@ -118,6 +119,11 @@ export interface Hosts {
   readonly subnet: string;
   /** Every namespace of this harness, for a test that checks they are gone. */
   readonly namespaces: readonly string[];
+  /**
+   * The cluster secret every Wick process on these hosts is started with (WICK_AUTH_SECRET), as an
+   * operator hands the master's join line to each machine: no host shares another's files.
+   */
+  readonly secret: string;
   /** Removes everything now (also done when the test ends); idempotent. */
   cleanup(): Promise<void>;
 }
@@ -127,6 +133,7 @@ export interface Hosts {
  * Names are short lowercase words ('master', 'w1', 'user').
  */
 export async function startHosts(t: TestContext, names: readonly string[]): Promise<Hosts> {
+  const secret = randomBytes(24).toString('base64url');
   const why = hostsUnavailable();
   if (why) throw new Error(why);
   for (const n of names) {
@@ -169,12 +176,13 @@ export async function startHosts(t: TestContext, names: readonly string[]): Prom
     await ip('-n', ns, 'addr', 'add', `${address}/24`, 'dev', 'e0');
     await ip('-n', ns, 'link', 'set', 'e0', 'up');
     await ip('-n', ns, 'link', 'set', 'lo', 'up');
-    hosts[name] = makeHost(t, name, ns, address, children, (state) =>
+    hosts[name] = makeHost(t, name, ns, address, children, secret, (state) =>
       ip('-n', hub, 'link', 'set', veth, state),
     );
   }
   return {
     hosts,
+    secret,
     host(name) {
       const h = hosts[name];
       if (!h) throw new Error(`no host "${name}"; hosts: ${Object.keys(hosts).join(', ')}`);
@@ -192,10 +200,11 @@ function makeHost(
   netns: string,
   address: string,
   children: Set<ChildProcess>,
+  secret: string,
   link: (state: 'up' | 'down') => Promise<unknown>,
 ): Host {
   const launch: Launch = (file, args, options) => {
-    const env = { ...options.env };
+    const env: NodeJS.ProcessEnv = { WICK_AUTH_SECRET: secret, ...options.env };
     // A folder of the test runner's /tmp, which does not exist on a host (its /tmp is its own).
     delete env.WICK_SUBMITTED_DIR;
     const child = spawn(

@@ -17,11 +17,12 @@ export class SseClient {
 
   private constructor(readonly response: Response) {}
 
-  static async open(url: string): Promise<SseClient> {
+  /** `headers`: e.g. a login cookie for a web UI that authenticates. */
+  static async open(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
     const controller = new AbortController();
     const res = await fetch(url, {
       signal: controller.signal,
-      headers: { accept: 'text/event-stream' },
+      headers: { accept: 'text/event-stream', ...headers },
     });
     const client = new SseClient(res);
     Object.assign(client, { controller });

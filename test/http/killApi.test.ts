@@ -1,13 +1,18 @@
 /**
  * Kills from the web UI must never be an unauthenticated or cross-site way in: refused when
- * wick.ui.killEnabled is off, without the secret when wick.authenticate is on, by any method but
- * POST, without the dashboard's header, from another origin or site, and without a JSON body.
+ * wick.ui.killEnabled is off, without a login when the cluster authenticates (however that was
+ * turned on), by any method but POST, without the dashboard's header, from another origin or
+ * site, and without a JSON body.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { startMaster } from '../helpers/cluster.js';
 import { checkNothingLeftRunning } from '../helpers/leaks.js';
 import { appDescription, appIn, connectClient, MockApp } from '../helpers/masterMocks.js';
+import { logIn, submitStdinApp } from '../helpers/webUi.js';
 
 checkNothingLeftRunning();
 
@@ -102,39 +107,95 @@ test('with wick.ui.killEnabled=false the web UI kills nothing', { timeout: 60_00
   const reader = events.body?.getReader();
   const first = new TextDecoder().decode((await reader?.read())?.value);
   await reader?.cancel();
-  assert.match(first, /"capabilities":\{"killEnabled":false,"killNeedsSecret":false\}/);
+  assert.match(first, /"capabilities":\{"killEnabled":false\}/);
   const r = await kill(master.webUiUrl, { kind: 'app', id: 'app-20261130000000-0000' });
   assert.equal(r.status, 403);
   assert.match(r.json.message ?? '', /wick\.ui\.killEnabled=false/);
 });
 
-test('with wick.authenticate on, a kill needs the secret', { timeout: 60_000 }, async (t) => {
-  const secret = 'correct horse battery staple';
-  const master = await startMaster(t, {
-    conf: { 'wick.authenticate': true, 'wick.authenticate.secret': secret },
-  });
-  const target = { kind: 'app', id: 'app-20261130000000-0000' };
-  for (const [what, headers] of [
-    ['no secret', DASHBOARD],
-    ['a wrong secret', { ...DASHBOARD, 'x-wick-secret': 'guess' }],
-    ['a prefix of it', { ...DASHBOARD, 'x-wick-secret': secret.slice(0, 7) }],
-    ['an empty one', { ...DASHBOARD, 'x-wick-secret': '' }],
-  ] as const) {
-    const r = await kill(master.webUiUrl, target, headers);
-    assert.equal(r.status, 401, what);
-    assert.match(r.json.message ?? '', /secret/, what);
+/** The two ways (three spellings) of turning authentication on, each with how `wick submit` is given it. */
+function authModes(dir: string): {
+  how: string;
+  master: { env?: NodeJS.ProcessEnv; conf?: Record<string, string> };
+  submit: { env?: NodeJS.ProcessEnv; args?: string[] };
+}[] {
+  const file = join(dir, 'cluster-secret');
+  writeFileSync(file, `${SECRET}\n`, { mode: 0o600 });
+  return [
+    {
+      how: 'WICK_AUTH_SECRET alone',
+      master: { env: { WICK_AUTH_SECRET: SECRET } },
+      submit: { env: { WICK_AUTH_SECRET: SECRET } },
+    },
+    {
+      how: '--conf wick.authenticate.secret',
+      master: { conf: { 'wick.authenticate.secret': SECRET } },
+      submit: { args: ['--conf', `wick.authenticate.secret=${SECRET}`] },
+    },
+    {
+      how: 'a secret file',
+      master: { conf: { 'wick.authenticate.secret.file': file } },
+      submit: { args: ['--conf', `wick.authenticate.secret.file=${file}`] },
+    },
+  ];
+}
+
+const SECRET = 'correct horse battery staple';
+
+test('with authentication on, however it is turned on, a kill needs a login: nothing is killed without one', {
+  timeout: 180_000,
+}, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'wick-kill-auth-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  for (const mode of authModes(dir)) {
+    await t.test(mode.how, async (t) => {
+      const master = await startMaster(t, mode.master);
+      const app = await submitStdinApp(t, master.url, `Kill auth ${mode.how}`, mode.submit);
+      const asScript = { authorization: `Bearer ${SECRET}` };
+      const appState = async () => {
+        const json = (await (
+          await fetch(`${master.webUiUrl}/json`, { headers: asScript })
+        ).json()) as {
+          activeapps: { id: string; state: string }[];
+          completedapps: { id: string; state: string }[];
+        };
+        return [...json.activeapps, ...json.completedapps];
+      };
+      const [registered] = await appState();
+      assert.ok(registered, 'the application registered');
+      const target = { kind: 'app', id: registered.id };
+      for (const [what, headers] of [
+        ['no credentials', DASHBOARD],
+        ['the secret in the old kill header', { ...DASHBOARD, 'x-wick-secret': SECRET }],
+        ['a wrong secret', { ...DASHBOARD, authorization: 'Bearer guess' }],
+        ['a prefix of it', { ...DASHBOARD, authorization: `Bearer ${SECRET.slice(0, 7)}` }],
+      ] as const) {
+        const r = await kill(master.webUiUrl, target, headers);
+        assert.equal(r.status, 401, `${mode.how}, ${what}: ${JSON.stringify(r.json)}`);
+        assert.match(r.json.message ?? '', /wick ui-url --master/, what);
+      }
+      assert.deepEqual(
+        (await appState()).map((a) => a.state),
+        ['WAITING'],
+        `${mode.how}: a refused kill killed`,
+      );
+      // A login does not open the other doors: another origin, or a GET, is still refused.
+      const cookie = await logIn(master.webUiUrl, SECRET);
+      const crossSite = await kill(master.webUiUrl, target, {
+        ...DASHBOARD,
+        cookie,
+        origin: 'http://evil.example',
+      });
+      assert.equal(crossSite.status, 403);
+      assert.equal((await kill(master.webUiUrl, target, { cookie }, 'GET')).status, 405);
+      // Logged in, from the dashboard: killed.
+      const ok = await kill(master.webUiUrl, target, { ...DASHBOARD, cookie });
+      assert.deepEqual([ok.status, ok.json.success], [200, true], JSON.stringify(ok.json));
+      assert.deepEqual(
+        (await appState()).map((a) => [a.id, a.state]),
+        [[registered.id, 'KILLED']],
+      );
+      app.child.kill('SIGKILL');
+    });
   }
-  // The secret does not open the other doors.
-  const crossSite = await kill(master.webUiUrl, target, {
-    ...DASHBOARD,
-    'x-wick-secret': secret,
-    origin: 'http://evil.example',
-  });
-  assert.equal(crossSite.status, 403);
-  const get = await kill(master.webUiUrl, target, { 'x-wick-secret': secret }, 'GET');
-  assert.equal(get.status, 405);
-  // With it, the master is asked (and says it knows no such application).
-  const ok = await kill(master.webUiUrl, target, { ...DASHBOARD, 'x-wick-secret': secret });
-  assert.equal(ok.status, 200, JSON.stringify(ok.json));
-  assert.equal(ok.json.success, false);
 });

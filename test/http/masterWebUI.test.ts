@@ -180,7 +180,7 @@ test('GET /api/events pushes a snapshot, then each change as the master pushes i
   const snapshot = JSON.parse((await events.nextOf('snapshot')).data);
   assert.equal(snapshot.state.url, master.url);
   assert.deepEqual(snapshot.state.workers, []);
-  assert.deepEqual(snapshot.capabilities, { killEnabled: true, killNeedsSecret: false });
+  assert.deepEqual(snapshot.capabilities, { killEnabled: true });
   assert.equal(snapshot.utilization.length, 1);
 
   const worker = await MockWorker.start(t, master.url, { cores: 2, memory: 512 });

@@ -1,8 +1,9 @@
 /**
- * resolveLogPath() and readLogRange(): which file a log request may read (nothing outside the work
- * dir, whatever the ids or links say) and which bytes of it.
+ * openLogFile() and readRange(): which file a log request may read (nothing outside the work dir,
+ * whatever the ids or links say, and no link as the file itself) and which bytes of it.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +12,8 @@ import {
   DEFAULT_LOG_BYTES,
   type LogSource,
   readLogRange,
-  resolveLogPath,
+  readRange,
+  withLogFile,
 } from '../../backend/logs/logFiles.js';
 import { RpcError, RpcErrorCode } from '../../backend/protocol/errors.js';
 
@@ -62,6 +64,10 @@ function refused(pattern: RegExp) {
     return true;
   };
 }
+
+/** The real path of the file opened for `src` (and closed again). */
+const resolveLogPath = (workDir: string, src: LogSource) =>
+  withLogFile(workDir, src, async (log) => log.path);
 
 const exec = (appId: string, execId: number, stream = 'stdout'): LogSource =>
   ({ appId, execId, stream }) as LogSource;
@@ -159,13 +165,12 @@ test('a log is named by appId + execId or by driverId: not both, not neither, no
   }
 });
 
-test('links that point outside the work dir are refused', async (t) => {
+test('directory links that point outside the work dir are refused', async (t) => {
   const { work } = layout(t);
   const outsideSources: LogSource[] = [
     exec('app-link', 0),
     exec('app-evil', 0),
     exec(APP, 1),
-    exec(APP, 2),
     { driverId: 'driver-link', stream: 'stdout' },
   ];
   for (const src of outsideSources) {
@@ -173,6 +178,35 @@ test('links that point outside the work dir are refused', async (t) => {
       resolveLogPath(work, src),
       refused(/^Refusing to read .*: it resolves outside the work dir$/),
       JSON.stringify(src),
+    );
+  }
+});
+
+test('a log file that is itself a link is never followed, wherever it points', async (t) => {
+  const { work } = layout(t);
+  // Out of the work dir, and to a real log inside it: both refused, without reading either.
+  symlinkSync(join(work, APP, '0', 'stdout'), join(work, APP, '2', 'stderr'));
+  for (const stream of ['stdout', 'stderr'] as const) {
+    await assert.rejects(
+      resolveLogPath(work, exec(APP, 2, stream)),
+      refused(
+        /^Refusing to read .*\/2\/std(out|err): it is a link \(log files are opened without following links\)$/,
+      ),
+      stream,
+    );
+  }
+});
+
+test("a FIFO or a directory in a log file's place is refused at once, not waited on", async (t) => {
+  const { work } = layout(t);
+  mkdirSync(join(work, APP, '3'));
+  execFileSync('mkfifo', [join(work, APP, '3', 'stdout')]);
+  mkdirSync(join(work, APP, '3', 'stderr'));
+  for (const stream of ['stdout', 'stderr'] as const) {
+    await assert.rejects(
+      resolveLogPath(work, exec(APP, 3, stream)),
+      refused(/^Refusing to read .*\/3\/std(out|err): it is not a file$/),
+      stream,
     );
   }
 });
@@ -189,7 +223,7 @@ test('a log that does not exist is InvalidParams too, naming it', async (t) => {
   );
 });
 
-test('readLogRange: the last 100 KiB by default; offset and length; clamped to the file', async (t) => {
+test('readLogRange and readRange: the last 100 KiB by default; offset and length; clamped to the file', async (t) => {
   const { work } = layout(t);
   const path = join(work, APP, '0', 'big');
   const content = Buffer.alloc(300 * 1024);
@@ -220,4 +254,7 @@ test('readLogRange: the last 100 KiB by default; offset and length; clamped to t
 
   const small = await readLogRange(join(work, APP, '0', 'stdout'), undefined);
   assert.deepEqual([small.offset, small.data.toString(), small.totalSize], [0, 'executor out', 12]);
+  // The same bytes from the file as openLogFile opens it.
+  const opened = await withLogFile(work, exec(APP, 0), (log) => readRange(log.handle, 5, 3));
+  assert.deepEqual([opened.offset, opened.data.toString(), opened.totalSize], [5, 'tor', 12]);
 });

@@ -30,9 +30,9 @@ function setup(maxBacklog = 1000) {
   const broadcaster = new StateBroadcaster({
     maxBacklog,
     links: {
-      backlog: (address) => backlog.get(address) ?? 0,
+      backlog: (ref) => backlog.get(ref.address) ?? 0,
       isClientOnly: (address) => address.startsWith('client-'),
-      disconnect: (address, reason) => disconnected.push({ address, reason }),
+      disconnect: (ref, reason) => disconnected.push({ address: ref.address, reason }),
     },
   });
   const ref = (address: string) => new RpcEndpointRef(address, 'Mirror', transport);

@@ -344,11 +344,13 @@ test('RequestExecutors caps the executors: none replaces one that ends; only the
   ];
   for (const l of launched) w.executorStateChanged(appId, l.execId as number, 'RUNNING');
 
-  // Another peer's request for the app is not the app's: ignored, and said so.
+  // Another peer's request for the app is not the app's: refused, and said so.
   const other = await MockApp.start(t, master.url);
   other.master.send(RequestExecutors({ appId, requestedTotal: 5 }));
   await master.waitForStderr(
-    new RegExp(`Ignoring RequestExecutors for ${appId} from \\S+: not its driver`),
+    new RegExp(
+      `Refused RequestExecutors of ${appId} from \\S+ .*only the driver of ${appId} may send it`,
+    ),
   );
 
   app.master.send(RequestExecutors({ appId, requestedTotal: 0 }));

@@ -10,7 +10,7 @@ import { MAX_WORKER_CORES } from '../../backend/protocol/bounds.js';
 import { RpcErrorCode } from '../../backend/rpc/index.js';
 import { assertBuilt, runWick } from '../helpers/cli.js';
 import { startMaster } from '../helpers/cluster.js';
-import { notify, registerWorkerMessage } from '../helpers/fakeWorkers.js';
+import { notify, OPEN, openCliEnv, registerWorkerMessage } from '../helpers/fakeWorkers.js';
 import { checkNothingLeftRunning } from '../helpers/leaks.js';
 import { RawClient } from '../helpers/peer.js';
 import { within } from '../helpers/within.js';
@@ -21,7 +21,8 @@ checkNothingLeftRunning();
 test('a worker with the most cores allowed and an app wanting 10^9 schedule at once; 10^9 cores are refused', {
   timeout: 120_000,
 }, async (t) => {
-  const master = await startMaster(t, { conf: { 'wick.worker.timeout': '1h' } });
+  const cli = openCliEnv(t);
+  const master = await startMaster(t, { conf: { ...OPEN, 'wick.worker.timeout': '1h' } });
 
   // Above the bound: refused before any handler runs, naming the field, the bound and the value.
   const hostile = await RawClient.connect(master.address, t);
@@ -75,7 +76,7 @@ test('a worker with the most cores allowed and an app wanting 10^9 schedule at o
   });
   // The CLI and a raw client ask while the master schedules.
   const s0 = performance.now();
-  const status = runWick(['status', '--master', master.url]).then((r) => ({
+  const status = runWick(['status', '--master', master.url], { env: cli }).then((r) => ({
     ...r,
     ms: performance.now() - s0,
   }));
@@ -102,7 +103,7 @@ test('a worker with the most cores allowed and an app wanting 10^9 schedule at o
   // (0.1–0.3 s idle, 0.8 s seen beside this test's own load on two cores).
   assert.ok(r.ms < 2_000, `wick status answered after ${Math.round(r.ms)} ms`);
   assert.ok(scheduledMs < 1_000, `scheduling took ${Math.round(scheduledMs)} ms`);
-  const after = await runWick(['status', '--master', master.url]);
+  const after = await runWick(['status', '--master', master.url], { env: cli });
   assert.equal(after.code, 0, after.stderr);
   assert.match(after.stdout, new RegExp(`cores ${MAX_WORKER_CORES}/${MAX_WORKER_CORES} `));
   assert.match(after.stdout, new RegExp(`greedy {2}RUNNING {2}cores ${MAX_WORKER_CORES}`));

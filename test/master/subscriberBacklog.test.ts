@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startMaster } from '../helpers/cluster.js';
-import { notify, registerFakeWorkers, rssOf } from '../helpers/fakeWorkers.js';
+import { notify, OPEN, registerFakeWorkers, rssOf } from '../helpers/fakeWorkers.js';
 import { checkNothingLeftRunning } from '../helpers/leaks.js';
 import { RawClient } from '../helpers/peer.js';
 import { within } from '../helpers/within.js';
@@ -29,7 +29,7 @@ test('a subscriber that does not read is disconnected, and the master’s memory
 }, async (t) => {
   // One completed application kept: the master's own state stays the same size round after round.
   const master = await startMaster(t, {
-    conf: { 'wick.worker.timeout': '1h', 'wick.deploy.retainedApplications': 1 },
+    conf: { ...OPEN, 'wick.worker.timeout': '1h', 'wick.deploy.retainedApplications': 1 },
   });
   await registerFakeWorkers(t, master.address, WORKERS);
 

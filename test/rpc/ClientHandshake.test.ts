@@ -16,6 +16,7 @@ import { systemClock } from '../../backend/util/clock.js';
 import { setLogSink } from '../../backend/util/log.js';
 import { duplexPair, RawEnd } from '../helpers/duplexPair.js';
 import { testProtocol } from '../helpers/protocol.js';
+import { secretAuth } from '../helpers/secretAuth.js';
 
 /** A client phase on one end of a pair; `served` lists what its session was sent, in order. */
 function dial(secret?: string) {
@@ -24,11 +25,11 @@ function dial(secret?: string) {
   const served: JSONRPCRequest[] = [];
   const dialled = dialHandshake(
     stream,
-    { address: 'client-a', secret, clock: systemClock, timeoutMs: 30_000 },
-    (peer) =>
+    { address: 'client-a', ...secretAuth(secret), clock: systemClock, timeoutMs: 30_000 },
+    (peer, principal) =>
       new Session(
         stream,
-        { peer, direction: 'outbound', clock: systemClock },
+        { peer, principal, direction: 'outbound', clock: systemClock },
         {
           handleRequest(req) {
             served.push(req);

@@ -5,10 +5,11 @@
  * one side by hand.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { JSONRPCRequest } from 'json-rpc-2.0';
 import { RpcErrorCode } from '../../backend/protocol/errors.js';
 import { dialHandshake } from '../../backend/rpc/ClientHandshake.js';
+import { AppKeyRing, type Credential, deriveKey } from '../../backend/rpc/credentials.js';
 import { FramedStream } from '../../backend/rpc/FramedStream.js';
 import type { HandshakeOptions } from '../../backend/rpc/Handshake.js';
 import { successResponse } from '../../backend/rpc/responses.js';
@@ -19,6 +20,7 @@ import { duplexPair } from '../helpers/duplexPair.js';
 import { waitFor } from '../helpers/processes.js';
 import { testProtocol } from '../helpers/protocol.js';
 import { captureLog, rpcError } from '../helpers/rpcAsserts.js';
+import { secretAuth } from '../helpers/secretAuth.js';
 import { within } from '../helpers/within.js';
 
 const MAX = 1024 * 1024;
@@ -37,7 +39,7 @@ function echoHost(notes: JSONRPCRequest[] = []): SessionHost {
 }
 
 function options(address: string, secret?: string, clock: Clock = systemClock): HandshakeOptions {
-  return { address, secret, clock, timeoutMs: 5_000 };
+  return { address, ...secretAuth(secret), clock, timeoutMs: 5_000 };
 }
 
 /** Runs both sides over one pair; each promise settles as its side's handshake does. */
@@ -48,14 +50,22 @@ function connect(server: HandshakeOptions, client: HandshakeOptions) {
   const accepted = acceptHandshake(
     serverStream,
     server,
-    (peer) =>
-      new Session(serverStream, { peer, direction: 'inbound', clock: server.clock }, echoHost()),
+    (peer, principal) =>
+      new Session(
+        serverStream,
+        { peer, principal, direction: 'inbound', clock: server.clock },
+        echoHost(),
+      ),
   );
   const dialled = dialHandshake(
     clientStream,
     client,
-    (peer) =>
-      new Session(clientStream, { peer, direction: 'outbound', clock: client.clock }, echoHost()),
+    (peer, principal) =>
+      new Session(
+        clientStream,
+        { peer, principal, direction: 'outbound', clock: client.clock },
+        echoHost(),
+      ),
   );
   // A side that fails is asserted on by the test; the other must not be an unhandled rejection.
   accepted.catch(() => {});
@@ -180,10 +190,10 @@ test('what the server writes as it opens comes after its reply, even in the same
   const serverStream = new FramedStream(a, MAX, 'client-socket', testProtocol);
   const clientStream = new FramedStream(b, MAX, 'server-socket', testProtocol);
   const notes: JSONRPCRequest[] = [];
-  const accepted = acceptHandshake(serverStream, options('server:1', 'sec'), (peer) => {
+  const accepted = acceptHandshake(serverStream, options('server:1', 'sec'), (peer, principal) => {
     const s = new Session(
       serverStream,
-      { peer, direction: 'inbound', clock: systemClock },
+      { peer, principal, direction: 'inbound', clock: systemClock },
       echoHost(),
     );
     // What an outbox queued for this peer, written the moment it is open.
@@ -194,10 +204,10 @@ test('what the server writes as it opens comes after its reply, even in the same
   const dialled = dialHandshake(
     clientStream,
     options('client-a', 'sec'),
-    (peer) =>
+    (peer, principal) =>
       new Session(
         clientStream,
-        { peer, direction: 'outbound', clock: systemClock },
+        { peer, principal, direction: 'outbound', clock: systemClock },
         echoHost(notes),
       ),
   );
@@ -212,4 +222,69 @@ test('what the server writes as it opens comes after its reply, even in the same
     notes.map((n) => n.params),
     [{ n: 1 }, { n: 2 }],
   );
+});
+
+describe('derived keys: who a connection proves to be', () => {
+  const SECRET = 'the-cluster-secret-0123';
+  const appKey = deriveKey(SECRET, 'app', 'app-1');
+  const withCredential = (address: string, credential: Credential): HandshakeOptions => ({
+    address,
+    credential,
+    keys: undefined,
+    clock: systemClock,
+    timeoutMs: 5_000,
+  });
+
+  test("an application's key opens a master's door as app:<id>, and the client sees that app", async () => {
+    const { accepted, dialled } = connect(
+      options('master:1', SECRET),
+      withCredential('client-exec', { kind: 'app', id: 'app-1', key: appKey }),
+    );
+    const [server, client] = await Promise.all([accepted, dialled]);
+    assert.deepEqual(server.principal, { kind: 'app', id: 'app-1' });
+    assert.deepEqual(client.principal, { kind: 'app', id: 'app-1' });
+  });
+
+  test("a submission's key: the server that proved it is the cluster", async () => {
+    const key = deriveKey(SECRET, 'submission', 'submission-9');
+    const { accepted, dialled } = connect(
+      options('master:1', SECRET),
+      withCredential('client-driver', { kind: 'submission', id: 'submission-9', key }),
+    );
+    const [server, client] = await Promise.all([accepted, dialled]);
+    assert.deepEqual(server.principal, { kind: 'submission', id: 'submission-9' });
+    assert.deepEqual(client.principal, { kind: 'cluster' });
+  });
+
+  test("one application's key claimed for another fails: the key is the id's", async () => {
+    const { accepted, dialled } = connect(
+      options('master:1', SECRET),
+      withCredential('client-exec', { kind: 'app', id: 'app-2', key: appKey }),
+    );
+    await assert.rejects(
+      dialled,
+      rpcError(RpcErrorCode.AuthenticationFailed, /proof does not match/),
+    );
+    await assert.rejects(accepted);
+  });
+
+  test('a driver takes its own application key and nothing else, not even the cluster secret', async () => {
+    const ring = new AppKeyRing();
+    ring.add('app-1', appKey);
+    const driver: HandshakeOptions = {
+      address: 'driver:1',
+      credential: undefined,
+      keys: ring,
+      clock: systemClock,
+      timeoutMs: 5_000,
+    };
+    const ok = connect(
+      driver,
+      withCredential('client-exec', { kind: 'app', id: 'app-1', key: appKey }),
+    );
+    assert.deepEqual((await ok.accepted).principal, { kind: 'app', id: 'app-1' });
+    const other = connect(driver, options('client-admin', SECRET));
+    await assert.rejects(other.dialled, /does not accept cluster keys/);
+    await assert.rejects(other.accepted);
+  });
 });

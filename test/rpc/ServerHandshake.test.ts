@@ -16,6 +16,7 @@ import { systemClock } from '../../backend/util/clock.js';
 import { setLogSink } from '../../backend/util/log.js';
 import { duplexPair, RawEnd } from '../helpers/duplexPair.js';
 import { testProtocol } from '../helpers/protocol.js';
+import { secretAuth } from '../helpers/secretAuth.js';
 
 const SECRET = 'server-handshake-secret';
 
@@ -26,11 +27,11 @@ function serve(secret?: string, maxBytes = 1024 * 1024) {
   const served: JSONRPCRequest[] = [];
   const accepted = acceptHandshake(
     stream,
-    { address: 'server:1', secret, clock: systemClock, timeoutMs: 30_000 },
-    (peer) =>
+    { address: 'server:1', ...secretAuth(secret), clock: systemClock, timeoutMs: 30_000 },
+    (peer, principal) =>
       new Session(
         stream,
-        { peer, direction: 'inbound', clock: systemClock },
+        { peer, principal, direction: 'inbound', clock: systemClock },
         {
           handleRequest(req) {
             served.push(req);

@@ -106,7 +106,7 @@ describe('peers that share the secret', { timeout: HANG_GUARD_MS }, () => {
   });
 
   test('the conf secret wins over WICK_AUTH_SECRET', async (t) => {
-    process.env.WICK_AUTH_SECRET = 'not-the-one';
+    process.env.WICK_AUTH_SECRET = 'not-the-one-at-all';
     let env: RpcEnv;
     try {
       env = await clientEnv(t, authConf(SECRET));
@@ -121,12 +121,12 @@ describe('peers that are refused', { timeout: HANG_GUARD_MS }, () => {
   test('a wrong secret: the client is told authentication failed; both sides log why', async (t) => {
     const logged = captureLog(t);
     const mark = authPeer.stderr.length;
-    const env = await clientEnv(t, authConf('a-wrong-secret'));
+    const env = await clientEnv(t, authConf('a-wrong-secret-xyz'));
     await assert.rejects(ping(env, authPeer.address), (err: CodedError) => {
       assert.equal(err.code, AuthenticationFailed, err.message);
       assert.match(err.message, /fail(ed)? authentication|authentication failed/i);
       assert.match(err.message, /secret/);
-      assert.ok(!err.message.includes('a-wrong-secret'), 'the secret is not in the error');
+      assert.ok(!err.message.includes('a-wrong-secret-xyz'), 'the secret is not in the error');
       return true;
     });
     assert.ok(

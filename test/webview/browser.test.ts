@@ -1,21 +1,23 @@
 /**
  * The dashboard in a real browser (Debian's Chromium, driven by playwright-core) against a live
- * cluster of real processes with authentication on: workers appear, an application shows up and
- * finishes live, an executor's log follows as it is written, and a kill (with the secret) works;
- * on the master's port and on a worker's. Nothing is timed: each step waits for what the page
+ * cluster of real processes with authentication on: the page asks for a login and says what to
+ * run; the link `wick ui-url` prints logs the browser in (an HttpOnly, SameSite=Strict cookie that
+ * the page's script cannot read); then workers appear, an application shows up and finishes live,
+ * an executor's log follows as it is written, and a kill works; on the master's port and on a
+ * worker's (the same cookie: a browser sends a host's cookies to each of its ports). Nothing is timed: each step waits for what the page
  * shows, and the test's timeout ends a wait that never succeeds. Screenshots (light and dark)
  * are saved under test-output/screenshots/.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { runWick } from '../helpers/cli.js';
 import { startMaster, startWorker } from '../helpers/cluster.js';
+import { type StdinApp, submitStdinApp } from '../helpers/webUi.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CHROMIUM = '/usr/bin/chromium';
@@ -59,55 +61,12 @@ async function openPage(context: BrowserContext): Promise<{ page: Page; problems
   return { page, problems };
 }
 
-/** `wick submit` of the stdin-driven test application; resolves once it printed "ready". */
-async function submitApp(
-  t: TestContext,
-  masterUrl: string,
-  name: string,
-): Promise<{ child: ChildProcess; say(line: string): void; lines: string[] }> {
-  const child = spawn(
-    process.execPath,
-    [
-      join(ROOT, 'bin', 'wick.js'),
-      'submit',
-      '--master',
-      masterUrl,
-      '--total-executor-cores',
-      '1',
-      '--executor-memory',
-      '256m',
-      '--conf',
-      'wick.authenticate=true',
-      join(ROOT, 'test', 'webview', 'fixtures', 'dashboardApp.ts'),
-      name,
-    ],
-    {
-      cwd: ROOT,
-      env: { ...process.env, ...AUTH_ENV, WICK_MASTER: undefined },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    },
-  );
-  let stderr = '';
-  child.stderr?.on('data', (d) => {
-    stderr += d;
+/** `wick submit` of the stdin-driven test application, with the cluster's secret. */
+function submitApp(t: TestContext, masterUrl: string, name: string): Promise<StdinApp> {
+  return submitStdinApp(t, masterUrl, name, {
+    args: ['--conf', 'wick.authenticate=true'],
+    env: AUTH_ENV,
   });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  t.after(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await exited;
-  });
-  const lines: string[] = [];
-  const rl = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  await new Promise<void>((resolve, reject) => {
-    rl.on('line', (l) => {
-      lines.push(l);
-      if (l === 'ready') resolve();
-    });
-    child.once('exit', (code) =>
-      reject(new Error(`${name} exited (${code}) before it was ready:\n${stderr}`)),
-    );
-  });
-  return { child, say: (line) => child.stdin?.write(`${line}\n`), lines };
 }
 
 /** The table rows of `scope` that contain every one of `texts`. */
@@ -135,10 +94,26 @@ test('the dashboard shows a live cluster: workers, an app that runs and finishes
   const master = await startMaster(t, { conf: AUTH_CONF, env: AUTH_ENV });
   const context = await browser(t);
   const { page, problems } = await openPage(context);
+  // Not logged in: a page that says what to run, and no dashboard.
+  const refused = await page.goto(master.webUiUrl);
+  assert.equal(refused?.status(), 401);
+  await page.getByRole('heading', { level: 1, name: 'Log in to Wick' }).waitFor();
+  await page.getByText(`wick ui-url --master ${master.url}`, { exact: true }).waitFor();
+
+  // The link the CLI prints logs this browser in, and moves on to the dashboard.
+  const uiUrl = await runWick(['ui-url', '--master', master.url], { env: AUTH_ENV });
+  assert.equal(uiUrl.code, 0, uiUrl.stderr);
+  const link = uiUrl.stdout.trim();
   const started = Date.now();
-  await page.goto(master.webUiUrl);
+  await page.goto(link);
   await page.getByRole('heading', { level: 1, name: `Wick Master at ${master.url}` }).waitFor();
   const loadMs = Date.now() - started;
+  assert.equal(new URL(page.url()).pathname, '/', 'the token is gone from the address bar');
+  const [session, ...others] = await context.cookies(master.webUiUrl);
+  assert.deepEqual(others, []);
+  assert.match(session?.name ?? '', /^wick_session_[0-9a-f]{12}$/);
+  assert.deepEqual([session?.httpOnly, session?.sameSite, session?.path], [true, 'Strict', '/']);
+  assert.equal(await page.evaluate(() => document.cookie), '', "the page's script cannot read it");
   await page.getByText('No workers have registered.').waitFor();
 
   // Workers appear as they register.
@@ -195,21 +170,14 @@ test('the dashboard shows a live cluster: workers, an app that runs and finishes
   const completed = page.getByRole('region', { name: /^Completed Applications/ });
   await row(completed, appId, 'FINISHED').waitFor();
 
-  // A kill: the dialog asks for the secret; a wrong one is refused, the right one kills.
+  // A kill: the dialog asks to confirm (the login is the credential, no secret is asked for).
   const victim = await submitApp(t, master.url, 'Dashboard kill app');
   const victimRow = row(running, 'Dashboard kill app', 'RUNNING');
   await victimRow.waitFor();
   await victimRow.getByRole('button', { name: /^Kill application app-/ }).click();
   const dialog = page.getByRole('dialog', { name: /^Kill application app-/ });
   await dialog.waitFor();
-  const secret = dialog.locator('vscode-textfield input');
-  await secret.fill('not the secret');
-  await dialog.getByRole('button', { name: 'Kill application' }).click();
-  await dialog
-    .getByRole('alert')
-    .filter({ hasText: /secret/ })
-    .waitFor();
-  await secret.fill(SECRET);
+  assert.equal(await dialog.locator('input[type="password"]').count(), 0);
   await shot(page, 'kill-dialog-light');
   await dialog.getByRole('button', { name: 'Kill application' }).click();
   await dialog.waitFor({ state: 'hidden' });
@@ -221,13 +189,16 @@ test('the dashboard shows a live cluster: workers, an app that runs and finishes
 
   // A worker's own port serves its page, with the finished executor of the first application and
   // its logs. Which worker ran it, the master's API says (/api/worker/ID asks the worker itself).
-  const json = (await (await fetch(`${master.webUiUrl}/json`)).json()) as {
+  const asScript = { authorization: `Bearer ${SECRET}` };
+  const json = (await (await fetch(`${master.webUiUrl}/json`, { headers: asScript })).json()) as {
     workers: { id: string; webuiaddress: string }[];
   };
   let ranIt: { id: string; webuiaddress: string } | undefined;
   for (const w of json.workers) {
     const s = (await (
-      await fetch(`${master.webUiUrl}/api/worker/${encodeURIComponent(w.id)}`)
+      await fetch(`${master.webUiUrl}/api/worker/${encodeURIComponent(w.id)}`, {
+        headers: asScript,
+      })
     ).json()) as {
       executors: { appId?: string }[];
       finishedExecutors: { appId?: string }[];
@@ -241,7 +212,7 @@ test('the dashboard shows a live cluster: workers, an app that runs and finishes
   await page.emulateMedia({ colorScheme: 'dark' });
   await shot(page, 'worker-dark');
 
-  // The refused kill (wrong secret) is the one error the browser may report.
+  // The page before the login is the one error the browser may report.
   const unexpected = problems.filter((p) => !/status of 401 \(Unauthorized\)/.test(p));
   assert.deepEqual(unexpected, [], 'the page reported errors (a CSP violation?)');
   t.diagnostic(`dashboard first view in ${loadMs} ms; screenshots in ${SHOTS}`);

@@ -22,7 +22,7 @@ import { app, masterState, T0, worker } from './fixtures/states.js';
 function render(node: ComponentChildren, ctx: Partial<DashboardContext> = {}): string {
   const value: DashboardContext = {
     source: undefined,
-    capabilities: { killEnabled: true, killNeedsSecret: false },
+    capabilities: { killEnabled: true },
     config: { mode: 'master', host: 'web' },
     now: T0 + 90_000,
     announce: () => {},
@@ -120,22 +120,18 @@ test('the chart in words: the values now and the peak over the window', () => {
 
 test('kill buttons are not offered when the host does not allow kills', () => {
   const html = render(h(Overview, { state: masterState(), utilization: [] }), {
-    capabilities: { killEnabled: false, killNeedsSecret: false },
+    capabilities: { killEnabled: false },
   });
   assert.doesNotMatch(html, /Kill/);
   assert.doesNotMatch(html, /<th scope="col">Actions/);
 });
 
-test('the kill dialog asks for the secret only when authentication is on', () => {
+test('the kill dialog asks to confirm, never for the secret (the page is logged in already)', () => {
   const target = { kind: 'app', id: 'app-1' } as const;
-  const plain = render(h(KillButton, { target, label: 'app-1' }));
-  assert.match(plain, /<dialog[^>]*aria-labelledby/);
-  assert.doesNotMatch(plain, /type="password"/);
-  const secret = render(h(KillButton, { target, label: 'app-1' }), {
-    capabilities: { killEnabled: true, killNeedsSecret: true },
-  });
-  assert.match(secret, /<vscode-label for="[^"]+-secret">Secret/);
-  assert.match(secret, /type="password"/);
+  const html = render(h(KillButton, { target, label: 'app-1' }));
+  assert.match(html, /<dialog[^>]*aria-labelledby/);
+  assert.match(html, /Kill application app-1\?/);
+  assert.doesNotMatch(html, /type="password"|Secret/);
 });
 
 test('an application page shows executors, removed ones, and every state change with exit codes and reasons', () => {
@@ -270,7 +266,7 @@ test('the store applies pushed changes in order and samples the chart on change 
   store.snapshot({
     state: masterState(),
     utilization: [],
-    capabilities: { killEnabled: true, killNeedsSecret: false },
+    capabilities: { killEnabled: true },
   });
   assert.equal(store.state.utilization.length, 1);
   const before = store.state.master;

@@ -42,7 +42,7 @@ test('the panel asks for a snapshot, then applies what the extension pushes', ()
     snapshot: {
       state: masterState(),
       utilization: [],
-      capabilities: { killEnabled: true, killNeedsSecret: false },
+      capabilities: { killEnabled: true },
     },
   });
   deliver({ type: 'stateChanged', event: { type: 'MasterStateEvent', seq: 4 } });
@@ -57,7 +57,7 @@ test('requests get their own answers, by id, and every message posted is valid',
     undefined,
     1024,
   );
-  const kill = source.kill({ kind: 'driver', id: 'driver-1' }, undefined);
+  const kill = source.kill({ kind: 'driver', id: 'driver-1' });
   const worker = source.workerState('worker-1');
   const [r, k, w] = posted as [
     Extract<PanelToExtension, { type: 'requestLogRange' }>,

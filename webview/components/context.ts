@@ -16,7 +16,7 @@ export interface DashboardContext {
 
 export const DashboardCtx = createContext<DashboardContext>({
   source: undefined,
-  capabilities: { killEnabled: false, killNeedsSecret: false },
+  capabilities: { killEnabled: false },
   config: { mode: 'master', host: 'web' },
   now: 0,
   announce: () => {},

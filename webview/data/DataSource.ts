@@ -20,7 +20,7 @@ export interface DataSource {
   readLog(source: LogSource, offset: number | undefined, length: number): Promise<LogRange>;
   /** Pushes a log's bytes from `offset` on, as written; returns a function that stops it. */
   followLog(source: LogSource, offset: number, sink: FollowSink): () => void;
-  kill(target: KillTarget, secret: string | undefined): Promise<KillResult>;
+  kill(target: KillTarget): Promise<KillResult>;
   /** A worker's own state; undefined for this worker's own page in worker mode. */
   workerState(workerId: string | undefined): Promise<WorkerState>;
 }

@@ -11,8 +11,6 @@ import { type DataSource, decodeBase64, type FeedListener, type FollowSink } fro
 
 /** The header that marks a request as the dashboard's own; a cross-site form cannot set it. */
 export const CSRF_HEADER = 'X-Wick-Request';
-/** The header that carries the secret for a kill when wick.authenticate is on. */
-export const SECRET_HEADER = 'X-Wick-Secret';
 
 /**
  * The dashboard served by a master's or a worker's web UI: state and log follows arrive over
@@ -76,15 +74,11 @@ export class HttpDataSource implements DataSource {
     };
   }
 
-  async kill(target: KillTarget, secret: string | undefined): Promise<KillResult> {
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      [CSRF_HEADER]: '1',
-    };
-    if (secret !== undefined) headers[SECRET_HEADER] = secret;
+  /** With authentication on, the session cookie goes with it (same origin): nothing else is needed. */
+  async kill(target: KillTarget): Promise<KillResult> {
     const res = await fetch(`${this.base}/api/kill`, {
       method: 'POST',
-      headers,
+      headers: { 'content-type': 'application/json', [CSRF_HEADER]: '1' },
       body: JSON.stringify(target),
       credentials: 'same-origin',
     });

@@ -23,7 +23,7 @@ export interface MessageTarget {
 /**
  * The dashboard inside a VS Code webview panel: the extension (through its agent) owns every
  * connection; the panel asks and listens over postMessage (messages in ../protocol.ts). The
- * extension asks the user before a kill and knows the secret, so none is sent from here.
+ * extension asks the user before a kill, and the agent's connection is authenticated already.
  */
 export class VsCodeDataSource implements DataSource {
   private nextId = 0;
@@ -73,7 +73,7 @@ export class VsCodeDataSource implements DataSource {
     };
   }
 
-  kill(target: KillTarget, _secret: string | undefined): Promise<KillResult> {
+  kill(target: KillTarget): Promise<KillResult> {
     return this.request(
       (requestId) => ({ type: 'kill', requestId, target }),
       (m) => (m.type === 'killResult' ? m.result : undefined),

@@ -27,7 +27,7 @@ export class DashboardStore {
   private current: StoreState = {
     master: undefined,
     utilization: [],
-    capabilities: { killEnabled: false, killNeedsSecret: false },
+    capabilities: { killEnabled: false },
     connected: false,
     connectionMessage: undefined,
     workerVersion: 0,

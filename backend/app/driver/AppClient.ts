@@ -13,14 +13,17 @@ import {
 import { type ApplicationDescription, isExecutorFinished } from '../../protocol/common.js';
 import { MasterChanged } from '../../protocol/deploy.js';
 import { APP_CLIENT_ENDPOINT } from '../../protocol/endpoints.js';
-import { RpcEndpoint, type RpcEndpointRef } from '../../rpc/index.js';
+import type { AnyMessageDef, WireMessage } from '../../protocol/registry.js';
+import { principalText } from '../../rpc/credentials.js';
+import { RpcEndpoint, type RpcEndpointRef, type RpcSenderContext } from '../../rpc/index.js';
 import { firstLine } from '../../shared/executorFailure.js';
 import { getLogger } from '../../util/log.js';
 
 const log = getLogger('StandaloneAppClient');
 
 export interface AppClientListener {
-  connected(appId: string): void;
+  /** Registered, as `appId`; its executors will prove `appKey` (none in a cluster running open). */
+  connected(appId: string, appKey: string | undefined): void;
   executorAdded(
     id: number,
     workerId: string,
@@ -59,11 +62,12 @@ export class AppClient extends RpcEndpoint {
     this.registered = new Promise((r) => {
       this.resolveRegistered = r;
     });
+
     this.on(RegisteredApplication, (m) => {
       this.appId = m.appId;
       this.master = this.rpcEnv.endpointRef(m.master);
       log.info(`Connected to Wick cluster with app ID ${m.appId}`);
-      this.listener.connected(m.appId);
+      this.listener.connected(m.appId, m.appKey);
       this.resolveRegistered(m.appId);
     });
     this.on(ExecutorAdded, (m) => {
@@ -91,6 +95,34 @@ export class AppClient extends RpcEndpoint {
       this.master = this.rpcEnv.endpointRef(m.master);
       if (this.appId) this.master.send(MasterChangeAcknowledged({ appId: this.appId }));
     });
+  }
+
+  /** What the master says counts only over the connection this driver dialled to it. */
+  override senderProblem(
+    def: AnyMessageDef,
+    message: WireMessage,
+    sender: RpcSenderContext,
+  ): string | undefined {
+    const c = sender.connection;
+    if (c === undefined || !def.from.includes('master')) return undefined;
+    if (def === MasterChanged) {
+      const named = (message as { master?: { address?: string } }).master?.address ?? '';
+      if (!this.masterAddresses.includes(named)) {
+        return `it names ${named}, which is not one of this application's masters (${this.masterAddresses.join(', ')})`;
+      }
+      const p = c.principal;
+      if (p.kind === 'open' || p.kind === 'cluster' || (p.kind === 'app' && p.id === this.appId)) {
+        return undefined;
+      }
+      return `the sender proved ${principalText(p)}, not this application's key`;
+    }
+    if (c.direction !== 'outbound') {
+      return 'it came over a connection the sender opened; the master is heard over the connection this driver dials to it';
+    }
+    if (def !== RegisteredApplication && this.master && this.master.address !== c.peer) {
+      return `it came from ${c.peer}, and this application follows ${this.master.address}`;
+    }
+    return undefined;
   }
 
   /** Registers with every master; resolves with the app id once one accepts. */

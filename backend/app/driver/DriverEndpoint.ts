@@ -14,7 +14,14 @@ import {
 } from '../../protocol/executor.js';
 import type { AppCode, ShippedFile } from '../../protocol/files.js';
 import type { MessageOf } from '../../protocol/registry.js';
-import { type RpcCallContext, RpcConf, RpcEndpoint } from '../../rpc/index.js';
+import { withoutSecrets } from '../../rpc/clusterSecret.js';
+import {
+  type RpcCallContext,
+  RpcConf,
+  RpcEndpoint,
+  type RpcSenderContext,
+  refuse,
+} from '../../rpc/index.js';
 import { ExecutorData } from './ExecutorData.js';
 import { UnregisteredExits } from './executorFailure.js';
 import { ReviveOffers } from './messages.js';
@@ -80,14 +87,15 @@ export class DriverEndpoint extends RpcEndpoint {
     this.on(RetrieveAppConfig, () =>
       AppConfig({
         appId: this.currentAppId,
-        props: Object.fromEntries(this.conf.entries()),
+        // Never how to find the cluster secret, should the driver have been given one.
+        props: withoutSecrets(Object.fromEntries(this.conf.entries())),
         appDir: this.appDir,
         ...(this.shipped.code ? { code: this.shipped.code } : {}),
         ...(this.shipped.files.length > 0 ? { files: this.shipped.files } : {}),
       }),
     );
     this.on(RegisterExecutor, (msg, ctx) => this.registerExecutor(msg, ctx));
-    this.on(StatusUpdate, (msg) => this.statusUpdate(msg));
+    this.on(StatusUpdate, (msg, sender) => this.statusUpdate(msg, sender));
     this.on(ReviveOffers, () => this.makeOffers());
   }
 
@@ -217,11 +225,18 @@ export class DriverEndpoint extends RpcEndpoint {
     if (this.registered.has(m.executorId)) {
       return RegisterExecutorFailed({ message: `Duplicate executor ID: ${m.executorId}` });
     }
-    const ref = this.rpcEnv.endpointRef(m.executor);
+    const c = ctx.connection;
+    if (c && c.principal.kind !== 'open' && c.principal.kind !== 'cluster') {
+      if (c.principal.kind !== 'app' || c.principal.id !== this.appId) {
+        throw refuse('RegisterExecutor', `only executors of ${this.appId} may register here`);
+      }
+    }
+    // Tasks go out over the connection it registered on, and only its StatusUpdates count.
+    const ref = c ? this.rpcEnv.refOver(c, m.executor.name) : this.rpcEnv.endpointRef(m.executor);
     this.starting.delete(m.executorId);
     this.registered.set(
       m.executorId,
-      new ExecutorData(m.executorId, ref, ctx.senderAddress, m.hostname, m.cores, this.now()),
+      new ExecutorData(m.executorId, ref, ctx.senderAddress, m.hostname, m.cores, this.now(), c),
     );
     this.log.info(
       `Registered executor ${ref} (${m.hostname}) with ID ${m.executorId}, ${m.cores} core(s)`,
@@ -240,11 +255,25 @@ export class DriverEndpoint extends RpcEndpoint {
     return RegisteredExecutor({});
   }
 
-  private statusUpdate(m: MessageOf<typeof StatusUpdate>): void {
+  private statusUpdate(m: MessageOf<typeof StatusUpdate>, sender: RpcSenderContext): void {
+    const executor = this.registered.get(m.executorId);
+    const what = `StatusUpdate of task ${m.taskId}`;
+    if (sender.connection && executor?.connection !== sender.connection) {
+      throw refuse(
+        what,
+        `only executor ${m.executorId} may send it, over the connection it registered on`,
+      );
+    }
+    const launchedOn = this.scheduler.executorOf(m.taskId);
+    if (launchedOn !== undefined && launchedOn !== m.executorId) {
+      throw refuse(
+        what,
+        `task ${m.taskId} was launched on executor ${launchedOn}, not ${m.executorId}`,
+      );
+    }
     if (m.state === 'LAUNCHING' || m.state === 'RUNNING') return;
     // As Spark's: any end frees what the task held, even when its job is gone (aborted meanwhile,
     // its tasks killed), or the executor's cores would stay taken for good.
-    const executor = this.registered.get(m.executorId);
     executor?.ended(m.taskId, this.now());
     if (executor?.answeredAskBack(m.taskId) && m.state === 'KILLED') {
       // Taken back before it started (see rebalance): it runs elsewhere, no failure counted.

@@ -1,4 +1,4 @@
-import type { RpcEndpointRef } from '../../rpc/index.js';
+import type { PeerConnection, RpcEndpointRef } from '../../rpc/index.js';
 import type { ExecutorProgress } from './prefetch.js';
 
 /**
@@ -23,6 +23,8 @@ export class ExecutorData implements ExecutorProgress {
     readonly host: string,
     readonly cores: number,
     now: number,
+    /** The connection it registered on: the only one its StatusUpdates count over. */
+    readonly connection?: PeerConnection,
   ) {
     this.free = cores;
     this.lastHeard = now;

@@ -64,6 +64,11 @@ export class TaskScheduler {
     return false;
   }
 
+  /** The executor a running task was launched on. */
+  executorOf(taskId: number): string | undefined {
+    return this.running.get(taskId)?.executorId;
+  }
+
   get runningCount(): number {
     return this.running.size;
   }

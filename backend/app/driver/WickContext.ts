@@ -8,7 +8,7 @@ import { FileServer } from '../../files/FileServer.js';
 import { FILE_SERVER_ENDPOINT } from '../../protocol/endpoints.js';
 import type { PartitionAction, PartitionSource, Transformation } from '../../protocol/executor.js';
 import type { AppCode, ShippedFile } from '../../protocol/files.js';
-import { RpcEnv } from '../../rpc/index.js';
+import { type RpcAuth, RpcEnv } from '../../rpc/index.js';
 import { parseMasterUrls } from '../../rpc/masterUrls.js';
 import { getLogger } from '../../util/log.js';
 import { CODE_MANIFEST } from '../../util/shippedCode.js';
@@ -18,6 +18,7 @@ import { setDriverFiles } from '../WickFiles.js';
 import { AppClient } from './AppClient.js';
 import { DriverEndpoint, type ShippedApp } from './DriverEndpoint.js';
 import { chooseDriverAddress, routeToMasters } from './driverAddress.js';
+import { driverAuth } from './driverAuth.js';
 import { reportToLauncher } from './launcherReport.js';
 import { type JobRunner, RDD } from './RDD.js';
 
@@ -96,7 +97,8 @@ export class WickContext implements JobRunner {
     conf.validate();
     const masters = parseMasterUrls(master);
 
-    const env = await createDriverEnv(conf, masters);
+    const { auth, appKeys } = driverAuth(conf);
+    const env = await createDriverEnv(conf, masters, auth);
     try {
       const appDir = await applicationDir();
       const shipped = await offerCode(env);
@@ -141,7 +143,10 @@ export class WickContext implements JobRunner {
           driverUrl: driverRef.toString(),
         },
         {
-          connected: (appId) => driver.applicationRegistered(appId),
+          connected: (appId, appKey) => {
+            if (appKey) appKeys?.add(appId, appKey);
+            driver.applicationRegistered(appId);
+          },
           executorAdded: (id) => driver.executorGranted(String(id)),
           executorRemoved: (id, message, exitStatus, workerLost) =>
             driver.removeExecutor(String(id), message, workerLost ? undefined : exitStatus),
@@ -318,7 +323,7 @@ export class WickContext implements JobRunner {
 }
 
 /** The driver's RpcEnv, on an address its executors can reach (see driverAddress.ts). */
-async function createDriverEnv(conf: WickConf, masters: string[]): Promise<RpcEnv> {
+async function createDriverEnv(conf: WickConf, masters: string[], auth: RpcAuth): Promise<RpcEnv> {
   const settings = {
     host: conf.get(AppConf.driverHost),
     bindAddress: conf.get(AppConf.driverBindAddress),
@@ -337,6 +342,7 @@ async function createDriverEnv(conf: WickConf, masters: string[]): Promise<RpcEn
       port: conf.get(AppConf.driverPort),
       conf,
       unref: true,
+      auth,
     });
   } catch (err) {
     if (!/EADDRNOTAVAIL/.test(String(err)) || settings.bindAddress) throw err;

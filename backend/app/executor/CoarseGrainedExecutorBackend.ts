@@ -12,8 +12,8 @@ import {
   StopExecutor,
   type TaskDescription,
 } from '../../protocol/executor.js';
-import type { MessageOf } from '../../protocol/registry.js';
-import { RpcEndpoint, type RpcEndpointRef } from '../../rpc/index.js';
+import type { AnyMessageDef, MessageOf, WireMessage } from '../../protocol/registry.js';
+import { RpcEndpoint, type RpcEndpointRef, type RpcSenderContext } from '../../rpc/index.js';
 import type { TaskPlace } from '../task/compile.js';
 import { Executor } from './Executor.js';
 import { appLocalDir, fetchAddedFiles, fetchAppCode } from './fetchAppFiles.js';
@@ -81,6 +81,18 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
       this.executor?.flushReports();
       this.opts.exit(0, 'Driver commanded a shutdown');
     });
+  }
+
+  /** Tasks come from the driver alone, over the connection this executor dialled to it. */
+  override senderProblem(
+    def: AnyMessageDef,
+    _message: WireMessage,
+    sender: RpcSenderContext,
+  ): string | undefined {
+    const c = sender.connection;
+    if (c === undefined || !def.from.includes('driver')) return undefined;
+    if (c.direction === 'outbound' && c.peer === this.driver?.address) return undefined;
+    return `only the driver ${this.driver?.address ?? '(not connected yet)'} may send it, over the connection this executor dialled`;
   }
 
   override async onStart(): Promise<void> {

@@ -97,7 +97,7 @@ export function registerDaemons(program: Command): void {
           await running?.stop();
         };
         running = await startWorker(conf, masters, {
-          webUi: WorkerWebUI.start,
+          webUi: (host, port, maxRetries) => WorkerWebUI.start(host, port, maxRetries, conf),
           exit: (code, reason) => {
             log.error(`Worker exiting: ${reason}`);
             void stop().then(() => process.exit(code));

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Command } from 'commander';
+import { executorAuth } from '../../app/driver/driverAuth.js';
 import { CoarseGrainedExecutorBackend } from '../../app/executor/CoarseGrainedExecutorBackend.js';
 import { prestartTaskPool } from '../../app/executor/taskPool.js';
 import { WorkerWatcher } from '../../app/WorkerWatcher.js';
@@ -69,12 +70,13 @@ export function registerExecutor(program: Command): void {
         const cores = Number(o.cores);
         if (!Number.isInteger(cores) || cores < 1)
           throw new Error(`--cores must be a whole number ≥ 1, got "${o.cores}"`);
-        // A worker passes its environment on: the secret of a cluster that authenticates
-        // (WICK_AUTH_SECRET) reaches its executors that way, and turns authentication on.
+        // The key its worker handed it (WICK_APP_CREDENTIAL), which opens its own application
+        // alone; never the cluster secret.
         const env = await RpcEnv.create({
           protocol: wickProtocol,
           name: 'wickExecutor',
           clientMode: true,
+          auth: executorAuth(),
         });
         let exiting = false;
         let backend: CoarseGrainedExecutorBackend | undefined;

@@ -1,4 +1,7 @@
 import type { Command } from 'commander';
+import { loadConf } from '../../conf/load.js';
+import { uiClusterSecret } from '../../http/uiAuth.js';
+import { LOGIN_LINK_TTL_MS, loginLink } from '../../http/uiLogin.js';
 import { type LocalClusterOptions, startLocalCluster } from '../../launcher/localClusterProcess.js';
 import { collect } from '../options.js';
 
@@ -60,8 +63,14 @@ export function registerLocalCluster(program: Command): void {
       );
       stop = cluster.stop;
       process.stdout.write(`${cluster.url}\n`);
+      // Found as the daemons found it (they were given the same --conf), after they started: a
+      // master that made a secret on first start has written it by now.
+      const secret = uiClusterSecret(loadConf({ confPairs: flags.conf }));
+      const webUi = secret
+        ? `${loginLink(cluster.webUiUrl, secret)} (a login link, valid once for ${LOGIN_LINK_TTL_MS / 60_000} minutes; \`wick ui-url\` prints another)`
+        : cluster.webUiUrl;
       process.stderr.write(
-        `Local cluster ready: master${masters > 1 ? 's' : ''} ${cluster.url}, web UI ${cluster.webUiUrl}, ${workers} worker(s) × ${flags.cores} core(s), ${flags.memory}.\nDaemon logs in ${cluster.logDir}. Press Ctrl+C to stop.\n`,
+        `Local cluster ready: master${masters > 1 ? 's' : ''} ${cluster.url}, web UI ${webUi}, ${workers} worker(s) × ${flags.cores} core(s), ${flags.memory}.\nDaemon logs in ${cluster.logDir}. Press Ctrl+C to stop.\n`,
       );
       const first = await cluster.firstExit;
       if (!stopping) {

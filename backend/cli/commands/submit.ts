@@ -13,9 +13,11 @@ import { parseInteger } from '../../conf/parse.js';
 import { WickConf } from '../../conf/WickConf.js';
 import type { LocalCluster } from '../../launcher/localClusterProcess.js';
 import { RequestSubmitDriver } from '../../protocol/client.js';
+import { withoutSecrets } from '../../rpc/clusterSecret.js';
 import type { RpcEndpointRef } from '../../rpc/index.js';
 import { type BundledApp, bundleApp } from '../../submit/bundle.js';
 import { driverDescription } from '../../submit/driverDescription.js';
+import { handOverToDriver } from '../../submit/handOver.js';
 import { runAppHere } from '../../submit/runApp.js';
 import { uploadToMasters } from '../../submit/uploadApp.js';
 import { collect, exitWithParent } from '../options.js';
@@ -108,6 +110,7 @@ export function registerSubmit(program: Command): void {
       if (flags.deployMode === 'client') {
         // The bundle is only needed while the application runs here.
         process.once('exit', () => rmSync(bundled.root, { recursive: true, force: true }));
+        handOverToDriver(conf);
         await runAppHere({
           bundle: bundled.bundle,
           root: bundled.root,
@@ -115,7 +118,7 @@ export function registerSubmit(program: Command): void {
           args,
           master: masterUrl,
           appName: name,
-          conf,
+          conf: withoutSecrets(conf),
         });
         return;
       }

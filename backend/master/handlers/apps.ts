@@ -13,39 +13,43 @@ import { KillApplicationResponse, RequestKillApplication } from '../../protocol/
 import { type ApplicationState, isExecutorFinished } from '../../protocol/common.js';
 import { ApplicationFinished, ExecutorStateChanged, KillExecutor } from '../../protocol/deploy.js';
 import type { MessageOf } from '../../protocol/registry.js';
+import { deriveKey } from '../../rpc/credentials.js';
+import { type RpcSenderContext, refuse } from '../../rpc/index.js';
 import { firstLine } from '../../shared/executorFailure.js';
 import { getLogger } from '../../util/log.js';
 import { ApplicationInfo } from '../ApplicationInfo.js';
 import type { ExecutorDesc } from '../ExecutorDesc.js';
 import type { HandlerRegistry, Master } from '../Master.js';
 import { schedule } from '../placement.js';
+import { checkFromDriver, checkFromWorker, holdsKeyOf } from '../senders.js';
 
 /** Applications ↔ Master: registration, executor state, and ending an application. */
 
 const log = getLogger('Master');
 
 export function appHandlers(m: Master, on: HandlerRegistry): void {
-  on(RegisterApplication, (msg) => registerApplication(m, msg));
-  on(UnregisterApplication, async ({ appId }) => {
+  on(RegisterApplication, (msg, sender) => registerApplication(m, msg, sender));
+  on(UnregisterApplication, async ({ appId }, sender) => {
     const app = m.cluster.appById(appId);
     if (app) {
+      checkFromDriver(app, sender, `UnregisterApplication of ${appId}`);
       log.info(`Received unregister request from application ${app.id}`);
       await removeApplication(m, app, 'FINISHED');
     }
   });
   on(RequestExecutors, ({ appId, requestedTotal }, ctx) => {
     const app = m.cluster.appById(appId);
-    // The application's own driver only, over its own connection (not a field it chose).
-    if (!app || m.cluster.appByAddress(ctx.senderAddress) !== app) {
-      log.warn(`Ignoring RequestExecutors for ${appId} from ${ctx.senderAddress}: not its driver`);
+    if (!app) {
+      log.warn(`Ignoring RequestExecutors for unknown application ${appId}`);
       return;
     }
+    checkFromDriver(app, ctx, `RequestExecutors of ${appId}`);
     log.info(`Application ${app.id} requests ${requestedTotal} executors in all`);
     app.executorLimit = requestedTotal;
     schedule(m);
   });
-  on(MasterChangeAcknowledged, (msg) => masterChangeAcknowledged(m, msg));
-  on(ExecutorStateChanged, (msg) => executorStateChanged(m, msg));
+  on(MasterChangeAcknowledged, (msg, sender) => masterChangeAcknowledged(m, msg, sender));
+  on(ExecutorStateChanged, (msg, sender) => executorStateChanged(m, msg, sender));
   on(RequestKillApplication, (msg) => killApplication(m, msg));
 }
 
@@ -91,10 +95,15 @@ export async function removeApplication(
  * still listed, hears from their workers how they really ended. That end replaces the KILLED the
  * master presumed (the history shows EXITED 0 for a clean stop); nothing else follows from it.
  */
-function finalStateOfFinishedApp(m: Master, msg: MessageOf<typeof ExecutorStateChanged>): boolean {
+function finalStateOfFinishedApp(
+  m: Master,
+  msg: MessageOf<typeof ExecutorStateChanged>,
+  sender: RpcSenderContext,
+): boolean {
   const app = m.cluster.completedAppById(msg.appId);
   const exec = app?.removedExecutors.find((e) => e.id === msg.execId);
   if (!app || !exec) return false;
+  checkFromWorker(exec.worker, sender, `ExecutorStateChanged of ${exec.fullId}`);
   if (isExecutorFinished(msg.state)) {
     exec.setState(msg.state, m.clock.now(), msg.message, msg.exitStatus);
     m.broadcaster.app(app);
@@ -118,9 +127,19 @@ function killExecutor(m: Master, app: ApplicationInfo, exec: ExecutorDesc): void
 async function registerApplication(
   m: Master,
   msg: MessageOf<typeof RegisterApplication>,
+  sender: RpcSenderContext,
 ): Promise<void> {
   if (m.state === 'STANDBY') return;
-  const driver = m.rpcEnv.endpointRef(msg.driver);
+  const principal = sender.connection?.principal;
+  if (principal?.kind === 'app') {
+    throw refuse(
+      'RegisterApplication',
+      "an application's key opens that application alone; a new one is registered with a submission's key or the cluster secret",
+    );
+  }
+  const driver = sender.connection
+    ? m.rpcEnv.refOver(sender.connection, msg.driver.name)
+    : m.rpcEnv.endpointRef(msg.driver);
   log.info(`Registering app ${msg.appDescription.name}`);
   const now = m.clock.now();
   const app = new ApplicationInfo(
@@ -129,7 +148,9 @@ async function registerApplication(
     driver,
     now,
     m.conf.get(MasterConf.defaultCores),
+    principal?.kind === 'submission' ? principal.id : undefined,
   );
+  app.connection = sender.connection;
   if (!addApplication(m, app)) return;
   log.info(`Registered app ${msg.appDescription.name} with ID ${app.id}`);
   await m.persistence.addApplication({
@@ -137,17 +158,36 @@ async function registerApplication(
     desc: app.desc,
     driver: driver.toData(),
     startTime: app.startTime,
+    submission: app.submission,
   });
-  driver.send(RegisteredApplication({ appId: app.id, master: m.self.toData() }));
+  const secret = m.rpcEnv.clusterSecret;
+  driver.send(
+    RegisteredApplication({
+      appId: app.id,
+      master: m.self.toData(),
+      appKey: secret === undefined ? undefined : deriveKey(secret, 'app', app.id),
+    }),
+  );
   schedule(m);
 }
 
 async function masterChangeAcknowledged(
   m: Master,
   { appId }: MessageOf<typeof MasterChangeAcknowledged>,
+  sender: RpcSenderContext,
 ): Promise<void> {
   const app = m.cluster.appById(appId);
   if (app) {
+    if (!holdsKeyOf(app, sender)) {
+      throw refuse(
+        `MasterChangeAcknowledged of ${appId}`,
+        "only that application's driver may send it (it proves the key the application registered with)",
+      );
+    }
+    if (sender.connection) {
+      app.connection = sender.connection;
+      app.driver = m.rpcEnv.refOver(sender.connection, app.driver.name);
+    }
     log.info(`Application has been re-registered: ${appId}`);
     app.state = 'WAITING';
     m.broadcaster.app(app);
@@ -160,15 +200,17 @@ async function masterChangeAcknowledged(
 async function executorStateChanged(
   m: Master,
   msg: MessageOf<typeof ExecutorStateChanged>,
+  sender: RpcSenderContext,
 ): Promise<void> {
   const app = m.cluster.appById(msg.appId);
   const exec = app?.executors.get(msg.execId);
   if (!app || !exec) {
-    if (!finalStateOfFinishedApp(m, msg)) {
+    if (!finalStateOfFinishedApp(m, msg, sender)) {
       log.warn(`Got status update for unknown executor ${msg.appId}/${msg.execId}`);
     }
     return;
   }
+  checkFromWorker(exec.worker, sender, `ExecutorStateChanged of ${exec.fullId}`);
   // The executor keeps the first line; the end of its stderr, if quoted, goes to the app.
   exec.setState(
     msg.state,

@@ -10,10 +10,12 @@ import {
 import { type DriverState, isDriverFinished } from '../../protocol/common.js';
 import { DriverStateChanged, KillDriver } from '../../protocol/deploy.js';
 import type { MessageOf } from '../../protocol/registry.js';
+import { type RpcSenderContext, refuse } from '../../rpc/index.js';
 import { getLogger } from '../../util/log.js';
 import { DriverInfo } from '../DriverInfo.js';
 import type { HandlerRegistry, Master } from '../Master.js';
 import { schedule } from '../placement.js';
+import { isWorkersConnection } from '../senders.js';
 import { removeUnusedFiles } from './files.js';
 
 /** Drivers in cluster deploy mode: submit, kill, status, and their state from workers. */
@@ -24,7 +26,7 @@ const notAlive = (m: Master, what: string) =>
   `Current state is not alive: ${m.state}. Can only ${what} in ALIVE state.`;
 
 export function driverHandlers(m: Master, on: HandlerRegistry): void {
-  on(DriverStateChanged, (msg) => driverStateChanged(m, msg));
+  on(DriverStateChanged, (msg, sender) => driverStateChanged(m, msg, sender));
   on(RequestSubmitDriver, (msg) => submitDriver(m, msg));
   on(RequestKillDriver, (msg) => killDriver(m, msg));
   on(RequestDriverStatus, (msg) => driverStatus(m, msg));
@@ -71,8 +73,20 @@ export async function removeDriver(
 async function driverStateChanged(
   m: Master,
   msg: MessageOf<typeof DriverStateChanged>,
+  sender: RpcSenderContext,
 ): Promise<void> {
   const { driverId, state, exception } = msg;
+  const known = m.cluster.driverById(driverId);
+  // Only the worker running it: a late report from one it ran on before (lost, then back) must
+  // not end it where it runs now.
+  if (known && !(known.worker && isWorkersConnection(known.worker, sender))) {
+    throw refuse(
+      `DriverStateChanged of ${driverId}`,
+      known.worker
+        ? `only ${known.worker.id}, which runs it, may report it`
+        : 'it runs on no worker now (it is waiting to be launched again)',
+    );
+  }
   if (isDriverFinished(state)) {
     await removeDriver(m, driverId, state, exception);
     return;

@@ -16,10 +16,15 @@ export function stateHandlers(m: Master, on: HandlerRegistry): void {
   on(RequestMasterState, (msg) =>
     msg.limit === undefined ? snapshot(m) : page(m, msg.after, msg.limit),
   );
-  on(SubscribeMasterState, (msg) => {
+  on(SubscribeMasterState, (msg, ctx) => {
     // The snapshot flushes pending changes first, so the subscriber misses none and sees none twice.
     const state = msg.limit === undefined ? snapshot(m) : page(m, undefined, msg.limit);
-    m.broadcaster.subscribe(m.rpcEnv.endpointRef(msg.subscriber));
+    // Changes go back over the connection that asked, never to an address the message names.
+    m.broadcaster.subscribe(
+      ctx.connection
+        ? m.rpcEnv.refOver(ctx.connection, msg.subscriber.name)
+        : m.rpcEnv.endpointRef(msg.subscriber),
+    );
     return state;
   });
   on(UnsubscribeMasterState, (msg) => {

@@ -13,10 +13,12 @@ import {
   WorkerSchedulerStateResponse,
 } from '../../protocol/deploy.js';
 import type { MessageOf } from '../../protocol/registry.js';
+import type { RpcEndpointRef, RpcSenderContext } from '../../rpc/index.js';
 import { getLogger } from '../../util/log.js';
 import type { HandlerRegistry, Master } from '../Master.js';
 import { CheckForWorkerTimeOut } from '../messages.js';
 import { schedule } from '../placement.js';
+import { checkFromWorker } from '../senders.js';
 import { WorkerInfo } from '../WorkerInfo.js';
 import { relaunchDriver, removeDriver } from './drivers.js';
 
@@ -25,12 +27,12 @@ import { relaunchDriver, removeDriver } from './drivers.js';
 const log = getLogger('Master');
 
 export function workerHandlers(m: Master, on: HandlerRegistry): void {
-  on(RegisterWorker, (msg) => registerWorker(m, msg));
+  on(RegisterWorker, (msg, sender) => registerWorker(m, msg, sender));
   // Heartbeats are nearly all a master receives (one per worker every timeout/4): their handler
   // is synchronous, so the inbox need not await a promise per heartbeat.
-  on(Heartbeat, (msg) => heartbeat(m, msg));
-  on(WorkerLatestState, (msg) => workerLatestState(m, msg));
-  on(WorkerSchedulerStateResponse, (msg) => workerSchedulerState(m, msg));
+  on(Heartbeat, (msg, sender) => heartbeat(m, msg, sender));
+  on(WorkerLatestState, (msg, sender) => workerLatestState(m, msg, sender));
+  on(WorkerSchedulerStateResponse, (msg, sender) => workerSchedulerState(m, msg, sender));
   on(CheckForWorkerTimeOut, () => timeOutDeadWorkers(m));
 }
 
@@ -87,8 +89,19 @@ export async function removeWorker(m: Master, worker: WorkerInfo, why: string): 
   schedule(m);
 }
 
-async function registerWorker(m: Master, msg: MessageOf<typeof RegisterWorker>): Promise<void> {
-  const ref = m.rpcEnv.endpointRef(msg.worker);
+/** A ref to the worker's endpoint over the connection `sender` came on (its own, not an address). */
+function replyRef(m: Master, sender: RpcSenderContext, name: string): RpcEndpointRef {
+  return sender.connection
+    ? m.rpcEnv.refOver(sender.connection, name)
+    : m.rpcEnv.endpointRef({ address: sender.senderAddress, name });
+}
+
+async function registerWorker(
+  m: Master,
+  msg: MessageOf<typeof RegisterWorker>,
+  sender: RpcSenderContext,
+): Promise<void> {
+  const ref = replyRef(m, sender, msg.worker.name);
   log.info(
     `Registering worker ${msg.host}:${msg.port} with ${msg.cores} cores, ${msg.memory} MiB RAM`,
   );
@@ -115,6 +128,7 @@ async function registerWorker(m: Master, msg: MessageOf<typeof RegisterWorker>):
     ref,
     msg.workerWebUiUrl,
     m.clock.now(),
+    sender.connection,
   );
   if (!(await addWorker(m, worker))) {
     const why = `Attempted to re-register worker at same address: ${ref.address}`;
@@ -142,15 +156,16 @@ async function registerWorker(m: Master, msg: MessageOf<typeof RegisterWorker>):
 }
 
 // The hot path: one map lookup and one store, nothing allocated for a registered worker.
-function heartbeat(m: Master, msg: MessageOf<typeof Heartbeat>): void {
+function heartbeat(m: Master, msg: MessageOf<typeof Heartbeat>, sender: RpcSenderContext): void {
   const worker = m.cluster.workerById(msg.workerId);
   if (worker) {
+    checkFromWorker(worker, sender, `Heartbeat of ${worker.id}`);
     worker.lastHeartbeat = m.clock.now();
     return;
   }
   if (m.cluster.knowsWorker(msg.workerId)) {
     log.warn(`Got heartbeat from unregistered worker ${msg.workerId}. Asking it to re-register.`);
-    m.rpcEnv.endpointRef(msg.worker).send(ReconnectWorker({ masterUrl: m.masterUrl }));
+    replyRef(m, sender, msg.worker.name).send(ReconnectWorker({ masterUrl: m.masterUrl }));
   } else {
     log.warn(
       `Got heartbeat from unregistered worker ${msg.workerId}. This worker was never registered, so ignoring the heartbeat.`,
@@ -159,12 +174,17 @@ function heartbeat(m: Master, msg: MessageOf<typeof Heartbeat>): void {
 }
 
 /** Kills whatever a worker runs that the master does not know (after a master restart, say). */
-function workerLatestState(m: Master, msg: MessageOf<typeof WorkerLatestState>): void {
+function workerLatestState(
+  m: Master,
+  msg: MessageOf<typeof WorkerLatestState>,
+  sender: RpcSenderContext,
+): void {
   const worker = m.cluster.workerById(msg.id);
   if (!worker) {
     log.warn(`Worker state from unknown worker: ${msg.id}`);
     return;
   }
+  checkFromWorker(worker, sender, `WorkerLatestState of ${worker.id}`);
   for (const e of msg.executors) {
     if (!worker.executors.has(`${e.appId}/${e.execId}`)) {
       log.info(
@@ -187,11 +207,20 @@ function workerLatestState(m: Master, msg: MessageOf<typeof WorkerLatestState>):
 async function workerSchedulerState(
   m: Master,
   msg: MessageOf<typeof WorkerSchedulerStateResponse>,
+  sender: RpcSenderContext,
 ): Promise<void> {
   const worker = m.cluster.workerById(msg.id);
   if (!worker) {
     log.warn(`Scheduler state from unknown worker: ${msg.id}`);
   } else {
+    // A recovered worker answers the master change over a connection it dials itself: from then
+    // on that connection is the worker's. One that answered already may not be answered for.
+    if (worker.state !== 'UNKNOWN' || worker.connection?.isOpen) {
+      checkFromWorker(worker, sender, `WorkerSchedulerStateResponse of ${worker.id}`);
+    } else if (sender.connection) {
+      worker.connection = sender.connection;
+      worker.endpoint = m.rpcEnv.refOver(sender.connection, worker.endpoint.name);
+    }
     log.info(`Worker has been re-registered: ${msg.id}`);
     worker.state = 'ALIVE';
     worker.lastHeartbeat = m.clock.now();

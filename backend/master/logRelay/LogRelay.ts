@@ -55,7 +55,7 @@ export class LogRelay extends RpcEndpoint {
       this.log.debug(`Relaying RequestLogRange from ${ctx.senderAddress} to ${worker.address}`);
       return worker.ask(RequestLogRange({ ...msg }), { timeout: WORKER_ASK_TIMEOUT_MS });
     });
-    this.on(FollowLog, (msg, ctx) => this.follow(msg, ctx.senderAddress));
+    this.on(FollowLog, (msg, ctx) => this.follow(msg, ctx));
     this.on(StopFollowLog, (msg, sender) => this.stopByClient(msg.followId, sender));
     this.on(LogChunk, (c) => this.chunk(c));
     this.on(LogFollowEnded, (e) => {
@@ -91,8 +91,9 @@ export class LogRelay extends RpcEndpoint {
 
   private async follow(
     msg: MessageOf<typeof FollowLog>,
-    clientAddress: string,
+    ctx: RpcSenderContext,
   ): Promise<MessageOf<typeof LogFollowStarted>> {
+    const clientAddress = ctx.senderAddress;
     if (msg.follower.address !== clientAddress) {
       // The master pushes only back to whoever asked: never a log to a third party.
       throw new RpcError(
@@ -115,7 +116,10 @@ export class LogRelay extends RpcEndpoint {
     const f: RelayedFollow = {
       relayId: randomBytes(8).toString('hex'),
       clientAddress,
-      client: this.rpcEnv.endpointRef(msg.follower),
+      // Back over the connection that asked, never to whoever listens at an address.
+      client: ctx.connection
+        ? this.rpcEnv.refOver(ctx.connection, msg.follower.name)
+        : this.rpcEnv.endpointRef(msg.follower),
       clientFollowId: msg.followId,
       worker,
       next: msg.offset,
@@ -140,7 +144,7 @@ export class LogRelay extends RpcEndpoint {
   private chunk(c: MessageOf<typeof LogChunk>): void {
     const f = this.follows.byRelay(c.followId);
     if (!f) return;
-    const backlog = this.rpcEnv.backlog(f.clientAddress).bytes;
+    const backlog = this.rpcEnv.backlog(f.client).bytes;
     if (backlog > MAX_CLIENT_BACKLOG) {
       const mib = Math.round(MAX_CLIENT_BACKLOG / (1024 * 1024));
       this.end(

@@ -30,6 +30,8 @@ export const PersistedApp = Type.Object(
     desc: ApplicationDescription,
     driver: EndpointRefData,
     startTime: Type.Integer(),
+    /** The submission whose key registered it: its driver proves that key after a failover. */
+    submission: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   },
   { additionalProperties: false },
 );

@@ -1,8 +1,9 @@
 import {
   DEFAULT_LOG_BYTES,
   type LogSource,
-  readLogRange,
-  resolveLogPath,
+  openLogFile,
+  readRange,
+  withLogFile,
 } from '../../logs/logFiles.js';
 import type { MessageOf } from '../../protocol/registry.js';
 import {
@@ -26,8 +27,9 @@ const MAX_BACKLOG = 8 * 1024 * 1024;
 
 export function logHandlers(w: Worker, { on }: HandlerRegistry): void {
   on(RequestLogRange, async (msg) => {
-    const path = await resolveLogPath(w.workDir, source(msg));
-    const range = await readLogRange(path, msg.offset, msg.length ?? DEFAULT_LOG_BYTES);
+    const range = await withLogFile(w.workDir, source(msg), (log) =>
+      readRange(log.handle, msg.offset, msg.length ?? DEFAULT_LOG_BYTES),
+    );
     return LogRangeResponse({
       data: range.data.toString('base64'),
       offset: range.offset,
@@ -56,15 +58,26 @@ async function follow(
   ctx: RpcCallContext<MessageOf<typeof LogFollowStarted>>,
 ): Promise<MessageOf<typeof LogFollowStarted>> {
   const src = source(m);
-  const path = await resolveLogPath(w.workDir, src);
-  const ref = w.rpcEnv.endpointRef(m.follower);
+  // Chunks go back over the connection that asked: a follow cannot aim them at a third party.
+  const ref = ctx.connection
+    ? w.rpcEnv.refOver(ctx.connection, m.follower.name)
+    : w.rpcEnv.endpointRef(m.follower);
+  const log = await openLogFile(w.workDir, src);
+  let totalSize: number;
+  try {
+    totalSize = (await log.handle.stat()).size;
+  } catch (err) {
+    await log.handle.close();
+    throw err;
+  }
   const followerRef = ref.toString();
   const done =
     src.driverId !== undefined
       ? () => !w.runners.driver(src.driverId as string)
       : () => !w.runners.executor(`${src.appId}/${src.execId}`);
+  // The follower owns the open file from here on, and closes it when it stops.
   const follower: LogFollower = new LogFollower(
-    path,
+    log,
     m.offset,
     {
       chunk: (offset, data) => {
@@ -85,16 +98,13 @@ async function follow(
           // The follower's env is gone; nothing to tell.
         }
       },
-      ready: () => w.rpcEnv.backlog(ref.address).bytes < MAX_BACKLOG,
-      drained: () => w.rpcEnv.backlog(ref.address).drained(),
+      ready: () => w.rpcEnv.backlog(ref).bytes < MAX_BACKLOG,
+      drained: () => w.rpcEnv.backlog(ref).drained(),
     },
     done,
   );
   w.logFollows.add(followerRef, m.followId, ctx.senderAddress, follower);
-  const started = LogFollowStarted({
-    followId: m.followId,
-    totalSize: (await readLogRange(path, 0, 0)).totalSize,
-  });
+  const started = LogFollowStarted({ followId: m.followId, totalSize });
   // Reply first, so that the follower knows the follow started before the first chunk arrives.
   ctx.reply(started);
   await follower.start();

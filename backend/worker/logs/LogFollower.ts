@@ -1,5 +1,6 @@
 import { type FSWatcher, watch } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import type { OpenLog } from '../../logs/logFiles.js';
 import { getLogger } from '../../util/log.js';
 
 const log = getLogger('LogFollower');
@@ -26,6 +27,7 @@ export interface FollowSink {
  */
 export class LogFollower {
   private fh: FileHandle | undefined;
+  readonly path: string;
   private watcher: FSWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
   private pumping = false;
@@ -37,17 +39,25 @@ export class LogFollower {
    */
   private readonly buf = Buffer.allocUnsafe(CHUNK_BYTES);
 
+  /** `log` is open already (openLogFile checked what it is); the follower closes it. */
   constructor(
-    readonly path: string,
+    log: OpenLog,
     private offset: number,
     private readonly sink: FollowSink,
     private readonly sourceDone: () => boolean,
-  ) {}
+  ) {
+    this.fh = log.handle;
+    this.path = log.path;
+  }
 
   async start(): Promise<void> {
-    this.fh = await open(this.path, 'r');
-    this.watcher = watch(this.path, () => this.poke());
-    this.watcher.on('error', () => {});
+    // Watching by path only wakes the reader: the bytes always come from the open file.
+    try {
+      this.watcher = watch(this.path, () => this.poke());
+      this.watcher.on('error', () => {});
+    } catch {
+      // Gone or renamed since it was opened: the re-check below still reads the open file.
+    }
     this.timer = setInterval(() => this.poke(), RECHECK_MS);
     this.timer.unref();
     this.poke();

@@ -1,6 +1,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { APP_CREDENTIAL_ENV } from '../../rpc/credentials.js';
 
 /**
  * Starts one child for a worker: its stdout and stderr go straight to files in its directory (the
@@ -56,8 +57,8 @@ export function spawnMarked<S extends 'ignore' | 'pipe'>(
   type Fd = 3;
   return execa(file, args, {
     cwd: o.cwd,
-    env: { ...o.env, [MARKER_VAR]: o.marker },
-    extendEnv: true,
+    env: { ...inheritedEnv(), ...o.env, [MARKER_VAR]: o.marker },
+    extendEnv: false,
     stdin: o.stdin,
     stdout: o.out as Fd,
     stderr: o.err as Fd,
@@ -120,3 +121,18 @@ function spawnFailure(
   const why = failure?.originalMessage || failure?.message || 'unknown error';
   return `Failed to start ${argv[0]}: ${why}`;
 }
+
+/**
+ * The worker's environment, as its children inherit it: without the cluster secret (nor a key the
+ * worker itself was handed), which no application's process may hold. Each child gets the key of
+ * its own application instead (RunnerHost.credentialEnv).
+ */
+export function inheritedEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (v !== undefined && !WITHHELD.has(k)) out[k] = v;
+  }
+  return out;
+}
+
+const WITHHELD = new Set(['WICK_AUTH_SECRET', APP_CREDENTIAL_ENV]);

@@ -6,10 +6,17 @@
  */
 import assert from 'node:assert/strict';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
+import type { OpenLog } from '../../../backend/logs/logFiles.js';
 import { type FollowSink, LogFollower } from '../../../backend/worker/logs/LogFollower.js';
+
+/** The file open, as openLogFile hands it to the worker's follow. */
+async function opened(path: string): Promise<OpenLog> {
+  return { handle: await open(path, 'r'), path };
+}
 
 const MiB = 1024 * 1024;
 
@@ -86,7 +93,7 @@ test('appends around the read size arrive whole and in order, though one buffer 
   const path = logFile(t);
   const sink = new KeepingSink();
   let done = false;
-  const follower = new LogFollower(path, 0, sink, () => done);
+  const follower = new LogFollower(await opened(path), 0, sink, () => done);
   t.after(() => follower.stop('test over'));
   await follower.start();
   const sizes = [1, MiB - 1, MiB, MiB + 1, 3 * MiB + 7, 17, 2 * MiB];
@@ -118,7 +125,7 @@ test('appends around the read size arrive whole and in order, though one buffer 
 test('a receiver that is behind holds reading back until it catches up', async (t) => {
   const path = logFile(t);
   const sink = new KeepingSink();
-  const follower = new LogFollower(path, 0, sink, () => true);
+  const follower = new LogFollower(await opened(path), 0, sink, () => true);
   t.after(() => follower.stop('test over'));
   sink.behind = true;
   appendFileSync(path, pattern(0, 5000));
@@ -140,7 +147,7 @@ test('a follow from an offset starts there; stop() ends it with the reason given
   appendFileSync(path, pattern(0, 300));
   const sink = new KeepingSink();
   sink.next = 100;
-  const follower = new LogFollower(path, 100, sink, () => false);
+  const follower = new LogFollower(await opened(path), 100, sink, () => false);
   await follower.start();
   await sink.until(() => sink.next === 300);
   follower.stop('stopped by the follower');

@@ -1,0 +1,158 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * The web UI's credentials, all made from the cluster secret, so that whoever holds the secret
+ * (`wick ui-url`) can make a login link without asking any server, and every web UI of the
+ * cluster (the master's and each worker's) can check one without keeping anything but the
+ * nonces of the links used:
+ *
+ * - A login link's token, `<expiry>.<nonce>.<signature>`: valid a few minutes, and once.
+ * - A session cookie, `<expiry>.<id>.<signature>`: signed rather than kept server-side, so a
+ *   worker's UI accepts the master's session (browsers send a host's cookies to all its ports)
+ *   and no server's memory grows with logins. The price: a session cannot be ended before its
+ *   expiry except by changing the secret.
+ *
+ * Each signature is HMAC-SHA256 under the secret of a message naming its kind, so neither kind
+ * can stand for the other, nor for the keys credentials.ts derives (`wick-app-key:…`).
+ */
+
+/** How long a link from `wick ui-url` is valid. */
+export const LOGIN_LINK_TTL_MS = 5 * 60_000;
+/** The latest expiry a link may have: its lifetime plus room for clocks that differ. */
+export const MAX_LOGIN_LINK_TTL_MS = 15 * 60_000;
+/** How long a session lasts after a login. */
+export const SESSION_TTL_MS = 12 * 3_600_000;
+/** Links used and not yet expired, at most (each a few dozen bytes): then logins wait. */
+export const MAX_USED_LINKS = 10_000;
+
+const SIGNED = /^(\d{13})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;
+
+function signature(secret: string, kind: 'login' | 'session', expiry: number, id: string): string {
+  return createHmac('sha256', secret)
+    .update(`wick-ui-${kind}:v1:${expiry}:${id}`)
+    .digest('base64url');
+}
+
+function mint(secret: string, kind: 'login' | 'session', expiry: number): string {
+  const id = randomBytes(16).toString('base64url');
+  return `${expiry}.${id}.${signature(secret, kind, expiry, id)}`;
+}
+
+/** A signed value's parts when it is well formed and its signature is right. */
+function verify(
+  secret: string,
+  kind: 'login' | 'session',
+  value: string,
+): { expiry: number; id: string } | undefined {
+  const m = SIGNED.exec(value);
+  if (!m) return undefined;
+  const [, expiryText, id, given] = m as unknown as [string, string, string, string];
+  const expiry = Number(expiryText);
+  // As text, not decoded: base64url has several spellings of the same last bits, and only the
+  // one this code writes is the signature.
+  const want = Buffer.from(signature(secret, kind, expiry, id));
+  const got = Buffer.from(given);
+  return got.length === want.length && timingSafeEqual(got, want) ? { expiry, id } : undefined;
+}
+
+export function mintLoginToken(
+  secret: string,
+  now = Date.now(),
+  ttlMs = LOGIN_LINK_TTL_MS,
+): string {
+  return mint(secret, 'login', now + ttlMs);
+}
+
+/** `http://host:port/login?token=…` for the web UI at `webUiUrl`. */
+export function loginLink(webUiUrl: string, secret: string, now = Date.now()): string {
+  const url = new URL('/login', webUiUrl);
+  url.searchParams.set('token', mintLoginToken(secret, now));
+  return url.toString();
+}
+
+export type LoginCheck = { ok: true; nonce: string; expiry: number } | { ok: false; why: string };
+
+/** Whether a login token is this cluster's and current (not whether it was used: UsedLinks). */
+export function checkLoginToken(
+  secret: string,
+  token: string | undefined,
+  now: number,
+): LoginCheck {
+  const again = 'run `wick ui-url` for a new link';
+  if (!token) return { ok: false, why: `This login link has no token: ${again}` };
+  const signed = verify(secret, 'login', token);
+  if (!signed) {
+    return SIGNED.test(token)
+      ? { ok: false, why: `This login link was not made with this cluster's secret: ${again}` }
+      : {
+          ok: false,
+          why: `Invalid login token ${JSON.stringify(token.slice(0, 100))}: expected <expiry>.<nonce>.<signature>, as \`wick ui-url\` prints it`,
+        };
+  }
+  const at = (t: number) => new Date(t).toISOString();
+  if (signed.expiry <= now) {
+    return {
+      ok: false,
+      why: `This login link expired at ${at(signed.expiry)} (it is ${at(now)}): ${again}`,
+    };
+  }
+  if (signed.expiry > now + MAX_LOGIN_LINK_TTL_MS) {
+    return {
+      ok: false,
+      why: `This login link expires at ${at(signed.expiry)}, more than ${MAX_LOGIN_LINK_TTL_MS / 60_000} minutes after now (${at(now)}): check this machine's clock, or ${again}`,
+    };
+  }
+  return { ok: true, nonce: signed.id, expiry: signed.expiry };
+}
+
+/** The nonces of the login links used, each kept until its link expires: a link works once. */
+export class UsedLinks {
+  private readonly used = new Map<string, number>();
+
+  constructor(private readonly max = MAX_USED_LINKS) {}
+
+  get size(): number {
+    return this.used.size;
+  }
+
+  /** Records a use; 'used' when the link was used before, 'full' when too many are kept. */
+  claim(nonce: string, expiry: number, now: number): 'ok' | 'used' | 'full' {
+    if (this.used.has(nonce)) return 'used';
+    if (this.used.size >= this.max / 2) {
+      for (const [n, e] of this.used) if (e <= now) this.used.delete(n);
+    }
+    if (this.used.size >= this.max) return 'full';
+    this.used.set(nonce, expiry);
+    return 'ok';
+  }
+}
+
+export function mintSession(secret: string, now = Date.now()): string {
+  return mint(secret, 'session', now + SESSION_TTL_MS);
+}
+
+/** 'ok', or why a session cookie is refused. */
+export function checkSession(
+  secret: string,
+  value: string,
+  now: number,
+): 'ok' | 'expired' | 'invalid' {
+  const signed = verify(secret, 'session', value);
+  if (!signed || signed.expiry > now + SESSION_TTL_MS) return 'invalid';
+  return signed.expiry <= now ? 'expired' : 'ok';
+}
+
+/**
+ * The session cookie's name: one per cluster (a tag of its secret, which says nothing of it), so
+ * that two clusters' UIs on one host do not overwrite each other's login.
+ */
+export function sessionCookieName(secret: string): string {
+  return `wick_session_${createHmac('sha256', secret).update('wick-ui-cookie:v1').digest('hex').slice(0, 12)}`;
+}
+
+/** Whether `given` is the secret, in time that does not depend on where they differ. */
+export function isSecret(given: string, secret: string): boolean {
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(secret).digest();
+  return timingSafeEqual(a, b);
+}

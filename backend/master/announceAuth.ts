@@ -1,0 +1,42 @@
+import os from 'node:os';
+import type { ClusterAuth } from '../rpc/clusterSecret.js';
+import { getLogger } from '../util/log.js';
+
+const log = getLogger('Master');
+
+/**
+ * Says at start-up how this master lets peers in: open (loudly: anyone who reaches its port can
+ * run commands on every worker), or with the cluster secret — and, the first time, where the
+ * secret it made is kept and the line that joins a worker to it (as k3s and kubeadm print theirs).
+ */
+export function announceAuth(
+  auth: ClusterAuth & { generated?: boolean },
+  address: string,
+  highAvailability: boolean,
+): void {
+  if (auth.mode === 'open') {
+    log.warn(
+      `RUNNING OPEN (wick.authenticate=false): anyone who can reach ${address} can run any command on every worker, as user ${os.userInfo().username}. Remove wick.authenticate=false to require the cluster secret.`,
+    );
+    return;
+  }
+  if (auth.mode !== 'secret') return;
+  if (!auth.generated) {
+    log.info(
+      `Peers must prove the cluster secret (from ${auth.source}); \`wick join\` prints the line that joins a worker`,
+    );
+    return;
+  }
+  log.info(`Generated the cluster secret in ${auth.source} (readable by this user only).`);
+  process.stderr.write(
+    [
+      '',
+      `To join a worker to this master, run on the worker's machine (keep the secret out of shell history and logs):`,
+      '',
+      `    WICK_AUTH_SECRET=${auth.secret} wick worker wick://${address}`,
+      '',
+      `Clients on this machine find the secret by themselves; elsewhere give them WICK_AUTH_SECRET too. \`wick join\` prints this again.${highAvailability ? ' Standby masters must have the same secret: copy the file to each, or set wick.authenticate.secret.file.' : ''}`,
+      '',
+    ].join('\n'),
+  );
+}
