@@ -79,6 +79,8 @@ const KEY_ORDER = [
   'patternProperties',
   'required',
   'additionalProperties',
+  'minProperties',
+  'maxProperties',
   'minLength',
   'maxLength',
   'pattern',
@@ -182,8 +184,11 @@ function describeType(s: S, depth = 0): string {
       if (JSON.stringify(canonical(s)) === endpointRefShape)
         return '[EndpointRefData](#endpoint-refs)';
       if (s.patternProperties) {
-        const values = Object.values(s.patternProperties as Record<string, S>);
-        return `object of string → ${values.map((v) => describeType(v, depth + 1)).join(' or ')}`;
+        const entries = Object.entries(s.patternProperties as Record<string, S>);
+        const keys = entries.map(([k]) => `\`${k}\``).join(' or ');
+        const values = entries.map(([, v]) => describeType(v, depth + 1)).join(' or ');
+        const n = range(s.minProperties, s.maxProperties, ' entries');
+        return `object of string matching ${keys} → ${values}${n ? ` (${n})` : ''}`;
       }
       const props = Object.keys((s.properties ?? {}) as S);
       if (depth > 1 || props.length === 0) return 'object';

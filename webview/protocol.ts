@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { MAX_COUNTER, MAX_ID_LENGTH, MAX_INT32 } from '../backend/protocol/bounds.js';
 import type { MessageOf } from '../backend/protocol/registry.js';
 import type { MasterStateEvent, MasterStateResponse } from '../backend/protocol/state.js';
 import type { WorkerStateResponse } from '../backend/protocol/worker.js';
@@ -46,9 +47,9 @@ export interface DashboardConfig {
 
 export const LogSource = Type.Object(
   {
-    appId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    executorId: Type.Optional(Type.Integer({ minimum: 0 })),
-    driverId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    appId: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_ID_LENGTH })),
+    executorId: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INT32 })),
+    driverId: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_ID_LENGTH })),
     logType: Type.Union([Type.Literal('stdout'), Type.Literal('stderr')]),
   },
   { additionalProperties: false },
@@ -66,11 +67,11 @@ export interface LogRange {
 
 export const KillTarget = Type.Union([
   Type.Object(
-    { kind: Type.Literal('app'), id: Type.String({ minLength: 1, maxLength: 200 }) },
+    { kind: Type.Literal('app'), id: Type.String({ minLength: 1, maxLength: MAX_ID_LENGTH }) },
     { additionalProperties: false },
   ),
   Type.Object(
-    { kind: Type.Literal('driver'), id: Type.String({ minLength: 1, maxLength: 200 }) },
+    { kind: Type.Literal('driver'), id: Type.String({ minLength: 1, maxLength: MAX_ID_LENGTH }) },
     { additionalProperties: false },
   ),
 ]);
@@ -83,7 +84,7 @@ export interface KillResult {
 
 // Panel → Extension
 
-const RequestId = Type.Integer({ minimum: 0 });
+const RequestId = Type.Integer({ minimum: 0, maximum: MAX_COUNTER });
 const FollowId = Type.String({ minLength: 1, maxLength: 100 });
 
 export const PanelToExtension = Type.Union([
@@ -95,7 +96,7 @@ export const PanelToExtension = Type.Union([
       type: Type.Literal('requestLogRange'),
       requestId: RequestId,
       source: LogSource,
-      offset: Type.Optional(Type.Integer({ minimum: 0 })),
+      offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_COUNTER })),
       length: Type.Integer({ minimum: 0, maximum: 16 * 1024 * 1024 }),
     },
     { additionalProperties: false },
@@ -106,7 +107,7 @@ export const PanelToExtension = Type.Union([
       type: Type.Literal('followLog'),
       followId: FollowId,
       source: LogSource,
-      offset: Type.Integer({ minimum: 0 }),
+      offset: Type.Integer({ minimum: 0, maximum: MAX_COUNTER }),
     },
     { additionalProperties: false },
   ),
@@ -125,7 +126,7 @@ export const PanelToExtension = Type.Union([
     {
       type: Type.Literal('requestWorkerState'),
       requestId: RequestId,
-      workerId: Type.String({ minLength: 1, maxLength: 200 }),
+      workerId: Type.String({ minLength: 1, maxLength: MAX_ID_LENGTH }),
     },
     { additionalProperties: false },
   ),

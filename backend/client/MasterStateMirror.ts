@@ -1,12 +1,16 @@
+import { MAX_STATE_PAGE_ENTRIES } from '../protocol/bounds.js';
 import type { MessageOf } from '../protocol/registry.js';
 import {
   MasterStateEvent,
   type MasterStateResponse,
+  MasterStateSubscriptionDropped,
+  RequestMasterState,
   SubscribeMasterState,
   UnsubscribeMasterState,
 } from '../protocol/state.js';
 import { RpcEndpoint, type RpcEndpointRef } from '../rpc/index.js';
 import { applyEvent } from '../shared/applyEvent.js';
+import { StatePages } from '../shared/statePages.js';
 
 export { applyEvent };
 
@@ -23,7 +27,9 @@ export type MirrorListener = (state: State, event?: Event) => void;
  * A live copy of a master's state: one snapshot, then every pushed MasterStateEvent applied to it,
  * in order. The CLI waits on it, the agent feeds VS Code from it, the master's web UI feeds its
  * pages from it; none polls. After a failover, subscribing to the new master replaces the copy
- * (its changes are numbered afresh).
+ * (its changes are numbered afresh). The snapshot is read in pages (StatePages merges them with
+ * the changes that cross them). A master that drops this subscriber because it fell behind says
+ * so (MasterStateSubscriptionDropped, on a connection it keeps) and the mirror subscribes again.
  */
 export class MasterStateMirror extends RpcEndpoint {
   state: State | undefined;
@@ -34,12 +40,21 @@ export class MasterStateMirror extends RpcEndpoint {
 
   /** Events received while a subscription's snapshot is on its way; see subscribe. */
   private early: Event[] | undefined;
+  private pages: StatePages | undefined;
 
   constructor() {
     super();
     this.on(MasterStateEvent, (event) => {
       if (this.early) this.early.push(event);
       else if (this.apply(event)) this.emit(event);
+    });
+    this.on(MasterStateSubscriptionDropped, (msg, ctx) => {
+      const master = this.master;
+      if (!master || master.address !== ctx.senderAddress) return;
+      this.log.warn(`The master dropped this subscription (${msg.reason}); subscribing again`);
+      void this.subscribe(master).catch((err) =>
+        this.log.warn(`Could not subscribe again to ${master}`, err),
+      );
     });
   }
 
@@ -48,25 +63,32 @@ export class MasterStateMirror extends RpcEndpoint {
     return this.state !== undefined && this.early === undefined;
   }
 
-  /** Subscribes to `master`; resolves with the snapshot. */
+  /** Subscribes to `master`; resolves with the snapshot (read in pages). */
   async subscribe(master: RpcEndpointRef): Promise<State> {
     this.early ??= [];
-    const another = this.master !== undefined && this.master.address !== master.address;
     this.master = master;
+    const pages = new StatePages();
     try {
-      const snapshot = await master.ask(SubscribeMasterState({ subscriber: this.self.toData() }));
-      // Events with seq ≤ the snapshot's are already in it (one master's seqs only: another's
-      // are numbered afresh).
-      if (!this.state || another || this.state.seq < snapshot.seq) this.state = snapshot;
+      const first = await master.ask(
+        SubscribeMasterState({ subscriber: this.self.toData(), limit: MAX_STATE_PAGE_ENTRIES }),
+      );
+      pages.add(first);
+      for (let after = first.next; after !== undefined; ) {
+        const page = await master.ask(RequestMasterState({ limit: MAX_STATE_PAGE_ENTRIES, after }));
+        pages.add(page);
+        after = page.next;
+      }
+      this.pages = pages;
+      this.state = pages.state;
     } finally {
       // The master pushes events as soon as it has replied, and they can reach this endpoint
-      // before the reply has resolved the ask: they were kept, and apply after the snapshot.
+      // before the replies have resolved the asks: they were kept, and apply after the pages.
       const early = this.early ?? [];
       this.early = undefined;
       for (const e of early) this.apply(e);
       this.emit(undefined);
     }
-    return this.state;
+    return this.state as State;
   }
 
   unsubscribe(master: RpcEndpointRef): void {
@@ -97,10 +119,7 @@ export class MasterStateMirror extends RpcEndpoint {
   }
 
   private apply(event: Event): boolean {
-    const s = this.state;
-    if (!s || event.seq <= s.seq) return false;
-    applyEvent(s, event);
-    return true;
+    return this.pages?.apply(event) ?? false;
   }
 
   private emit(event: Event | undefined): void {

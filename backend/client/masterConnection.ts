@@ -1,10 +1,12 @@
 import type { WickConf } from '../conf/WickConf.js';
+import { MAX_STATE_PAGE_ENTRIES } from '../protocol/bounds.js';
 import { MASTER_ENDPOINT } from '../protocol/endpoints.js';
 import { wickProtocol } from '../protocol/index.js';
 import type { MessageOf } from '../protocol/registry.js';
 import { type MasterStateResponse, RequestMasterState } from '../protocol/state.js';
 import { type RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import { parseMasterUrls } from '../rpc/masterUrls.js';
+import { StatePages } from '../shared/statePages.js';
 
 /**
  * Reaching a master from a list of URLs (`wick://h1:7077,h2:7077`, standby masters): every
@@ -21,9 +23,27 @@ export function noMasterReachable(tried: readonly string[]): Error {
   );
 }
 
-/** The master's whole state, now. */
-export function masterState(master: RpcEndpointRef, timeout = 30_000): Promise<MasterState> {
-  return master.ask(RequestMasterState({}), { timeout });
+/**
+ * The master's whole state, read page by page (a cluster of 20,000 workers is more than one
+ * frame may carry), each page within `timeout`.
+ */
+export async function masterState(master: RpcEndpointRef, timeout = 30_000): Promise<MasterState> {
+  const pages = new StatePages();
+  let after: string | undefined;
+  do {
+    const page = await master.ask(
+      RequestMasterState({ limit: MAX_STATE_PAGE_ENTRIES, ...(after ? { after } : {}) }),
+      { timeout },
+    );
+    pages.add(page);
+    after = page.next;
+  } while (after !== undefined);
+  return pages.state as MasterState;
+}
+
+/** The master's header (its status, URL, masters): one page of one entry. */
+function masterStatus(master: RpcEndpointRef, timeout = 30_000): Promise<MasterState> {
+  return master.ask(RequestMasterState({ limit: 1 }), { timeout });
 }
 
 /**
@@ -47,7 +67,7 @@ export async function connectMaster(
       continue;
     }
     if (addresses.length === 1) return ref;
-    const state = await masterState(ref).catch(() => undefined);
+    const state = await masterStatus(ref).catch(() => undefined);
     if (state && state.status !== 'STANDBY') return ref;
     reachable ??= ref;
   }

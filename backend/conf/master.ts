@@ -2,6 +2,9 @@ import { DeployConf } from './deploy.js';
 import { parseDurationMs } from './parse.js';
 import { conf, define as defineEntry } from './WickConf.js';
 
+/** MAX_RETAINED of backend/protocol/bounds.ts (conf imports nothing above util). */
+const RETAINED_MAX = 100_000;
+
 /** The Master's settings (Spark's spark.deploy.* and spark.worker.timeout, as wick.*). */
 export const MasterConf = {
   /** Declared in backend/conf/deploy.ts, which the worker reads too. */
@@ -23,8 +26,15 @@ export const MasterConf = {
     200,
     'Completed applications kept.',
     1,
+    RETAINED_MAX,
   ),
-  retainedDrivers: conf.int('wick.deploy.retainedDrivers', 200, 'Completed drivers kept.', 1),
+  retainedDrivers: conf.int(
+    'wick.deploy.retainedDrivers',
+    200,
+    'Completed drivers kept.',
+    1,
+    RETAINED_MAX,
+  ),
   spreadOut: conf.bool(
     'wick.deploy.spreadOut',
     true,
@@ -78,6 +88,11 @@ export const MasterConf = {
     'wick.master.upload.maxSize',
     '1g',
     'The most bytes of files one cluster-mode submission may leave with the master (and the largest file).',
+  ),
+  subscriberMaxBacklog: conf.sizeBytes(
+    'wick.master.subscriber.maxBacklog',
+    '16m',
+    "Bytes of state pushes that may wait unsent for one subscriber (the agent, a web UI, `wick submit`); past it the subscriber is dropped: a client's connection is closed, a worker's or driver's keeps only its own messages. 16m is four pages of the state: a reading subscriber is never that far behind, one that stops reading costs the master no more.",
   ),
   uiKillEnabled: conf.bool(
     'wick.ui.killEnabled',

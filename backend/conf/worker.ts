@@ -1,6 +1,9 @@
 import { parseDurationMs } from './parse.js';
 import { conf, define } from './WickConf.js';
 
+/** MAX_RETAINED of backend/protocol/bounds.ts (conf imports nothing above util). */
+const RETAINED_MAX = 100_000;
+
 const seconds = (key: string, dflt: string, doc: string) =>
   define(key, dflt, doc, (raw) => parseDurationMs(raw, 's'));
 
@@ -53,8 +56,15 @@ export const WorkerConf = {
     1000,
     'Finished executors kept.',
     0,
+    RETAINED_MAX,
   ),
-  retainedDrivers: conf.int('wick.worker.ui.retainedDrivers', 1000, 'Finished drivers kept.', 0),
+  retainedDrivers: conf.int(
+    'wick.worker.ui.retainedDrivers',
+    1000,
+    'Finished drivers kept.',
+    0,
+    RETAINED_MAX,
+  ),
   executorPrestart: conf.bool(
     'wick.worker.executor.prestart',
     true,

@@ -1,11 +1,11 @@
 import type { Context } from 'hono';
 import { LogFollower } from '../client/LogFollower.js';
 import { MasterStateMirror } from '../client/MasterStateMirror.js';
+import { masterState } from '../client/masterConnection.js';
 import { findLogWorker, findWorker, LookupFailed, workerEndpoint } from '../client/workerLookup.js';
 import { MasterConf } from '../conf/master.js';
 import type { WickConf } from '../conf/WickConf.js';
 import { WEB_UI_ENDPOINT, WEB_UI_STATE_ENDPOINT } from '../protocol/endpoints.js';
-import { RequestMasterState } from '../protocol/state.js';
 import { RequestWorkerState } from '../protocol/worker.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import type { LogSource } from '../shared/logSource.js';
@@ -68,7 +68,8 @@ export class MasterWebUI {
     self = new MasterWebUI(ui, master);
     const killEnabled = conf.get(MasterConf.uiKillEnabled);
     const capabilities = { killEnabled };
-    const askState = () => master.ask(RequestMasterState({}), { timeout: 10_000 });
+    // Page by page, as every client reads it: the same answer however big the cluster.
+    const askState = () => masterState(master, 10_000);
 
     const json = async (c: Context) => {
       try {

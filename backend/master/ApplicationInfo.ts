@@ -1,3 +1,4 @@
+import { MAX_REMOVED_EXECUTORS } from '../protocol/bounds.js';
 import type { ApplicationDescription, ApplicationState } from '../protocol/common.js';
 import type { AppSummary } from '../protocol/state.js';
 import type { PeerConnection, RpcEndpointRef } from '../rpc/index.js';
@@ -65,6 +66,10 @@ export class ApplicationInfo {
   removeExecutor(exec: ExecutorDesc): void {
     if (this.executors.delete(exec.id)) {
       this.removedExecutors.push(exec);
+      // A long-running application loses executors without end: keep the most recent ones.
+      if (this.removedExecutors.length > MAX_REMOVED_EXECUTORS) {
+        this.removedExecutors.splice(0, this.removedExecutors.length - MAX_REMOVED_EXECUTORS);
+      }
       this.coresGranted -= exec.cores;
     }
   }

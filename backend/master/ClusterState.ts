@@ -1,3 +1,4 @@
+import { MAX_WORKERS } from '../protocol/bounds.js';
 import type { AppSummary, DriverSummary, WorkerSummary } from '../protocol/state.js';
 import { latestRun } from '../shared/driverRuns.js';
 import type { ApplicationInfo } from './ApplicationInfo.js';
@@ -18,6 +19,28 @@ export interface ClusterStateOptions {
   /** Completed drivers kept (wick.deploy.retainedDrivers). */
   retainedDrivers: number;
   forgotten: ForgetListener;
+}
+
+/** The tables a page of the state goes through, in order (see StateCursor in protocol/state.ts). */
+export const STATE_TABLES = ['w', 'a', 'c', 'd', 'e'] as const;
+export type StateTable = (typeof STATE_TABLES)[number];
+const TABLE_FIELDS = {
+  w: 'workers',
+  a: 'activeApps',
+  c: 'completedApps',
+  d: 'activeDrivers',
+  e: 'completedDrivers',
+} as const;
+
+/** Where a page ended: a table and the rank of its last entry there. */
+export interface StateCursor {
+  table: StateTable;
+  rank: number;
+}
+
+export interface StatePage {
+  summaries: ClusterSummaries;
+  next?: StateCursor;
 }
 
 /** The entries of every table, as a snapshot lists them. */
@@ -54,6 +77,14 @@ export class ClusterState {
   private readonly completedDrivers: DriverInfo[] = [];
   private nextAppNumber = 0;
   private nextDriverNumber = 0;
+  /** DEAD workers still listed, by host:port: what a worker starting there replaces. */
+  private readonly deadAt = new Map<string, Set<WorkerInfo>>();
+  /**
+   * Each entry's place in its table, counting up as entries are added: a page of the state ends
+   * at one, and the next page starts after it, wherever entries came and went meanwhile.
+   */
+  private readonly ranks = new WeakMap<object, number>();
+  private lastRank = 0;
 
   constructor(private readonly options: ClusterStateOptions) {}
 
@@ -93,9 +124,29 @@ export class ClusterState {
         `Worker ${worker.id} at ${address}: ${taken.id} at ${taken.endpoint.address} is registered already (remove it first)`,
       );
     }
+    const dead = this.workers.get(worker.id);
+    if (dead) this.notDead(dead);
+    // Deleted first, so that the table stays in the order of the entries' ranks.
+    this.workers.delete(worker.id);
     this.workers.set(worker.id, worker);
+    this.ranks.set(worker, ++this.lastRank);
     this.idToWorker.set(worker.id, worker);
     this.addressToWorker.set(address, worker);
+  }
+
+  /**
+   * Whether one more worker may register: known workers (DEAD ones too) stay within
+   * MAX_WORKERS, the oldest DEAD one forgotten to make room. A reason when it may not.
+   */
+  roomForWorker(): string | undefined {
+    if (this.workers.size < MAX_WORKERS) return undefined;
+    for (const w of this.workers.values()) {
+      if (w.state === 'DEAD') {
+        this.forgetWorker(w);
+        return undefined;
+      }
+    }
+    return `The master has ${this.workers.size} workers registered, the most it takes (${MAX_WORKERS})`;
   }
 
   /** Marks a worker DEAD: no longer registered, still listed until forgotten. */
@@ -105,21 +156,36 @@ export class ClusterState {
     if (this.addressToWorker.get(worker.endpoint.address) === worker) {
       this.addressToWorker.delete(worker.endpoint.address);
     }
+    if (this.workers.get(worker.id) === worker) {
+      const at = this.deadAt.get(worker.hostPort) ?? new Set();
+      at.add(worker);
+      this.deadAt.set(worker.hostPort, at);
+    }
   }
 
   /** Forgets a DEAD worker (wick.dead.worker.persistence passed, or a new one at its host:port). */
   forgetWorker(worker: WorkerInfo): void {
     if (this.workers.get(worker.id) !== worker) return;
     this.markWorkerDead(worker);
+    this.notDead(worker);
     this.workers.delete(worker.id);
     this.options.forgotten.workerRemoved(worker.id);
   }
 
-  /** Forgets the DEAD workers at host:port: a worker starting there replaces them. */
+  /**
+   * Forgets the DEAD workers at host:port: a worker starting there replaces them. By an index,
+   * not a walk of every worker: each of 20,000 registrations walked them all.
+   */
   forgetDeadWorkersAt(host: string, port: number): void {
-    for (const w of this.allWorkers()) {
-      if (w.host === host && w.port === port && w.state === 'DEAD') this.forgetWorker(w);
-    }
+    const at = this.deadAt.get(`${host}:${port}`);
+    if (!at) return;
+    for (const w of [...at]) this.forgetWorker(w);
+  }
+
+  private notDead(worker: WorkerInfo): void {
+    const at = this.deadAt.get(worker.hostPort);
+    at?.delete(worker);
+    if (at?.size === 0) this.deadAt.delete(worker.hostPort);
   }
 
   // Applications
@@ -159,6 +225,7 @@ export class ClusterState {
     const address = app.driver.address;
     if (this.addressToApp.has(address) || this.idToApp.has(app.id)) return false;
     this.idToApp.set(app.id, app);
+    this.ranks.set(app, ++this.lastRank);
     this.addressToApp.set(address, app);
     this.waiting.push(app);
     return true;
@@ -175,6 +242,7 @@ export class ClusterState {
     this.idToApp.delete(app.id);
     this.addressToApp.delete(app.driver.address);
     remove(this.waiting, app);
+    this.ranks.set(app, ++this.lastRank);
     retain(this.completedApps, app, this.options.retainedApplications, (a) =>
       this.options.forgotten.appRemoved(a.id),
     );
@@ -225,7 +293,10 @@ export class ClusterState {
 
   /** Adds an active driver (not waiting: enqueue it to have it placed). */
   addDriver(driver: DriverInfo): void {
+    if (this.drivers.get(driver.id) === driver) return;
+    this.drivers.delete(driver.id);
     this.drivers.set(driver.id, driver);
+    this.ranks.set(driver, ++this.lastRank);
   }
 
   /** Puts an active driver in the queue of those waiting for a worker. */
@@ -243,6 +314,7 @@ export class ClusterState {
     if (this.drivers.get(driver.id) !== driver) return false;
     this.drivers.delete(driver.id);
     remove(this.waitingDriverList, driver);
+    this.ranks.set(driver, ++this.lastRank);
     retain(this.completedDrivers, driver, this.options.retainedDrivers, (d) =>
       this.options.forgotten.driverRemoved(d.id),
     );
@@ -268,6 +340,70 @@ export class ClusterState {
     };
   }
 
+  /** Applications active now. */
+  get activeAppCount(): number {
+    return this.idToApp.size;
+  }
+
+  /** Drivers active now (waiting, running, relaunching). */
+  get activeDriverCount(): number {
+    return this.drivers.size;
+  }
+
+  /**
+   * One page of summaries(): the entries after `after` (or from the first), in the order of the
+   * tables (workers, active and completed applications, active and completed drivers), until
+   * `maxEntries` or about `maxBytes` of JSON (at least one entry, however large); `next` is where
+   * the following page starts, absent on the last.
+   */
+  page(after: StateCursor | undefined, maxEntries: number, maxBytes: number): StatePage {
+    const out: ClusterSummaries = {
+      workers: [],
+      activeApps: [],
+      completedApps: [],
+      activeDrivers: [],
+      completedDrivers: [],
+    };
+    let entries = 0;
+    let bytes = 0;
+    let last: StateCursor | undefined;
+    for (const { table, entry, rank } of this.entriesAfter(after)) {
+      if (entries > 0 && (entries >= maxEntries || bytes >= maxBytes)) {
+        return { summaries: out, next: last };
+      }
+      const summary = entry.summary();
+      (out[TABLE_FIELDS[table]] as unknown[]).push(summary);
+      entries++;
+      // A page's size is what its entries take as JSON; the header is small.
+      bytes += JSON.stringify(summary).length;
+      last = { table, rank };
+    }
+    return { summaries: out };
+  }
+
+  private *entriesAfter(after: StateCursor | undefined): Generator<{
+    table: StateTable;
+    entry: { summary(): unknown };
+    rank: number;
+  }> {
+    const tables: [StateTable, Iterable<{ summary(): unknown }>][] = [
+      ['w', this.workers.values()],
+      ['a', this.idToApp.values()],
+      ['c', this.completedApps],
+      ['d', this.drivers.values()],
+      ['e', this.completedDrivers],
+    ];
+    const from = after ? STATE_TABLES.indexOf(after.table) : 0;
+    for (const [i, [table, entries]] of tables.entries()) {
+      if (i < from) continue;
+      const skipTo = after && i === from ? after.rank : 0;
+      for (const entry of entries) {
+        const rank = this.ranks.get(entry) ?? 0;
+        if (rank > skipTo) yield { table, entry, rank };
+      }
+    }
+  }
+
   /** Forgets everything (a master that stops leading); the id counters go on. */
   clear(): void {
     const { forgotten } = this.options;
@@ -277,6 +413,7 @@ export class ClusterState {
       forgotten.driverRemoved(d.id);
     }
     this.workers.clear();
+    this.deadAt.clear();
     this.idToWorker.clear();
     this.addressToWorker.clear();
     this.idToApp.clear();

@@ -1,3 +1,4 @@
+import { MAX_EXECUTOR_HISTORY } from '../protocol/bounds.js';
 import type { ExecutorState } from '../protocol/common.js';
 import type { ExecutorSummary } from '../protocol/state.js';
 import type { WorkerInfo } from './WorkerInfo.js';
@@ -34,6 +35,10 @@ export class ExecutorDesc {
     if (message !== undefined) entry.message = message;
     if (exitStatus !== undefined) entry.exitStatus = exitStatus;
     this.history.push(entry);
+    // A worker decides how often an executor changes state: keep the most recent ones only.
+    if (this.history.length > MAX_EXECUTOR_HISTORY) {
+      this.history.splice(0, this.history.length - MAX_EXECUTOR_HISTORY);
+    }
   }
 
   summary(): ExecutorSummary {

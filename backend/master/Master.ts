@@ -6,6 +6,7 @@ import { MASTER_ENDPOINT, MASTER_SYSTEM } from '../protocol/endpoints.js';
 import type { AnyMessageDef } from '../protocol/registry.js';
 import type { MasterEntry } from '../protocol/state.js';
 import { RpcEndpoint } from '../rpc/index.js';
+import { isClientAddress } from '../rpc/RpcAddress.js';
 import type { HandlerOf } from '../rpc/RpcEndpoint.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import { systemClock } from '../util/clock.js';
@@ -62,7 +63,7 @@ export class Master extends RpcEndpoint implements LeaderElectable {
   static readonly ENDPOINT_NAME = MASTER_ENDPOINT;
   static readonly SYSTEM_NAME = MASTER_SYSTEM;
 
-  readonly broadcaster = new StateBroadcaster();
+  readonly broadcaster: StateBroadcaster;
   readonly cluster: ClusterState;
   readonly recovery = new Recovery(this);
   readonly conf: WickConf;
@@ -91,6 +92,17 @@ export class Master extends RpcEndpoint implements LeaderElectable {
     this.files = options.files;
     this.workerTimeoutMs = this.conf.get(MasterConf.workerTimeout);
     this.leaderElection = options.leaderElection ?? monarchyLeaderAgent;
+    this.broadcaster = new StateBroadcaster({
+      maxBacklog: this.conf.get(MasterConf.subscriberMaxBacklog),
+      links: {
+        backlog: (ref) => this.rpcEnv.backlog(ref).bytes,
+        isClientOnly: (address) =>
+          isClientAddress(address) &&
+          !this.cluster.appByAddress(address) &&
+          !this.cluster.workerByAddress(address),
+        disconnect: (ref, reason) => this.rpcEnv.disconnect(ref, reason),
+      },
+    });
     this.cluster = new ClusterState({
       retainedApplications: this.conf.get(MasterConf.retainedApplications),
       retainedDrivers: this.conf.get(MasterConf.retainedDrivers),

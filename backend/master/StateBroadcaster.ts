@@ -1,5 +1,13 @@
+import { MASTER_STATE_PAGE_BYTES } from '../protocol/bounds.js';
 import type { RecoveryState } from '../protocol/common.js';
-import { type MasterEntry, MasterStateEvent } from '../protocol/state.js';
+import {
+  type AppSummary,
+  type DriverSummary,
+  type MasterEntry,
+  MasterStateEvent,
+  MasterStateSubscriptionDropped,
+  type WorkerSummary,
+} from '../protocol/state.js';
 import type { RpcEndpointRef } from '../rpc/index.js';
 import { getLogger } from '../util/log.js';
 import type { ApplicationInfo } from './ApplicationInfo.js';
@@ -8,10 +16,40 @@ import type { WorkerInfo } from './WorkerInfo.js';
 
 const log = getLogger('StateBroadcaster');
 
+/** What the broadcaster needs of the connections its subscribers are on. */
+export interface SubscriberLinks {
+  /** Bytes queued for the subscriber's connection and not yet sent. */
+  backlog(ref: RpcEndpointRef): number;
+  /**
+   * Whether `address` is only a client's: a client-mode env with no worker and no application
+   * registered from it, whose connection may be closed without losing either.
+   */
+  isClientOnly(address: string): boolean;
+  /** Closes the subscriber's connection, dropping what is queued for it. */
+  disconnect(ref: RpcEndpointRef, reason: string): void;
+}
+
+export interface StateBroadcasterOptions {
+  /** wick.master.subscriber.maxBacklog, in bytes. */
+  maxBacklog: number;
+  links: SubscriberLinks;
+}
+
+/** Past this many entries an event is measured, and split if it is larger than a page. */
+const SPLIT_CHECK_ENTRIES = 64;
+
 /**
  * Pushes the Master's changes to subscribers (the agent, the web UI) so that nobody polls. Handlers
  * mark what they touch; the marks made while one message is handled go out together as one
- * MasterStateEvent, with whole entries that the subscriber replaces by id.
+ * MasterStateEvent, with whole entries that the subscriber replaces by id (several events, one
+ * after another, when they would be more than a page of the state).
+ *
+ * A subscriber that does not read would have the master queue every change for it, without end
+ * (one such client grew a master to 1.8 GB). Once more than wick.master.subscriber.maxBacklog bytes
+ * wait for its connection, it is dropped: a client-mode one is disconnected, which frees what was
+ * queued (it cannot be told: anything sent would queue behind what it does not read); a worker's
+ * or a driver's connection carries the cluster's own messages, so there the subscription alone
+ * ends, and the subscriber is told (MasterStateSubscriptionDropped) once it reads again.
  */
 export class StateBroadcaster {
   private readonly subscribers = new Map<string, RpcEndpointRef>();
@@ -26,6 +64,8 @@ export class StateBroadcaster {
   private scheduled = false;
   /** The number of the last change pushed; a snapshot carries it so events can be ordered. */
   seq = 0;
+
+  constructor(private readonly options?: StateBroadcasterOptions) {}
 
   get subscriberCount(): number {
     return this.subscribers.size;
@@ -94,23 +134,17 @@ export class StateBroadcaster {
       this.status === undefined &&
       this.masters === undefined;
     if (empty) return;
-    this.seq++;
-    if (this.subscribers.size > 0) {
-      const event: Record<string, unknown> = { seq: this.seq };
-      if (this.status !== undefined) event.status = this.status;
-      if (this.masters !== undefined) event.masters = this.masters;
-      if (this.workers.size) event.workers = [...this.workers.values()].map((w) => w.summary());
-      if (this.apps.size) event.apps = [...this.apps.values()].map((a) => a.summary());
-      if (this.drivers.size) event.drivers = [...this.drivers.values()].map((d) => d.summary());
-      if (this.removedWorkers.size) event.removedWorkers = [...this.removedWorkers];
-      if (this.removedApps.size) event.removedApps = [...this.removedApps];
-      if (this.removedDrivers.size) event.removedDrivers = [...this.removedDrivers];
-      const message = MasterStateEvent(event as Parameters<typeof MasterStateEvent>[0]);
-      for (const ref of this.subscribers.values()) {
-        try {
-          ref.send(message);
-        } catch (err) {
-          log.warn(`Could not push state to ${ref}`, err);
+    if (this.subscribers.size === 0) {
+      this.seq++;
+    } else {
+      this.dropLagging();
+      for (const message of this.events()) {
+        for (const ref of this.subscribers.values()) {
+          try {
+            ref.send(message);
+          } catch (err) {
+            log.warn(`Could not push state to ${ref}`, err);
+          }
         }
       }
     }
@@ -124,9 +158,92 @@ export class StateBroadcaster {
     this.masters = undefined;
   }
 
+  /**
+   * The marked changes as events, numbered from seq + 1: one, unless its entries come to more than
+   * a page, for a subscriber's frame limit and so that no single push is hundreds of megabytes.
+   */
+  private events(): ReturnType<typeof MasterStateEvent>[] {
+    const workers = [...this.workers.values()].map((w) => w.summary());
+    const apps = [...this.apps.values()].map((a) => a.summary());
+    const drivers = [...this.drivers.values()].map((d) => d.summary());
+    const chunks = split(workers, apps, drivers);
+    return chunks.map((chunk, i) => {
+      const event: Record<string, unknown> = { seq: ++this.seq };
+      if (i === 0) {
+        if (this.status !== undefined) event.status = this.status;
+        if (this.masters !== undefined) event.masters = this.masters;
+      }
+      if (chunk.workers.length) event.workers = chunk.workers;
+      if (chunk.apps.length) event.apps = chunk.apps;
+      if (chunk.drivers.length) event.drivers = chunk.drivers;
+      if (i === chunks.length - 1) {
+        if (this.removedWorkers.size) event.removedWorkers = [...this.removedWorkers];
+        if (this.removedApps.size) event.removedApps = [...this.removedApps];
+        if (this.removedDrivers.size) event.removedDrivers = [...this.removedDrivers];
+      }
+      return MasterStateEvent(event as Parameters<typeof MasterStateEvent>[0]);
+    });
+  }
+
+  /** Ends the subscriptions of those whose connection has more than maxBacklog bytes unsent. */
+  private dropLagging(): void {
+    const options = this.options;
+    if (!options) return;
+    for (const [key, ref] of this.subscribers) {
+      const queued = options.links.backlog(ref);
+      if (queued <= options.maxBacklog) continue;
+      this.subscribers.delete(key);
+      const mib = (n: number) =>
+        n < 1024 * 1024 ? `${n} bytes` : `${(n / (1024 * 1024)).toFixed(1)} MiB`;
+      const why = `${mib(queued)} of state pushes unread, more than wick.master.subscriber.maxBacklog (${mib(options.maxBacklog)})`;
+      if (options.links.isClientOnly(ref.address)) {
+        log.warn(`Disconnecting state subscriber ${ref}: ${why}`);
+        options.links.disconnect(ref, `State subscriber ${ref} fell behind: ${why}`);
+      } else {
+        log.warn(`Dropping state subscriber ${ref} (its connection stays up): ${why}`);
+        try {
+          ref.send(MasterStateSubscriptionDropped({ reason: why }));
+        } catch {
+          // Its connection is gone: nothing to tell.
+        }
+      }
+    }
+  }
+
   private later(): void {
     if (this.scheduled) return;
     this.scheduled = true;
     queueMicrotask(() => this.flush());
   }
+}
+
+interface Chunk {
+  workers: WorkerSummary[];
+  apps: AppSummary[];
+  drivers: DriverSummary[];
+}
+
+/** The entries in chunks of about a page each (one chunk when there are few). */
+function split(workers: WorkerSummary[], apps: AppSummary[], drivers: DriverSummary[]): Chunk[] {
+  if (workers.length + apps.length + drivers.length <= SPLIT_CHECK_ENTRIES) {
+    return [{ workers, apps, drivers }];
+  }
+  const chunks: Chunk[] = [];
+  let chunk: Chunk = { workers: [], apps: [], drivers: [] };
+  let bytes = 0;
+  const add = <K extends keyof Chunk>(kind: K, entry: Chunk[K][number]) => {
+    const size = JSON.stringify(entry).length;
+    if (bytes > 0 && bytes + size > MASTER_STATE_PAGE_BYTES) {
+      chunks.push(chunk);
+      chunk = { workers: [], apps: [], drivers: [] };
+      bytes = 0;
+    }
+    (chunk[kind] as Chunk[K][number][]).push(entry);
+    bytes += size;
+  };
+  for (const w of workers) add('workers', w);
+  for (const a of apps) add('apps', a);
+  for (const d of drivers) add('drivers', d);
+  chunks.push(chunk);
+  return chunks;
 }

@@ -1,5 +1,6 @@
 import { MasterConf } from '../conf/master.js';
 import { ExecutorAdded } from '../protocol/app.js';
+import { MAX_APP_EXECUTORS } from '../protocol/bounds.js';
 import { LaunchDriver, LaunchExecutor } from '../protocol/deploy.js';
 import { getLogger } from '../util/log.js';
 import type { ApplicationInfo } from './ApplicationInfo.js';
@@ -35,7 +36,8 @@ export function schedule(m: Master): void {
       memoryPerExecutorMB: a.desc.memoryPerExecutorMB,
       coresPerExecutor: a.desc.coresPerExecutor,
       executorCount: a.executors.size,
-      executorLimit: a.executorLimit,
+      // Every app has a limit: its own (RequestExecutors) or the protocol's MAX_APP_EXECUTORS.
+      executorLimit: Math.min(a.executorLimit ?? MAX_APP_EXECUTORS, MAX_APP_EXECUTORS),
     })),
     workers: alive.map((w) => ({ id: w.id, coresFree: w.coresFree, memoryFree: w.memoryFree })),
     spreadOut: m.conf.get(MasterConf.spreadOut),

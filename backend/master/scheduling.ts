@@ -137,59 +137,104 @@ function placeExecutors(
   return out;
 }
 
-/** scheduleExecutorsOnWorkers for one app: cores per worker, over workers sorted by free cores. */
+/**
+ * scheduleExecutorsOnWorkers for one app: cores per worker, over workers sorted by free cores.
+ *
+ * Spark hands out one executor's worth of cores per loop turn, so a worker offering 10^9 cores
+ * took 10^9 turns (the master froze for minutes). The same assignments are computed here in
+ * steps that depend on the number of workers, not of cores: each worker can take some number of
+ * grants (an executor's worth each) by its cores and memory, the app some number in all by its
+ * cores left and executor limit; packing takes what each worker can, in order, and spreading out
+ * gives every worker the same number of rounds (water-filling: the most rounds R that the budget
+ * covers), then one more grant each to the first workers that can take more, as the partial last
+ * round would.
+ */
 function assignCores(
   app: SchedApp,
   order: FreeCoresOrder,
   spreadOut: boolean,
 ): Map<SchedWorker, number> {
-  const minCores = app.coresPerExecutor ?? 1;
-  const oneExecutorPerWorker = app.coresPerExecutor === undefined;
+  const per = app.coresPerExecutor;
+  const minCores = per ?? 1;
   const mem = app.memoryPerExecutorMB;
-  const limit = app.executorLimit ?? Number.POSITIVE_INFINITY;
-  let executorsNow = app.executorCount ?? 0;
-  let coresToAssign = app.coresLeft;
+  const newExecutors = (app.executorLimit ?? Number.POSITIVE_INFINITY) - (app.executorCount ?? 0);
+  // Grants of minCores each that the app's cores left allow.
+  const coreGrants = Math.floor(app.coresLeft / minCores);
   const cores = new Map<SchedWorker, number>();
-  const executors = new Map<SchedWorker, number>();
+  if (coreGrants < 1 || newExecutors < 1) return cores;
 
-  const canLaunch = (w: SchedWorker): boolean => {
-    if (coresToAssign < minCores) return false;
-    const given = cores.get(w) ?? 0;
-    if (w.coresFree - given < minCores) return false;
-    const execs = executors.get(w) ?? 0;
-    const launchingNew = !oneExecutorPerWorker || execs === 0;
-    if (!launchingNew) return true;
-    return w.memoryFree - execs * mem >= mem && executorsNow < limit;
-  };
-  const give = (w: SchedWorker): void => {
-    coresToAssign -= minCores;
-    cores.set(w, (cores.get(w) ?? 0) + minCores);
-    const execs = executors.get(w) ?? 0;
-    if (!oneExecutorPerWorker || execs === 0) executorsNow++;
-    executors.set(w, oneExecutorPerWorker ? 1 : execs + 1);
+  // With cores per executor every grant is a new executor; without, a worker's first is.
+  const budget = per === undefined ? coreGrants : Math.min(coreGrants, newExecutors);
+  const maxWorkers = per === undefined ? Math.min(newExecutors, coreGrants) : budget;
+  const capacity = (w: SchedWorker): number => {
+    const byCores = Math.floor(w.coresFree / minCores);
+    const fits = w.memoryFree >= mem;
+    if (per === undefined) return fits ? byCores : 0;
+    if (mem <= 0) return fits ? byCores : 0;
+    return Math.min(byCores, Math.floor(w.memoryFree / mem));
   };
 
-  // The first round walks the workers in order and stops at the first without enough free cores:
-  // every one after it has fewer.
-  let free: SchedWorker[] = [];
+  // The usable workers in order, as many as can get a grant; each with what it can take.
+  const usable: SchedWorker[] = [];
+  const caps: number[] = [];
+  let left = budget;
   order.visitWhile((w) => {
-    if (coresToAssign < minCores || w.coresFree < minCores) return false;
-    if (!canLaunch(w)) return true;
-    do give(w);
-    while (!spreadOut && canLaunch(w));
-    free.push(w);
-    return true;
-  });
-  while (free.length > 0 && coresToAssign >= minCores && executorsNow <= limit) {
-    free = free.filter(canLaunch);
-    for (const w of free) {
-      if (coresToAssign < minCores) break;
-      if (!canLaunch(w)) continue;
-      do give(w);
-      while (!spreadOut && canLaunch(w));
+    if (w.coresFree < minCores) return false;
+    const cap = capacity(w);
+    if (cap < 1) return true;
+    usable.push(w);
+    if (!spreadOut) {
+      const take = Math.min(cap, left);
+      caps.push(take);
+      left -= take;
+      return left > 0 && usable.length < maxWorkers;
     }
-  }
+    caps.push(cap);
+    return usable.length < maxWorkers;
+  });
+
+  const grants = spreadOut ? waterFill(caps, budget) : caps;
+  grants.forEach((g, i) => {
+    if (g > 0) cores.set(usable[i] as SchedWorker, g * minCores);
+  });
   return cores;
+}
+
+/**
+ * Round-robin over workers that can take `caps[i]` grants each, `budget` grants in all: every
+ * worker gets min(cap, R) for the most full rounds R the budget covers, and the rest go one each
+ * to the first workers in order that can take more.
+ */
+export function waterFill(caps: readonly number[], budget: number): number[] {
+  let total = 0;
+  let most = 0;
+  for (const c of caps) {
+    total += c;
+    if (c > most) most = c;
+  }
+  if (total <= budget) return caps.slice();
+  const given = (r: number) => {
+    let sum = 0;
+    for (const c of caps) sum += Math.min(c, r);
+    return sum;
+  };
+  // The largest R with given(R) ≤ budget: given(0) = 0 ≤ budget, given(most) = total > budget.
+  let lo = 0;
+  let hi = most;
+  while (hi - lo > 1) {
+    const mid = lo + Math.floor((hi - lo) / 2);
+    if (given(mid) <= budget) lo = mid;
+    else hi = mid;
+  }
+  let extra = budget - given(lo);
+  return caps.map((c) => {
+    if (c <= lo) return c;
+    if (extra > 0) {
+      extra--;
+      return lo + 1;
+    }
+    return lo;
+  });
 }
 
 /**
@@ -350,7 +395,9 @@ export function waitingReason(
   if (workers.length === 0) return 'no worker is alive';
   const minCores = app.coresPerExecutor ?? 1;
   const mem = app.memoryPerExecutorMB;
-  const biggest = Math.max(...workers.map(totalMemory));
+  // A loop, not Math.max(...): spreading 100,000 workers as arguments overflows the stack.
+  let biggest = Number.NEGATIVE_INFINITY;
+  for (const w of workers) biggest = Math.max(biggest, totalMemory(w));
   if (biggest < mem) {
     return `each executor asks for ${mem} MiB but the largest worker has ${biggest} MiB (lower wick.executor.memory or add a bigger worker)`;
   }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { Host, Int32, MAX_ADDRESS_LENGTH, MAX_MESSAGE_LENGTH, Message } from './bounds.js';
 import {
   AppId,
   ApplicationDescription,
@@ -66,6 +67,7 @@ export const RegisteredApplication = defineMessage(
     appKey: Type.Optional(
       Type.String({
         pattern: '^[0-9a-f]{64}$',
+        maxLength: 64,
         description:
           'The app:<appId> key (docs/protocol.md, "Who may do what"): the driver accepts connections that prove it, which only its executors can.',
       }),
@@ -80,7 +82,7 @@ export const ExecutorAdded = defineMessage(
   {
     id: ExecId,
     workerId: WorkerId,
-    hostPort: Type.String(),
+    hostPort: Type.String({ maxLength: MAX_ADDRESS_LENGTH }),
     cores: Cores,
     memory: MemoryMB,
   },
@@ -91,11 +93,11 @@ export const ExecutorUpdated = defineMessage(m2a, 'ExecutorUpdated', 'An executo
   state: ExecutorStateSchema,
   message: Type.Optional(
     Type.String({
-      maxLength: 8192,
+      maxLength: MAX_MESSAGE_LENGTH,
       description: 'How it ended; for one that failed by itself, the end of its stderr',
     }),
   ),
-  exitStatus: Type.Optional(Type.Integer()),
+  exitStatus: Type.Optional(Int32()),
   workerLost: Type.Boolean(),
 });
 
@@ -103,7 +105,7 @@ export const ApplicationRemoved = defineMessage(
   m2a,
   'ApplicationRemoved',
   'The master ended the application (killed, failed, or its executors kept failing).',
-  { message: Type.String() },
+  { message: Message() },
 );
 
 export const WorkerRemoved = defineMessage(
@@ -112,7 +114,7 @@ export const WorkerRemoved = defineMessage(
   'A worker the application used was lost.',
   {
     id: WorkerId,
-    host: Type.String(),
-    message: Type.String(),
+    host: Host,
+    message: Message(),
   },
 );

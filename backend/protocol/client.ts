@@ -1,10 +1,12 @@
 import { Type } from '@sinclair/typebox';
+import { MAX_ADDRESS_LENGTH, Message } from './bounds.js';
 import {
   AppId,
   DriverDescription,
   DriverId,
   DriverStateSchema,
   EndpointRefData,
+  WorkerId,
 } from './common.js';
 import { boundary, defineMessage } from './registry.js';
 
@@ -30,7 +32,7 @@ export const SubmitDriverResponse = defineMessage(
     master: EndpointRefData,
     success: Type.Boolean(),
     driverId: Type.Optional(DriverId),
-    message: Type.String(),
+    message: Message(),
   },
 );
 
@@ -52,7 +54,7 @@ export const KillDriverResponse = defineMessage(
     master: EndpointRefData,
     driverId: DriverId,
     success: Type.Boolean(),
-    message: Type.String(),
+    message: Message(),
   },
 );
 
@@ -73,9 +75,9 @@ export const DriverStatusResponse = defineMessage(
   {
     found: Type.Boolean(),
     state: Type.Optional(DriverStateSchema),
-    workerId: Type.Optional(Type.String()),
-    workerHostPort: Type.Optional(Type.String()),
-    exception: Type.Optional(Type.String()),
+    workerId: Type.Optional(WorkerId),
+    workerHostPort: Type.Optional(Type.String({ maxLength: MAX_ADDRESS_LENGTH })),
+    exception: Type.Optional(Message()),
   },
 );
 
@@ -91,5 +93,5 @@ export const KillApplicationResponse = defineMessage(
   c2m,
   'KillApplicationResponse',
   'The answer to RequestKillApplication.',
-  { appId: AppId, success: Type.Boolean(), message: Type.String() },
+  { appId: AppId, success: Type.Boolean(), message: Message() },
 );

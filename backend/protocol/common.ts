@@ -1,4 +1,19 @@
 import { type Static, Type } from '@sinclair/typebox';
+import {
+  BoundedRecord,
+  MAX_ARG_LENGTH,
+  MAX_ARGS,
+  MAX_CLUSTER_CORES,
+  MAX_ENV_ENTRIES,
+  MAX_ID_LENGTH,
+  MAX_INT32,
+  MAX_KEY_LENGTH,
+  MAX_MEMORY_MB,
+  MAX_NAME_LENGTH,
+  MAX_PATH_LENGTH,
+  MAX_URL_LENGTH,
+  MAX_WORKER_CORES,
+} from './bounds.js';
 import { FileRef } from './files.js';
 import { EndpointRefData as EndpointRefDataSchema } from './rpc.js';
 
@@ -60,22 +75,61 @@ export const RecoveryStates = ['STANDBY', 'ALIVE', 'RECOVERING', 'COMPLETING_REC
 export type RecoveryState = (typeof RecoveryStates)[number];
 export const RecoveryStateSchema = enumOf(RecoveryStates, 'RecoveryState');
 
-const Id = (description: string) => Type.String({ minLength: 1, maxLength: 200, description });
+const Id = (description: string) =>
+  Type.String({ minLength: 1, maxLength: MAX_ID_LENGTH, description });
 export const AppId = Id('Application id, app-yyyyMMddHHmmss-NNNN');
 export const DriverId = Id('Driver id, driver-yyyyMMddHHmmss-NNNN');
 export const WorkerId = Id('Worker id, worker-yyyyMMddHHmmss-host-port');
 export const ExecId = Type.Integer({
   minimum: 0,
+  maximum: MAX_INT32,
   description: 'Executor id, unique within its application',
 });
-export const Cores = Type.Integer({ minimum: 0, description: 'CPU cores' });
-export const MemoryMB = Type.Integer({ minimum: 0, description: 'Memory in MiB' });
+/** Cores of one worker, executor or driver, or in use on one worker. */
+export const Cores = Type.Integer({
+  minimum: 0,
+  maximum: MAX_WORKER_CORES,
+  description: 'CPU cores',
+});
+/** What a worker offers: at least one core. */
+export const WorkerCores = Type.Integer({
+  minimum: 1,
+  maximum: MAX_WORKER_CORES,
+  description: 'CPU cores',
+});
+/** An application's cores across the cluster. */
+export const ClusterCores = Type.Integer({
+  minimum: 0,
+  maximum: MAX_CLUSTER_CORES,
+  description: 'CPU cores, across the cluster',
+});
+export const MemoryMB = Type.Integer({
+  minimum: 0,
+  maximum: MAX_MEMORY_MB,
+  description: 'Memory in MiB',
+});
+/** What a worker offers: at least 1 MiB. */
+export const WorkerMemoryMB = Type.Integer({
+  minimum: 1,
+  maximum: MAX_MEMORY_MB,
+  description: 'Memory in MiB',
+});
 
 /** What to run: argv with {{VARIABLES}} the worker substitutes, and extra environment. */
 export const Command = Type.Object(
   {
-    argv: Type.Array(Type.String(), { minItems: 1, description: 'Program and arguments' }),
-    env: Type.Record(Type.String(), Type.String(), { description: 'Extra environment variables' }),
+    argv: Type.Array(Type.String({ maxLength: MAX_ARG_LENGTH }), {
+      minItems: 1,
+      maxItems: MAX_ARGS,
+      description: 'Program and arguments',
+    }),
+    env: BoundedRecord(
+      // Linux takes any name without = or NUL; a portable one is letters, digits and _.
+      `^[^=\\u0000]{1,${MAX_KEY_LENGTH}}$`,
+      Type.String({ maxLength: MAX_ARG_LENGTH }),
+      MAX_ENV_ENTRIES,
+      'Extra environment variables',
+    ),
   },
   { additionalProperties: false },
 );
@@ -83,16 +137,19 @@ export type Command = Static<typeof Command>;
 
 export const ApplicationDescription = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 500 }),
-    user: Type.String({ maxLength: 200 }),
-    maxCores: Type.Optional(Type.Integer({ minimum: 1, description: 'wick.cores.max' })),
+    name: Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH }),
+    user: Type.String({ maxLength: MAX_NAME_LENGTH }),
+    maxCores: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_CLUSTER_CORES, description: 'wick.cores.max' }),
+    ),
     memoryPerExecutorMB: MemoryMB,
     coresPerExecutor: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'wick.executor.cores' }),
+      Type.Integer({ minimum: 1, maximum: MAX_WORKER_CORES, description: 'wick.executor.cores' }),
     ),
     command: Command,
     driverUrl: Type.Optional(
       Type.String({
+        maxLength: MAX_URL_LENGTH,
         description: "The driver endpoint's wick:// URI, substituted for {{DRIVER_URL}}",
       }),
     ),
@@ -105,7 +162,7 @@ export const DriverDescription = Type.Object(
   {
     appPath: Type.String({
       minLength: 1,
-      maxLength: 4096,
+      maxLength: MAX_PATH_LENGTH,
       description:
         'The application file: copied into the driver dir from a disk the worker shares, or, with `shipped`, the name of the file submitted',
     }),
@@ -117,7 +174,7 @@ export const DriverDescription = Type.Object(
       }),
     ),
     mem: MemoryMB,
-    cores: Type.Integer({ minimum: 1 }),
+    cores: Type.Integer({ minimum: 1, maximum: MAX_WORKER_CORES }),
     supervise: Type.Boolean(),
     command: Command,
   },

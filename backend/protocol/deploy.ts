@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { Host, Int32, MAX_ADDRESS_LENGTH, MAX_WORKER_CORES, Message, Url } from './bounds.js';
 import {
   AppId,
   ApplicationDescription,
@@ -11,7 +12,9 @@ import {
   ExecutorDescription,
   ExecutorStateSchema,
   MemoryMB,
+  WorkerCores,
   WorkerId,
+  WorkerMemoryMB,
 } from './common.js';
 import { boundary, defineMessage } from './registry.js';
 
@@ -30,13 +33,14 @@ export const RegisterWorker = defineMessage(
   'A worker offers its cores and memory.',
   {
     id: WorkerId,
-    host: Type.String({ minLength: 1 }),
+    host: Host,
     port: Type.Integer({ minimum: 1, maximum: 65535 }),
     worker: EndpointRefData,
-    cores: Cores,
-    memory: MemoryMB,
-    workerWebUiUrl: Type.String(),
+    cores: WorkerCores,
+    memory: WorkerMemoryMB,
+    workerWebUiUrl: Url(),
     masterAddress: Type.String({
+      maxLength: MAX_ADDRESS_LENGTH,
       description: 'The master address the worker dialled (host:port)',
     }),
   },
@@ -61,7 +65,7 @@ export const ExecutorStateChanged = defineMessage(
         description: 'How it ended; for one that failed by itself, the end of its stderr',
       }),
     ),
-    exitStatus: Type.Optional(Type.Integer()),
+    exitStatus: Type.Optional(Int32()),
   },
 );
 
@@ -72,7 +76,7 @@ export const DriverStateChanged = defineMessage(
   {
     driverId: DriverId,
     state: DriverStateSchema,
-    exception: Type.Optional(Type.String()),
+    exception: Type.Optional(Message()),
   },
 );
 
@@ -82,8 +86,9 @@ export const WorkerLatestState = defineMessage(
   'What the worker runs, after registering; the master kills what it does not know.',
   {
     id: WorkerId,
-    executors: Type.Array(ExecutorDescription),
-    driverIds: Type.Array(DriverId),
+    // Each holds at least one of the worker's cores.
+    executors: Type.Array(ExecutorDescription, { maxItems: MAX_WORKER_CORES }),
+    driverIds: Type.Array(DriverId, { maxItems: MAX_WORKER_CORES }),
   },
 );
 
@@ -93,8 +98,9 @@ export const WorkerSchedulerStateResponse = defineMessage(
   'The answer to MasterChanged: what the worker runs, so a recovering master can take it back.',
   {
     id: WorkerId,
-    executors: Type.Array(ExecutorDescription),
-    driverIds: Type.Array(DriverId),
+    // Each holds at least one of the worker's cores.
+    executors: Type.Array(ExecutorDescription, { maxItems: MAX_WORKER_CORES }),
+    driverIds: Type.Array(DriverId, { maxItems: MAX_WORKER_CORES }),
   },
 );
 
@@ -104,8 +110,8 @@ const m2w = boundary('Master → Worker', 'master', 'worker');
 
 export const RegisteredWorker = defineMessage(m2w, 'RegisteredWorker', 'Registration succeeded.', {
   master: EndpointRefData,
-  masterWebUiUrl: Type.String(),
-  masterAddress: Type.String(),
+  masterWebUiUrl: Url(),
+  masterAddress: Type.String({ maxLength: MAX_ADDRESS_LENGTH }),
 });
 
 export const RegisterWorkerFailed = defineMessage(
@@ -113,7 +119,7 @@ export const RegisterWorkerFailed = defineMessage(
   'RegisterWorkerFailed',
   'Registration was refused.',
   {
-    message: Type.String(),
+    message: Message(),
   },
 );
 
@@ -128,7 +134,7 @@ export const ReconnectWorker = defineMessage(
   m2w,
   'ReconnectWorker',
   'The master had dropped this worker: register again.',
-  { masterUrl: Type.String() },
+  { masterUrl: Url() },
 );
 
 export const LaunchExecutor = defineMessage(
@@ -136,7 +142,7 @@ export const LaunchExecutor = defineMessage(
   'LaunchExecutor',
   'Start an executor for an application.',
   {
-    masterUrl: Type.String(),
+    masterUrl: Url(),
     appId: AppId,
     execId: ExecId,
     appDesc: ApplicationDescription,
@@ -150,7 +156,7 @@ export const KillExecutor = defineMessage(
   'KillExecutor',
   "Kill an executor's whole process tree.",
   {
-    masterUrl: Type.String(),
+    masterUrl: Url(),
     appId: AppId,
     execId: ExecId,
   },
@@ -181,7 +187,7 @@ export const MasterChanged = defineMessage(
   boundary('Master → Worker and application', 'master', ['worker', 'driver']),
   'MasterChanged',
   'A new master leads: switch to it and report state (WorkerSchedulerStateResponse or MasterChangeAcknowledged).',
-  { master: EndpointRefData, masterWebUiUrl: Type.String() },
+  { master: EndpointRefData, masterWebUiUrl: Url() },
 );
 
 const anyToMaster = boundary('Any client → Master', 'any', 'master');
@@ -199,7 +205,7 @@ export const BoundPortsResponse = defineMessage(
   'BoundPortsResponse',
   'The answer to BoundPortsRequest.',
   {
-    rpcEndpointPort: Type.Integer({ minimum: 0 }),
-    webUIPort: Type.Integer({ minimum: 0 }),
+    rpcEndpointPort: Type.Integer({ minimum: 0, maximum: 65535 }),
+    webUIPort: Type.Integer({ minimum: 0, maximum: 65535 }),
   },
 );

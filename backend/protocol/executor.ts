@@ -1,4 +1,21 @@
 import { type Static, Type } from '@sinclair/typebox';
+import {
+  BoundedRecord,
+  Host,
+  KEY_PATTERN,
+  MAX_ARG_LENGTH,
+  MAX_COUNTER,
+  MAX_ENV_ENTRIES,
+  MAX_INT32,
+  MAX_MESSAGE_LENGTH,
+  MAX_NAME_LENGTH,
+  MAX_PATH_LENGTH,
+  MAX_STACK_LENGTH,
+  MAX_WORKER_CORES,
+  Message,
+  truncateMessage,
+  Url,
+} from './bounds.js';
 import { AppId, EndpointRefData } from './common.js';
 import { AppCode, MAX_SHIPPED_FILES, ShippedFiles, ShippedPath } from './files.js';
 import { boundary, defineMessage } from './registry.js';
@@ -16,24 +33,34 @@ export const TaskStateSchema = Type.Union(
   { description: 'TaskState' },
 );
 
+/** A function's source text, or one declaration it needs. */
+const MAX_FUNCTION_SOURCE = 1024 * 1024;
+/** Narrow transformations one task applies (a chain of map, filter, …). */
+const MAX_TRANSFORMATIONS = 1000;
+/** Where a range source starts and ends: what a double holds exactly. */
+const RangeBound = Type.Number({ minimum: -MAX_COUNTER, maximum: MAX_COUNTER });
+const TaskCounter = Type.Integer({ minimum: 0, maximum: MAX_COUNTER });
+
 /** A function as source text, and the values it reads through its last parameter. */
 export const FunctionSpec = Type.Object(
   {
     source: Type.String({
       minLength: 1,
+      maxLength: MAX_FUNCTION_SOURCE,
       description: 'A function expression, e.g. "(x, env) => x * env.k"',
     }),
     env: Type.Optional(Type.Unknown({ description: 'JSON values passed as the last argument' })),
     module: Type.Optional(ShippedPath),
     bindings: Type.Optional(
-      Type.Record(Type.String({ maxLength: 256 }), ShippedPath, {
-        maxProperties: 1000,
-        description:
-          "Free names of the source and the module of the application's code tree to ask each of (its __wickBinding export)",
-      }),
+      BoundedRecord(
+        KEY_PATTERN,
+        ShippedPath,
+        1000,
+        "Free names of the source and the module of the application's code tree to ask each of (its __wickBinding export)",
+      ),
     ),
     defs: Type.Optional(
-      Type.Array(Type.String({ maxLength: 1024 * 1024 }), {
+      Type.Array(Type.String({ maxLength: MAX_FUNCTION_SOURCE }), {
         maxItems: 200,
         description: 'Declarations (functions of the main module) evaluated before the source',
       }),
@@ -52,18 +79,18 @@ export const PartitionSource = Type.Union([
   Type.Object(
     {
       kind: Type.Literal('range'),
-      start: Type.Number(),
-      end: Type.Number(),
-      step: Type.Number(),
+      start: RangeBound,
+      end: RangeBound,
+      step: RangeBound,
     },
     { additionalProperties: false },
   ),
   Type.Object(
     {
       kind: Type.Literal('textFile'),
-      path: Type.String(),
-      start: Type.Integer({ minimum: 0 }),
-      end: Type.Integer({ minimum: 0 }),
+      path: Type.String({ maxLength: MAX_PATH_LENGTH }),
+      start: TaskCounter,
+      end: TaskCounter,
     },
     {
       additionalProperties: false,
@@ -92,10 +119,7 @@ export type Transformation = Static<typeof Transformation>;
 export const PartitionAction = Type.Union([
   Type.Object({ kind: Type.Literal('collect') }, { additionalProperties: false }),
   Type.Object({ kind: Type.Literal('count') }, { additionalProperties: false }),
-  Type.Object(
-    { kind: Type.Literal('take'), n: Type.Integer({ minimum: 0 }) },
-    { additionalProperties: false },
-  ),
+  Type.Object({ kind: Type.Literal('take'), n: TaskCounter }, { additionalProperties: false }),
   Type.Object({ kind: Type.Literal('reduce'), fn: FunctionSpec }, { additionalProperties: false }),
   Type.Object(
     { kind: Type.Literal('aggregate'), zero: Type.Unknown(), seqOp: FunctionSpec },
@@ -107,13 +131,13 @@ export type PartitionAction = Static<typeof PartitionAction>;
 
 export const TaskDescription = Type.Object(
   {
-    taskId: Type.Integer({ minimum: 0 }),
-    jobId: Type.Integer({ minimum: 0 }),
-    stageId: Type.Integer({ minimum: 0 }),
-    partition: Type.Integer({ minimum: 0 }),
-    attempt: Type.Integer({ minimum: 0 }),
+    taskId: TaskCounter,
+    jobId: TaskCounter,
+    stageId: TaskCounter,
+    partition: Type.Integer({ minimum: 0, maximum: MAX_INT32 }),
+    attempt: Type.Integer({ minimum: 0, maximum: MAX_INT32 }),
     source: PartitionSource,
-    transformations: Type.Array(Transformation),
+    transformations: Type.Array(Transformation, { maxItems: MAX_TRANSFORMATIONS }),
     action: PartitionAction,
     files: Type.Optional(
       Type.Integer({
@@ -130,13 +154,23 @@ export type TaskDescription = Static<typeof TaskDescription>;
 
 export const TaskError = Type.Object(
   {
-    name: Type.String(),
-    message: Type.String(),
-    stack: Type.Optional(Type.String()),
+    name: Type.String({ maxLength: MAX_NAME_LENGTH }),
+    message: Type.String({ maxLength: MAX_MESSAGE_LENGTH }),
+    stack: Type.Optional(Type.String({ maxLength: MAX_STACK_LENGTH })),
   },
   { additionalProperties: false },
 );
 export type TaskError = Static<typeof TaskError>;
+
+/** A task's error cut to the bounds of TaskError (a task may throw a message of any size). */
+export function boundedTaskError(e: TaskError): TaskError {
+  const out: TaskError = {
+    name: truncateMessage(e.name, MAX_NAME_LENGTH),
+    message: truncateMessage(e.message, MAX_MESSAGE_LENGTH),
+  };
+  if (e.stack !== undefined) out.stack = truncateMessage(e.stack, MAX_STACK_LENGTH);
+  return out;
+}
 
 // Executor → Driver
 
@@ -157,9 +191,9 @@ export const RegisterExecutor = defineMessage(
   {
     executorId: Type.String({ minLength: 1, maxLength: 100 }),
     executor: EndpointRefData,
-    hostname: Type.String(),
-    cores: Type.Integer({ minimum: 1 }),
-    logUrls: Type.Record(Type.String(), Type.String()),
+    hostname: Host,
+    cores: Type.Integer({ minimum: 1, maximum: MAX_WORKER_CORES }),
+    logUrls: BoundedRecord(KEY_PATTERN, Url(), 64, 'Its logs by name (stdout, stderr)'),
   },
   { reply: () => [RegisteredExecutor, RegisterExecutorFailed] },
 );
@@ -169,12 +203,12 @@ export const StatusUpdate = defineMessage(
   'StatusUpdate',
   "A task's state; with its result or error when it ended.",
   {
-    executorId: Type.String(),
-    taskId: Type.Integer({ minimum: 0 }),
+    executorId: Type.String({ maxLength: 100 }),
+    taskId: TaskCounter,
     state: TaskStateSchema,
     result: Type.Optional(Type.Unknown()),
     error: Type.Optional(TaskError),
-    durationMs: Type.Optional(Type.Number({ minimum: 0 })),
+    durationMs: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_COUNTER })),
   },
 );
 
@@ -184,9 +218,14 @@ const d2e = boundary('Driver → Executor', 'driver', 'executor');
 
 export const AppConfig = defineMessage(d2e, 'AppConfig', 'The answer to RetrieveAppConfig.', {
   appId: AppId,
-  props: Type.Record(Type.String(), Type.String()),
+  props: BoundedRecord(
+    KEY_PATTERN,
+    Type.String({ maxLength: MAX_ARG_LENGTH }),
+    MAX_ENV_ENTRIES,
+    "The application's settings",
+  ),
   /** The folder the application's modules resolve from. */
-  appDir: Type.String({ maxLength: 4096 }),
+  appDir: Type.String({ maxLength: MAX_PATH_LENGTH }),
   code: Type.Optional(AppCode),
   files: Type.Optional(ShippedFiles),
 });
@@ -209,7 +248,7 @@ export const RegisterExecutorFailed = defineMessage(
   d2e,
   'RegisterExecutorFailed',
   'The answer to RegisterExecutor: refused.',
-  { message: Type.String() },
+  { message: Message() },
 );
 
 export const LaunchTask = defineMessage(d2e, 'LaunchTask', 'Run a task.', {
@@ -217,8 +256,8 @@ export const LaunchTask = defineMessage(d2e, 'LaunchTask', 'Run a task.', {
 });
 
 export const KillTask = defineMessage(d2e, 'KillTask', 'Stop a running or queued task.', {
-  taskId: Type.Integer({ minimum: 0 }),
-  reason: Type.String(),
+  taskId: TaskCounter,
+  reason: Message(),
   ifNotStarted: Type.Optional(
     Type.Boolean({
       description:

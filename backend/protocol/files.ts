@@ -11,6 +11,7 @@ import { boundary, defineMessage } from './registry.js';
 
 export const Sha256 = Type.String({
   pattern: '^[0-9a-f]{64}$',
+  maxLength: 64,
   description: 'A SHA-256, 64 lowercase hex digits',
 });
 
@@ -97,7 +98,7 @@ export const FileChunk = defineMessage(
   'FileChunk',
   'The answer to FetchFileChunk: the bytes (fewer than asked at the end of the file), base64.',
   {
-    data: Type.String({ contentEncoding: 'base64' }),
+    data: Type.String({ contentEncoding: 'base64', maxLength: (MAX_FILE_CHUNK / 3) * 4 + 4 }),
     size: Type.Integer({ minimum: 0, maximum: 2 ** 40, description: "The whole file's size" }),
   },
 );

@@ -259,11 +259,26 @@ export function validateMessage(def: AnyMessageDef, value: unknown): string | un
   }
   const first = def.check.Errors(value).First();
   if (!first) return `${def.type} does not match its schema`;
-  const where = first.path === '' ? 'the message' : `field ${first.path}`;
   if (first.type === ValueErrorType.ObjectRequiredProperty) {
-    return `${def.type}: ${where} is required but missing`;
+    return `${def.type}: ${where(first.path)} is required but missing`;
   }
-  return `${def.type}: ${where} ${lowerFirst(first.message)}, got ${previewJSON(first.value)}`;
+  const keys = (first.schema as { patternProperties?: Record<string, unknown> }).patternProperties;
+  if (first.type === ValueErrorType.ObjectAdditionalProperties && keys) {
+    // A map's key that its pattern refuses: the path ends with the key, which may be huge.
+    const cut = first.path.lastIndexOf('/');
+    const key = unescapePointer(first.path.slice(cut + 1));
+    return `${def.type}: ${where(first.path.slice(0, cut))} has a key ${previewJSON(key, 60)} (${key.length} characters) not matching ${Object.keys(keys).join(' or ')}`;
+  }
+  return `${def.type}: ${where(first.path)} ${lowerFirst(first.message)}, got ${previewJSON(first.value)}`;
+}
+
+/** A JSON pointer as the error names it, cut: a peer chooses the keys in it. */
+function where(path: string): string {
+  return path === '' ? 'the message' : `field ${truncate(path, 200)}`;
+}
+
+function unescapePointer(segment: string): string {
+  return segment.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { MAX_ADDRESS_LENGTH, MAX_COUNTER, MAX_PAYLOAD_LENGTH } from './bounds.js';
 import { boundary, defineMessage } from './registry.js';
 
 /**
@@ -9,7 +10,7 @@ import { boundary, defineMessage } from './registry.js';
 /** The identity of an RpcEnv: `host:port` for one that listens, `client-<id>` for a client. */
 export const EnvAddress = Type.String({
   minLength: 1,
-  maxLength: 300,
+  maxLength: MAX_ADDRESS_LENGTH,
   description: 'An RpcEnv: "host:port" when it listens, "client-<id>" in client mode.',
 });
 
@@ -25,7 +26,7 @@ export const Envelope = Type.Object(
     to: Type.String({ minLength: 1, maxLength: 200, description: 'The receiving endpoint.' }),
     from: EnvAddress,
     message: Type.Object(
-      { type: Type.String() },
+      { type: Type.String({ maxLength: 200 }) },
       { additionalProperties: true, description: 'The message, with its type repeated.' },
     ),
   },
@@ -39,6 +40,7 @@ export const HelloParams = Type.Object(
     nonce: Type.Optional(
       Type.String({
         pattern: '^[0-9a-f]{32,128}$',
+        maxLength: 128,
         description: 'Client nonce (hex) when authenticating.',
       }),
     ),
@@ -46,7 +48,7 @@ export const HelloParams = Type.Object(
       Type.Object(
         {
           kind: Type.Union([Type.Literal('submission'), Type.Literal('app')]),
-          id: Type.String({ pattern: '^[A-Za-z0-9._-]{1,200}$' }),
+          id: Type.String({ pattern: '^[A-Za-z0-9._-]{1,200}$', maxLength: 200 }),
         },
         {
           additionalProperties: false,
@@ -63,14 +65,14 @@ export const HelloResult = Type.Object(
   {
     version: Type.Literal(1),
     from: EnvAddress,
-    challenge: Type.Optional(Type.String({ pattern: '^[0-9a-f]{32,128}$' })),
-    proof: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$' })),
+    challenge: Type.Optional(Type.String({ pattern: '^[0-9a-f]{32,128}$', maxLength: 128 })),
+    proof: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$', maxLength: 64 })),
   },
   { $id: 'HelloResult', title: 'wick.hello result', additionalProperties: false },
 );
 
 export const AuthParams = Type.Object(
-  { proof: Type.String({ pattern: '^[0-9a-f]{64}$' }) },
+  { proof: Type.String({ pattern: '^[0-9a-f]{64}$', maxLength: 64 }) },
   { $id: 'AuthParams', title: 'wick.auth params', additionalProperties: false },
 );
 
@@ -98,13 +100,13 @@ export const Ping = defineMessage(
   'Ping',
   'Asks an endpoint that supports it to answer Pong with the same payload; used by health checks, the demo and benchmarks.',
   {
-    seq: Type.Integer({ minimum: 0 }),
-    payload: Type.Optional(Type.String()),
+    seq: Type.Integer({ minimum: 0, maximum: MAX_COUNTER }),
+    payload: Type.Optional(Type.String({ maxLength: MAX_PAYLOAD_LENGTH })),
   },
   { reply: () => Pong },
 );
 
 export const Pong = defineMessage(diagnostics, 'Pong', 'The answer to Ping.', {
-  seq: Type.Integer({ minimum: 0 }),
-  payload: Type.Optional(Type.String()),
+  seq: Type.Integer({ minimum: 0, maximum: MAX_COUNTER }),
+  payload: Type.Optional(Type.String({ maxLength: MAX_PAYLOAD_LENGTH })),
 });

@@ -1,7 +1,30 @@
 import { type Static, Type } from '@sinclair/typebox';
 import {
+  EpochMs,
+  Host,
+  Int32,
+  MAX_ACTIVE_APPS,
+  MAX_ACTIVE_DRIVERS,
+  MAX_ADDRESS_LENGTH,
+  MAX_APP_EXECUTORS,
+  MAX_COUNTER,
+  MAX_EXECUTOR_HISTORY,
+  MAX_MASTERS,
+  MAX_MESSAGE_LENGTH,
+  MAX_NAME_LENGTH,
+  MAX_PATH_LENGTH,
+  MAX_REMOVED_EXECUTORS,
+  MAX_RETAINED,
+  MAX_STATE_PAGE_ENTRIES,
+  MAX_WORKER_CORES,
+  MAX_WORKERS,
+  Message,
+  Url,
+} from './bounds.js';
+import {
   AppId,
   ApplicationStateSchema,
+  ClusterCores,
   Cores,
   DriverId,
   DriverStateSchema,
@@ -24,9 +47,9 @@ import { boundary, defineMessage } from './registry.js';
 export const ExecutorStateEntry = Type.Object(
   {
     state: ExecutorStateSchema,
-    time: Type.Integer({ description: 'ms since the epoch' }),
-    message: Type.Optional(Type.String()),
-    exitStatus: Type.Optional(Type.Integer()),
+    time: EpochMs,
+    message: Type.Optional(Message()),
+    exitStatus: Type.Optional(Int32()),
   },
   { additionalProperties: false },
 );
@@ -36,13 +59,16 @@ export const ExecutorSummary = Type.Object(
     appId: AppId,
     id: ExecId,
     workerId: WorkerId,
-    workerHostPort: Type.String(),
+    workerHostPort: Type.String({ maxLength: MAX_ADDRESS_LENGTH }),
     cores: Cores,
     memory: MemoryMB,
     state: ExecutorStateSchema,
-    exitStatus: Type.Optional(Type.Integer()),
-    message: Type.Optional(Type.String()),
-    history: Type.Array(ExecutorStateEntry),
+    exitStatus: Type.Optional(Int32()),
+    message: Type.Optional(Message()),
+    history: Type.Array(ExecutorStateEntry, {
+      maxItems: MAX_EXECUTOR_HISTORY,
+      description: 'Its states, oldest first (the most recent ones)',
+    }),
   },
   { additionalProperties: false },
 );
@@ -51,19 +77,21 @@ export type ExecutorSummary = Static<typeof ExecutorSummary>;
 export const WorkerSummary = Type.Object(
   {
     id: WorkerId,
-    host: Type.String(),
-    port: Type.Integer(),
-    webUiAddress: Type.String(),
+    host: Host,
+    port: Type.Integer({ minimum: 0, maximum: 65535 }),
+    webUiAddress: Url(),
     cores: Cores,
     coresUsed: Cores,
     memory: MemoryMB,
     memoryUsed: MemoryMB,
     state: WorkerStateSchema,
-    lastHeartbeat: Type.Integer({ description: 'ms since the epoch' }),
+    lastHeartbeat: EpochMs,
+    // Each executor and driver holds at least one of the worker's cores.
     executors: Type.Array(
       Type.Object({ appId: AppId, execId: ExecId }, { additionalProperties: false }),
+      { maxItems: MAX_WORKER_CORES },
     ),
-    driverIds: Type.Array(DriverId),
+    driverIds: Type.Array(DriverId, { maxItems: MAX_WORKER_CORES }),
   },
   { additionalProperties: false },
 );
@@ -72,20 +100,23 @@ export type WorkerSummary = Static<typeof WorkerSummary>;
 export const AppSummary = Type.Object(
   {
     id: AppId,
-    name: Type.String(),
-    user: Type.String(),
-    maxCores: Type.Optional(Type.Integer()),
-    coresGranted: Cores,
-    coresPerExecutor: Type.Optional(Type.Integer()),
+    name: Type.String({ maxLength: MAX_NAME_LENGTH }),
+    user: Type.String({ maxLength: MAX_NAME_LENGTH }),
+    maxCores: Type.Optional(ClusterCores),
+    coresGranted: ClusterCores,
+    coresPerExecutor: Type.Optional(Cores),
     memoryPerExecutorMB: MemoryMB,
     state: ApplicationStateSchema,
-    startTime: Type.Integer(),
-    endTime: Type.Optional(Type.Integer()),
+    startTime: EpochMs,
+    endTime: Type.Optional(EpochMs),
     /** Why a WAITING application has no executors yet, in words. */
-    waitingReason: Type.Optional(Type.String()),
+    waitingReason: Type.Optional(Message()),
     driver: EndpointRefData,
-    executors: Type.Array(ExecutorSummary),
-    removedExecutors: Type.Array(ExecutorSummary),
+    executors: Type.Array(ExecutorSummary, { maxItems: MAX_APP_EXECUTORS }),
+    removedExecutors: Type.Array(ExecutorSummary, {
+      maxItems: MAX_REMOVED_EXECUTORS,
+      description: 'Its executors that ended (the most recent ones)',
+    }),
     /**
      * The last executor that failed by itself, with the end of its stderr (and a hint when it
      * could not connect): kept once per application, not per executor, so that an application
@@ -95,9 +126,9 @@ export const AppSummary = Type.Object(
       Type.Object(
         {
           execId: ExecId,
-          workerHostPort: Type.String({ maxLength: 300 }),
-          time: Type.Integer({ description: 'ms since the epoch' }),
-          message: Type.String({ maxLength: 8192 }),
+          workerHostPort: Type.String({ maxLength: MAX_ADDRESS_LENGTH }),
+          time: EpochMs,
+          message: Type.String({ maxLength: MAX_MESSAGE_LENGTH }),
         },
         { additionalProperties: false },
       ),
@@ -111,14 +142,14 @@ export const DriverSummary = Type.Object(
   {
     id: DriverId,
     state: DriverStateSchema,
-    appPath: Type.String(),
+    appPath: Type.String({ maxLength: MAX_PATH_LENGTH }),
     cores: Cores,
     mem: MemoryMB,
     supervise: Type.Boolean(),
-    submitDate: Type.Integer(),
+    submitDate: EpochMs,
     workerId: Type.Optional(WorkerId),
-    workerHostPort: Type.Optional(Type.String()),
-    exception: Type.Optional(Type.String()),
+    workerHostPort: Type.Optional(Type.String({ maxLength: MAX_ADDRESS_LENGTH })),
+    exception: Type.Optional(Message()),
     relaunchedFrom: Type.Optional(
       Type.String({
         minLength: 1,
@@ -135,7 +166,7 @@ export type DriverSummary = Static<typeof DriverSummary>;
 /** One master of a cluster with standby masters (recovery mode ZOOKEEPER), as its peers see it. */
 export const MasterEntry = Type.Object(
   {
-    url: Type.String({ description: 'wick://host:port' }),
+    url: Url('wick://host:port'),
     status: RecoveryStateSchema,
   },
   { additionalProperties: false },
@@ -146,17 +177,37 @@ export type MasterEntry = Static<typeof MasterEntry>;
  * Every master taking part in the ZooKeeper election, the leader first, from the URLs the masters
  * write into their election znodes. Absent with a single master (and from older masters).
  */
-const masters = Type.Optional(Type.Array(MasterEntry));
+const masters = Type.Optional(Type.Array(MasterEntry, { maxItems: MAX_MASTERS }));
+
+/**
+ * Where a page of the state ends: the table (w workers, a active and c completed applications, d
+ * active and e completed drivers) and the position of its last entry in it. Opaque to clients.
+ */
+export const StateCursor = Type.String({
+  pattern: '^[wacde]:[0-9]{1,16}$',
+  maxLength: 18,
+  description: "Where the next page starts (from the previous page's `next`)",
+});
+
+/** Asks for the state in pages of at most this many entries (and about 4 MiB). */
+const limit = Type.Optional(
+  Type.Integer({
+    minimum: 1,
+    maximum: MAX_STATE_PAGE_ENTRIES,
+    description:
+      'Answer one page of at most this many entries (it may hold fewer: a page stops at about 4 MiB), with `next` when more follow; without it, the whole state in one reply',
+  }),
+);
 
 const stateFields = {
-  url: Type.String({ description: 'wick://host:port' }),
-  webUiUrl: Type.String(),
+  url: Url('wick://host:port'),
+  webUiUrl: Url(),
   status: RecoveryStateSchema,
-  workers: Type.Array(WorkerSummary),
-  activeApps: Type.Array(AppSummary),
-  completedApps: Type.Array(AppSummary),
-  activeDrivers: Type.Array(DriverSummary),
-  completedDrivers: Type.Array(DriverSummary),
+  workers: Type.Array(WorkerSummary, { maxItems: MAX_WORKERS }),
+  activeApps: Type.Array(AppSummary, { maxItems: MAX_ACTIVE_APPS }),
+  completedApps: Type.Array(AppSummary, { maxItems: MAX_RETAINED }),
+  activeDrivers: Type.Array(DriverSummary, { maxItems: MAX_ACTIVE_DRIVERS }),
+  completedDrivers: Type.Array(DriverSummary, { maxItems: MAX_RETAINED }),
   masters,
 };
 
@@ -165,26 +216,34 @@ const ui = boundary('Client ↔ Master (state)', ['client', 'driver'], 'master')
 export const RequestMasterState = defineMessage(
   ui,
   'RequestMasterState',
-  "Ask the master's whole state.",
-  {},
+  "Ask the master's whole state, or (with `limit`) one page of it: the first, or the one after `after`. A client that pages asks for the next page until a page has no `next`; each page lists the entries as they are when it is answered.",
+  {
+    limit,
+    after: Type.Optional(StateCursor),
+  },
   { reply: () => MasterStateResponse },
 );
 
 export const MasterStateResponse = defineMessage(
   ui,
   'MasterStateResponse',
-  "The master's whole state.",
+  "The master's whole state, or one page of it: the header fields whole, the lists in part.",
   {
     ...stateFields,
-    seq: Type.Integer({ minimum: 0, description: 'The number of the last change included' }),
+    seq: Type.Integer({
+      minimum: 0,
+      maximum: MAX_COUNTER,
+      description: 'The number of the last change included',
+    }),
+    next: Type.Optional(StateCursor),
   },
 );
 
 export const SubscribeMasterState = defineMessage(
   ui,
   'SubscribeMasterState',
-  'Ask for the state now (the reply, a MasterStateResponse) and every change after it (MasterStateEvent to the subscriber).',
-  { subscriber: EndpointRefData },
+  'Ask for the state now (the reply, a MasterStateResponse: with `limit`, its first page) and every change after it (MasterStateEvent to the subscriber). A subscriber whose unread pushes pass wick.master.subscriber.maxBacklog is dropped: a client-mode one is disconnected, another is sent MasterStateSubscriptionDropped.',
+  { subscriber: EndpointRefData, limit },
   { reply: () => MasterStateResponse },
 );
 
@@ -200,18 +259,30 @@ export const UnsubscribeMasterState = defineMessage(
 export const MasterStateEvent = defineMessage(
   ui,
   'MasterStateEvent',
-  'Pushed to subscribers: what changed since the previous event, as whole entries to replace by id.',
+  'Pushed to subscribers: what changed since the previous event, as whole entries to replace by id. A change too large for one event (about 4 MiB) comes as several, numbered one after another.',
   {
-    seq: Type.Integer({ minimum: 1 }),
+    seq: Type.Integer({ minimum: 1, maximum: MAX_COUNTER }),
     status: Type.Optional(RecoveryStateSchema),
     /** The whole list again, whenever it or a state in it changes. */
     masters,
-    workers: Type.Optional(Type.Array(WorkerSummary)),
-    apps: Type.Optional(Type.Array(AppSummary)),
-    drivers: Type.Optional(Type.Array(DriverSummary)),
-    removedWorkers: Type.Optional(Type.Array(WorkerId)),
-    removedApps: Type.Optional(Type.Array(AppId)),
-    removedDrivers: Type.Optional(Type.Array(DriverId)),
+    workers: Type.Optional(Type.Array(WorkerSummary, { maxItems: MAX_WORKERS })),
+    apps: Type.Optional(Type.Array(AppSummary, { maxItems: MAX_ACTIVE_APPS + MAX_RETAINED })),
+    drivers: Type.Optional(
+      Type.Array(DriverSummary, { maxItems: MAX_ACTIVE_DRIVERS + MAX_RETAINED }),
+    ),
+    removedWorkers: Type.Optional(Type.Array(WorkerId, { maxItems: MAX_WORKERS })),
+    removedApps: Type.Optional(Type.Array(AppId, { maxItems: MAX_ACTIVE_APPS + MAX_RETAINED })),
+    removedDrivers: Type.Optional(
+      Type.Array(DriverId, { maxItems: MAX_ACTIVE_DRIVERS + MAX_RETAINED }),
+    ),
   },
+  { from: 'master', to: ['client'] },
+);
+
+export const MasterStateSubscriptionDropped = defineMessage(
+  ui,
+  'MasterStateSubscriptionDropped',
+  'Pushed to a subscriber the master dropped because it fell behind (its unread pushes passed wick.master.subscriber.maxBacklog): no more MasterStateEvents come; subscribe again for a fresh state.',
+  { reason: Message() },
   { from: 'master', to: ['client'] },
 );

@@ -1,5 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import {
+  Host,
+  Int32,
+  MAX_COUNTER,
+  MAX_PATH_LENGTH,
+  MAX_RETAINED,
+  MAX_WORKER_CORES,
+  Message,
+  Url,
+} from './bounds.js';
+import {
   AppId,
   Cores,
   DriverId,
@@ -38,10 +48,10 @@ const RunnerInfo = Type.Object(
     cores: Cores,
     memory: MemoryMB,
     state: Type.Union([ExecutorStateSchema, DriverStateSchema]),
-    pid: Type.Optional(Type.Integer()),
-    exitCode: Type.Optional(Type.Integer()),
-    message: Type.Optional(Type.String()),
-    dir: Type.String(),
+    pid: Type.Optional(Int32()),
+    exitCode: Type.Optional(Int32()),
+    message: Type.Optional(Message()),
+    dir: Type.String({ maxLength: MAX_PATH_LENGTH }),
   },
   { additionalProperties: false },
 );
@@ -51,24 +61,36 @@ export const WorkerStateResponse = defineMessage(
   'WorkerStateResponse',
   "The worker's state.",
   {
-    host: Type.String(),
-    port: Type.Integer(),
+    host: Host,
+    port: Type.Integer({ minimum: 0, maximum: 65535 }),
     workerId: WorkerId,
-    masterUrl: Type.Optional(Type.String()),
-    masterWebUiUrl: Type.Optional(Type.String()),
+    masterUrl: Type.Optional(Url()),
+    masterWebUiUrl: Type.Optional(Url()),
     cores: Cores,
     memory: MemoryMB,
     coresUsed: Cores,
     memoryUsed: MemoryMB,
-    workDir: Type.String(),
+    workDir: Type.String({ maxLength: MAX_PATH_LENGTH }),
     /** For operators and tests: follows end when their follower goes, so this goes back to 0. */
     logFollows: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
-    executors: Type.Array(RunnerInfo),
-    finishedExecutors: Type.Array(RunnerInfo),
-    drivers: Type.Array(RunnerInfo),
-    finishedDrivers: Type.Array(RunnerInfo),
+    // Each running one holds at least one core; finished ones: wick.worker.ui.retained*.
+    executors: Type.Array(RunnerInfo, { maxItems: MAX_WORKER_CORES }),
+    finishedExecutors: Type.Array(RunnerInfo, { maxItems: MAX_RETAINED }),
+    drivers: Type.Array(RunnerInfo, { maxItems: MAX_WORKER_CORES }),
+    finishedDrivers: Type.Array(RunnerInfo, { maxItems: MAX_RETAINED }),
   },
 );
+
+/** The most bytes one RequestLogRange may ask for, and one LogChunk carry. */
+const MAX_LOG_RANGE = 16 * 1024 * 1024;
+/** A log's bytes as base64: a third larger, padded. */
+const LogData = Type.String({
+  contentEncoding: 'base64',
+  maxLength: Math.ceil(MAX_LOG_RANGE / 3) * 4,
+});
+/** An offset in a log, or its size. */
+const LogBytes = Type.Integer({ minimum: 0, maximum: MAX_COUNTER });
+const FollowId = Type.String({ minLength: 1, maxLength: 100 });
 
 /** Which file: an executor's (appId + execId) or a driver's (driverId), stdout or stderr. */
 const LogSource = {
@@ -84,17 +106,17 @@ export const RequestLogRange = defineMessage(
   'Read a byte range of a log; without offset, the last `length` bytes (default 100 KiB).',
   {
     ...LogSource,
-    offset: Type.Optional(Type.Integer({ minimum: 0 })),
-    length: Type.Optional(Type.Integer({ minimum: 0, maximum: 16 * 1024 * 1024 })),
+    offset: Type.Optional(LogBytes),
+    length: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_LOG_RANGE })),
   },
   { reply: () => LogRangeResponse, to: ['worker', 'master'] },
 );
 
 export const LogRangeResponse = defineMessage(c2w, 'LogRangeResponse', 'Bytes of a log, base64.', {
-  data: Type.String({ contentEncoding: 'base64' }),
-  offset: Type.Integer({ minimum: 0 }),
-  length: Type.Integer({ minimum: 0 }),
-  totalSize: Type.Integer({ minimum: 0 }),
+  data: LogData,
+  offset: LogBytes,
+  length: Type.Integer({ minimum: 0, maximum: MAX_LOG_RANGE }),
+  totalSize: LogBytes,
 });
 
 export const FollowLog = defineMessage(
@@ -103,16 +125,16 @@ export const FollowLog = defineMessage(
   'Push the bytes of a log from offset on, as written, to follower (LogChunk), until StopFollowLog or the process has exited and the file is drained (LogFollowEnded). The reply is LogFollowStarted.',
   {
     ...LogSource,
-    followId: Type.String({ minLength: 1, maxLength: 100 }),
-    offset: Type.Integer({ minimum: 0 }),
+    followId: FollowId,
+    offset: LogBytes,
     follower: EndpointRefData,
   },
   { reply: () => LogFollowStarted, to: ['worker', 'master'] },
 );
 
 export const LogFollowStarted = defineMessage(c2w, 'LogFollowStarted', 'The answer to FollowLog.', {
-  followId: Type.String(),
-  totalSize: Type.Integer({ minimum: 0 }),
+  followId: FollowId,
+  totalSize: LogBytes,
 });
 
 export const LogChunk = defineMessage(
@@ -120,9 +142,9 @@ export const LogChunk = defineMessage(
   'LogChunk',
   'Pushed to a follower: bytes at offset, base64.',
   {
-    followId: Type.String(),
-    offset: Type.Integer({ minimum: 0 }),
-    data: Type.String({ contentEncoding: 'base64' }),
+    followId: FollowId,
+    offset: LogBytes,
+    data: LogData,
   },
   { from: ['worker', 'master'], to: ['client', 'master'] },
 );
@@ -132,9 +154,9 @@ export const LogFollowEnded = defineMessage(
   'LogFollowEnded',
   'Pushed to a follower: no more chunks.',
   {
-    followId: Type.String(),
-    totalSize: Type.Integer({ minimum: 0 }),
-    reason: Type.String(),
+    followId: FollowId,
+    totalSize: LogBytes,
+    reason: Message(),
   },
   { from: ['worker', 'master'], to: ['client', 'master'] },
 );

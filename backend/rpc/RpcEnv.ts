@@ -243,6 +243,18 @@ export class RpcEnv implements ConnectionsHost {
     return { bytes: conn.writableLength, drained: () => conn.drained() };
   }
 
+  /**
+   * Closes the connection to `to` (an address, or the connection a ref is bound to) now, dropping
+   * what is queued for it: for a peer that stopped reading while its queue grew. Its endpoints
+   * hear of it as of a hang-up (onDisconnected). False if there was none.
+   */
+  disconnect(to: string | RpcEndpointRef, reason: string): boolean {
+    const conn = typeof to === 'string' ? this.connections.sessionTo(to) : this.sessionOf(to);
+    if (!conn) return false;
+    conn.close(new RpcError(RpcErrorCode.ConnectionClosed, reason));
+    return true;
+  }
+
   /** Stops one endpoint of this env; resolves once its onStop has run. */
   stopEndpoint(ref: RpcEndpointRef): Promise<void> {
     if (ref.address !== this.address)

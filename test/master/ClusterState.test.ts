@@ -9,6 +9,7 @@ import { ApplicationInfo } from '../../backend/master/ApplicationInfo.js';
 import { ClusterState } from '../../backend/master/ClusterState.js';
 import { DriverInfo } from '../../backend/master/DriverInfo.js';
 import { WorkerInfo } from '../../backend/master/WorkerInfo.js';
+import { MAX_WORKERS } from '../../backend/protocol/bounds.js';
 import { wickProtocol } from '../../backend/protocol/index.js';
 import { type RefTransport, RpcEndpointRef } from '../../backend/rpc/RpcEndpointRef.js';
 import { appDescription } from '../helpers/masterMocks.js';
@@ -238,4 +239,132 @@ test('clear forgets every entry, telling of each, and keeps numbering ids', () =
   assert.deepEqual(state.waitingDrivers(), []);
   assert.equal(state.workerByAddress('127.0.0.1:1001'), undefined);
   assert.match(state.nextAppId(now), /-0001$/);
+});
+
+// Pages of the state ---------------------------------------------------------------------------
+
+/** Every page from the first, `limit` entries each (and `maxBytes`), as ids per table. */
+function allPages(state: ClusterState, limit: number, maxBytes = 1 << 30) {
+  const pages = [];
+  let after: Parameters<ClusterState['page']>[0];
+  do {
+    const page = state.page(after, limit, maxBytes);
+    pages.push(page);
+    after = page.next;
+  } while (after);
+  return pages;
+}
+
+test('pages list every entry of every table once, in the order of a whole snapshot', () => {
+  const { state } = cluster(100);
+  for (let i = 0; i < 7; i++) state.addWorker(worker(`w${i}`, 1000 + i));
+  for (let i = 0; i < 5; i++) state.addApp(app(`app-${i}`, `127.0.0.1:${2000 + i}`));
+  state.finishApp(state.appById('app-1') as ApplicationInfo);
+  for (let i = 0; i < 3; i++) state.addDriver(driver(`driver-${i}`));
+  const whole = state.summaries();
+  for (const limit of [1, 2, 3, 16, 100]) {
+    const pages = allPages(state, limit);
+    const joined = {
+      workers: pages.flatMap((p) => p.summaries.workers),
+      activeApps: pages.flatMap((p) => p.summaries.activeApps),
+      completedApps: pages.flatMap((p) => p.summaries.completedApps),
+      activeDrivers: pages.flatMap((p) => p.summaries.activeDrivers),
+      completedDrivers: pages.flatMap((p) => p.summaries.completedDrivers),
+    };
+    assert.deepEqual(joined, whole, `limit ${limit}`);
+    const entries = 7 + 5 + 3;
+    assert.equal(pages.length, Math.ceil(entries / limit), `limit ${limit}: no empty last page`);
+    for (const p of pages) {
+      const n = Object.values(p.summaries).reduce((k, list) => k + list.length, 0);
+      assert.ok(n >= 1 && n <= limit);
+    }
+  }
+});
+
+test('a page stops at about maxBytes, but holds at least one entry however large', () => {
+  const { state } = cluster();
+  for (let i = 0; i < 10; i++) state.addWorker(worker(`w${i}`, 1000 + i));
+  const one = JSON.stringify(state.summaries().workers[0]).length;
+  const pages = allPages(state, 100, one * 3);
+  assert.deepEqual(
+    pages.map((p) => p.summaries.workers.length),
+    [3, 3, 3, 1],
+  );
+  assert.deepEqual(
+    allPages(state, 100, 1).map((p) => p.summaries.workers.length),
+    Array(10).fill(1),
+  );
+});
+
+test('pages read while entries come and go skip none that stayed and list none twice', () => {
+  const { state } = cluster(100);
+  for (let i = 0; i < 6; i++) state.addWorker(worker(`w${i}`, 1000 + i));
+  const first = state.page(undefined, 2, 1 << 30);
+  assert.deepEqual(
+    first.summaries.workers.map((w) => w.id),
+    ['w0', 'w1'],
+  );
+  // One already listed goes, one not yet listed goes, and one comes back after it went.
+  state.forgetWorker(markDead(state, 'w1'));
+  state.forgetWorker(markDead(state, 'w3'));
+  const w0 = state.workerById('w0') as WorkerInfo;
+  state.markWorkerDead(w0);
+  state.addWorker(worker('w0', 1000, '127.0.0.1:3000'));
+  state.addWorker(worker('w9', 1009));
+  const rest = allPagesFrom(state, first.next, 2);
+  assert.deepEqual(
+    rest.flatMap((p) => p.summaries.workers.map((w) => w.id)),
+    ['w2', 'w4', 'w5', 'w0', 'w9'],
+    'the re-registered w0 comes again, at the end, as a new entry',
+  );
+});
+
+function markDead(state: ClusterState, id: string): WorkerInfo {
+  const w = state.workerById(id) as WorkerInfo;
+  state.markWorkerDead(w);
+  return w;
+}
+
+function allPagesFrom(
+  state: ClusterState,
+  after: Parameters<ClusterState['page']>[0],
+  limit: number,
+) {
+  const pages = [];
+  while (after) {
+    const page = state.page(after, limit, 1 << 30);
+    pages.push(page);
+    after = page.next;
+  }
+  return pages;
+}
+
+test('forgetDeadWorkersAt forgets the DEAD workers at that host:port only, by its index', () => {
+  const { state, forgotten } = cluster();
+  const a = worker('wa', 1001);
+  const b = worker('wb', 1002);
+  state.addWorker(a);
+  state.addWorker(b);
+  state.markWorkerDead(a);
+  state.markWorkerDead(b);
+  state.forgetDeadWorkersAt('127.0.0.1', 1001);
+  assert.deepEqual(forgotten.workers, ['wa']);
+  assert.ok(state.knowsWorker('wb'));
+  // A DEAD worker that registers again under its id is alive, not forgotten with its host:port.
+  state.addWorker(worker('wb', 1002));
+  state.forgetDeadWorkersAt('127.0.0.1', 1002);
+  assert.deepEqual(forgotten.workers, ['wa']);
+  assert.equal(state.workerById('wb')?.state, 'ALIVE');
+});
+
+test('known workers stay within MAX_WORKERS: the oldest DEAD one makes room, else registration is refused', () => {
+  const { state, forgotten } = cluster();
+  // roomForWorker is about the count only: fill the table without building 100,000 workers' worth
+  // of summaries.
+  for (let i = 0; i < MAX_WORKERS; i++) state.addWorker(worker(`w${i}`, i + 1));
+  assert.match(state.roomForWorker() ?? '', new RegExp(`the most it takes \\(${MAX_WORKERS}\\)`));
+  state.markWorkerDead(state.workerById('w5') as WorkerInfo);
+  state.markWorkerDead(state.workerById('w7') as WorkerInfo);
+  assert.equal(state.roomForWorker(), undefined);
+  assert.deepEqual(forgotten.workers, ['w5']);
 });

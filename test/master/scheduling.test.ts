@@ -16,7 +16,13 @@ import {
   type SchedWorker,
   schedule,
   waitingReason,
+  waterFill,
 } from '../../backend/master/scheduling.js';
+import {
+  MAX_CLUSTER_CORES,
+  MAX_MEMORY_MB,
+  MAX_WORKER_CORES,
+} from '../../backend/protocol/bounds.js';
 
 // Generators ------------------------------------------------------------------------------------
 
@@ -590,6 +596,130 @@ test('assigns exactly what Spark’s naive algorithm assigns, on bigger clusters
     }),
     { numRuns: 150 },
   );
+});
+
+test('assigns exactly what Spark’s naive algorithm assigns, with hundreds of cores per worker (many rounds each)', () => {
+  // Beyond 256 free cores the workers are kept in a sorted array rather than buckets, and a
+  // spread-out app takes hundreds of rounds: the water-filling must match them turn by turn.
+  const manyCores = fc.record({
+    drivers: driversArb(3),
+    apps: fc
+      .array(
+        fc.record(
+          {
+            coresLeft: fc.oneof(fc.integer({ min: 0, max: 3000 }), fc.constant(2147483647)),
+            memoryPerExecutorMB: fc.constantFrom(0, 128, 512, 1024),
+            coresPerExecutor: fc.integer({ min: 1, max: 40 }),
+            executorCount: fc.integer({ min: 0, max: 3 }),
+            executorLimit: fc.integer({ min: 0, max: 200 }),
+          },
+          { requiredKeys: ['coresLeft', 'memoryPerExecutorMB'] },
+        ),
+        { maxLength: 5 },
+      )
+      .map((as) => as.map((a, i): SchedApp => ({ id: `app-${i}`, ...a }))),
+    workers: fc
+      .array(
+        fc.record({
+          coresFree: fc.oneof(fc.integer({ min: 0, max: 600 }), fc.constantFrom(0, 1, 300)),
+          memoryFree: fc.constantFrom(0, 512, 4096, 65536, 1 << 20),
+        }),
+        { maxLength: 12 },
+      )
+      .map((ws) => ws.map((w, i): SchedWorker => ({ id: `w${i}`, ...w }))),
+    spreadOut: fc.boolean(),
+    seed: fc.integer(),
+  });
+  fc.assert(
+    fc.property(manyCores, (g) => {
+      assert.deepEqual(run(g, noShuffle), sparkSchedule(g));
+    }),
+    { numRuns: 400 },
+  );
+});
+
+test('waterFill gives round-robin shares: equal rounds, the partial last round to the first', () => {
+  assert.deepEqual(waterFill([5, 5, 5], 7), [3, 2, 2]);
+  assert.deepEqual(waterFill([1, 5, 5], 7), [1, 3, 3]);
+  assert.deepEqual(waterFill([1, 5, 5], 8), [1, 4, 3]);
+  assert.deepEqual(waterFill([2, 2], 10), [2, 2]);
+  assert.deepEqual(waterFill([3, 1, 3], 0), [0, 0, 0]);
+  assert.deepEqual(waterFill([10 ** 9, 10 ** 9], 10 ** 9 + 1), [5 * 10 ** 8 + 1, 5 * 10 ** 8]);
+  fc.assert(
+    fc.property(
+      fc.array(fc.integer({ min: 0, max: 50 }), { maxLength: 10 }),
+      fc.integer({ min: 0, max: 600 }),
+      (caps, budget) => {
+        // The naive round-robin, one grant per worker per turn.
+        const naive = caps.map(() => 0);
+        let left = budget;
+        for (let progress = true; progress && left > 0; ) {
+          progress = false;
+          for (let i = 0; i < caps.length && left > 0; i++) {
+            if ((naive[i] as number) < (caps[i] as number)) {
+              naive[i] = (naive[i] as number) + 1;
+              left--;
+              progress = true;
+            }
+          }
+        }
+        assert.deepEqual(waterFill(caps, budget), naive);
+      },
+    ),
+    { numRuns: 500 },
+  );
+});
+
+test('a worker with the most cores a worker may offer, and an app that wants them all, schedule at once', () => {
+  // One turn per core took 128 s at 10^9 cores; now the steps go by workers. The time bound is a
+  // generous liveness check, not a benchmark.
+  const started = performance.now();
+  const one = schedule({
+    drivers: [],
+    apps: [{ id: 'greedy', coresLeft: MAX_CLUSTER_CORES, memoryPerExecutorMB: 1024 }],
+    workers: [{ id: 'huge', coresFree: MAX_WORKER_CORES, memoryFree: MAX_MEMORY_MB }],
+    spreadOut: true,
+  });
+  assert.deepEqual(one.executors, [
+    { appId: 'greedy', workerId: 'huge', cores: MAX_WORKER_CORES, memory: 1024 },
+  ]);
+  // 10^9 cores in all, on 10,000 workers, spread and packed.
+  const workers = Array.from({ length: 10_000 }, (_, i) => ({
+    id: `w${i}`,
+    coresFree: MAX_WORKER_CORES,
+    memoryFree: MAX_MEMORY_MB,
+  }));
+  for (const spreadOut of [true, false]) {
+    const r = schedule({
+      drivers: [],
+      apps: [{ id: 'greedy', coresLeft: 10 ** 9 - 7, memoryPerExecutorMB: 1024 }],
+      workers,
+      spreadOut,
+    });
+    assert.equal(r.executors.length, 10_000);
+    assert.equal(
+      r.executors.reduce((n, e) => n + e.cores, 0),
+      10 ** 9 - 7,
+    );
+  }
+  // With cores per executor, one executor per grant: as many as its limit allows.
+  const limited = schedule({
+    drivers: [],
+    apps: [
+      {
+        id: 'wide',
+        coresLeft: MAX_CLUSTER_CORES,
+        memoryPerExecutorMB: 1,
+        coresPerExecutor: 1,
+        executorLimit: 1000,
+      },
+    ],
+    workers: [{ id: 'huge', coresFree: MAX_WORKER_CORES, memoryFree: MAX_MEMORY_MB }],
+    spreadOut: true,
+  });
+  assert.equal(limited.executors.length, 1000);
+  const ms = performance.now() - started;
+  assert.ok(ms < 5_000, `took ${Math.round(ms)} ms`);
 });
 
 // waitingReason -------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ import { FILE_SERVER_ENDPOINT } from '../../protocol/endpoints.js';
 import {
   AddFiles,
   type AppConfig,
+  boundedTaskError,
   KillTask,
   LaunchTask,
   RegisterExecutor,
@@ -129,7 +130,14 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
         o.executorId,
         o.cores,
         place,
-        (r) => driver.send(StatusUpdate({ executorId: o.executorId, ...r })),
+        (r) =>
+          driver.send(
+            StatusUpdate({
+              executorId: o.executorId,
+              ...r,
+              ...(r.error ? { error: boundedTaskError(r.error) } : {}),
+            }),
+          ),
         undefined,
         o.memoryMB,
         pool,
@@ -204,7 +212,7 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
           executorId: this.opts.executorId,
           taskId: t.taskId,
           state: 'FAILED',
-          error: { name: 'Error', message },
+          error: boundedTaskError({ name: 'Error', message }),
         }),
       );
     }

@@ -9,6 +9,7 @@ import {
   RequestExecutors,
   UnregisterApplication,
 } from '../../protocol/app.js';
+import { MAX_ACTIVE_APPS } from '../../protocol/bounds.js';
 import { KillApplicationResponse, RequestKillApplication } from '../../protocol/client.js';
 import { type ApplicationState, isExecutorFinished } from '../../protocol/common.js';
 import { ApplicationFinished, ExecutorStateChanged, KillExecutor } from '../../protocol/deploy.js';
@@ -79,6 +80,12 @@ function appOfConnection(m: Master, sender: RpcSenderContext): ApplicationInfo |
 
 /** Adds an application to the tables (and the FIFO); false if its driver's address has one. */
 export function addApplication(m: Master, app: ApplicationInfo): boolean {
+  if (m.cluster.activeAppCount >= MAX_ACTIVE_APPS) {
+    log.warn(
+      `Not registering application ${app.id} from ${app.driver.address}: ${MAX_ACTIVE_APPS} applications are active, the most the master takes`,
+    );
+    return false;
+  }
   if (!m.cluster.addApp(app)) {
     log.info(`Attempted to re-register application at same address: ${app.driver.address}`);
     return false;

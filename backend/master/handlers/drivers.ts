@@ -1,3 +1,4 @@
+import { MAX_ACTIVE_DRIVERS } from '../../protocol/bounds.js';
 import {
   DriverStatusResponse,
   KillDriverResponse,
@@ -123,6 +124,13 @@ async function submitDriver(m: Master, msg: MessageOf<typeof RequestSubmitDriver
       master: m.self.toData(),
       success: false,
       message: `This master does not have the application's files (manifest ${shipped.sha256}): upload them first (wick submit does), to every master`,
+    });
+  }
+  if (m.cluster.activeDriverCount >= MAX_ACTIVE_DRIVERS) {
+    return SubmitDriverResponse({
+      master: m.self.toData(),
+      success: false,
+      message: `The master has ${m.cluster.activeDriverCount} drivers active, the most it takes (${MAX_ACTIVE_DRIVERS}): submit again once some have ended`,
     });
   }
   const now = m.clock.now();

@@ -1,3 +1,4 @@
+import { MASTER_STATE_PAGE_BYTES } from '../../protocol/bounds.js';
 import { BoundPortsRequest, BoundPortsResponse } from '../../protocol/deploy.js';
 import {
   MasterStateResponse,
@@ -5,16 +6,19 @@ import {
   SubscribeMasterState,
   UnsubscribeMasterState,
 } from '../../protocol/state.js';
+import { STATE_TABLES, type StateCursor, type StateTable } from '../ClusterState.js';
 import type { HandlerRegistry, Master } from '../Master.js';
 
 /** Clients ↔ Master: the state snapshot, subscriptions to its changes, and the bound ports. */
 
 export function stateHandlers(m: Master, on: HandlerRegistry): void {
   // These answer at once, without a promise.
-  on(RequestMasterState, () => snapshot(m));
+  on(RequestMasterState, (msg) =>
+    msg.limit === undefined ? snapshot(m) : page(m, msg.after, msg.limit),
+  );
   on(SubscribeMasterState, (msg, ctx) => {
     // The snapshot flushes pending changes first, so the subscriber misses none and sees none twice.
-    const state = snapshot(m);
+    const state = msg.limit === undefined ? snapshot(m) : page(m, undefined, msg.limit);
     // Changes go back over the connection that asked, never to an address the message names.
     m.broadcaster.subscribe(
       ctx.connection
@@ -37,13 +41,42 @@ export function stateHandlers(m: Master, on: HandlerRegistry): void {
 /** The whole state, with the number of the last change pushed to subscribers. */
 export function snapshot(m: Master) {
   m.broadcaster.flush();
-  const masters = m.masters();
+  return MasterStateResponse({ ...header(m), ...m.cluster.summaries(), seq: m.broadcaster.seq });
+}
+
+/**
+ * One page of the state: the entries after `after`, as they are now. A page lists no entry
+ * twice and skips none that stayed in its table; one moved meanwhile (an application that
+ * finished) may appear in both of its tables, and a client keeps the later.
+ */
+export function page(m: Master, after: string | undefined, limit: number) {
+  m.broadcaster.flush();
+  const { summaries, next } = m.cluster.page(
+    after === undefined ? undefined : parseCursor(after),
+    limit,
+    MASTER_STATE_PAGE_BYTES,
+  );
   return MasterStateResponse({
+    ...header(m),
+    ...summaries,
+    seq: m.broadcaster.seq,
+    ...(next ? { next: `${next.table}:${next.rank}` } : {}),
+  });
+}
+
+function header(m: Master) {
+  const masters = m.masters();
+  return {
     url: m.masterUrl,
     webUiUrl: m.webUiUrl,
     status: m.state,
-    ...m.cluster.summaries(),
     ...(masters ? { masters } : {}),
-    seq: m.broadcaster.seq,
-  });
+  };
+}
+
+/** The schema's pattern has checked its form already (`w:123`). */
+function parseCursor(text: string): StateCursor {
+  const [table, rank] = text.split(':');
+  if (!STATE_TABLES.includes(table as StateTable)) throw new Error(`Bad state cursor ${text}`);
+  return { table: table as StateTable, rank: Number(rank) };
 }

@@ -112,6 +112,12 @@ async function registerWorker(
     ref.send(RegisterWorkerFailed({ message: 'Duplicate worker ID' }));
     return;
   }
+  const full = m.cluster.roomForWorker();
+  if (full) {
+    log.warn(`Worker registration from ${ref.address} refused: ${full}`);
+    ref.send(RegisterWorkerFailed({ message: full }));
+    return;
+  }
   const worker = new WorkerInfo(
     msg.id,
     msg.host,

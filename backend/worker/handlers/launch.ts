@@ -1,3 +1,4 @@
+import { truncateMessage } from '../../protocol/bounds.js';
 import {
   DriverStateChanged,
   ExecutorStateChanged,
@@ -90,7 +91,7 @@ async function launchExecutor(
         appId: m.appId,
         execId: m.execId,
         state: 'FAILED',
-        message: `Failed to create local dirs: ${(err as Error).message}`,
+        message: truncateMessage(`Failed to create local dirs: ${(err as Error).message}`),
       }),
     );
     return;
@@ -118,7 +119,7 @@ function executorStateChanged(w: Worker, runner: ExecutorRunner, stateChanged: (
       appId: runner.appId,
       execId: runner.execId,
       state: runner.state,
-      message: runner.message,
+      message: cut(runner.message),
       exitStatus: runner.exitCode,
     }),
   );
@@ -137,7 +138,7 @@ function driverFinished(w: Worker, runner: DriverRunner, stateChanged: () => voi
     DriverStateChanged({
       driverId: runner.driverId,
       state: runner.state,
-      exception: runner.exception,
+      exception: cut(runner.exception),
     }),
   );
   if (w.runners.driverFinished(runner)) {
@@ -157,7 +158,7 @@ function workerState(w: Worker) {
     state: r.state,
     ...(r.pid !== undefined && r.pid > 0 ? { pid: r.pid } : {}),
     ...(r.exitCode !== undefined ? { exitCode: r.exitCode } : {}),
-    ...(r.message !== undefined ? { message: r.message } : {}),
+    ...(r.message !== undefined ? { message: truncateMessage(r.message) } : {}),
     dir: r.dir,
   });
   const driver = (r: DriverRunner) => ({
@@ -167,7 +168,7 @@ function workerState(w: Worker) {
     state: r.state,
     ...(r.pid !== undefined && r.pid > 0 ? { pid: r.pid } : {}),
     ...(r.exitCode !== undefined ? { exitCode: r.exitCode } : {}),
-    ...(r.exception !== undefined ? { message: r.exception } : {}),
+    ...(r.exception !== undefined ? { message: truncateMessage(r.exception) } : {}),
     dir: r.dir,
   });
   const addr = w.rpcEnv.rpcAddress;
@@ -189,4 +190,9 @@ function workerState(w: Worker) {
     drivers: w.runners.runningDrivers().map(driver),
     finishedDrivers: w.runners.retainedDrivers().map(driver),
   });
+}
+
+/** A message for the master cut to the protocol's bound (an exception may be any size). */
+function cut(message: string | undefined): string | undefined {
+  return message === undefined ? undefined : truncateMessage(message);
 }

@@ -1,0 +1,133 @@
+/**
+ * The broadcaster on its own, with refs that record what is sent to them and connections whose
+ * backlog the test sets: a subscriber past wick.master.subscriber.maxBacklog is dropped (a client's
+ * connection closed, another told), and a change too large for one push goes as several. The
+ * real master with a subscriber that never reads is in subscriberBacklog.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { StateBroadcaster } from '../../backend/master/StateBroadcaster.js';
+import { WorkerInfo } from '../../backend/master/WorkerInfo.js';
+import { MASTER_STATE_PAGE_BYTES } from '../../backend/protocol/bounds.js';
+import { wickProtocol } from '../../backend/protocol/index.js';
+import type { WireMessage } from '../../backend/protocol/registry.js';
+import { type RefTransport, RpcEndpointRef } from '../../backend/rpc/RpcEndpointRef.js';
+
+function setup(maxBacklog = 1000) {
+  const sent = new Map<string, WireMessage[]>();
+  const backlog = new Map<string, number>();
+  const disconnected: { address: string; reason: string }[] = [];
+  const transport: RefTransport = {
+    send: (ref, message) => {
+      const list = sent.get(ref.address) ?? [];
+      list.push(message);
+      sent.set(ref.address, list);
+    },
+    ask: () => assert.fail('the broadcaster asks nothing'),
+    flush: () => {},
+    protocol: wickProtocol,
+  };
+  const broadcaster = new StateBroadcaster({
+    maxBacklog,
+    links: {
+      backlog: (ref) => backlog.get(ref.address) ?? 0,
+      isClientOnly: (address) => address.startsWith('client-'),
+      disconnect: (ref, reason) => disconnected.push({ address: ref.address, reason }),
+    },
+  });
+  const ref = (address: string) => new RpcEndpointRef(address, 'Mirror', transport);
+  return { broadcaster, sent, backlog, disconnected, ref };
+}
+
+const worker = (i: number, webUiAddress = '') =>
+  new WorkerInfo(
+    `worker-${i}`,
+    '127.0.0.1',
+    1000 + i,
+    4,
+    4096,
+    new RpcEndpointRef(`127.0.0.1:${1000 + i}`, 'Worker', {} as RefTransport),
+    webUiAddress,
+    0,
+  );
+
+test('a subscriber whose connection has more than maxBacklog unsent is dropped; the others go on', () => {
+  const { broadcaster, sent, backlog, disconnected, ref } = setup(1000);
+  broadcaster.subscribe(ref('client-slow'));
+  broadcaster.subscribe(ref('127.0.0.1:5000'));
+  broadcaster.subscribe(ref('client-fine'));
+  broadcaster.worker(worker(1));
+  broadcaster.flush();
+  assert.equal(sent.get('client-slow')?.length, 1);
+
+  backlog.set('client-slow', 1001);
+  backlog.set('127.0.0.1:5000', 5000);
+  backlog.set('client-fine', 1000);
+  broadcaster.worker(worker(2));
+  broadcaster.flush();
+  // The client's connection is closed, naming how far behind it was and the setting.
+  assert.equal(disconnected.length, 1);
+  assert.equal(disconnected[0]?.address, 'client-slow');
+  assert.match(disconnected[0]?.reason ?? '', /wick\.master\.subscriber\.maxBacklog/);
+  assert.equal(sent.get('client-slow')?.length, 1, 'nothing more queued for it');
+  // The other connection stays: its subscriber is told, and sent no more changes.
+  const told = sent.get('127.0.0.1:5000') ?? [];
+  assert.deepEqual(
+    told.map((m) => m.type),
+    ['MasterStateEvent', 'MasterStateSubscriptionDropped'],
+  );
+  assert.match(String(told[1]?.reason), /unread/);
+  // At the limit is not past it.
+  assert.deepEqual(
+    sent.get('client-fine')?.map((m) => m.type),
+    ['MasterStateEvent', 'MasterStateEvent'],
+  );
+  assert.equal(broadcaster.subscriberCount, 1);
+
+  broadcaster.worker(worker(3));
+  broadcaster.flush();
+  assert.equal(sent.get('client-slow')?.length, 1);
+  assert.equal(sent.get('127.0.0.1:5000')?.length, 2);
+  assert.equal(sent.get('client-fine')?.length, 3);
+  assert.equal(disconnected.length, 1, 'dropped once');
+});
+
+test('a change of more than a page goes as several events, numbered in order, nothing lost', () => {
+  const { broadcaster, sent, ref } = setup(Number.MAX_SAFE_INTEGER);
+  broadcaster.subscribe(ref('client-a'));
+  // 300 workers of about 20 KB each: about 6 MB, more than a page of 4 MiB.
+  const big = 'x'.repeat(20_000);
+  for (let i = 0; i < 300; i++) broadcaster.worker(worker(i, big));
+  broadcaster.workerRemoved('worker-gone');
+  broadcaster.statusChanged('ALIVE');
+  broadcaster.flush();
+  const events = (sent.get('client-a') ?? []) as (WireMessage & {
+    seq: number;
+    workers?: { id: string }[];
+    removedWorkers?: string[];
+    status?: string;
+  })[];
+  assert.ok(events.length >= 2, `${events.length} events`);
+  assert.deepEqual(
+    events.map((e) => e.seq),
+    events.map((_, i) => i + 1),
+  );
+  for (const e of events) {
+    assert.ok(JSON.stringify(e).length < MASTER_STATE_PAGE_BYTES + 30_000);
+  }
+  assert.deepEqual(
+    events.flatMap((e) => e.workers ?? []).map((w) => w.id),
+    Array.from({ length: 300 }, (_, i) => `worker-${i}`),
+  );
+  assert.equal(events[0]?.status, 'ALIVE');
+  assert.deepEqual(events.at(-1)?.removedWorkers, ['worker-gone']);
+  assert.equal(broadcaster.seq, events.length);
+});
+
+test('a small change is one event', () => {
+  const { broadcaster, sent, ref } = setup();
+  broadcaster.subscribe(ref('client-a'));
+  for (let i = 0; i < 10; i++) broadcaster.worker(worker(i));
+  broadcaster.flush();
+  assert.equal(sent.get('client-a')?.length, 1);
+});
