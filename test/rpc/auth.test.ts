@@ -18,6 +18,10 @@ import { testProtocol } from '../helpers/protocol.js';
 import { captureLog } from '../helpers/rpcAsserts.js';
 
 /** Only against hangs (every wait here is on an event, never on a clock). */
+// This file decides every secret itself: no default secret file (another test's master may have
+// made this run's), so that a process given none has none.
+process.env.XDG_CONFIG_HOME = mkdtempSync(join(tmpdir(), 'wick-auth-test-'));
+
 const HANG_GUARD_MS = 60_000;
 
 const AuthenticationFailed = -32005;
@@ -340,15 +344,7 @@ describe('the secret never crosses the wire', { timeout: HANG_GUARD_MS }, () => 
 
 describe('wick.authenticate without a secret', { timeout: HANG_GUARD_MS }, () => {
   const noSecret = { 'wick.authenticate': 'true' };
-  // Nor a default secret file: another test's master may have made this run's.
-  const emptyConfig = mkdtempSync(join(tmpdir(), 'wick-no-secret-'));
-  const savedConfig = process.env.XDG_CONFIG_HOME;
-  before(() => {
-    process.env.XDG_CONFIG_HOME = emptyConfig;
-  });
-  after(() => {
-    process.env.XDG_CONFIG_HOME = savedConfig;
-  });
+  const emptyConfig = process.env.XDG_CONFIG_HOME as string;
 
   test('RpcEnv.create fails with a clear message (client mode)', async () => {
     await assert.rejects(
