@@ -170,10 +170,11 @@ export class Inbox {
       const ep = this.endpoint;
       const handler = ep.handlerFor(message.type);
       if (!handler) throw unsupported(message, sender);
-      const refused = misrouted(handler, false, sender, ep);
-      if (refused) throw refused;
+      // Who before how: a peer that may not send this at all is told so, however it sent it.
       const problem = ep.senderProblem(handler.def, message, sender);
       if (problem !== undefined) throw refuse(message.type, problem);
+      const refused = misrouted(handler, false, sender, ep);
+      if (refused) throw refused;
       result = handler.fn(message, sender as RpcCallContext);
     } catch (err) {
       this.reportFailure(message, sender, err);
@@ -191,10 +192,10 @@ export class Inbox {
       const ep = this.endpoint;
       const handler = ep.handlerFor(message.type);
       if (!handler) throw unsupported(message, ctx);
-      const refused = misrouted(handler, true, ctx, ep);
-      if (refused) throw refused;
       const problem = ep.senderProblem(handler.def, message, ctx);
       if (problem !== undefined) throw refuse(message.type, problem);
+      const refused = misrouted(handler, true, ctx, ep);
+      if (refused) throw refused;
       result = handler.fn(message, ctx);
     } catch (err) {
       this.failRpc(message, ctx, err);

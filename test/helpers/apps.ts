@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { MasterStateMirror } from '../../backend/client/MasterStateMirror.js';
+import { WickConf } from '../../backend/conf/WickConf.js';
 import type { MessageOf } from '../../backend/protocol/registry.js';
 import type { MasterStateResponse } from '../../backend/protocol/state.js';
 import { RpcEnv } from '../../backend/rpc/index.js';
@@ -41,11 +42,13 @@ export class MasterWatch {
     readonly mirror: MasterStateMirror,
   ) {}
 
-  static async connect(masterUrl: string): Promise<MasterWatch> {
+  /** `conf`: the watch's own settings, e.g. `wick.authenticate=false` for a cluster that runs open. */
+  static async connect(masterUrl: string, conf?: Record<string, string>): Promise<MasterWatch> {
     const env = await RpcEnv.create({
       protocol: testProtocol,
       name: 'testWatch',
       clientMode: true,
+      conf: conf ? new WickConf(conf) : undefined,
     });
     const master = await env.setupEndpointRef(masterUrl.replace(/^wick:\/\//, ''), 'Master');
     const mirror = new MasterStateMirror();
@@ -96,12 +99,24 @@ export interface SharedCluster {
  * even if it is killed. Call stop() in the file's after().
  */
 export async function startSharedCluster(
-  opts: { workers?: number; cores?: number; memory?: string; conf?: Record<string, string> } = {},
+  opts: {
+    workers?: number;
+    cores?: number;
+    memory?: string;
+    /** Settings of every daemon, and of the test's own watch on the master. */
+    conf?: Record<string, string>;
+    /** More settings for worker `i` (0-based). */
+    workerConf?: (i: number) => Record<string, string>;
+    /** More environment for every daemon (e.g. WICK_AUTH_SECRET). */
+    env?: NodeJS.ProcessEnv;
+    /** Settings of the test's watch on the master, when they differ from `conf`. */
+    watchConf?: Record<string, string>;
+  } = {},
 ): Promise<SharedCluster> {
   assertBuilt();
   const mark = randomUUID();
   const workDir = mkdtempSync(join(tmpdir(), 'wick-test-app-'));
-  const env = { WICK_TEST_MARK: mark };
+  const env = { ...opts.env, WICK_TEST_MARK: mark };
   const daemons: Daemon[] = [];
   let watch: MasterWatch | undefined;
   const stop = async () => {
@@ -121,13 +136,13 @@ export async function startSharedCluster(
         cores: opts.cores ?? 1,
         memory: opts.memory ?? '1g',
         workDir,
-        conf: opts.conf,
+        conf: { ...opts.conf, ...opts.workerConf?.(i) },
         env,
       });
       daemons.push(w);
       workers.push(w);
     }
-    watch = await MasterWatch.connect(master.url);
+    watch = await MasterWatch.connect(master.url, opts.watchConf ?? opts.conf);
     await watch.waitFor(
       (s) => s.workers.filter((w) => w.state === 'ALIVE').length === workers.length,
     );

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -321,6 +322,43 @@ export class RawClient {
     return r;
   }
 
+  /**
+   * The authenticating handshake of docs/protocol.md ("With authentication"), proofs computed here
+   * from the spec as any peer would: `key` is the cluster secret, or with `credential` the key
+   * derived for that submission or application. Resolves with the server's last answer: the
+   * `wick.auth` result `{ok: true}`, or the error frame that refused the peer (its `wick.hello`
+   * or its `wick.auth`). Throws if the server's proof does not match `key`, unless `forging`: a
+   * peer that does not hold the key sends its proof anyway.
+   */
+  async authHello(
+    from: string,
+    key: string,
+    credential?: { kind: 'submission' | 'app'; id: string },
+    forging = false,
+  ): Promise<RawFrame> {
+    const nonce = randomBytes(16).toString('hex');
+    const hello = await this.call('wick.hello', {
+      version: 1,
+      from,
+      nonce,
+      ...(credential ? { credential } : {}),
+    });
+    if (!hello.result) return hello;
+    const { challenge, proof } = hello.result as { challenge?: string; proof?: string };
+    if (!challenge) throw new Error(`the server sent no challenge: ${JSON.stringify(hello)}`);
+    if (!forging && proof !== handshakeProof(key, `wick-server:${nonce}:${challenge}`)) {
+      throw new Error(`the server did not prove our key: ${JSON.stringify(hello)}`);
+    }
+    return this.call('wick.auth', {
+      proof: handshakeProof(key, `wick-client:${challenge}:${nonce}`),
+    });
+  }
+
+  /** A one-way endpoint message (a notification): method = message.type, params = the envelope. */
+  tell(from: string, to: string, message: { type: string; [k: string]: unknown }): Promise<void> {
+    return this.send({ jsonrpc: '2.0', method: message.type, params: { to, from, message } });
+  }
+
   /** An endpoint ask: method = message.type, params = the envelope. */
   ask(from: string, to: string, message: { type: string; [k: string]: unknown }) {
     return this.call(message.type, { to, from, message });
@@ -366,6 +404,11 @@ export class RawClient {
     this.waiter = undefined;
     w?.();
   }
+}
+
+/** HMAC-SHA256(key, text) as 64 hex digits: a handshake proof (docs/protocol.md). */
+export function handshakeProof(key: string, text: string): string {
+  return createHmac('sha256', key).update(text).digest('hex');
 }
 
 /**

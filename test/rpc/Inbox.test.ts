@@ -579,3 +579,36 @@ test('through an RpcEnv: stop() runs onStop, fails an unanswered ask, and refuse
     });
   }
 });
+
+test('a sender the endpoint refuses is told NotPermitted, even for a one-way message it asked', async () => {
+  class Picky extends RpcEndpoint {
+    readonly seen: string[] = [];
+    readonly errors: string[] = [];
+    constructor() {
+      super();
+      this.on(TestRecord, ({ value }) => {
+        this.seen.push(value);
+      });
+    }
+    override senderProblem(): string | undefined {
+      return 'only the test may send it';
+    }
+    override onError(err: Error): void {
+      this.errors.push(err.message);
+    }
+  }
+  const ep = new Picky();
+  const inbox = new Inbox('ep', ep);
+  const ctx = fakeCtx();
+  // Who is checked before how: asked rather than sent, it is still refused for who sent it.
+  inbox.post({ kind: 'Rpc', message: TestRecord({ value: 'asked' }), ctx });
+  inbox.post(oneWay('sent'));
+  await inbox.stop();
+  const err = ctx.failures[0];
+  assert.ok(err instanceof RpcError);
+  assert.equal(err.code, RpcErrorCode.NotPermitted);
+  assert.equal(err.message, 'Not permitted: TestRecord: only the test may send it');
+  assert.deepEqual(ep.seen, []);
+  // Refusals are logged (once per connection), not reported to onError.
+  assert.deepEqual(ep.errors, []);
+});

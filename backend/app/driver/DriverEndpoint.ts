@@ -14,7 +14,7 @@ import {
   type TaskDescription,
 } from '../../protocol/executor.js';
 import type { AppCode, ShippedFile } from '../../protocol/files.js';
-import type { MessageOf } from '../../protocol/registry.js';
+import type { AnyMessageDef, MessageOf, WireMessage } from '../../protocol/registry.js';
 import { withoutSecrets } from '../../rpc/clusterSecret.js';
 import {
   type RpcCallContext,
@@ -108,7 +108,7 @@ export class DriverEndpoint extends RpcEndpoint {
       }),
     );
     this.on(RegisterExecutor, (msg, ctx) => this.registerExecutor(msg, ctx));
-    this.on(StatusUpdate, (msg, sender) => this.statusUpdate(msg, sender));
+    this.on(StatusUpdate, (msg) => this.statusUpdate(msg));
     this.on(ReviveOffers, () => this.makeOffers());
   }
 
@@ -312,22 +312,31 @@ export class DriverEndpoint extends RpcEndpoint {
     return RegisteredExecutor({});
   }
 
-  private statusUpdate(m: MessageOf<typeof StatusUpdate>, sender: RpcSenderContext): void {
+  /**
+   * A task's status counts only from the executor it was launched on, over the connection that
+   * executor registered on. Checked before the handler (rather than in it), so that an ask of
+   * it, which the handler never sees, is refused as NotPermitted too.
+   */
+  override senderProblem(
+    def: AnyMessageDef,
+    message: WireMessage,
+    sender: RpcSenderContext,
+  ): string | undefined {
+    if (def !== StatusUpdate) return undefined;
+    const m = message as MessageOf<typeof StatusUpdate>;
     const executor = this.registered.get(m.executorId);
-    const what = `StatusUpdate of task ${m.taskId}`;
     if (sender.connection && executor?.connection !== sender.connection) {
-      throw refuse(
-        what,
-        `only executor ${m.executorId} may send it, over the connection it registered on`,
-      );
+      return `only executor ${m.executorId} may report task ${m.taskId} of it, over the connection it registered on`;
     }
     const launchedOn = this.scheduler.executorOf(m.taskId);
     if (launchedOn !== undefined && launchedOn !== m.executorId) {
-      throw refuse(
-        what,
-        `task ${m.taskId} was launched on executor ${launchedOn}, not ${m.executorId}`,
-      );
+      return `task ${m.taskId} was launched on executor ${launchedOn}, not ${m.executorId}`;
     }
+    return undefined;
+  }
+
+  private statusUpdate(m: MessageOf<typeof StatusUpdate>): void {
+    const executor = this.registered.get(m.executorId);
     if (m.state === 'LAUNCHING' || m.state === 'RUNNING') return;
     // As Spark's: any end frees what the task held, even when its job is gone (aborted meanwhile,
     // its tasks killed), or the executor's cores would stay taken for good.

@@ -1,5 +1,6 @@
 import { dirname } from 'node:path';
 import type { Command } from 'commander';
+import { executorAuth } from '../../app/driver/driverAuth.js';
 import { WorkerWatcher } from '../../app/WorkerWatcher.js';
 import { wickProtocol } from '../../protocol/index.js';
 import { RpcEnv } from '../../rpc/index.js';
@@ -26,11 +27,14 @@ export function registerDriverWrapper(program: Command): void {
         throw new Error(
           'driver-wrapper needs WICK_MASTER in its environment (wick submit sets it)',
         );
+      // The worker's own key for this driver (WICK_APP_CREDENTIAL), never the cluster secret: by
+      // default auth this process would find the secret in this user's default secret file.
       const env = await RpcEnv.create({
         protocol: wickProtocol,
         name: 'Driver',
         clientMode: true,
         unref: true,
+        auth: executorAuth(),
       });
       // Once the application is done, its exit code stands: stopping the env below also ends the
       // watcher's connection (or its attempt to connect), which is no reason to exit with 1.

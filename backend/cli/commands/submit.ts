@@ -265,68 +265,76 @@ async function submitToCluster(
   name: string | undefined,
   wait: boolean,
 ): Promise<number> {
-  return withMaster(masterUrl, async (master, env) => {
-    const shipped = await uploadToMasters(
-      env,
-      masterUrl,
-      bundled,
-      (flags.files ?? '').split(',').filter((f) => f.trim()),
-      (line) => process.stderr.write(`${line}\n`),
-    );
-    await rm(bundled.root, { recursive: true, force: true });
-    const reply = await master.ask(
-      RequestSubmitDriver({
-        driverDescription: driverDescription({
-          bundled,
-          shipped,
-          args,
-          masterUrl,
-          conf,
-          name,
-          memoryMB: parseMemoryMB(flags.driverMemory),
-          cores: Number(flags.driverCores),
-          supervise: flags.supervise === true,
-        }),
-      }),
-    );
-    if (!reply.success || !reply.driverId)
-      throw new Error(`The master refused the driver: ${reply.message}`);
-    process.stderr.write(`${reply.message}\n`);
-    process.stdout.write(`${reply.driverId}\n`);
-    if (!wait) return 0;
-    const driverId = reply.driverId;
-    const mirror = new MasterStateMirror();
-    env.setupEndpoint('SubmitStateMirror', mirror);
-    await mirror.subscribe(master);
-    // Its latest run: a supervised driver whose worker was lost runs again under a new id.
-    const find = (s: NonNullable<MasterStateMirror['state']>) =>
-      latestRun([...s.activeDrivers, ...s.completedDrivers], driverId);
-    const placed = await mirror.waitFor((s) => {
-      const d = find(s);
-      return (
-        d !== undefined &&
-        (d.workerId !== undefined || ['FINISHED', 'FAILED', 'KILLED', 'ERROR'].includes(d.state))
+  // The submitter's own client finds the secret as every Wick process does, --conf included.
+  const auth = new WickConf(
+    Object.entries(conf).filter(([k]) => k.startsWith('wick.authenticate')),
+  );
+  return withMaster(
+    masterUrl,
+    async (master, env) => {
+      const shipped = await uploadToMasters(
+        env,
+        masterUrl,
+        bundled,
+        (flags.files ?? '').split(',').filter((f) => f.trim()),
+        (line) => process.stderr.write(`${line}\n`),
       );
-    });
-    // The run placed (a relaunch has its own id, and its own log); a later relaunch's log is not
-    // followed: its end still is.
-    const runId = find(placed)?.id ?? driverId;
-    const worker = await driverLogRoute(placed, runId, env, master, conf);
-    if (worker) {
-      await followDriverLog(worker, env, runId, () => {
-        const s = mirror.state;
-        return s !== undefined && DRIVER_FINAL_STATES.includes(find(s)?.state ?? '');
+      await rm(bundled.root, { recursive: true, force: true });
+      const reply = await master.ask(
+        RequestSubmitDriver({
+          driverDescription: driverDescription({
+            bundled,
+            shipped,
+            args,
+            masterUrl,
+            conf,
+            name,
+            memoryMB: parseMemoryMB(flags.driverMemory),
+            cores: Number(flags.driverCores),
+            supervise: flags.supervise === true,
+          }),
+        }),
+      );
+      if (!reply.success || !reply.driverId)
+        throw new Error(`The master refused the driver: ${reply.message}`);
+      process.stderr.write(`${reply.message}\n`);
+      process.stdout.write(`${reply.driverId}\n`);
+      if (!wait) return 0;
+      const driverId = reply.driverId;
+      const mirror = new MasterStateMirror();
+      env.setupEndpoint('SubmitStateMirror', mirror);
+      await mirror.subscribe(master);
+      // Its latest run: a supervised driver whose worker was lost runs again under a new id.
+      const find = (s: NonNullable<MasterStateMirror['state']>) =>
+        latestRun([...s.activeDrivers, ...s.completedDrivers], driverId);
+      const placed = await mirror.waitFor((s) => {
+        const d = find(s);
+        return (
+          d !== undefined &&
+          (d.workerId !== undefined || ['FINISHED', 'FAILED', 'KILLED', 'ERROR'].includes(d.state))
+        );
       });
-    }
-    const final = await mirror.waitFor((s) =>
-      ['FINISHED', 'FAILED', 'KILLED', 'ERROR'].includes(find(s)?.state ?? ''),
-    );
-    const d = find(final);
-    const run = d && d.id !== driverId ? ` (relaunched as ${d.id})` : '';
-    process.stderr.write(
-      `Driver ${driverId}${run} ended ${d?.state}${d?.exception ? `: ${d.exception}` : ''}\n`,
-    );
-    mirror.unsubscribe(master);
-    return d?.state === 'FINISHED' ? 0 : 1;
-  });
+      // The run placed (a relaunch has its own id, and its own log); a later relaunch's log is not
+      // followed: its end still is.
+      const runId = find(placed)?.id ?? driverId;
+      const worker = await driverLogRoute(placed, runId, env, master, conf);
+      if (worker) {
+        await followDriverLog(worker, env, runId, () => {
+          const s = mirror.state;
+          return s !== undefined && DRIVER_FINAL_STATES.includes(find(s)?.state ?? '');
+        });
+      }
+      const final = await mirror.waitFor((s) =>
+        ['FINISHED', 'FAILED', 'KILLED', 'ERROR'].includes(find(s)?.state ?? ''),
+      );
+      const d = find(final);
+      const run = d && d.id !== driverId ? ` (relaunched as ${d.id})` : '';
+      process.stderr.write(
+        `Driver ${driverId}${run} ended ${d?.state}${d?.exception ? `: ${d.exception}` : ''}\n`,
+      );
+      mirror.unsubscribe(master);
+      return d?.state === 'FINISHED' ? 0 : 1;
+    },
+    auth,
+  );
 }
