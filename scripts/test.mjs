@@ -19,9 +19,9 @@ const named = process.argv.slice(2);
 // folder of this run instead, removed at its end.
 const cache = mkdtempSync(join(tmpdir(), 'wick-test-cache-'));
 process.env.XDG_CACHE_HOME = cache;
-// And the cluster secret a master generates on first start (its default secret file) too: every
-// process of the run finds the same one, as every process of one user's machine would.
-process.env.XDG_CONFIG_HOME = join(cache, 'config');
+// And the cluster secret a master generates on first start (its default secret file): each test
+// file gets a config folder of its own there (test/helpers/configPerFile.mjs), shared by the
+// processes it starts, as those of one user's machine share theirs.
 delete process.env.WICK_AUTH_SECRET;
 const files = named.length > 0 ? named : find('test').sort();
 const r = spawnSync(
@@ -29,6 +29,8 @@ const r = spawnSync(
   [
     '--import',
     'tsx',
+    '--import',
+    './test/helpers/configPerFile.mjs',
     '--test',
     '--test-concurrency=2',
     // A bound on each test file (and on each test that sets none): the e2e file, code-server and

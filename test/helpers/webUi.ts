@@ -130,8 +130,8 @@ export async function submitStdinApp(
 }
 
 /**
- * The secret this test run's masters made (scripts/test.mjs gives the run its own config dir, so
- * every master of the run finds the same one), for a test of what a web UI serves once logged in.
+ * The secret this test file's masters made (each test file has a config folder of its own, see
+ * test/helpers/configPerFile.mjs), for a test of what a web UI serves once logged in.
  */
 export function runSecret(): string {
   const found = resolveClusterAuth(new WickConf());
