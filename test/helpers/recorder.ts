@@ -7,7 +7,12 @@ import type { TestContext } from 'node:test';
 import { MasterStateMirror } from '../../backend/client/MasterStateMirror.js';
 import type { AnyMessageDef, MessageOf, WireMessage } from '../../backend/protocol/registry.js';
 import { type MasterStateResponse, RequestMasterState } from '../../backend/protocol/state.js';
-import { RpcEndpoint, type RpcEndpointRef, RpcEnv } from '../../backend/rpc/index.js';
+import {
+  RpcEndpoint,
+  type RpcEndpointRef,
+  RpcEnv,
+  type RpcSenderContext,
+} from '../../backend/rpc/index.js';
 import { setLogLevel } from '../../backend/util/log.js';
 import { testProtocol } from './protocol.js';
 
@@ -24,12 +29,17 @@ export class Recorder extends RpcEndpoint {
   readonly received: Msg[] = [];
   /** Called on every message after it is recorded (and answered, see `answer`). */
   onMessage: ((m: Msg) => void) | undefined;
+  /** The connection each message type last came over (a mock answers over it, as Wick does). */
+  readonly lastSender = new Map<string, RpcSenderContext>();
   private waiters = new Set<() => void>();
   private readonly answers = new Map<string, (m: Msg) => void>();
 
   constructor() {
     super();
-    const record = (message: WireMessage) => this.record(message as Msg);
+    const record = (message: WireMessage, sender: RpcSenderContext) => {
+      this.lastSender.set(message.type, sender);
+      this.record(message as Msg);
+    };
     for (const def of testProtocol.all()) if (def.replies === undefined) this.on(def, record);
   }
 

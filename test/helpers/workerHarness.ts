@@ -67,7 +67,7 @@ export class MockMaster {
     this.webUiUrl = `http://127.0.0.1:${(env.rpcAddress?.port ?? 0) + 1}`;
     rec.onMessage = (m) => {
       if (m.type !== 'RegisterWorker') return;
-      const worker = env.endpointRef(m.worker as { address: string; name: string });
+      const worker = this.worker();
       switch (this.mode) {
         case 'accept':
           worker.send(
@@ -121,7 +121,10 @@ export class MockMaster {
   worker(): RpcEndpointRef {
     const reg = this.rec.all('RegisterWorker').at(-1);
     if (!reg) throw new Error('no worker registered with this mock master');
-    return this.env.endpointRef(reg.worker as { address: string; name: string });
+    // Over the connection it registered on, as a master talks to its workers.
+    const via = this.rec.lastSender.get('RegisterWorker')?.connection;
+    const data = reg.worker as { address: string; name: string };
+    return via ? this.env.refOver(via, data.name) : this.env.endpointRef(data);
   }
 
   /** Sends LaunchExecutor as this master (or as `masterUrl`, to impersonate another one). */

@@ -226,7 +226,11 @@ function secretSuite(way: Way): void {
   });
 
   test('the master’s state and the executors’ logs do not hold the secret', async () => {
-    const json = await (await fetch(`${cluster.master.webUiUrl}/json`)).text();
+    const json = await (
+      await fetch(`${cluster.master.webUiUrl}/json`, {
+        headers: { authorization: `Bearer ${way.secret}` },
+      })
+    ).text();
     assert.match(json, /"activeapps"/);
     assert.ok(!json.includes(way.secret), 'the secret in /json');
     const status = await runWick(['status', '--json', '--master', cluster.url], {
