@@ -229,9 +229,10 @@ function masterSuite(mode: Mode): void {
       ? guises()
       : [...guises(), { kind: 'app', credential: A.credential as AppCredential }];
     for (const g of all) {
-      // Even A's own key counts only on the connection A's driver registered on.
+      // Even A's own key counts only on the connection A's driver registered on; an application's
+      // key plays no driver's role towards the master at all, so it is refused at the door.
       const peer = await HostilePeer.connect(t, cluster.master.address, g);
-      await refused(peer, forged, false);
+      await refused(peer, forged, g.kind === 'app');
       const s = await state();
       assert.equal(appOf(s, A.appId)?.state, 'RUNNING', guiseText(g));
       if (g.kind === 'app') {
