@@ -20,7 +20,7 @@ import {
 import { WORKER_ENDPOINT, WORKER_SYSTEM } from '../../backend/protocol/endpoints.js';
 import type { MessageOf } from '../../backend/protocol/registry.js';
 import { RequestWorkerState, type WorkerStateResponse } from '../../backend/protocol/worker.js';
-import { type RpcEndpointRef, RpcEnv } from '../../backend/rpc/index.js';
+import { clusterRpcAuth, type RpcEndpointRef, RpcEnv } from '../../backend/rpc/index.js';
 import { ManualClock } from '../../backend/util/clock.js';
 import { setLogLevel, setLogSink } from '../../backend/util/log.js';
 import { Worker } from '../../backend/worker/Worker.js';
@@ -90,13 +90,17 @@ export class MockMaster {
     };
   }
 
-  /** A mock master on loopback (port 0: a free one), stopped when the test ends. */
-  static async start(t: TestContext, port = 0): Promise<MockMaster> {
+  /**
+   * A mock master on loopback (port 0: a free one), stopped when the test ends; open, or holding
+   * the cluster `secret`.
+   */
+  static async start(t: TestContext, port = 0, secret?: string): Promise<MockMaster> {
     const env = await RpcEnv.create({
       protocol: testProtocol,
       name: 'mockMaster',
       host: '127.0.0.1',
       port,
+      auth: clusterRpcAuth(secret),
     });
     t.after(() => env.stop());
     const rec = new Recorder();
@@ -189,6 +193,8 @@ export interface TestWorkerOptions {
   memoryMB?: number;
   /** Where time starts on the worker's ManualClock (default: now). */
   startTime?: number;
+  /** The cluster secret the worker holds (default: none, the worker runs open). */
+  secret?: string;
 }
 
 /**
@@ -211,6 +217,7 @@ export async function startTestWorker(
     host: '127.0.0.1',
     port: 0,
     conf,
+    auth: clusterRpcAuth(opts.secret),
   });
   const clock = new ManualClock(opts.startTime ?? Date.now());
   const exits: { code: number; reason: string }[] = [];

@@ -5,6 +5,7 @@
  * and a lost master connection.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import {
   MasterChanged,
@@ -184,8 +185,21 @@ test('MasterInStandby is ignored: the worker keeps retrying until a master accep
 });
 
 test('MasterChanged: the worker follows the new master and answers WorkerSchedulerStateResponse', async (t) => {
-  const [m1, m2] = await Promise.all([MockMaster.start(t), MockMaster.start(t)]);
-  const w = await registeredWorker(t, m1, { conf: { 'wick.worker.timeout': '4s' } });
+  // HA as it runs: both masters configured, both holding the cluster secret; m2 is the standby
+  // until it takes over.
+  const secret = randomBytes(32).toString('hex');
+  const [m1, m2] = await Promise.all([
+    MockMaster.start(t, 0, secret),
+    MockMaster.start(t, 0, secret),
+  ]);
+  m2.mode = 'standby';
+  const from = m1.rec.mark;
+  const w = await startTestWorker(t, {
+    masters: [m1.url, m2.url],
+    secret,
+    conf: { 'wick.worker.timeout': '4s' },
+  });
+  await m1.rec.next('WorkerLatestState', undefined, from);
   await m1.launchRunning('app-20261130120000-0001', 0, nodeApp('setInterval(() => {}, 1000)'));
 
   const workerInM2 = m2.env.endpointRef(m1.worker().toData());
