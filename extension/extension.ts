@@ -5,6 +5,7 @@ import { registerCommands } from './commands.js';
 import { DashboardPanel, LogRelay } from './dashboard/dashboardPanel.js';
 import { windowHost } from './host.js';
 import { LogDocuments, scheme } from './logs/logDocuments.js';
+import { registerProject } from './project/newJob.js';
 import { Session } from './session.js';
 import type { Node } from './tree/nodes/node.js';
 import { SubmittedSelection } from './tree/revealSubmitted.js';
@@ -66,6 +67,11 @@ export async function activate(context: vscode.ExtensionContext) {
       host,
       selection: new SubmittedSelection(session, appsTree, appsView),
       version: (context.extension.packageJSON as { version: string }).version,
+    }),
+    ...registerProject({
+      host,
+      memento: context.workspaceState,
+      shippedTypes: vscode.Uri.joinPath(context.extensionUri, 'dist', 'types').fsPath,
     }),
     { dispose: () => void client.stop() },
   );

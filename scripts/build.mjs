@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Bundles the backend CLI, the VS Code extension and (when present) the webview with esbuild.
 // Usage: node scripts/build.mjs [--watch] [--production] [--outdir DIR]
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import * as esbuild from 'esbuild';
 
 const watch = process.argv.includes('--watch');
@@ -103,6 +103,9 @@ const builds = [
     target: 'node20',
     format: 'cjs',
     external: ['vscode'],
+    // jsonc-parser's `main` is a UMD build that requires its parts at run time, which a bundle
+    // does not have: its ES module build bundles.
+    mainFields: ['module', 'main'],
   },
 ];
 
@@ -142,6 +145,8 @@ if (at > 0) {
   }
 }
 
+copyProjectTypes(at > 0 ? process.argv[at + 1] : 'dist');
+
 if (watch) {
   const contexts = await Promise.all(
     builds.map((b) =>
@@ -156,6 +161,25 @@ if (watch) {
     ...builds.map((b) => esbuild.build(b)),
     writeLibraryFacade(builds[0].outfile),
   ]);
+}
+
+/**
+ * dist/types: what the extension puts in a user's project so that `import … from 'wick'` and
+ * Node's globals type-check (extension/project/projectTypes.ts): Wick's declarations (npm run
+ * types) and the @types/node Wick is built with (with undici-types, which it imports).
+ */
+function copyProjectTypes(outdir) {
+  const types = join(outdir, 'types');
+  rmSync(types, { recursive: true, force: true });
+  cpSync('extension/types/wick', join(types, 'wick'), { recursive: true });
+  for (const [from, to] of [
+    ['@types/node', 'node'],
+    ['undici-types', 'undici-types'],
+  ])
+    cpSync(join('node_modules', from), join(types, to), {
+      recursive: true,
+      filter: (src) => !src.endsWith('.md'),
+    });
 }
 
 /**

@@ -22,14 +22,18 @@ delete pkg.scripts;
 delete pkg.exports;
 delete pkg.bin;
 writeFileSync(join(stage, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
-for (const f of ['README.md', 'LICENSE']) if (existsSync(f)) cpSync(f, join(stage, f));
+// The Marketplace page is the users' README, not the developers' (the repository's).
+cpSync('extension/README.md', join(stage, 'README.md'));
+if (existsSync('LICENSE')) cpSync('LICENSE', join(stage, 'LICENSE'));
+// The icon and the walkthrough's pages (package.json names them).
+cpSync('media', join(stage, 'media'), { recursive: true });
 const modules = [...keep, `@esbuild/${process.platform}-${process.arch}`];
 for (const m of modules)
   if (existsSync(join('node_modules', m)))
     cpSync(join('node_modules', m), join(stage, 'node_modules', m), { recursive: true });
 writeFileSync(
   join(stage, '.vscodeignore'),
-  '**/*.map\n**/*.md\n!README.md\nnode_modules/piscina/{test,test-jest,benchmark,src,docs}/**\n',
+  '**/*.map\n**/*.md\n!README.md\n!media/**\nnode_modules/piscina/{test,test-jest,benchmark,src,docs}/**\n',
 );
 execFileSync(
   join(process.cwd(), 'node_modules/.bin/vsce'),

@@ -4,7 +4,7 @@
 // extension's agent starts. Exit 77 = skipped (code-server not installed and not in CI).
 // Usage: node test/e2e/run.mjs [host|ui|vsix]... [--exit-with-parent]   (after npm run build)
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { installed, openBrowser, startCodeServer, workbenchUrl } from './codeServer.mjs';
 
@@ -102,6 +102,15 @@ async function hostTests(cs) {
       text = readFileSync(report, 'utf8');
     } catch {}
     console.log(text || '(no report)');
+    // No report: the suite itself failed (activation, an import), and only the host's log says why.
+    if (!text) {
+      console.error(cs.log().slice(-3000));
+      for (const f of readdirSync(join(cs.tmp, 'ud', 'logs'), { recursive: true }))
+        if (/exthost\.log$/.test(String(f)))
+          console.error(
+            `${f}:\n${readFileSync(join(cs.tmp, 'ud', 'logs', String(f)), 'utf8').slice(-6000)}`,
+          );
+    }
     console.log(`in-host tests exited with ${code}`);
     return code === 0 ? 0 : 1;
   } finally {

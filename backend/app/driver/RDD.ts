@@ -1,7 +1,7 @@
 import type { PartitionAction, PartitionSource, Transformation } from '../../protocol/executor.js';
 import { prepareFunction } from '../closure.js';
 
-/** What an RDD needs from its context: a way to run a one-stage job. */
+/** @internal What an RDD needs from its context: a way to run a one-stage job. */
 export interface JobRunner {
   runJob(
     sources: PartitionSource[],
@@ -17,9 +17,12 @@ export interface JobRunner {
  * and is checked before anything runs. Elements and results travel as JSON.
  */
 export class RDD<T> {
+  /** @internal RDDs are made by a WickContext (parallelize, range, textFile) and by transformations. */
   constructor(
     private readonly runner: JobRunner,
+    /** @internal */
     readonly sources: readonly PartitionSource[],
+    /** @internal */
     readonly transformations: readonly Transformation[] = [],
   ) {}
 

@@ -20,7 +20,7 @@ import { DriverEndpoint, type ShippedApp } from './DriverEndpoint.js';
 import { chooseDriverAddress, routeToMasters } from './driverAddress.js';
 import { driverAuth } from './driverAuth.js';
 import { reportToLauncher } from './launcherReport.js';
-import { type JobRunner, RDD } from './RDD.js';
+import { RDD } from './RDD.js';
 
 import '../../conf/all.js';
 import '../../protocol/index.js';
@@ -48,7 +48,7 @@ const NO_RESOURCES_WARNING_MS = 15_000;
  *   const n = await wc.range(0, 1000, 1, 4).map((x) => x * x).reduce((a, b) => a + b);
  *   await wc.stop();
  */
-export class WickContext implements JobRunner {
+export class WickContext {
   private stopped = false;
   private readonly addedFiles = new Map<string, string>();
   private activeJobs = 0;
@@ -271,6 +271,7 @@ export class WickContext implements JobRunner {
     return new RDD<string>(this, sources);
   }
 
+  /** @internal How an RDD's action runs: not part of an application's API. */
   async runJob(
     sources: PartitionSource[],
     transformations: Transformation[],

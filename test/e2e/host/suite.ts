@@ -22,6 +22,7 @@ import {
   workFile,
 } from './helpers.js';
 import { multiKillSteps } from './multiKill.js';
+import { projectSteps } from './project.js';
 import { showLogsSteps } from './showLogs.js';
 import { supervisedDriverSteps } from './supervisedDriver.js';
 
@@ -174,6 +175,7 @@ export async function run(): Promise<void> {
   await showLogsSteps(api, root);
   await multiKillSteps(api, root);
   await supervisedDriverSteps(api, root);
+  await projectSteps(api, root);
 
   await step('state change → tree refreshed (benchmark sample)', async () => {
     // The time from the agent's push of a change to the views having re-read their roots.

@@ -1,0 +1,126 @@
+// Written by scripts/types.mjs (npm run types): do not edit.
+// The API of `import { WickContext } from 'wick'`.
+
+export declare class ClosureError extends Error {
+	constructor(message: string);
+}
+/**
+ * A lazy, partitioned collection in the spirit of Spark's RDD. Transformations only describe work;
+ * actions ship it to executors, one task per partition. Functions travel as source text: what they
+ * use from outside must be passed as `env`, their last argument (`map((x, env) => x * env.k, { k })`),
+ * and is checked before anything runs. Elements and results travel as JSON.
+ */
+export declare class RDD<T> {
+	private readonly runner;
+	get numPartitions(): number;
+	map<U, E = undefined>(f: (x: T, env: E) => U, env?: E): RDD<U>;
+	filter<E = undefined>(f: (x: T, env: E) => boolean, env?: E): RDD<T>;
+	flatMap<U, E = undefined>(f: (x: T, env: E) => Iterable<U>, env?: E): RDD<U>;
+	/** `f` gets a whole partition as an array and returns (or resolves to) its new elements. */
+	mapPartitions<U, E = undefined>(f: (xs: T[], env: E) => Iterable<U> | Promise<Iterable<U>>, env?: E): RDD<U>;
+	collect(): Promise<T[]>;
+	count(): Promise<number>;
+	take(n: number): Promise<T[]>;
+	first(): Promise<T>;
+	/** Combines the elements with `f`, which must be associative and commutative. */
+	reduce<E = undefined>(f: (a: T, b: T, env: E) => T, env?: E): Promise<T>;
+	fold<E = undefined>(zero: T, f: (a: T, b: T, env: E) => T, env?: E): Promise<T>;
+	/** Each partition folds its elements into a copy of `zero` with seqOp; combOp merges partitions. */
+	aggregate<U, E = undefined>(zero: U, seqOp: (acc: U, x: T, env: E) => U, combOp: (a: U, b: U, env: E) => U, env?: E): Promise<U>;
+	sum(): Promise<number>;
+	foreach<E = undefined>(f: (x: T, env: E) => void, env?: E): Promise<void>;
+	private derive;
+	private run;
+}
+export declare class JobFailedError extends Error {
+	constructor(message: string);
+}
+/**
+ * A typed configuration key with its default, in the manner of Spark's ConfigEntry. Entries are
+ * declared next to the code that reads them and collected in one registry, so that unknown keys
+ * can be reported and the configuration documented.
+ */
+export interface ConfigEntry<T> {
+	readonly key: string;
+	readonly doc: string;
+	readonly defaultValue: T;
+	/** The default as a user would write it, for docs and messages. */
+	readonly defaultText: string;
+	parse(raw: string): T;
+}
+declare class WickConf {
+	private readonly settings;
+	constructor(initial?: Iterable<[
+		string,
+		string
+	]> | Record<string, string>);
+	set(key: string, value: string): this;
+	getRaw(key: string): string | undefined;
+	contains(key: string): boolean;
+	get<T>(entry: ConfigEntry<T>): T;
+	/** Parses every known key that is set, so that a daemon fails at start-up, not mid-run. */
+	validate(): void;
+	unknownKeys(): string[];
+	entries(): [
+		string,
+		string
+	][];
+	clone(): WickConf;
+}
+export interface WickContextOptions {
+	/** wick://host:port (or several, comma-separated); else wick.master, else WICK_MASTER. */
+	master?: string;
+	/** Else wick.app.name, else WICK_APP_NAME. */
+	appName?: string;
+	/** wick.* settings; they override what `wick submit` passed. */
+	conf?: Record<string, string>;
+}
+/**
+ * The entry point of a Wick application (Spark's SparkContext): connects to the cluster, gets
+ * executors, and runs the jobs of the RDDs made from it.
+ *
+ *   const wc = await WickContext.create({ appName: 'Pi' });
+ *   const n = await wc.range(0, 1000, 1, 4).map((x) => x * x).reduce((a, b) => a + b);
+ *   await wc.stop();
+ */
+export declare class WickContext {
+	readonly conf: WickConf;
+	readonly appName: string;
+	readonly master: string;
+	private readonly env;
+	private readonly driver;
+	private readonly client;
+	private readonly fileServer;
+	private stopped;
+	private readonly addedFiles;
+	private activeJobs;
+	private keepAlive;
+	private readonly onBeforeExit;
+	private constructor();
+	get appId(): string;
+	static create(options?: WickContextOptions): Promise<WickContext>;
+	/**
+	 * Ships a file to every executor (Spark's addFile): a task reads it at WickFiles.get(name),
+	 * `name` being the path's last part; in the driver, WickFiles.get gives the path added. Adding
+	 * the same file again does nothing; another file under a name already added is refused.
+	 */
+	addFile(path: string): Promise<void>;
+	/** Spark's defaultParallelism: wick.default.parallelism, else the executors' cores (≥ 2). */
+	get defaultParallelism(): number;
+	/** Distributes an array over `numSlices` partitions. */
+	parallelize<T>(data: readonly T[], numSlices?: number): RDD<T>;
+	/** The numbers start, start + step, … before end, in `numSlices` partitions; nothing is shipped. */
+	range(start: number, end: number, step?: number, numSlices?: number): RDD<number>;
+	/** The lines of a text file every executor can read, in at least `minPartitions` partitions. */
+	textFile(path: string, minPartitions?: number): Promise<RDD<string>>;
+	/** Unregisters the application, stops its executors, and closes the driver's connections. */
+	stop(): Promise<void>;
+}
+export declare const WickFiles: {
+	/** The local path of an added file, by its name (the added path's last part). */
+	get(name: string): string;
+	/** The folder that holds the added files on this executor (undefined in the driver). */
+	getRootDirectory(): string | undefined;
+};
+
+export {};
