@@ -12,6 +12,9 @@ import type { LogDocuments } from './logs/logDocuments.js';
 import { logUri } from './logs/logDocuments.js';
 import { type Submitted, submittedLogSource } from './logs/submittedLog.js';
 import type { Session } from './session.js';
+import { askSubmit, lastSubmit, rememberPreset, runChoices } from './submit/askSubmit.js';
+import { resourcesFit } from './submit/resourcesFit.js';
+import { watchWaiting } from './submit/watchWaiting.js';
 import type { Node } from './tree/nodes/node.js';
 import type { SubmittedSelection } from './tree/revealSubmitted.js';
 
@@ -73,6 +76,8 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
       for (const t of session.trees) t.refresh();
     }),
     cmd('wick.submit', (uri?: vscode.Uri) => submit(d, uri)),
+    cmd('wick.runFile', (uri?: vscode.Uri) => submit(d, uri, undefined, 'run')),
+    cmd('wick.submitAgain', () => submit(d, undefined, undefined, 'again')),
     cmd('wick.killApplication', (node?: Node, nodes?: Node[]) =>
       kill(
         d,
@@ -194,105 +199,65 @@ async function kill(
   return results;
 }
 
-interface Remembered {
-  args: string;
-  deployMode: 'client' | 'cluster';
-  executorMemory: string;
-  executorCores: string;
-}
-
 /**
- * Submit Job…: file (the active editor's by default), arguments, deploy mode, executor memory and
- * cores; the last answers are remembered per file. `preset` (used by tests and keybindings) skips
- * the questions.
+ * Submit Job…: file (the active editor's by default), then the questions of askSubmit. `preset`
+ * (used by tests and keybindings) skips the questions; `how` is Run (this file's last choices, no
+ * questions) or Submit Again (the last submit).
  */
-async function submit(d: Deps, uri?: vscode.Uri, preset?: Partial<SubmitParams>): Promise<unknown> {
+async function submit(
+  d: Deps,
+  uri?: vscode.Uri,
+  preset?: Partial<SubmitParams>,
+  how: 'ask' | 'run' | 'again' = 'ask',
+): Promise<unknown> {
   let file = uri?.fsPath ?? vscode.window.activeTextEditor?.document.uri.fsPath;
   if (uri && !(uri instanceof vscode.Uri)) {
     preset = uri as unknown as Partial<SubmitParams>;
     file = preset.file;
   }
-  if (!file || !/\.(m?js|ts)$/.test(file)) {
-    const picked = await vscode.window.showOpenDialog({
-      title: 'Submit Job: the application file',
-      filters: { Applications: ['ts', 'js', 'mjs'] },
-      canSelectMany: false,
-    });
-    file = picked?.[0]?.fsPath;
-  }
-  if (!file) return undefined;
-  const key = `wick.submit:${file}`;
-  const last = d.memento.get<Remembered>(key) ?? {
-    args: '',
-    deployMode: 'client',
-    executorMemory: '512m',
-    executorCores: '',
-  };
-  let params: SubmitParams;
-  if (preset?.deployMode) {
-    params = {
-      file,
-      args: preset.args ?? [],
-      deployMode: preset.deployMode,
-      ...(preset.executorMemory ? { executorMemory: preset.executorMemory } : {}),
-      ...(preset.executorCores ? { executorCores: preset.executorCores } : {}),
-      ...(preset.maxCores ? { maxCores: preset.maxCores } : {}),
-      ...(preset.supervise ? { supervise: true } : {}),
-      ...(preset.name ? { name: preset.name } : {}),
-    };
+  let params: SubmitParams | undefined;
+  if (how === 'again') {
+    params = lastSubmit(d.memento);
+    file = params.file;
   } else {
-    const name = basename(file);
-    const args = await vscode.window.showInputBox({
-      title: `Submit ${name} (1/4): arguments`,
-      value: last.args,
-      prompt: 'Space-separated arguments for the application',
-    });
-    if (args === undefined) return undefined;
-    const modes = [
-      { label: 'client', description: 'the driver runs next to VS Code (in the Wick agent)' },
-      { label: 'cluster', description: 'the driver runs on a worker' },
-    ].sort((a) => (a.label === last.deployMode ? -1 : 1));
-    const mode = await vscode.window.showQuickPick(modes, {
-      title: `Submit ${name} (2/4): deploy mode`,
-    });
-    if (!mode) return undefined;
-    const memory = await vscode.window.showInputBox({
-      title: `Submit ${name} (3/4): executor memory`,
-      value: last.executorMemory,
-      validateInput: (v) => (/^\d+[kmgt]?$/i.test(v.trim()) ? undefined : 'e.g. 512m or 1g'),
-    });
-    if (memory === undefined) return undefined;
-    const cores = await vscode.window.showInputBox({
-      title: `Submit ${name} (4/4): cores per executor`,
-      value: last.executorCores,
-      prompt: 'Empty: all a worker offers',
-      validateInput: (v) =>
-        v.trim() === '' || /^\d+$/.test(v.trim()) ? undefined : 'A whole number, or empty',
-    });
-    if (cores === undefined) return undefined;
-    const remembered: Remembered = {
-      args,
-      deployMode: mode.label as 'client' | 'cluster',
-      executorMemory: memory.trim(),
-      executorCores: cores.trim(),
-    };
-    await d.memento.update(key, remembered);
-    params = {
-      file,
-      args: args.split(/\s+/).filter(Boolean),
-      deployMode: remembered.deployMode,
-      executorMemory: remembered.executorMemory,
-      ...(remembered.executorCores ? { executorCores: Number(remembered.executorCores) } : {}),
-    };
+    if (!file || !/\.(m?js|ts)$/.test(file)) {
+      const picked = await vscode.window.showOpenDialog({
+        title: 'Submit Job: the application file',
+        filters: { Applications: ['ts', 'js', 'mjs'] },
+        canSelectMany: false,
+      });
+      file = picked?.[0]?.fsPath;
+    }
+    if (!file) return undefined;
+    if (preset?.deployMode) {
+      params = {
+        file,
+        args: preset.args ?? [],
+        deployMode: preset.deployMode,
+        ...(preset.executorMemory ? { executorMemory: preset.executorMemory } : {}),
+        ...(preset.executorCores ? { executorCores: preset.executorCores } : {}),
+        ...(preset.maxCores ? { maxCores: preset.maxCores } : {}),
+        ...(preset.supervise ? { supervise: true } : {}),
+        ...(preset.name ? { name: preset.name } : {}),
+      };
+      await rememberPreset(d.memento, params);
+    } else if (how === 'run') params = await runChoices(d.memento, file);
+    else params = await askSubmit(d.memento, file);
   }
+  if (!params) return undefined;
   await d.session.ensureConnected();
+  if (!(await resourcesFit(d, params))) return undefined;
   const result = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Submitting ${basename(file)}…` },
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: `Submitting ${basename(params.file)}…`,
+    },
     () => d.session.client.sendRequest(SubmitApplication, params),
   );
   if (!result.success) throw new Error(result.message);
   if (result.appId)
     void d.selection.reveal(result.appId).catch((err) => console.warn(`Wick: ${err}`));
+  watchWaiting(d, { appId: result.appId, driverId: result.driverId });
   // Offered for presets too: the in-host tests answer it through the Host seam.
   void d.host.showInformationMessage(result.message, 'Show Logs').then((choice) => {
     if (choice === 'Show Logs')

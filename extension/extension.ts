@@ -3,10 +3,12 @@ import { State } from 'vscode-languageclient/node';
 import { createAgentClient } from './agent/agentClient.js';
 import { registerCommands } from './commands.js';
 import { DashboardPanel, LogRelay } from './dashboard/dashboardPanel.js';
+import { registerDebug } from './debug/debugJob.js';
 import { windowHost } from './host.js';
 import { LogDocuments, scheme } from './logs/logDocuments.js';
 import { registerProject } from './project/newJob.js';
 import { Session } from './session.js';
+import { registerRunButton } from './submit/runButton.js';
 import type { Node } from './tree/nodes/node.js';
 import { SubmittedSelection } from './tree/revealSubmitted.js';
 import { WickTreeProvider } from './tree/treeView.js';
@@ -72,6 +74,12 @@ export async function activate(context: vscode.ExtensionContext) {
       host,
       memento: context.workspaceState,
       shippedTypes: vscode.Uri.joinPath(context.extensionUri, 'dist', 'types').fsPath,
+    }),
+    ...registerRunButton(),
+    ...registerDebug({
+      session,
+      wick: context.asAbsolutePath('dist/wick.cjs'),
+      dist: context.asAbsolutePath('dist'),
     }),
     { dispose: () => void client.stop() },
   );

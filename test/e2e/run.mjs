@@ -81,6 +81,8 @@ async function hostTests(cs) {
         WICK_E2E_ROOT: root,
         WICK_E2E_REPORT: report,
         WICK_E2E_TREE_SAMPLES: process.env.WICK_E2E_TREE_SAMPLES ?? '5',
+        // While working on a few steps: a regular expression; the other steps do not run.
+        ...(process.env.WICK_E2E_ONLY ? { WICK_E2E_ONLY: process.env.WICK_E2E_ONLY } : {}),
       }),
     ],
   ];

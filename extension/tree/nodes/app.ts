@@ -1,3 +1,4 @@
+import { appWaitingReason } from '../../submit/waitingReasons.js';
 import { duration, type Item, lower, mb, stateIcon } from './item.js';
 import type { Model, Node } from './node.js';
 
@@ -7,7 +8,7 @@ export function appItem(n: A, m: Model): Item {
   const a = n.app;
   const running = a.executors.filter((e) => e.state === 'RUNNING').length;
   const took = duration((a.endTime ?? m.now) - a.startTime);
-  const why = a.state === 'WAITING' ? (a.waitingReason ?? 'waiting for resources') : undefined;
+  const why = appWaitingReason(a);
   const failed = a.lastExecutorFailure;
   // While none runs, the failure is why: it goes in the description, where it is seen.
   const failing =

@@ -26,7 +26,10 @@ export interface Api {
 export const results: { name: string; ok: boolean; ms: number; error?: string }[] = [];
 export const figures: Record<string, number> = {};
 
+const only = process.env.WICK_E2E_ONLY ? new RegExp(process.env.WICK_E2E_ONLY) : undefined;
+
 export async function step(name: string, fn: () => Promise<void>): Promise<void> {
+  if (only && !only.test(name)) return;
   const t0 = Date.now();
   try {
     await fn();

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { DashboardPanel } from '../../../extension/dashboard/dashboardPanel.js';
 import { children, findApp, item, type Node } from '../../../extension/tree/model.js';
+import { debugJobSteps } from './debugJob.js';
 import {
   Answering,
   type Api,
@@ -24,6 +25,7 @@ import {
 import { multiKillSteps } from './multiKill.js';
 import { projectSteps } from './project.js';
 import { showLogsSteps } from './showLogs.js';
+import { submitLessSteps } from './submitLess.js';
 import { supervisedDriverSteps } from './supervisedDriver.js';
 
 export async function run(): Promise<void> {
@@ -176,6 +178,8 @@ export async function run(): Promise<void> {
   await multiKillSteps(api, root);
   await supervisedDriverSteps(api, root);
   await projectSteps(api, root);
+  await submitLessSteps(api, root);
+  await debugJobSteps(api, root);
 
   await step('state change → tree refreshed (benchmark sample)', async () => {
     // The time from the agent's push of a change to the views having re-read their roots.
