@@ -5,6 +5,8 @@ import { registerCommands } from './commands.js';
 import { DashboardPanel, LogRelay } from './dashboard/dashboardPanel.js';
 import { windowHost } from './host.js';
 import { LogDocuments, scheme } from './logs/logDocuments.js';
+import { DriverOutputs, outputScheme } from './output/driverOutputs.js';
+import { RunReports } from './output/runReports.js';
 import { registerProject } from './project/newJob.js';
 import { Session } from './session.js';
 import type { Node } from './tree/nodes/node.js';
@@ -25,6 +27,9 @@ export async function activate(context: vscode.ExtensionContext) {
   session.attach();
   const relay = new LogRelay();
   logs.attach(client, relay);
+  const outputs = new DriverOutputs();
+  outputs.attach(client);
+  session.outputApps = () => outputs.appIds();
   let starts = 0;
   // After a crash the client restarts the agent; once it runs again, reconnect: the tree recovers.
   client.onDidChangeState((e) => {
@@ -45,6 +50,7 @@ export async function activate(context: vscode.ExtensionContext) {
   });
   const s = session;
   const host = windowHost();
+  const reports = new RunReports(outputs, session, host, context.extensionPath);
   const openDashboard = () => {
     if (s.connection.kind !== 'connected')
       throw new Error('Not connected to a master: start the local cluster or connect first');
@@ -59,6 +65,9 @@ export async function activate(context: vscode.ExtensionContext) {
     clusterView,
     appsView,
     vscode.workspace.registerTextDocumentContentProvider(scheme, logs),
+    outputs,
+    reports,
+    vscode.workspace.registerTextDocumentContentProvider(outputScheme, outputs),
     ...registerCommands({
       session,
       logs,
@@ -67,6 +76,8 @@ export async function activate(context: vscode.ExtensionContext) {
       host,
       selection: new SubmittedSelection(session, appsTree, appsView),
       version: (context.extension.packageJSON as { version: string }).version,
+      outputs,
+      reports,
     }),
     ...registerProject({
       host,
@@ -95,6 +106,8 @@ export async function activate(context: vscode.ExtensionContext) {
     client,
     logs,
     host,
+    outputs,
+    reports,
     clusterTree,
     appsTree,
     clusterView,
