@@ -17,6 +17,8 @@ export const outputScheme = 'wick-output';
 const MAX_TEXT = 4 * 1024 * 1024;
 /** The agent sends at most 16 KiB characters at a time (backend/agent/driverOutput.ts). */
 const MAX_CHUNK = 64 * 1024;
+/** The runs kept (each up to MAX_TEXT): the oldest goes when a new one would pass this. */
+const MAX_RUNS = 50;
 
 export interface DriverRun {
   readonly id: string;
@@ -102,6 +104,10 @@ export class DriverOutputs implements vscode.TextDocumentContentProvider, vscode
       dropped: 0,
     };
     this.runs.set(run.id, run);
+    for (const old of [...this.runs.keys()].slice(0, Math.max(0, this.runs.size - MAX_RUNS))) {
+      this.runs.delete(old);
+      this.uris.delete(old);
+    }
     return run;
   }
 
@@ -149,7 +155,7 @@ export class DriverOutputs implements vscode.TextDocumentContentProvider, vscode
     const id = new URLSearchParams(uri.query).get('id') ?? '';
     const run = this.runs.get(id);
     if (!run)
-      return '[This driver output is gone: it was from an earlier session of this window]\n';
+      return '[This driver output is gone: it was from an earlier session of this window, or among the oldest of many]\n';
     this.uris.set(run.id, uri);
     const head = run.dropped ? `[… ${run.dropped} earlier characters dropped]\n` : '';
     const tail = run.exit

@@ -136,11 +136,13 @@ export class RunReports implements vscode.Disposable {
       uris.push(uri);
     }
     this.diagnosed.set(run.file, uris);
-    const items = ['Show Output', ...(o.location ? ['Go to Source'] : [])];
+    // Without a line of the user's, the source is still the submitted file (its Problems entry).
+    const source = o.location ?? o.problems[0];
+    const items = ['Show Output', ...(source ? ['Go to Source'] : [])];
     void this.host.showErrorMessage(`Wick: ${o.message}`, ...items).then(async (choice) => {
       try {
         if (choice === 'Show Output') await this.outputs.show(run);
-        if (choice === 'Go to Source' && o.location) await goToSource(o.location);
+        if (choice === 'Go to Source' && source) await goToSource(source);
       } catch (err) {
         void this.host.showErrorMessage(`Wick: ${(err as Error).message}`);
       }

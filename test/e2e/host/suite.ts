@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { DashboardPanel } from '../../../extension/dashboard/dashboardPanel.js';
 import { children, findApp, item, type Node } from '../../../extension/tree/model.js';
+import { driverOutputSteps } from './driverOutput.js';
 import {
   Answering,
   type Api,
@@ -173,6 +174,7 @@ export async function run(): Promise<void> {
   });
 
   await showLogsSteps(api, root);
+  await driverOutputSteps(api, root);
   await multiKillSteps(api, root);
   await supervisedDriverSteps(api, root);
   await projectSteps(api, root);
