@@ -17,6 +17,7 @@ import {
   Answering,
   type Api,
   apps,
+  figures,
   type Shown,
   step,
   submit,
@@ -198,6 +199,9 @@ export async function driverOutputSteps(base: Api, root: string): Promise<void> 
         assert.equal(failure.location.line, 8);
       }
       assert.equal(d.range.start.line, mapped ? 7 : 0, `${d.message} at ${d.range.start.line + 1}`);
+      // Which way the report found the line, for the run's report.
+      figures.throwingJobProblemLine = d.range.start.line + 1;
+      figures.throwingJobLocatedByMaster = failure?.location ? 1 : 0;
       assert.ok(shown.items.includes('Go to Source'), JSON.stringify(shown));
       const editor = await within(10_000, atSource, 'the fixture opened by "Go to Source"');
       assert.equal(editor.selection.active.line, d.range.start.line);
