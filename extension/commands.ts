@@ -11,6 +11,9 @@ import type { Host } from './host.js';
 import type { LogDocuments } from './logs/logDocuments.js';
 import { logUri } from './logs/logDocuments.js';
 import { type Submitted, submittedLogSource } from './logs/submittedLog.js';
+import type { DriverOutputs } from './output/driverOutputs.js';
+import type { RunReports } from './output/runReports.js';
+import { showDriverOutput } from './output/showDriverOutput.js';
 import type { Session } from './session.js';
 import { askSubmit, lastSubmit, rememberPreset, runChoices } from './submit/askSubmit.js';
 import { resourcesFit } from './submit/resourcesFit.js';
@@ -27,6 +30,8 @@ interface Deps {
   selection: SubmittedSelection;
   /** The extension's own version (its package.json). */
   version: string;
+  outputs: DriverOutputs;
+  reports: RunReports;
 }
 
 export function registerCommands(d: Deps): vscode.Disposable[] {
@@ -93,6 +98,7 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
       ),
     ),
     cmd('wick.showSubmittedLogs', (r?: Submitted) => showSubmittedLogs(d, r)),
+    cmd('wick.showDriverOutput', (arg?: unknown) => showDriverOutput(d.outputs, d.session, arg)),
     cmd('wick.showStdout', (node?: Node) => showLog(node, 'stdout')),
     cmd('wick.showStderr', (node?: Node) => showLog(node, 'stderr')),
     cmd('wick.loadEarlierLog', async () => {
@@ -247,6 +253,10 @@ async function submit(
   if (!params) return undefined;
   await d.session.ensureConnected();
   if (!(await resourcesFit(d, params))) return undefined;
+  const run = d.outputs.create(params.file, params.deployMode);
+  d.reports.submitting(run);
+  // A copy: the remembered choices (Submit Again) are not this run's.
+  params = { ...params, outputId: run.id };
   const result = await vscode.window.withProgress(
     {
       location: vscode.ProgressLocation.Notification,
@@ -254,23 +264,28 @@ async function submit(
     },
     () => d.session.client.sendRequest(SubmitApplication, params),
   );
-  if (!result.success) throw new Error(result.message);
+  if (!result.success) {
+    // The driver's own output (a syntax error, a usage line) makes the failure's report.
+    if (d.reports.failedToSubmit(run)) return result;
+    throw new Error(result.message);
+  }
+  if (result.appId) run.appId = result.appId;
+  if (result.driverId) run.driverId = result.driverId;
+  // The app's "driver output" row.
+  for (const t of d.session.trees) t.refresh();
   if (result.appId)
     void d.selection.reveal(result.appId).catch((err) => console.warn(`Wick: ${err}`));
   watchWaiting(d, { appId: result.appId, driverId: result.driverId });
   // Offered for presets too: the in-host tests answer it through the Host seam.
   void d.host.showInformationMessage(result.message, 'Show Logs').then((choice) => {
     if (choice === 'Show Logs')
-      void vscode.commands.executeCommand('wick.showSubmittedLogs', {
-        appId: result.appId,
-        driverId: result.driverId,
-      });
+      void vscode.commands.executeCommand('wick.showDriverOutput', { outputId: run.id });
   });
-  return result;
+  return { ...result, outputId: run.id };
 }
 
 /**
- * "Show Logs" after a submit: the driver's stdout, or the first executor's, waiting (cancellably,
+ * An app's logs by id (the Applications view's reveal-and-follow): the driver's stdout, or the first executor's, waiting (cancellably,
  * on pushed state) for that executor when the app has none yet.
  */
 async function showSubmittedLogs(d: Deps, r?: Submitted): Promise<vscode.TextEditor | undefined> {

@@ -6,6 +6,8 @@ import { DashboardPanel, LogRelay } from './dashboard/dashboardPanel.js';
 import { registerDebug } from './debug/debugJob.js';
 import { windowHost } from './host.js';
 import { LogDocuments, scheme } from './logs/logDocuments.js';
+import { DriverOutputs, outputScheme } from './output/driverOutputs.js';
+import { RunReports } from './output/runReports.js';
 import { registerProject } from './project/newJob.js';
 import { Session } from './session.js';
 import { registerRunButton } from './submit/runButton.js';
@@ -27,6 +29,9 @@ export async function activate(context: vscode.ExtensionContext) {
   session.attach();
   const relay = new LogRelay();
   logs.attach(client, relay);
+  const outputs = new DriverOutputs();
+  outputs.attach(client);
+  session.outputApps = () => outputs.appIds();
   let starts = 0;
   // After a crash the client restarts the agent; once it runs again, reconnect: the tree recovers.
   client.onDidChangeState((e) => {
@@ -47,6 +52,7 @@ export async function activate(context: vscode.ExtensionContext) {
   });
   const s = session;
   const host = windowHost();
+  const reports = new RunReports(outputs, session, host, context.extensionPath);
   const openDashboard = () => {
     if (s.connection.kind !== 'connected')
       throw new Error('Not connected to a master: start the local cluster or connect first');
@@ -61,6 +67,9 @@ export async function activate(context: vscode.ExtensionContext) {
     clusterView,
     appsView,
     vscode.workspace.registerTextDocumentContentProvider(scheme, logs),
+    outputs,
+    reports,
+    vscode.workspace.registerTextDocumentContentProvider(outputScheme, outputs),
     ...registerCommands({
       session,
       logs,
@@ -69,6 +78,8 @@ export async function activate(context: vscode.ExtensionContext) {
       host,
       selection: new SubmittedSelection(session, appsTree, appsView),
       version: (context.extension.packageJSON as { version: string }).version,
+      outputs,
+      reports,
     }),
     ...registerProject({
       host,
@@ -103,6 +114,8 @@ export async function activate(context: vscode.ExtensionContext) {
     client,
     logs,
     host,
+    outputs,
+    reports,
     clusterTree,
     appsTree,
     clusterView,

@@ -39,6 +39,8 @@ export class Session implements vscode.Disposable {
    * records them, so the dashboard's chart has a history even when it opens late.
    */
   utilization = new UtilizationHistory();
+  /** The apps with a driver output in this window (set by the wiring; the tree shows a row). */
+  outputApps: () => ReadonlySet<string> = () => new Set();
 
   constructor(readonly client: LanguageClient) {
     const ms = vscode.workspace.getConfiguration('wick').get<number>('tree.debounceMs', 100);
@@ -66,6 +68,7 @@ export class Session implements vscode.Disposable {
     return {
       connection: this.connection,
       now: Date.now(),
+      outputs: this.outputApps(),
       ...(this.state ? { state: this.state } : {}),
     };
   }

@@ -5,7 +5,7 @@
  * drive it directly. Nothing here polls.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,7 @@ import { RequestLogRange } from '../protocol/worker.js';
 import { ensureClusterSecret, resolveClusterAuth } from '../rpc/clusterSecret.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import { describeLogSource, logFields } from '../shared/logSource.js';
+import type { DriverOutputSink } from './driverOutput.js';
 import { LogForwarder } from './LogForwarder.js';
 import type {
   Connection,
@@ -33,7 +34,7 @@ import type {
 } from './protocol.js';
 import { submitApplication } from './submitApp.js';
 
-export interface AgentSink {
+export interface AgentSink extends DriverOutputSink {
   stateChanged(connection: Connection, state: MasterState | undefined): void;
   /** `base64` as the worker sent it (checked on receipt): passed on without decoding it. */
   logChunk(followId: string, offset: number, base64: string): void;
@@ -51,7 +52,6 @@ export class Agent {
   /** Which way each log is read (the worker, or the master's relay); made on connecting. */
   private router: LogRouter | undefined;
   private readonly children = new Set<{ kill(): unknown }>();
-  private outputDir: string | undefined;
   private shuttingDown: Promise<void> | undefined;
   /** Temporary folders this agent made and has not removed yet (see removeTempDirsNow). */
   private readonly tempDirs = new Set<string>();
@@ -232,10 +232,13 @@ export class Agent {
         return () => this.children.delete(child);
       },
       log: (l) => this.sink.log(l),
-      outputDir: () => {
-        this.outputDir ??= this.tempDir(mkdtempSync(join(tmpdir(), `wick-agent-${process.pid}-`)));
-        return this.outputDir;
-      },
+      output: this.sink,
+      follow: async (source, stream, handlers) =>
+        (this.forwarder as LogForwarder).follow(
+          await this.logEndpoint(source),
+          { source, stream, offset: 0 },
+          handlers,
+        ),
     });
   }
 
@@ -294,9 +297,5 @@ export class Agent {
     this.session?.close();
     await this.stopCluster();
     await this.env?.stop();
-    if (this.outputDir) {
-      await rm(this.outputDir, { recursive: true, force: true });
-      this.tempDirs.delete(this.outputDir);
-    }
   }
 }

@@ -65,6 +65,11 @@ export interface SubmitParams {
   maxCores?: number;
   supervise?: boolean;
   name?: string;
+  /**
+   * Push the driver's stdout and stderr as DriverOutput notifications under this id (1–64 of
+   * `[A-Za-z0-9_-]`, chosen by the extension before it asks), then DriverExited.
+   */
+  outputId?: string;
 }
 /** Submit an application; resolves once the master knows it (appId), or a driver id in cluster mode. */
 export const SubmitApplication = new RequestType<
@@ -122,3 +127,24 @@ export const LogChunk = new NotificationType<Fields<typeof worker.LogChunk>>('wi
 export const LogFollowEnded = new NotificationType<Fields<typeof worker.LogFollowEnded>>(
   'wick/logFollowEnded',
 );
+
+/**
+ * Text the submitted driver wrote on `stream`, in order, at most 16 KiB characters each: the
+ * client-mode child's pipes, or the cluster-mode driver's logs on its worker.
+ */
+export const DriverOutput = new NotificationType<{
+  outputId: string;
+  stream: LogStream;
+  data: string;
+}>('wick/driverOutput');
+
+/**
+ * The driver's output is complete: the client-mode child exited (`exitCode`, null when a signal
+ * ended it), or the cluster-mode driver's logs ended (`exitCode` null; its state says how it
+ * ended). `reason` says which, for the user.
+ */
+export const DriverExited = new NotificationType<{
+  outputId: string;
+  exitCode: number | null;
+  reason: string;
+}>('wick/driverExited');

@@ -1,17 +1,26 @@
-import { closeSync, openSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { basename, dirname, extname, join } from 'node:path';
+import { basename, dirname, extname } from 'node:path';
 import type { Readable } from 'node:stream';
 import { execa } from 'execa';
+import type { FollowHandlers } from '../client/LogFollower.js';
 import type { MasterStateMirror } from '../client/MasterStateMirror.js';
 import { parseMemoryMB } from '../conf/daemon.js';
 import { RequestSubmitDriver } from '../protocol/client.js';
 import type { FileRef } from '../protocol/files.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
+import type { LogSource, LogStream } from '../shared/logSource.js';
 import { bundleApp } from '../submit/bundle.js';
 import { driverDescription } from '../submit/driverDescription.js';
 import { uploadToMasters } from '../submit/uploadApp.js';
 import { firstLine } from '../util/firstLine.js';
+import {
+  checkOutputId,
+  chunkDecoder,
+  type DriverOutputSink,
+  OutputTail,
+  pipeChildOutput,
+  sendInChunks,
+} from './driverOutput.js';
 import type { MasterState, SubmitParams } from './protocol.js';
 
 interface Ctx {
@@ -22,14 +31,15 @@ interface Ctx {
   /** Keeps a child to kill at shutdown; returns the function that forgets it. */
   track(child: { kill(): unknown }): () => void;
   log(line: string): void;
-  /** The agent's folder for drivers' output, removed when the agent stops. */
-  outputDir(): string;
+  /** Where a submit's driver output goes (SubmitParams.outputId). */
+  output: DriverOutputSink;
+  /** Follows a log from its start (the driver's, in cluster mode) into `handlers`. */
+  follow(source: LogSource, stream: LogStream, handlers: FollowHandlers): Promise<unknown>;
 }
 
 type Result = { success: boolean; message: string; appId?: string; driverId?: string };
 
 const ended = ['FINISHED', 'FAILED', 'KILLED', 'ERROR'];
-let submits = 0;
 
 /**
  * Submits an application and resolves once the master has registered it (found by name among the
@@ -52,9 +62,8 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
   if (p.executorCores) conf['wick.executor.cores'] = String(p.executorCores);
   if (p.maxCores) conf['wick.cores.max'] = String(p.maxCores);
 
+  const outputId = checkOutputId(p.outputId);
   if (p.deployMode === 'client') {
-    const log = join(ctx.outputDir(), `submit-${Date.now()}-${++submits}.log`);
-    const fd = openSync(log, 'w');
     const child = execa(
       process.execPath,
       [
@@ -72,18 +81,37 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
       {
         // stdin: a pipe that closes when the agent ends, however it ends (--exit-with-parent).
         // fd 3: the driver says there which app it registered (backend/app/driver/launcherReport.ts).
-        stdio: ['pipe', fd as 3, fd as 3, 'pipe'],
+        stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+        // Read as it comes and passed on: buffering would hold a long driver's output in memory
+        // and cut the child off at maxBuffer.
+        buffer: false,
         env: { WICK_LAUNCHER_FD: '3' },
         reject: false,
         cleanup: false,
         cwd: dirname(p.file),
       },
     );
-    // The child has its own copy: the agent's would leak, one per submit.
-    closeSync(fd);
     const forget = ctx.track(child);
-    void child.then(() => forget());
-    const exited = child.then((r) => ({ exit: r.exitCode ?? 1 }));
+    const tail = new OutputTail();
+    const drained = pipeChildOutput(child, (stream, text) => {
+      tail.add(text);
+      if (outputId) sendInChunks(ctx.output, outputId, stream, text);
+    });
+    // Reported once the pipes are drained, so that the extension has every line before the end.
+    const exited = child.then(async (r) => {
+      forget();
+      await drained;
+      const code = r.exitCode ?? null;
+      if (outputId)
+        ctx.output.driverExited(
+          outputId,
+          code,
+          r.signal
+            ? `the driver was ended by ${r.signal}`
+            : `the driver exited with status ${code}`,
+        );
+      return { exit: code ?? 1 };
+    });
     // Its own report, else (a driver that closed the pipe without one) the new app by name.
     const found = launcherReport(child.stdio[3] as Readable).then((appId) =>
       appId
@@ -94,15 +122,10 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
     );
     const first = await Promise.race([exited, found]);
     if ('appId' in first)
-      return {
-        success: true,
-        appId: first.appId,
-        message: `Submitted ${name} as ${first.appId} (driver output: ${log})`,
-      };
-    const tail = readFileSync(log, 'utf8').trim().split('\n').slice(-5).join('\n');
+      return { success: true, appId: first.appId, message: `Submitted ${name} as ${first.appId}` };
     return {
       success: false,
-      message: `The driver exited with status ${first.exit} before registering: ${tail}`,
+      message: `The driver exited with status ${first.exit} before registering: ${tail.lines(5)}`,
     };
   }
 
@@ -131,6 +154,7 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
   if (!reply.success || !reply.driverId)
     return { success: false, message: `The master refused the driver: ${reply.message}` };
   const driverId = reply.driverId;
+  if (outputId) void followDriverOutput(driverId, outputId, ctx);
   const s = await ctx.mirror.waitFor((st) => {
     const d = [...st.activeDrivers, ...st.completedDrivers].find((x) => x.id === driverId);
     return registered(st) !== undefined || (d !== undefined && ended.includes(d.state));
@@ -156,6 +180,50 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
     driverId,
     message: `Driver ${driverId} ended ${d?.state}${d?.exception ? `: ${d.exception}` : ''}`,
   };
+}
+
+/**
+ * Cluster mode: the driver's stdout and stderr on its worker, from their start, once the master
+ * has placed it; DriverExited when both logs have ended (or the driver ended without a worker).
+ */
+async function followDriverOutput(driverId: string, outputId: string, ctx: Ctx): Promise<void> {
+  const find = (st: MasterState) =>
+    [...st.activeDrivers, ...st.completedDrivers].find((x) => x.id === driverId);
+  const placed = await ctx.mirror.waitFor((st) => {
+    const d = find(st);
+    return d?.workerId !== undefined || (d !== undefined && ended.includes(d.state));
+  });
+  const placedDriver = find(placed);
+  const follows = (['stdout', 'stderr'] as const).map((stream) =>
+    placedDriver?.workerId === undefined
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          const decode = chunkDecoder();
+          ctx
+            .follow({ driverId }, stream, {
+              chunk: (c) => sendInChunks(ctx.output, outputId, stream, decode(c)),
+              ended: () => resolve(),
+            })
+            .catch((err: Error) => {
+              sendInChunks(
+                ctx.output,
+                outputId,
+                'stderr',
+                `[wick: cannot follow the ${stream} of driver ${driverId}: ${err.message}]\n`,
+              );
+              resolve();
+            });
+        }),
+  );
+  await Promise.all(follows);
+  // The logs end when the process does; the master hears of its end a moment later.
+  const after = await ctx.mirror.waitFor((st) => find(st)?.state !== 'RUNNING');
+  const last = find(after);
+  ctx.output.driverExited(
+    outputId,
+    null,
+    `driver ${driverId} ${last && ended.includes(last.state) ? `ended ${last.state}` : 'stopped writing'}`,
+  );
 }
 
 /**

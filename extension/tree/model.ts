@@ -11,6 +11,7 @@ import { logItem } from './nodes/log.js';
 import { masterChildren, masterItem } from './nodes/master.js';
 import { messageItem } from './nodes/message.js';
 import type { Model, Node } from './nodes/node.js';
+import { outputItem } from './nodes/output.js';
 import { peerItem } from './nodes/peer.js';
 import { workerChildren, workerItem } from './nodes/worker.js';
 
@@ -55,7 +56,7 @@ export function children(n: Node, m: Model): Node[] {
     case 'group':
       return groupChildren(n, m);
     case 'app':
-      return appChildren(n);
+      return appChildren(n, m);
     case 'executor':
       return executorChildren(n);
     case 'driver':
@@ -63,6 +64,7 @@ export function children(n: Node, m: Model): Node[] {
     case 'message':
     case 'peer':
     case 'log':
+    case 'output':
       return [];
     default:
       return assertNever(n);
@@ -89,6 +91,8 @@ export function item(n: Node, m: Model, parentId = ''): Item {
       return driverItem(n, m);
     case 'log':
       return logItem(n, parentId);
+    case 'output':
+      return outputItem(n);
     default:
       return assertNever(n);
   }

@@ -59,6 +59,8 @@ test('chunks reach the sink in order, as the base64 the worker sent, then the en
       got.push({ offset, base64 });
     },
     logFollowEnded: (_id, totalSize, reason) => ended?.({ totalSize, reason }),
+    driverOutput: () => {},
+    driverExited: () => {},
     log: () => {},
   };
   const forwarder = new LogForwarder(sink);

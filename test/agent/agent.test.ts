@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import {
   createMessageConnection,
@@ -13,6 +13,8 @@ import {
   Connect,
   type Connection,
   Disconnect,
+  DriverExited,
+  DriverOutput,
   type MasterState,
   RequestStatus,
   StateChanged,
@@ -54,7 +56,7 @@ test('wick agent starts a local cluster, pushes its state, and leaves no process
   await conn.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {} });
   const c = await conn.sendRequest(Connect, {
     master: 'local',
-    localCluster: { workers: 2, cores: 1, memory: '512m' },
+    localCluster: { workers: 2, cores: 1, memory: '1536m' },
   });
   assert.equal(c.kind, 'connected', JSON.stringify(c));
   const alive = await waitFor(
@@ -63,43 +65,93 @@ test('wick agent starts a local cluster, pushes its state, and leaves no process
   assert.equal(alive.connection.kind, 'connected');
   const status = await conn.sendRequest(RequestStatus, {});
   assert.ok(status.rssBytes > 0);
-  // A client-mode submit: the driver's output goes to a file in the agent's own folder, named in
-  // the answer, and that folder goes with the agent.
+  // Each submit's driver output comes as notifications under the id the submit gave, then its end.
+  const outputs = new Map<string, { text: string; exit?: number | null; reason?: string }>();
+  let onOutput: () => void = () => {};
+  conn.onNotification(DriverOutput, (p) => {
+    assert.ok(p.data.length <= 16 * 1024, `a chunk of ${p.data.length} characters`);
+    const o = outputs.get(p.outputId) ?? { text: '' };
+    o.text += p.data;
+    outputs.set(p.outputId, o);
+    onOutput();
+  });
+  conn.onNotification(DriverExited, (p) => {
+    const o = outputs.get(p.outputId) ?? { text: '' };
+    o.exit = p.exitCode;
+    o.reason = p.reason;
+    outputs.set(p.outputId, o);
+    onOutput();
+  });
+  const exitedOutput = (id: string) =>
+    new Promise<{ text: string; exit?: number | null; reason?: string }>((resolve) => {
+      const check = () => {
+        const o = outputs.get(id);
+        if (o?.reason !== undefined) resolve(o);
+      };
+      const prev = onOutput;
+      onOutput = () => {
+        prev();
+        check();
+      };
+      check();
+    });
   const submitted = await conn.sendRequest(SubmitApplication, {
     file: join(process.cwd(), 'examples', 'pi.ts'),
     args: ['4'],
     deployMode: 'client',
-    // The workers above offer 512m each; the default is 1g per executor.
+    // The workers above offer 1536m each; the default is 1g per executor.
     executorMemory: '256m',
+    outputId: 'client-1',
   });
   assert.ok(submitted.success && submitted.appId, JSON.stringify(submitted));
-  const output = /driver output: (\S+)\)$/.exec(submitted.message)?.[1];
-  assert.ok(output && existsSync(output), submitted.message);
-  for (let i = 0; !readFileSync(output, 'utf8').includes('Pi is roughly 3.'); i++) {
-    if (i > 1000) assert.fail(readFileSync(output, 'utf8'));
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  // Two submits of the same file at once: each answer names the app its own driver registered.
+  assert.doesNotMatch(submitted.message, /\/tmp|driver output:/, 'the answer names no file');
+  const first = await exitedOutput('client-1');
+  assert.match(first.text, /Pi is roughly 3\./, first.text);
+  assert.equal(first.exit, 0, first.text);
+  assert.equal(first.reason, 'the driver exited with status 0');
+  // Two submits of the same file at once: each answer names the app its own driver registered,
+  // and each output is its own driver's.
   const twice = await Promise.all(
-    [1, 2].map(() =>
+    [1, 2].map((i) =>
       conn.sendRequest(SubmitApplication, {
         file: join(process.cwd(), 'examples', 'pi.ts'),
         args: ['2'],
         deployMode: 'client',
         executorMemory: '256m',
+        outputId: `twice-${i}`,
       }),
     ),
   );
-  for (const r of twice) {
+  for (const [i, r] of twice.entries()) {
     assert.ok(r.success && r.appId, JSON.stringify(r));
-    const log = /driver output: (\S+)\)$/.exec(r.message)?.[1] as string;
-    for (let i = 0; !readFileSync(log, 'utf8').includes('Pi is roughly 3.'); i++) {
-      if (i > 1500) assert.fail(readFileSync(log, 'utf8'));
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    assert.match(readFileSync(log, 'utf8'), new RegExp(`app ID ${r.appId}\\b`), log);
+    const o = await exitedOutput(`twice-${i + 1}`);
+    assert.match(o.text, /Pi is roughly 3\./, o.text);
+    assert.match(o.text, new RegExp(`app ID ${r.appId}\\b`), o.text);
   }
   assert.notEqual(twice[0]?.appId, twice[1]?.appId);
+  // Cluster mode: the driver's logs on its worker, followed from their start.
+  const onCluster = await conn.sendRequest(SubmitApplication, {
+    file: join(process.cwd(), 'examples', 'pi.ts'),
+    args: ['2'],
+    deployMode: 'cluster',
+    executorMemory: '256m',
+    outputId: 'cluster-1',
+  });
+  assert.ok(onCluster.success && onCluster.driverId, JSON.stringify(onCluster));
+  const clustered = await exitedOutput('cluster-1');
+  assert.match(clustered.text, /Pi is roughly 3\./, clustered.text);
+  assert.equal(clustered.exit, null);
+  assert.match(clustered.reason ?? '', new RegExp(`driver ${onCluster.driverId} ended FINISHED`));
+  // A bad output id is refused, naming it.
+  await assert.rejects(
+    conn.sendRequest(SubmitApplication, {
+      file: join(process.cwd(), 'examples', 'pi.ts'),
+      args: [],
+      deployMode: 'client',
+      outputId: '../x',
+    }),
+    /outputId "..\/x" is not valid/,
+  );
   const d = await conn.sendRequest(Disconnect, { stopLocalCluster: true });
   assert.equal(d.kind, 'disconnected');
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
@@ -108,7 +160,6 @@ test('wick agent starts a local cluster, pushes its state, and leaves no process
   await conn.sendNotification('exit');
   assert.equal(await exited, 0);
   conn.dispose();
-  assert.equal(existsSync(dirname(output)), false, 'the agent removed its output folder');
 });
 
 test('a SIGKILLed agent leaves no process: its local cluster and its client-mode driver end too', {
@@ -151,11 +202,11 @@ test('a SIGKILLed agent leaves no process: its local cluster and its client-mode
       30_000,
     );
     assert.deepEqual(left, [], JSON.stringify(markedProcesses(mark)));
-    // What it could not remove (its cluster's work dir, its drivers' output) goes when the next
-    // agent starts.
+    // What it could not remove (its cluster's work dir; drivers' output is not written to disk)
+    // goes when the next agent starts.
     const leftDirs = () =>
       readdirSync(tmpdir()).filter((n) => new RegExp(`^wick-(vscode|agent)-${child.pid}-`).test(n));
-    assert.equal(leftDirs().length, 2, `left by the killed agent: ${leftDirs()}`);
+    assert.equal(leftDirs().length, 1, `left by the killed agent: ${leftDirs()}`);
     await withAgent(async () => {
       for (let i = 0; leftDirs().length > 0; i++) {
         if (i > 500) assert.fail(`still there: ${leftDirs()}`);

@@ -4,6 +4,8 @@ import { Agent } from '../../agent/Agent.js';
 import {
   Connect,
   Disconnect,
+  DriverExited,
+  DriverOutput,
   FollowLog,
   Kill,
   LogChunk,
@@ -41,6 +43,10 @@ export function registerAgent(program: Command): void {
           void connection.sendNotification(LogChunk, { followId, offset, data }),
         logFollowEnded: (followId, totalSize, reason) =>
           void connection.sendNotification(LogFollowEnded, { followId, totalSize, reason }),
+        driverOutput: (outputId, stream, data) =>
+          void connection.sendNotification(DriverOutput, { outputId, stream, data }),
+        driverExited: (outputId, exitCode, reason) =>
+          void connection.sendNotification(DriverExited, { outputId, exitCode, reason }),
         log: (line) => connection.console.log(line),
       });
       let exiting = false;

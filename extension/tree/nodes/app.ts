@@ -53,9 +53,13 @@ function lastLine(message: string): string {
   return lines[lines.length - 1] ?? '';
 }
 
-export function appChildren(n: A): Node[] {
+export function appChildren(n: A, m?: Model): Node[] {
   const a = n.app;
-  return [...a.executors, ...a.removedExecutors]
-    .sort((x, y) => x.id - y.id)
-    .map((exec) => ({ kind: 'executor', exec, app: a, under: 'app' }));
+  const output: Node[] = m?.outputs?.has(a.id) ? [{ kind: 'output', appId: a.id }] : [];
+  return [
+    ...output,
+    ...[...a.executors, ...a.removedExecutors]
+      .sort((x, y) => x.id - y.id)
+      .map((exec): Node => ({ kind: 'executor', exec, app: a, under: 'app' })),
+  ];
 }

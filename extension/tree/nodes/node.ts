@@ -29,10 +29,13 @@ export type Node =
       stream: 'stdout' | 'stderr';
       owner: { appId: string; execId: number } | { driverId: string };
       running: boolean;
-    };
+    }
+  | { kind: 'output'; appId: string };
 
 export interface Model {
   connection: Connection;
   state?: MasterState;
   now: number;
+  /** The applications submitted from this window, which have a driver output here. */
+  outputs?: ReadonlySet<string>;
 }

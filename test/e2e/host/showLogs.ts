@@ -1,6 +1,7 @@
 /**
- * After a submit: "Show Logs" (answered through the Host seam, so the code after the click is the
- * real one) reveals the app and opens its executor's stdout; that log, opened with a small
+ * After a submit: the app is revealed and its first executor's stdout (wick.showSubmittedLogs;
+ * the toast's "Show Logs" opens the driver output, see driverOutput.ts) follows it to its end;
+ * that log, opened with a small
  * `wick.logs.initialBytes`, shows only its tail until "Load Earlier" brings back the rest.
  */
 import assert from 'node:assert/strict';
@@ -33,11 +34,9 @@ export async function showLogsSteps(api: Api, root: string): Promise<void> {
   const restoreInitial = await setting('logs.initialBytes', INITIAL_BYTES);
 
   await step(
-    'after Submit Job, "Show Logs" reveals the app and opens its executor\'s stdout',
+    "after Submit Job the app is revealed, and its executor's stdout opens and follows to its end",
     async () => {
-      const info = new Answering(api.host, 'showInformationMessage', (m) =>
-        m.items.includes('Show Logs') ? 'Show Logs' : undefined,
-      );
+      const info = new Answering(api.host, 'showInformationMessage', () => undefined);
       try {
         const opened = new Promise<vscode.TextEditor>((resolve) => {
           const sub = vscode.window.onDidChangeActiveTextEditor((e) => {
@@ -63,7 +62,8 @@ export async function showLogsSteps(api: Api, root: string): Promise<void> {
           'the offer',
         );
         assert.match(offer.message, new RegExp(appId));
-        const editor = await within(60_000, opened, 'the log opened by "Show Logs"');
+        void vscode.commands.executeCommand('wick.showSubmittedLogs', { appId });
+        const editor = await within(60_000, opened, "the executor's log");
         doc = editor.document;
         const first = Math.min(
           ...apps(s.state)

@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import type { DashboardPanel } from '../../../extension/dashboard/dashboardPanel.js';
 import { children, findApp, item, type Node } from '../../../extension/tree/model.js';
 import { debugJobSteps } from './debugJob.js';
+import { driverOutputSteps } from './driverOutput.js';
 import {
   Answering,
   type Api,
@@ -175,6 +176,7 @@ export async function run(): Promise<void> {
   });
 
   await showLogsSteps(api, root);
+  await driverOutputSteps(api, root);
   await multiKillSteps(api, root);
   await supervisedDriverSteps(api, root);
   await projectSteps(api, root);
