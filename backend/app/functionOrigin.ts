@@ -35,8 +35,9 @@ export interface LaidOut {
   defs: string[];
   source: string;
   origin: SourceLocation;
-  /** Lines of the pieces placed on their original line (of all their lines), for measuring. */
+  /** For measuring: lines placed on their original line, of those the map places, of all. */
   placed: number;
+  mapped: number;
   lines: number;
 }
 
@@ -63,6 +64,7 @@ export function layOut(modulePath: string, text: string, pieces: Piece[]): LaidO
   let cur = 0;
   let origin: SourceLocation | undefined;
   let placed = 0;
+  let mapped = 0;
   let lines = 0;
   const out: string[] = [];
   for (const piece of pieces) {
@@ -86,6 +88,7 @@ export function layOut(modulePath: string, text: string, pieces: Piece[]): LaidO
       if (o && file === undefined) file = o.file;
       const here = o && o.file === file ? o : undefined;
       lines++;
+      if (here) mapped++;
       if (i === 0) {
         if (!origin) {
           if (!here) return undefined;
@@ -122,7 +125,7 @@ export function layOut(modulePath: string, text: string, pieces: Piece[]): LaidO
     return undefined;
   }
   const source = out.pop() as string;
-  return { defs: out, source, origin, placed, lines };
+  return { defs: out, source, origin, placed, mapped, lines };
 }
 
 function moduleMap(modulePath: string, text: string): ModuleMap | undefined {

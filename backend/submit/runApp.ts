@@ -44,6 +44,13 @@ export async function runAppHere(run: AppRun): Promise<void> {
   const uncaught = (err: unknown) => void failed(err).then(() => process.exit(1));
   process.on('uncaughtException', uncaught);
   process.on('unhandledRejection', uncaught);
+  // Killed (wick kill driver-…, a worker's shutdown, the launcher going away): the application
+  // did not finish, and says so before the process ends as a SIGTERM would end it.
+  process.once('SIGTERM', () => {
+    void failed(
+      new Error('the driver received SIGTERM (it was killed, or whoever started it stopped)'),
+    ).finally(() => process.exit(143));
+  });
   try {
     await importModule(pathToFileURL(run.bundle).href);
   } catch (err) {

@@ -7,7 +7,8 @@
  * normal Pi still ends FINISHED, with no failure.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { appIdIn, type SharedCluster, startSharedCluster } from '../helpers/apps.js';
@@ -141,4 +142,34 @@ test('a normal Pi still ends FINISHED, with no failure', { timeout: 60_000 }, as
   const s = await cluster.watch.waitFor((s) => cluster.watch.app(s, appId)?.state === 'FINISHED');
   assert.equal(cluster.watch.app(s, appId)?.failure, undefined);
   assert.equal((await sparkJsonApp(appId))?.state, 'FINISHED');
+});
+
+test('a driver that calls process.exit(3) before stop() ends its app FAILED, saying the status; exit(0) FINISHED', {
+  timeout: 60_000,
+}, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wick-test-exit-'));
+  try {
+    for (const code of [3, 0]) {
+      const app = join(dir, `exit${code}.mjs`);
+      writeFileSync(
+        app,
+        `import { WickContext } from 'wick';
+const wc = await WickContext.create({ appName: 'exit ${code}' });
+console.log('count', await wc.range(0, 10, 1, 2).count());
+process.exit(${code});
+`,
+      );
+      const r = await submit([app]);
+      assert.equal(r.code, code, r.stderr);
+      const appId = appIdIn(r.stderr);
+      assert.ok(appId, r.stderr);
+      const want = code === 0 ? 'FINISHED' : 'FAILED';
+      const s = await cluster.watch.waitFor((s) => cluster.watch.app(s, appId)?.state === want);
+      const failure = cluster.watch.app(s, appId)?.failure;
+      if (code === 0) assert.equal(failure, undefined);
+      else assert.equal(failure?.message, 'Error: the driver exited with status 3');
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -364,8 +364,10 @@ test('wick kill driver-…: a supervised driver is KILLED, not restarted, and le
   const s = await cluster.watch.waitFor(
     (s) =>
       cluster.watch.driver(s, driverId)?.state === 'KILLED' &&
-      cluster.watch.app(s, appId)?.state === 'FINISHED',
+      cluster.watch.app(s, appId)?.state === 'FAILED',
   );
+  // Its application did not finish: the driver said why as it was killed.
+  assert.match(cluster.watch.app(s, appId)?.failure?.message ?? '', /received SIGTERM/);
   assert.deepEqual(s.activeDrivers, [], 'a killed driver is not relaunched');
   await cluster.assertOnlyClusterLeft();
 });

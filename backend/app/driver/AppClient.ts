@@ -165,12 +165,17 @@ export class AppClient extends RpcEndpoint {
     this.master?.send(ExecutorRegistered({ execId }));
   }
 
-  /** Ends the application: FAILED with `failure` (what the driver saw), else FINISHED. */
-  unregister(failure?: AppFailure): void {
-    if (this.master && this.appId)
+  /**
+   * Ends the application: FAILED with `failure` (what the driver saw), else FINISHED. `now`:
+   * written at once rather than at the end of the turn (the process is exiting: no turn ends).
+   */
+  unregister(failure?: AppFailure, now = false): void {
+    if (this.master && this.appId) {
       this.master.send(
         UnregisterApplication(failure ? { appId: this.appId, failure } : { appId: this.appId }),
       );
+      if (now) this.master.flush();
+    }
   }
 
   /** Explains a registration that timed out: which masters answered, and in what state. */

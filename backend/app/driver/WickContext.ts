@@ -56,6 +56,21 @@ export class WickContext {
   private activeJobs = 0;
   private keepAlive: NodeJS.Timeout | undefined;
   private readonly onBeforeExit = () => void this.stop();
+  /**
+   * The program called process.exit() before stop(): no stop can run now (nothing asynchronous
+   * does), but the unregister is one write on an open socket, which goes out at once. Its status
+   * says how the application ended; should the write not make it, the master sees the connection
+   * drop and ends the application FAILED anyway.
+   */
+  private readonly onExit = (code: number) => {
+    if (this.stopped) return;
+    this.stopped = true;
+    WickContext.running.delete(this);
+    this.client.unregister(
+      code === 0 ? undefined : { message: `Error: the driver exited with status ${code}` },
+      true,
+    );
+  };
   /** The contexts not stopped yet: what a driver that fails reports its failure through. */
   private static readonly running = new Set<WickContext>();
 
@@ -70,6 +85,7 @@ export class WickContext {
   ) {
     // An application that never calls stop() still unregisters when it has nothing left to do.
     process.once('beforeExit', this.onBeforeExit);
+    process.once('exit', this.onExit);
     WickContext.running.add(this);
   }
 
@@ -324,6 +340,7 @@ export class WickContext {
     this.stopped = true;
     WickContext.running.delete(this);
     process.off('beforeExit', this.onBeforeExit);
+    process.off('exit', this.onExit);
     // As a job does: the driver's sockets do not keep the process alive (see create), and without
     // this the process could end in the middle of stopping, before what the application does
     // after `await stop()`.
@@ -338,9 +355,12 @@ export class WickContext {
       // No executor is started in place of one that ends from here on: an executor that
       // registered late (its code fetch took a while) and is stopped at once would otherwise be
       // replaced, only to be killed by the unregister.
+      // A failure is told first, and at once: the master knows before the executors have gone
+      // (they may take seconds), and a driver being killed may not get that long.
       this.client.requestTotalExecutors(0);
+      if (failure) this.client.unregister(failure, true);
       await this.driver.stopExecutors();
-      this.client.unregister(failure);
+      if (!failure) this.client.unregister();
       await this.env.stop();
       log.info(`${failure ? 'Failed' : 'Stopped'} application ${this.appId}`);
     } finally {
