@@ -131,7 +131,18 @@ test('a driver that throws at top level prints its error, name and message, and 
     r.stderr,
     new RegExp(`    at check \\(${throwsAtTop.replace(/[.]/g, '\\.')}:7:11\\)`),
   );
-  assert.doesNotMatch(r.stderr, /Unexpected end of JSON input/);
+  // Issue 18's case: the app's own JSON.parse of an empty input, which printed only the message.
+  const dir = mkdtempSync(join(tmpdir(), 'wick-test-json-'));
+  try {
+    const app = join(dir, 'reads-json.mjs');
+    writeFileSync(app, "const settings = JSON.parse('');\nconsole.log(settings);\n");
+    const j = await submit([app]);
+    assert.equal(j.code, 1, j.stderr);
+    assert.match(j.stderr, /^wick: SyntaxError: Unexpected end of JSON input\n/m);
+    assert.match(j.stderr, new RegExp(`    at .*${app.replace(/[.]/g, '\\.')}:1:\\d+`));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('a normal Pi still ends FINISHED, with no failure', { timeout: 60_000 }, async () => {
