@@ -106,7 +106,10 @@ export function layOut(modulePath: string, text: string, pieces: Piece[]): LaidO
         text += line;
       } else {
         const breakAt = lineOffset - 1;
-        if (strings.some(([s, e]) => s < breakAt && breakAt < e) || !here) {
+        // A comment esbuild kept has no mapping of its own (it borrows a neighbour's): it goes
+        // on the next line as it is, and the code after it finds its own place.
+        const comment = /^\s*(\/\/|\/\*|\*)/.test(line);
+        if (strings.some(([s, e]) => s < breakAt && breakAt < e) || !here || comment) {
           text += `\n${line}`;
           cur++;
         } else {
