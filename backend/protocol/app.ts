@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Host, Int32, MAX_ADDRESS_LENGTH, MAX_MESSAGE_LENGTH, Message } from './bounds.js';
 import {
+  AppFailure,
   AppId,
   ApplicationDescription,
   Cores,
@@ -28,8 +29,8 @@ export const RegisterApplication = defineMessage(
 export const UnregisterApplication = defineMessage(
   a2m,
   'UnregisterApplication',
-  'The application is done: free its executors.',
-  { appId: AppId },
+  'The application is done: free its executors. With `failure` it ends FAILED (its driver threw, or a job was aborted), else FINISHED. Heard only over the connection its driver registered on.',
+  { appId: AppId, failure: Type.Optional(AppFailure) },
 );
 
 export const RequestExecutors = defineMessage(
