@@ -45,10 +45,12 @@ export async function runAppHere(run: AppRun): Promise<void> {
   process.on('uncaughtException', uncaught);
   process.on('unhandledRejection', uncaught);
   // Killed (wick kill driver-…, a worker's shutdown, the launcher going away): the application
-  // did not finish, and says so before the process ends as a SIGTERM would end it.
+  // did not finish; it ends KILLED, not FAILED (nothing in it went wrong), saying so before the
+  // process ends as a SIGTERM would end it.
   process.once('SIGTERM', () => {
     void failed(
       new Error('the driver received SIGTERM (it was killed, or whoever started it stopped)'),
+      true,
     ).finally(() => process.exit(143));
   });
   try {
@@ -60,10 +62,10 @@ export async function runAppHere(run: AppRun): Promise<void> {
 }
 
 /** Ends the running applications FAILED; the driver's sockets do not keep the process alive. */
-async function failAll(err: unknown): Promise<void> {
+async function failAll(err: unknown, killed = false): Promise<void> {
   const keep = setInterval(() => {}, 1 << 30);
   try {
-    await WickContext.failAll(err);
+    await WickContext.failAll(err, killed);
   } finally {
     clearInterval(keep);
   }
@@ -83,11 +85,11 @@ export class DriverFailed extends Error {
 let failing = false;
 
 /** An error nobody caught, outside the main module's own run: report it once, print it. */
-async function failed(err: unknown): Promise<void> {
+async function failed(err: unknown, killed = false): Promise<void> {
   if (failing) return;
   failing = true;
   try {
-    await failAll(err);
+    await failAll(err, killed);
   } finally {
     process.stderr.write(`wick: ${formatFailure(err)}\n`);
   }

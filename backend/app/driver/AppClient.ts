@@ -166,13 +166,18 @@ export class AppClient extends RpcEndpoint {
   }
 
   /**
-   * Ends the application: FAILED with `failure` (what the driver saw), else FINISHED. `now`:
+   * Ends the application: FAILED with `failure` (what the driver saw), KILLED with `killed` too
+   * (the process got a signal), else FINISHED. `now`:
    * written at once rather than at the end of the turn (the process is exiting: no turn ends).
    */
-  unregister(failure?: AppFailure, now = false): void {
+  unregister(failure?: AppFailure, now = false, killed = false): void {
     if (this.master && this.appId) {
       this.master.send(
-        UnregisterApplication(failure ? { appId: this.appId, failure } : { appId: this.appId }),
+        UnregisterApplication(
+          failure
+            ? { appId: this.appId, failure, ...(killed ? { killed: true as const } : {}) }
+            : { appId: this.appId },
+        ),
       );
       if (now) this.master.flush();
     }

@@ -92,11 +92,12 @@ export class WickContext {
   /**
    * @internal The driver failed (`err` reached the top of the application, or was uncaught):
    * each running context ends its application FAILED with what `err` says, rather than letting
-   * the process exit with the application's connection dropped and nothing said.
+   * the process exit with the application's connection dropped and nothing said. `killed`: the
+   * process got SIGTERM (wick kill, a worker shutting down): the application ends KILLED.
    */
-  static async failAll(err: unknown): Promise<void> {
+  static async failAll(err: unknown, killed = false): Promise<void> {
     const failure = describeFailure(err);
-    await Promise.all([...WickContext.running].map((wc) => wc.end(failure)));
+    await Promise.all([...WickContext.running].map((wc) => wc.end(failure, killed)));
   }
 
   get appId(): string {
@@ -335,7 +336,7 @@ export class WickContext {
     await this.end(undefined);
   }
 
-  private async end(failure: AppFailure | undefined): Promise<void> {
+  private async end(failure: AppFailure | undefined, killed = false): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     WickContext.running.delete(this);
@@ -358,7 +359,7 @@ export class WickContext {
       // A failure is told first, and at once: the master knows before the executors have gone
       // (they may take seconds), and a driver being killed may not get that long.
       this.client.requestTotalExecutors(0);
-      if (failure) this.client.unregister(failure, true);
+      if (failure) this.client.unregister(failure, true, killed);
       await this.driver.stopExecutors();
       if (!failure) this.client.unregister();
       await this.env.stop();

@@ -30,11 +30,16 @@ const log = getLogger('Master');
 
 export function appHandlers(m: Master, on: HandlerRegistry): void {
   on(RegisterApplication, (msg, sender) => registerApplication(m, msg, sender));
-  on(UnregisterApplication, async ({ appId, failure }, sender) => {
+  on(UnregisterApplication, async ({ appId, failure, killed }, sender) => {
     const app = m.cluster.appById(appId);
     if (app) {
       checkFromDriver(app, sender, `UnregisterApplication of ${appId}`);
-      if (failure) {
+      if (killed) {
+        log.info(
+          `Application ${app.id} was killed: ${firstLine(failure?.message ?? 'its driver says so')}`,
+        );
+        await removeApplication(m, app, 'KILLED');
+      } else if (failure) {
         log.warn(`Application ${app.id} failed, its driver says: ${firstLine(failure.message)}`);
         app.failure = failure;
         await removeApplication(m, app, 'FAILED');
