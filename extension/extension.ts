@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { State } from 'vscode-languageclient/node';
 import { createAgentClient } from './agent/agentClient.js';
 import { registerCommands } from './commands.js';
+import { registerDashboardCommands } from './dashboard/dashboardCommands.js';
 import { DashboardPanel, LogRelay } from './dashboard/dashboardPanel.js';
 import { windowHost } from './host.js';
 import { LogDocuments, scheme } from './logs/logDocuments.js';
@@ -45,10 +46,11 @@ export async function activate(context: vscode.ExtensionContext) {
   });
   const s = session;
   const host = windowHost();
-  const openDashboard = () => {
+  const panelDeps = { context, session: s, relay, host };
+  const openDashboard = (hash?: string) => {
     if (s.connection.kind !== 'connected')
       throw new Error('Not connected to a master: start the local cluster or connect first');
-    return DashboardPanel.show(context, s, relay);
+    return DashboardPanel.show(panelDeps, hash);
   };
   context.subscriptions.push(
     output,
@@ -67,6 +69,10 @@ export async function activate(context: vscode.ExtensionContext) {
       host,
       selection: new SubmittedSelection(session, appsTree, appsView),
       version: (context.extension.packageJSON as { version: string }).version,
+    }),
+    ...registerDashboardCommands({ session, openDashboard, host }),
+    vscode.window.registerWebviewPanelSerializer(DashboardPanel.viewType, {
+      deserializeWebviewPanel: async (panel) => void DashboardPanel.revive(panel, panelDeps),
     }),
     ...registerProject({
       host,

@@ -10,6 +10,7 @@ import {
   LogFollowEnded,
   RequestLogRange,
   RequestStatus,
+  RequestUiLink,
   StateChanged,
   StopFollowLog,
   SubmitApplication,
@@ -65,6 +66,7 @@ export function registerAgent(program: Command): void {
       }));
       connection.onRequest(SubmitApplication, (p) => agent.submit(p));
       connection.onRequest(Kill, (p) => agent.kill(p.id));
+      connection.onRequest(RequestUiLink, (p) => agent.uiLink(p));
       connection.onRequest(RequestLogRange, (p) => agent.logRange(p));
       connection.onRequest(FollowLog, (p) => agent.followLog(p));
       connection.onNotification(StopFollowLog, (p) => agent.stopFollowLog(p.followId));
