@@ -8,6 +8,7 @@ import {
   type SubmitParams,
 } from '../backend/agent/protocol.js';
 import type { Host } from './host.js';
+import { rememberDriver } from './logs/knownDrivers.js';
 import type { LogDocuments } from './logs/logDocuments.js';
 import { logUri } from './logs/logDocuments.js';
 import { type Submitted, submittedLogSource } from './logs/submittedLog.js';
@@ -291,6 +292,7 @@ async function submit(d: Deps, uri?: vscode.Uri, preset?: Partial<SubmitParams>)
     () => d.session.client.sendRequest(SubmitApplication, params),
   );
   if (!result.success) throw new Error(result.message);
+  if (result.appId && result.driverId) rememberDriver(result.appId, result.driverId);
   if (result.appId)
     void d.selection.reveal(result.appId).catch((err) => console.warn(`Wick: ${err}`));
   // Offered for presets too: the in-host tests answer it through the Host seam.

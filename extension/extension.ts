@@ -5,7 +5,9 @@ import { registerCommands } from './commands.js';
 import { registerDashboardCommands } from './dashboard/dashboardCommands.js';
 import { DashboardPanel, LogRelay } from './dashboard/dashboardPanel.js';
 import { windowHost } from './host.js';
+import { FollowScroll } from './logs/followScroll.js';
 import { LogDocuments, scheme } from './logs/logDocuments.js';
+import { mergedScheme, registerMergedLog } from './logs/mergedLogDocuments.js';
 import { registerProject } from './project/newJob.js';
 import { Session } from './session.js';
 import type { Node } from './tree/nodes/node.js';
@@ -47,6 +49,13 @@ export async function activate(context: vscode.ExtensionContext) {
   const s = session;
   const host = windowHost();
   const panelDeps = { context, session: s, relay, host };
+  const merged = registerMergedLog({
+    client: () => client,
+    routes: relay,
+    state: () => s.state,
+    onState: s.onDidChange,
+    showError: (m) => host.showErrorMessage(m),
+  });
   const openDashboard = (hash?: string) => {
     if (s.connection.kind !== 'connected')
       throw new Error('Not connected to a master: start the local cluster or connect first');
@@ -71,6 +80,8 @@ export async function activate(context: vscode.ExtensionContext) {
       version: (context.extension.packageJSON as { version: string }).version,
     }),
     ...registerDashboardCommands({ session, openDashboard, host }),
+    new FollowScroll([scheme, mergedScheme]),
+    ...merged.disposables,
     vscode.window.registerWebviewPanelSerializer(DashboardPanel.viewType, {
       deserializeWebviewPanel: async (panel) => void DashboardPanel.revive(panel, panelDeps),
     }),
@@ -100,6 +111,7 @@ export async function activate(context: vscode.ExtensionContext) {
     session,
     client,
     logs,
+    merged: merged.docs,
     host,
     clusterTree,
     appsTree,

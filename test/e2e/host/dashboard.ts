@@ -179,7 +179,6 @@ export async function dashboardSteps(api: Api, root: string): Promise<void> {
       file: join(root, 'examples', 'pi.ts'),
       args: ['100000'],
       deployMode: 'client',
-      name: 'dashboard kill',
     });
     assert.ok(r?.success && r.appId, JSON.stringify(r));
     const id = r.appId as string;
@@ -194,7 +193,7 @@ export async function dashboardSteps(api: Api, root: string): Promise<void> {
       await routed(p, (h) => h === '#/apps', 'the applications page');
       await drive({ action: 'click', selector: `tr:has(a[href="#/app/${id}"]) .kill` });
       const asked = await within(15_000, warn.next(), 'the kill confirmation');
-      assert.equal(asked.message, `Kill application "dashboard kill" (${id})?`);
+      assert.equal(asked.message, `Kill application "Wick Pi" (${id})?`);
       assert.ok(asked.modal, 'a modal');
       const { count } = await drive({ action: 'count', selector: 'dialog[open]' });
       assert.equal(count, 0, 'no second confirmation in the page');

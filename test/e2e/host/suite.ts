@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import type { DashboardPanel } from '../../../extension/dashboard/dashboardPanel.js';
 import { children, findApp, item, type Node } from '../../../extension/tree/model.js';
 import { dashboardSteps } from './dashboard.js';
+import { followLogSteps } from './followLog.js';
 import {
   Answering,
   type Api,
@@ -178,6 +179,7 @@ export async function run(): Promise<void> {
   await supervisedDriverSteps(api, root);
   await projectSteps(api, root);
   await dashboardSteps(api, root);
+  await followLogSteps(api, root);
 
   await step('state change → tree refreshed (benchmark sample)', async () => {
     // The time from the agent's push of a change to the views having re-read their roots.
