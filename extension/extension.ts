@@ -10,8 +10,10 @@ import { LogDocuments, scheme } from './logs/logDocuments.js';
 import { mergedScheme, registerMergedLog } from './logs/mergedLogDocuments.js';
 import { registerProject } from './project/newJob.js';
 import { Session } from './session.js';
-import type { Node } from './tree/nodes/node.js';
+import { AppFilterControl } from './tree/appFilter.js';
+import type { Model, Node } from './tree/nodes/node.js';
 import { SubmittedSelection } from './tree/revealSubmitted.js';
+import { registerTreeGlance } from './tree/treeGlance.js';
 import { WickTreeProvider } from './tree/treeView.js';
 
 /**
@@ -35,7 +37,14 @@ export async function activate(context: vscode.ExtensionContext) {
     if (e.newState === State.Running && starts++ > 0) void session.reconnect();
   });
   const clusterTree = new WickTreeProvider('cluster', () => session.model());
-  const appsTree = new WickTreeProvider('applications', () => session.model());
+  // The Applications view reads the model through its filter (state filter, Clear Completed).
+  const appsTree = new WickTreeProvider(
+    'applications',
+    (): Model => ({
+      ...session.model(),
+      filter: appFilter.current,
+    }),
+  );
   session.trees.push(clusterTree, appsTree);
   const clusterView = vscode.window.createTreeView<Node>('wick.cluster', {
     treeDataProvider: clusterTree,
@@ -48,6 +57,7 @@ export async function activate(context: vscode.ExtensionContext) {
   });
   const s = session;
   const host = windowHost();
+  const appFilter = new AppFilterControl(context.workspaceState, session, appsView);
   const panelDeps = { context, session: s, relay, host };
   const merged = registerMergedLog({
     client: () => client,
@@ -81,6 +91,12 @@ export async function activate(context: vscode.ExtensionContext) {
     }),
     ...registerDashboardCommands({ session, openDashboard, host }),
     new FollowScroll([scheme, mergedScheme]),
+    ...registerTreeGlance({
+      session,
+      host,
+      filter: appFilter,
+      env: context.environmentVariableCollection,
+    }),
     ...merged.disposables,
     vscode.window.registerWebviewPanelSerializer(DashboardPanel.viewType, {
       deserializeWebviewPanel: async (panel) => void DashboardPanel.revive(panel, panelDeps),

@@ -86,7 +86,7 @@ export function item(n: Node, m: Model, parentId = ''): Item {
     case 'executor':
       return executorItem(n);
     case 'driver':
-      return driverItem(n);
+      return driverItem(n, m);
     case 'log':
       return logItem(n, parentId);
     default:

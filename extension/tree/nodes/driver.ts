@@ -1,16 +1,22 @@
-import { type Item, lower, mb, stateIcon } from './item.js';
-import type { Node } from './node.js';
+import { appOf } from '../../logs/knownDrivers.js';
+import { cores, type Item, lower, mb, stateIcon } from './item.js';
+import type { Model, Node } from './node.js';
 
 type D = Extract<Node, { kind: 'driver' }>;
 
-export function driverItem(n: D): Item {
+export function driverItem(n: D, m?: Model): Item {
   const d = n.driver;
   const file = d.appPath.split('/').pop() ?? d.appPath;
+  // Its application's name when this window submitted it (the state does not link the two).
+  const appId = appOf(d.id);
+  const s = m?.state;
+  const app =
+    appId && s ? [...s.activeApps, ...s.completedApps].find((a) => a.id === appId) : undefined;
   return {
     id: `driver:${n.under}:${d.id}`,
-    label: d.id,
-    description: `${file} · ${d.state}${d.workerHostPort ? ` · ${d.workerHostPort}` : ''}`,
-    tooltip: `Driver ${d.id}\nApp: ${d.appPath}\nState: ${d.state}\nWorker: ${d.workerId ?? '—'}\nCores: ${d.cores} · Memory: ${mb(d.mem)}\nSupervised: ${d.supervise ? 'yes' : 'no'}${d.exception ? `\n${d.exception}` : ''}`,
+    label: app ? `${app.name} · ${file}` : file,
+    description: `${d.state} · ${cores(d.cores)} · ${d.id}`,
+    tooltip: `Driver ${d.id}${app ? ` of ${app.name} (${app.id})` : ''}\nSource: ${d.appPath}\nState: ${d.state}\nWorker: ${d.workerId ?? '—'}\nCores: ${d.cores} · Memory: ${mb(d.mem)}\nSupervised: ${d.supervise ? 'yes' : 'no'}${d.exception ? `\n${d.exception}` : ''}`,
     icon: stateIcon[d.state] ?? { id: 'rocket' },
     contextValue: `wick.driver.${lower(d.state)}`,
     collapsible: d.workerId ? 'collapsed' : 'none',

@@ -35,4 +35,13 @@ export interface Model {
   connection: Connection;
   state?: MasterState;
   now: number;
+  /** What the Applications view leaves out (its filter, and Clear Completed). */
+  filter?: AppFilter;
+}
+
+export interface AppFilter {
+  /** The application states shown; all when absent. */
+  states?: readonly string[];
+  /** Completed applications and drivers cleared from this window (Clear Completed). */
+  cleared?: ReadonlySet<string>;
 }

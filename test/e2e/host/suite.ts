@@ -27,6 +27,7 @@ import { multiKillSteps } from './multiKill.js';
 import { projectSteps } from './project.js';
 import { showLogsSteps } from './showLogs.js';
 import { supervisedDriverSteps } from './supervisedDriver.js';
+import { treeGlanceSteps } from './treeGlance.js';
 
 export async function run(): Promise<void> {
   const root = process.env.WICK_E2E_ROOT as string;
@@ -180,6 +181,7 @@ export async function run(): Promise<void> {
   await projectSteps(api, root);
   await dashboardSteps(api, root);
   await followLogSteps(api, root);
+  await treeGlanceSteps(api, root);
 
   await step('state change → tree refreshed (benchmark sample)', async () => {
     // The time from the agent's push of a change to the views having re-read their roots.
