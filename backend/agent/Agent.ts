@@ -18,7 +18,8 @@ import { uiClusterSecret } from '../http/uiAuth.js';
 import { loginLink } from '../http/uiLogin.js';
 import { type LocalCluster, startLocalCluster } from '../launcher/localClusterProcess.js';
 import { RequestKillApplication, RequestKillDriver } from '../protocol/client.js';
-import { RequestLogRange } from '../protocol/worker.js';
+import { WORKER_ENDPOINT } from '../protocol/endpoints.js';
+import { RequestLogRange, RequestWorkerState } from '../protocol/worker.js';
 import { ensureClusterSecret, resolveClusterAuth } from '../rpc/clusterSecret.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import { describeLogSource, logFields } from '../shared/logSource.js';
@@ -33,6 +34,7 @@ import type {
   MasterState,
   SubmitParams,
   UiTarget,
+  WorkerState,
 } from './protocol.js';
 import { submitApplication } from './submitApp.js';
 
@@ -240,6 +242,21 @@ export class Agent {
     return secret === undefined
       ? { url: base, login: false }
       : { url: loginLink(base, secret), login: true };
+  }
+
+  /**
+   * A worker's own state (its runners, finished ones included), asked of the worker itself, as
+   * the master's web UI asks it for its worker page: the dashboard panel's worker page.
+   */
+  async workerState(workerId: string): Promise<WorkerState> {
+    const state = this.requireSession().state;
+    if (typeof workerId !== 'string' || workerId.length > 200)
+      throw new Error(`Invalid worker id ${JSON.stringify(workerId)}: expected a worker's id`);
+    const w = state?.workers.find((x) => x.id === workerId);
+    if (!w) throw new Error(`No worker ${workerId} is known to the master`);
+    const env = await this.rpc();
+    const ref = env.endpointRef({ address: `${w.host}:${w.port}`, name: WORKER_ENDPOINT });
+    return ref.ask(RequestWorkerState({}), { timeout: 10_000 });
   }
 
   async kill(id: string): Promise<{ success: boolean; message: string }> {

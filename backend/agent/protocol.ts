@@ -115,6 +115,12 @@ export const RequestUiLink = new RequestType<UiTarget, { url: string; login: boo
   'wick/uiLink',
 );
 
+export type WorkerState = MessageOf<typeof worker.WorkerStateResponse>;
+/** A worker's own state, asked of the worker (the dashboard panel's worker page). */
+export const RequestWorkerStateOf = new RequestType<{ workerId: string }, WorkerState, void>(
+  'wick/workerState',
+);
+
 // Agent → Extension (notifications)
 
 /** Every change: the connection and the whole (small) master state; the extension debounces. */

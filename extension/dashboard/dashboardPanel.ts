@@ -8,7 +8,13 @@
 import { randomBytes } from 'node:crypto';
 import { Value } from '@sinclair/typebox/value';
 import * as vscode from 'vscode';
-import { FollowLog, Kill, RequestLogRange, StopFollowLog } from '../../backend/agent/protocol.js';
+import {
+  FollowLog,
+  Kill,
+  RequestLogRange,
+  RequestWorkerStateOf,
+  StopFollowLog,
+} from '../../backend/agent/protocol.js';
 import { dashboardHtml } from '../../backend/shared/dashboardPage.js';
 import {
   type ExtensionToPanel,
@@ -211,11 +217,16 @@ export class DashboardPanel implements vscode.Disposable {
         return this.post({ type: 'killResult', requestId: m.requestId, result });
       }
       case 'requestWorkerState':
-        return this.post({
-          type: 'workerState',
-          requestId: m.requestId,
-          error: 'Not available in VS Code yet',
-        });
+        try {
+          const state = await client.sendRequest(RequestWorkerStateOf, { workerId: m.workerId });
+          return this.post({ type: 'workerState', requestId: m.requestId, state });
+        } catch (err) {
+          return this.post({
+            type: 'workerState',
+            requestId: m.requestId,
+            error: (err as Error).message,
+          });
+        }
     }
   }
 

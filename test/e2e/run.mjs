@@ -134,7 +134,7 @@ async function hostTests(cs) {
 /**
  * What the in-host steps cannot do from the extension host: click inside a webview and take a
  * screenshot of the workbench. A step writes <id>.req.json into `dir` ({ action: 'click',
- * selector } or { action: 'count', selector } in the dashboard's frame, or { action: 'shot', name });
+ * selector }, { action: 'wait', selector } or { action: 'count', selector } in the dashboard's frame, or { action: 'shot', name });
  * this answers <id>.res.json.
  */
 function drivePage(page, dir) {
@@ -150,6 +150,10 @@ function drivePage(page, dir) {
       if (req.action === 'click') {
         const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
         await frame.locator(req.selector).first().click({ timeout: 30_000 });
+        res = { ok: true };
+      } else if (req.action === 'wait') {
+        const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+        await frame.locator(req.selector).first().waitFor({ timeout: 30_000 });
         res = { ok: true };
       } else if (req.action === 'count') {
         const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');

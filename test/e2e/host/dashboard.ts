@@ -28,7 +28,7 @@ let nextReq = 0;
 
 /** Asks run.mjs to act on the page (click/count in the dashboard's frame, or a screenshot). */
 async function drive(req: {
-  action: 'click' | 'count' | 'shot';
+  action: 'click' | 'wait' | 'count' | 'shot';
   selector?: string;
   name?: string;
 }): Promise<{ ok: boolean; error?: string; count?: number; path?: string }> {
@@ -103,6 +103,11 @@ export async function dashboardSteps(api: Api, root: string): Promise<void> {
     assert.match(log, new RegExp(`appId=${app.id}&executorId=\\d+&logType=stdout`));
     await click(p, `a[href="#/app/${app.id}"]`, new RegExp(`^#/app/${app.id}$`), '5-back-to-app');
     await click(p, 'a[href^="#/worker/"]', /^#\/worker\/worker-/, '6-worker');
+    // The worker's own state (its finished runners), asked of the worker through the agent.
+    await drive({ action: 'wait', selector: 'text=Finished Executors' });
+    const { count } = await drive({ action: 'count', selector: 'text=could not be read' });
+    assert.equal(count, 0, "the worker's own state was read");
+    await drive({ action: 'shot', name: 'dashboard-6-worker-state' });
     await click(p, 'nav a[href="#/drivers"]', /^#\/drivers$/, '7-drivers');
     // A driver that ran on a worker (the supervised-driver steps' cluster-mode one) has log links.
     if (drivers(s.state).some((d) => d.workerId)) {
