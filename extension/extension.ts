@@ -99,7 +99,8 @@ export async function activate(context: vscode.ExtensionContext) {
     }),
     ...merged.disposables,
     vscode.window.registerWebviewPanelSerializer(DashboardPanel.viewType, {
-      deserializeWebviewPanel: async (panel) => void DashboardPanel.revive(panel, panelDeps),
+      deserializeWebviewPanel: async (panel, state) =>
+        void DashboardPanel.revive(panel, panelDeps, state),
     }),
     ...registerProject({
       host,

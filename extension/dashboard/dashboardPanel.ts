@@ -6,6 +6,8 @@
  * trusted side.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import * as vscode from 'vscode';
 import {
@@ -24,6 +26,36 @@ import {
 } from '../../webview/protocol.js';
 import type { Host } from '../host.js';
 import type { Session } from '../session.js';
+
+/**
+ * The page's route, also kept in a file of the extension's storage: VS Code saves a webview's
+ * state (and mementos) with the window's storage when the window closes, which a browser reload
+ * of a web workbench (code-server) can cut short; a file the extension host writes is there.
+ */
+function routeFile(context: vscode.ExtensionContext): string | undefined {
+  const dir = context.storageUri ?? context.globalStorageUri;
+  return dir ? join(dir.fsPath, 'dashboard-route.json') : undefined;
+}
+
+function saveRoute(context: vscode.ExtensionContext, hash: string): void {
+  const file = routeFile(context);
+  if (!file) return;
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify({ route: hash }));
+  } catch {
+    // Only a convenience: the webview's own state is the first place looked at.
+  }
+}
+
+function savedRoute(context: vscode.ExtensionContext): unknown {
+  const file = routeFile(context);
+  try {
+    return file ? (JSON.parse(readFileSync(file, 'utf8')) as { route?: unknown }).route : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export interface PanelDeps {
   context: vscode.ExtensionContext;
@@ -65,10 +97,17 @@ export class DashboardPanel implements vscode.Disposable {
    * A panel VS Code kept over a reload (the WebviewPanelSerializer): the same page again; it finds
    * its route in the webview's saved state (webview/navigation.ts).
    */
-  static revive(panel: vscode.WebviewPanel, deps: PanelDeps): DashboardPanel {
+  static revive(panel: vscode.WebviewPanel, deps: PanelDeps, state?: unknown): DashboardPanel {
     DashboardPanel.current?.dispose();
     panel.webview.options = panelOptions(deps.context);
-    DashboardPanel.current = new DashboardPanel(panel, deps);
+    // The page's saved route, as VS Code kept it: sent once the new page is ready, in case its
+    // own getState() comes back empty (a revived webview is a new page).
+    const route = (state as { route?: unknown } | undefined)?.route ?? savedRoute(deps.context);
+    const hash =
+      typeof route === 'string' && route.startsWith('#') && route.length <= 2048
+        ? route
+        : undefined;
+    DashboardPanel.current = new DashboardPanel(panel, deps, hash);
     return DashboardPanel.current;
   }
 
@@ -80,6 +119,7 @@ export class DashboardPanel implements vscode.Disposable {
   private readonly session: Session;
   private readonly relay: LogRelay;
   private readonly host: Host;
+  private readonly context: vscode.ExtensionContext;
 
   private constructor(
     readonly panel: vscode.WebviewPanel,
@@ -90,6 +130,7 @@ export class DashboardPanel implements vscode.Disposable {
     this.session = session;
     this.relay = deps.relay;
     this.host = deps.host;
+    this.context = deps.context;
     const dist = vscode.Uri.joinPath(deps.context.extensionUri, 'dist');
     const w = panel.webview;
     w.html = dashboardHtml({
@@ -158,6 +199,7 @@ export class DashboardPanel implements vscode.Disposable {
         return this.sendState();
       case 'route':
         this.route = m.hash;
+        saveRoute(this.context, m.hash);
         this.exchanged.fire();
         return;
       case 'requestLogRange':
