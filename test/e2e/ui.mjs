@@ -152,7 +152,21 @@ async function flow(page, url, shot) {
     .getByRole('link', { name: 'Workers' })
     .click();
   await dash.getByRole('heading', { level: 1, name: 'Workers' }).waitFor(long);
-  await page.reload({ waitUntil: 'domcontentloaded' });
+  // Developer: Reload Window, as a user reloads: the workbench saves its state first (a bare
+  // page reload can cut that save short, and then not even the editor tabs come back).
+  await page.keyboard.press('F1');
+  await page.keyboard.type('Developer: Reload Window');
+  await page
+    .locator('.quick-input-list')
+    .getByRole('option', { name: /Developer: Reload Window/ })
+    .first()
+    .waitFor(long);
+  const reloaded = page.waitForEvent('framenavigated', {
+    predicate: (f) => f === page.mainFrame(),
+    ...long,
+  });
+  await page.keyboard.press('Enter');
+  await reloaded;
   await page.getByRole('tab', { name: /Wick Dashboard/ }).waitFor(long);
   const again = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
   await again.getByRole('heading', { level: 1, name: 'Workers' }).waitFor(long);
