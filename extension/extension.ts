@@ -73,6 +73,7 @@ export async function activate(context: vscode.ExtensionContext) {
     state: () => s.state,
     onState: s.onDidChange,
     showError: (m) => host.showErrorMessage(m),
+    outputs,
   });
   const openDashboard = (hash?: string) => {
     if (s.connection.kind !== 'connected')

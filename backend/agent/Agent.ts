@@ -14,8 +14,6 @@ import { MasterSession } from '../client/MasterSession.js';
 import { clientEnv } from '../client/masterConnection.js';
 import { ReverseProxyConf } from '../conf/reverseProxy.js';
 import { WickConf } from '../conf/WickConf.js';
-import { uiClusterSecret } from '../http/uiAuth.js';
-import { loginLink } from '../http/uiLogin.js';
 import { type LocalCluster, startLocalCluster } from '../launcher/localClusterProcess.js';
 import { RequestKillApplication, RequestKillDriver } from '../protocol/client.js';
 import { WORKER_ENDPOINT } from '../protocol/endpoints.js';
@@ -23,6 +21,7 @@ import { RequestLogRange, RequestWorkerState } from '../protocol/worker.js';
 import { ensureClusterSecret, resolveClusterAuth } from '../rpc/clusterSecret.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import { describeLogSource, logFields } from '../shared/logSource.js';
+import { loginLink } from '../shared/uiLogin.js';
 import type { DriverOutputSink } from './driverOutput.js';
 import { LogForwarder } from './LogForwarder.js';
 import type {
@@ -225,6 +224,7 @@ export class Agent {
     const state = this.requireSession().state;
     if (!state) throw new Error('No state from the master yet');
     let base = state.webUiUrl;
+    let route: string | undefined;
     if (t?.kind === 'worker') {
       if (typeof t.workerId !== 'string' || t.workerId.length > 200)
         throw new Error(`Invalid worker id ${JSON.stringify(t.workerId)}: expected a worker's id`);
@@ -235,13 +235,19 @@ export class Agent {
           `Worker ${w.id} advertises no web UI address (${JSON.stringify(w.webUiAddress)}); its pages are under the master's ${state.webUiUrl}/proxy/${w.id}/`,
         );
       base = w.webUiAddress;
+    } else if (t?.kind === 'app') {
+      if (typeof t.appId !== 'string' || !/^app-[\w.-]{1,200}$/.test(t.appId))
+        throw new Error(`Invalid application id ${JSON.stringify(t.appId)}: expected app-…`);
+      route = `#/app/${encodeURIComponent(t.appId)}`;
     } else if (t?.kind !== 'master') {
-      throw new Error(`Invalid web UI target ${JSON.stringify(t)}: expected master or worker`);
+      throw new Error(`Invalid web UI target ${JSON.stringify(t)}: expected master, worker or app`);
     }
-    const secret = uiClusterSecret(new WickConf());
+    const auth = resolveClusterAuth(new WickConf());
+    const secret = auth.mode === 'secret' ? auth.secret : undefined;
+    // Logged in, the login page moves on to the route itself (a fragment does not follow it).
     return secret === undefined
-      ? { url: base, login: false }
-      : { url: loginLink(base, secret), login: true };
+      ? { url: route ? `${base.replace(/\/$/, '')}/${route}` : base, login: false }
+      : { url: loginLink(base, secret, Date.now(), route), login: true };
   }
 
   /**

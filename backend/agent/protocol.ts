@@ -111,7 +111,11 @@ export const StopFollowLog = new NotificationType<Fields<typeof worker.StopFollo
 );
 
 /** Whose web UI: the connected master's, or one of its workers' (by id, as the master lists it). */
-export type UiTarget = { kind: 'master' } | { kind: 'worker'; workerId: string };
+export type UiTarget =
+  | { kind: 'master' }
+  | { kind: 'worker'; workerId: string }
+  /** The master's dashboard on an application's page. */
+  | { kind: 'app'; appId: string };
 /**
  * The address to open that web UI at: with cluster authentication on, a one-time login link
  * (`wick ui-url`'s), made by the agent from the cluster secret; the address itself when off.

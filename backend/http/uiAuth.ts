@@ -6,12 +6,13 @@ import { resolveClusterAuth } from '../rpc/clusterSecret.js';
 import {
   checkLoginToken,
   checkSession,
+  isDashboardRoute,
   isSecret,
   mintSession,
   SESSION_TTL_MS,
   sessionCookieName,
   UsedLinks,
-} from './uiLogin.js';
+} from '../shared/uiLogin.js';
 
 /**
  * The web UI behind the cluster's door: with authentication on, every page and API answers only
@@ -63,14 +64,16 @@ export function mountUiAuth(app: Hono, o: UiAuthOptions): void {
       maxAge: SESSION_TTL_MS / 1000,
       secure: new URL(c.req.url).protocol === 'https:',
     });
+    const to = c.req.query('to');
+    const next = to !== undefined && isDashboardRoute(to) ? `/${to}` : '/';
     // A page that moves on by itself rather than a 302: a Strict cookie set by a redirect that a
     // link on another site started is not sent with the redirected request, so that first
     // page would ask to log in again; a navigation this page starts is same-site.
     return c.html(
       html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=/">
+<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=${next}">
 <title>Logged in</title></head>
-<body><p>Logged in. <a href="/">Open the dashboard</a>.</p></body></html>`,
+<body><p>Logged in. <a href="${next}">Open the dashboard</a>.</p></body></html>`,
       200,
       { 'Content-Security-Policy': "default-src 'none'" },
     );

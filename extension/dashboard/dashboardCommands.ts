@@ -71,14 +71,15 @@ export function registerDashboardCommands(d: {
 
 async function openWebUi(session: Session, node?: Node): Promise<OpenedUi> {
   await session.ensureConnected();
+  // An application's page is the master's dashboard on its route (after the login, if any).
   const target: UiTarget =
-    node?.kind === 'worker' ? { kind: 'worker', workerId: node.worker.id } : { kind: 'master' };
+    node?.kind === 'worker'
+      ? { kind: 'worker', workerId: node.worker.id }
+      : node?.kind === 'app'
+        ? { kind: 'app', appId: node.app.id }
+        : { kind: 'master' };
   const link = await session.client.sendRequest(RequestUiLink, target);
-  // An application's page is the master's dashboard on its route. A login link lands on the
-  // UI's front page (the login page moves on to "/"), so the route cannot follow a login.
-  let url = link.url;
-  if (node?.kind === 'app' && !link.login)
-    url = `${url.replace(/\/$/, '')}/#/app/${encodeURIComponent(node.app.id)}`;
+  const url = link.url;
   const via =
     vscode.workspace.getConfiguration('wick').get<string>('ui.openWebUiIn', 'external') ===
     'simpleBrowser'

@@ -3,8 +3,9 @@
  * (`wick-merged:` URIs), each line tagged with its source, in the order the lines reached the
  * extension (mergedLog.ts says why that order). Opening it reads each source's tail and follows
  * it; executors that start later join as they appear in the pushed state; closing it stops every
- * follow. The driver is a source when its id is known: a cluster-mode submit from this window
- * (a client-mode driver runs beside the agent, not on a worker, and has no worker log).
+ * follow. The driver is a source when this window submitted the app: a cluster-mode driver's
+ * worker logs, or a client-mode driver's output as the agent streams it (it runs beside the agent,
+ * not on a worker, and has no worker log).
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
@@ -18,6 +19,7 @@ import {
   StopFollowLog,
 } from '../../backend/agent/protocol.js';
 import type { ExtensionToPanel } from '../../webview/protocol.js';
+import type { DriverRun } from '../output/driverOutputs.js';
 import { driverOf } from './knownDrivers.js';
 import { MergedLog, sourceTag } from './mergedLog.js';
 
@@ -29,8 +31,17 @@ export interface FollowRoutes {
   remove(id: string): void;
 }
 
+/** The client-mode drivers' output of this window's submits (output/driverOutputs.ts). */
+export interface DriverOutputSource {
+  forApp(appId: string): DriverRun | undefined;
+  onDidAppend: vscode.Event<{ run: DriverRun; data: string }>;
+  onDidExit: vscode.Event<DriverRun>;
+}
+
 interface View {
   uri: vscode.Uri;
+  /** Subscriptions of the view's own (a client-mode driver's output), ended with it. */
+  subs: vscode.Disposable[];
   appId: string;
   log: MergedLog;
   /** Source keys already added (`exec 0`, `driver`), so a source is read once. */
@@ -58,6 +69,7 @@ export class MergedLogDocuments implements vscode.TextDocumentContentProvider, v
     private readonly routes: FollowRoutes,
     private readonly state: () => MasterState | undefined,
     onState: vscode.Event<unknown>,
+    private readonly outputs?: DriverOutputSource,
   ) {
     this.disposables.push(
       vscode.workspace.onDidCloseTextDocument((d) => {
@@ -85,14 +97,16 @@ export class MergedLogDocuments implements vscode.TextDocumentContentProvider, v
         log: new MergedLog(),
         sources: new Set(),
         follows: new Set(),
+        subs: [],
         ready: Promise.resolve(),
       };
       this.views.set(uri.toString(), view);
       view.ready = (async () => {
+        const run = this.outputs?.forApp(appId);
         if (driverId) {
           await this.addSource(view, { driverId }, 'stdout');
           await this.addSource(view, { driverId }, 'stderr');
-        }
+        } else if (run?.deployMode === 'client') this.addDriverOutput(view, run);
         await this.addExecutors(view);
       })();
       v = view;
@@ -115,6 +129,24 @@ export class MergedLogDocuments implements vscode.TextDocumentContentProvider, v
     for (const e of execs)
       for (const stream of ['stdout', 'stderr'] as const)
         await this.addSource(v, { appId: e.appId, execId: e.id }, stream);
+  }
+
+  /** A client-mode driver: its output so far, then as it arrives, tagged `driver`. */
+  private addDriverOutput(v: View, run: DriverRun): void {
+    const tag = 'driver';
+    if (!this.outputs || v.sources.has(tag)) return;
+    v.sources.add(tag);
+    v.log.add(tag, Buffer.from(run.text));
+    if (run.exit) v.log.end(tag);
+    else
+      v.subs.push(
+        this.outputs.onDidAppend((e) => {
+          if (e.run === run && v.log.add(tag, Buffer.from(e.data))) this.changed.fire(v.uri);
+        }),
+        this.outputs.onDidExit((r) => {
+          if (r === run && v.log.end(tag)) this.changed.fire(v.uri);
+        }),
+      );
   }
 
   private async addSource(v: View, source: LogSource, stream: LogStream): Promise<void> {
@@ -157,6 +189,7 @@ export class MergedLogDocuments implements vscode.TextDocumentContentProvider, v
     const v = this.views.get(key);
     if (!v) return;
     this.views.delete(key);
+    for (const s of v.subs) s.dispose();
     for (const id of v.follows) {
       this.routes.remove(id);
       void this.client().sendNotification(StopFollowLog, { followId: id });
@@ -197,8 +230,9 @@ export function registerMergedLog(d: {
   state: () => MasterState | undefined;
   onState: vscode.Event<unknown>;
   showError: (message: string) => unknown;
+  outputs?: DriverOutputSource;
 }): { docs: MergedLogDocuments; disposables: vscode.Disposable[] } {
-  const docs = new MergedLogDocuments(d.client, d.routes, d.state, d.onState);
+  const docs = new MergedLogDocuments(d.client, d.routes, d.state, d.onState, d.outputs);
   const show = async (arg?: {
     kind?: string;
     app?: { id: string };

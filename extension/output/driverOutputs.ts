@@ -43,6 +43,9 @@ export class DriverOutputs implements vscode.TextDocumentContentProvider, vscode
   private readonly exited = new vscode.EventEmitter<DriverRun>();
   /** A run's driver has exited and its output is complete. */
   readonly onDidExit = this.exited.event;
+  private readonly appended = new vscode.EventEmitter<{ run: DriverRun; data: string }>();
+  /** Text a run's driver wrote, as it arrives (the merged log follows it). */
+  readonly onDidAppend = this.appended.event;
   private readonly pending = new Set<string>();
   private readonly flush: Debounced;
   private readonly disposables: vscode.Disposable[] = [];
@@ -166,6 +169,7 @@ export class DriverOutputs implements vscode.TextDocumentContentProvider, vscode
 
   private append(run: DriverRun, data: string): void {
     run.text += data;
+    this.appended.fire({ run, data });
     if (run.text.length > MAX_TEXT) {
       const cut = run.text.length - MAX_TEXT;
       run.text = run.text.slice(cut);
@@ -185,5 +189,6 @@ export class DriverOutputs implements vscode.TextDocumentContentProvider, vscode
     for (const d of this.disposables) d.dispose();
     this.changed.dispose();
     this.exited.dispose();
+    this.appended.dispose();
   }
 }

@@ -12,9 +12,9 @@ import type { TestContext } from 'node:test';
 import { clientEnv } from '../../backend/client/masterConnection.js';
 import { WickConf } from '../../backend/conf/WickConf.js';
 import { MasterWebUI } from '../../backend/http/MasterWebUI.js';
-import { loginLink } from '../../backend/http/uiLogin.js';
 import { WorkerWebUI } from '../../backend/http/WorkerWebUI.js';
 import { resolveClusterAuth } from '../../backend/rpc/clusterSecret.js';
+import { loginLink } from '../../backend/shared/uiLogin.js';
 import { repoRoot, wickBin } from './cli.js';
 
 export interface Route {

@@ -13,7 +13,7 @@ import {
   mintSession,
   SESSION_TTL_MS,
   sessionCookieName,
-} from '../../backend/http/uiLogin.js';
+} from '../../backend/shared/uiLogin.js';
 import { startMaster, startWorker } from '../helpers/cluster.js';
 import { checkNothingLeftRunning } from '../helpers/leaks.js';
 import { logIn, openLoginLink, type Route, submitStdinApp, uiRoutes } from '../helpers/webUi.js';
@@ -256,6 +256,16 @@ test('a login link works once, and only while it is current and made with this c
     /^Invalid login token "..\/..\/etc\/passwd": expected <expiry>.<nonce>.<signature>/,
   );
   await refused(`${ui}/login`, /^This login link has no token/);
+
+  // A link with a dashboard route moves on to it once logged in; any other `to` is ignored.
+  const to = async (route: string) => {
+    const url = `${link(mintLoginToken(SECRET, Date.now()))}&to=${encodeURIComponent(route)}`;
+    const res = await fetch(url, { redirect: 'manual' });
+    assert.equal(res.status, 200);
+    return /url=([^"]*)"/.exec(await res.text())?.[1];
+  };
+  assert.equal(await to('#/app/app-1'), '/#/app/app-1');
+  assert.equal(await to('https://evil.example/'), '/');
 
   // A session past its 12 hours is refused, saying so.
   const old = `${sessionCookieName(SECRET)}=${mintSession(SECRET, now - SESSION_TTL_MS - 1000)}`;

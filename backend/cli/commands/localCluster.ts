@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { loadConf } from '../../conf/load.js';
 import { uiClusterSecret } from '../../http/uiAuth.js';
-import { LOGIN_LINK_TTL_MS, loginLink } from '../../http/uiLogin.js';
 import { type LocalClusterOptions, startLocalCluster } from '../../launcher/localClusterProcess.js';
+import { LOGIN_LINK_TTL_MS, loginLink } from '../../shared/uiLogin.js';
 import { collect } from '../options.js';
 
 /** The options as commander gives them: the counts still strings. */

@@ -3,7 +3,7 @@ import { allMasterStates, leaderState } from '../../client/masterConnection.js';
 import { findWorker } from '../../client/workerLookup.js';
 import { loadConf } from '../../conf/load.js';
 import { uiClusterSecret } from '../../http/uiAuth.js';
-import { LOGIN_LINK_TTL_MS, loginLink } from '../../http/uiLogin.js';
+import { LOGIN_LINK_TTL_MS, loginLink } from '../../shared/uiLogin.js';
 import { addConfOptions, defaultMasterUrl } from '../options.js';
 
 interface Flags {

@@ -256,5 +256,27 @@ export async function dashboardSteps(api: Api, root: string): Promise<void> {
     }
   });
 
+  await step("Open Web UI on an application logs in and moves on to the app's page", async () => {
+    const restore = await setting('ui.openWebUiIn', 'simpleBrowser');
+    try {
+      const app = apps(s.state).find((a) => a.state === 'FINISHED');
+      assert.ok(app, 'a finished application');
+      const r = (await vscode.commands.executeCommand('wick.openWebUi', {
+        kind: 'app',
+        app,
+      })) as { url: string; login: boolean } | undefined;
+      assert.ok(r?.login, `a login link: ${JSON.stringify(r)}`);
+      const route = `#/app/${app.id}`;
+      assert.equal(new URL(r.url).searchParams.get('to'), route);
+      // Logged in (the Simple Browser may have used the link first), the page moves on there.
+      const res = await fetch(r.url);
+      const body = await res.text();
+      if (res.status === 200) assert.ok(body.includes(`url=/${route}`), body.slice(0, 300));
+      else assert.match(body, /used already/);
+    } finally {
+      await restore();
+    }
+  });
+
   panel?.dispose();
 }

@@ -163,4 +163,33 @@ export async function followLogSteps(api: Api, root: string): Promise<void> {
       await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     },
   );
+
+  await step(
+    "client mode: the merged view has the driver's own output, tagged [driver]",
+    async () => {
+      const r = await submit({
+        file: join(root, 'examples', 'pi.ts'),
+        args: ['4'],
+        deployMode: 'client',
+        name: 'merged client',
+      });
+      assert.ok(r?.success && r.appId, JSON.stringify(r));
+      const ed = (await vscode.commands.executeCommand('wick.showMergedLog', {
+        appId: r.appId,
+      })) as vscode.TextEditor | undefined;
+      assert.ok(ed, 'Show Merged Log opened a document');
+      const doc = ed.document;
+      await within(
+        90_000,
+        textUntil(
+          doc,
+          (t) =>
+            /^\[driver\] Pi is roughly 3\.\d+$/m.test(t) &&
+            /^\[exec \d+\] .*Finished task/m.test(t),
+        ),
+        () => `the driver's output and executor lines (${doc.getText().slice(0, 600)})`,
+      );
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    },
+  );
 }

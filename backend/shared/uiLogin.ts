@@ -64,10 +64,25 @@ export function mintLoginToken(
 }
 
 /** `http://host:port/login?token=…` for the web UI at `webUiUrl`. */
-export function loginLink(webUiUrl: string, secret: string, now = Date.now()): string {
+export function loginLink(webUiUrl: string, secret: string, now = Date.now(), to?: string): string {
   const url = new URL('/login', webUiUrl);
   url.searchParams.set('token', mintLoginToken(secret, now));
+  if (to !== undefined) {
+    if (!isDashboardRoute(to))
+      throw new Error(
+        `Invalid dashboard route ${JSON.stringify(to)}: expected #/… (e.g. #/app/app-…)`,
+      );
+    url.searchParams.set('to', to);
+  }
   return url.toString();
+}
+
+/**
+ * Where a login may move on to besides the front page: a route of the dashboard on this UI
+ * (`#/app/app-…`), nothing else, so that a login link cannot send anyone to another site.
+ */
+export function isDashboardRoute(to: string): boolean {
+  return /^#\/[A-Za-z0-9_.~%-]+(\/[A-Za-z0-9_.~%-]+)*$/.test(to) && to.length <= 300;
 }
 
 export type LoginCheck = { ok: true; nonce: string; expiry: number } | { ok: false; why: string };

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import {
   checkLoginToken,
   checkSession,
+  isDashboardRoute,
   isSecret,
   LOGIN_LINK_TTL_MS,
   loginLink,
@@ -16,7 +17,7 @@ import {
   SESSION_TTL_MS,
   sessionCookieName,
   UsedLinks,
-} from '../../backend/http/uiLogin.js';
+} from '../../backend/shared/uiLogin.js';
 
 const SECRET = 'unit-test-cluster-secret-01';
 const NOW = Date.UTC(2026, 11, 2, 12, 0, 0);
@@ -101,6 +102,26 @@ test('the cookie is named per cluster; the link goes to /login of the UI given',
   const link = new URL(loginLink('http://10.0.0.5:8080', SECRET, NOW));
   assert.equal(`${link.origin}${link.pathname}`, 'http://10.0.0.5:8080/login');
   assert.ok(checkLoginToken(SECRET, link.searchParams.get('token') ?? '', NOW).ok);
+});
+
+test('a link may carry a dashboard route to move on to after the login, and nothing else', () => {
+  const link = new URL(loginLink('http://10.0.0.5:8080', SECRET, NOW, '#/app/app-20261203-0001'));
+  assert.equal(link.searchParams.get('to'), '#/app/app-20261203-0001');
+  for (const bad of [
+    'https://evil.example/',
+    '//evil.example',
+    '/x',
+    '#/a/../../b?c',
+    '#/<x>',
+    '#',
+  ])
+    assert.throws(
+      () => loginLink('http://10.0.0.5:8080', SECRET, NOW, bad),
+      /Invalid dashboard route/,
+      bad,
+    );
+  assert.ok(isDashboardRoute('#/workers'));
+  assert.ok(!isDashboardRoute(`#/${'a'.repeat(400)}`));
 });
 
 test('isSecret: equal strings only, whatever their lengths', () => {
