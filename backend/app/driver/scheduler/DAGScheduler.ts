@@ -89,7 +89,6 @@ export class DAGScheduler {
         `Job aborted: ${stageName} failed ${attempt} consecutive times on fetch failures (wick.stage.maxConsecutiveAttempts = ${this.maxConsecutiveAttempts}); most recent: ${err.message}`,
       );
     }
-    this.stats.stagesResubmitted++;
     this.log.warn(
       `${stageName} could not fetch map output ${f.mapId} of shuffle ${f.shuffleId} from executor ${f.executorId} (FetchFailed: ${err.message}); resubmitting ShuffleMapStage ${parent?.id ?? '?'} (its lost partitions) and then ${stageName} (attempt ${attempt + 1} of ${this.maxConsecutiveAttempts})`,
     );
