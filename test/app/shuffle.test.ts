@@ -15,6 +15,9 @@ import fc from 'fast-check';
 import type { RDD } from '../../backend/app/driver/RDD.js';
 import { WickContext } from '../../backend/app/index.js';
 import { canonicalJson, compareKeys } from '../../backend/app/shuffle/keys.js';
+import { wickProtocol } from '../../backend/protocol/index.js';
+import { FetchShuffleBlock, SHUFFLE_ENDPOINT } from '../../backend/protocol/shuffle.js';
+import { RpcEnv } from '../../backend/rpc/index.js';
 import { eventually, type SharedCluster, startSharedCluster } from '../helpers/apps.js';
 import { waitUntilGone } from '../helpers/cli.js';
 
@@ -414,6 +417,37 @@ test('an executor SIGKILLed between the map and reduce stages: its outputs rerun
       /Resubmitting ShuffleMapStage \d+ \(shuffle \d+\): \d+ of 4 map outputs are missing/.test(l),
     ),
   );
+});
+
+test('a shuffle server lets in only its application: a peer without its key is refused', {
+  timeout: 60_000,
+}, async () => {
+  const reduced = wc
+    .range(0, 100, 1, 2)
+    .map((x): [number, number] => [x % 3, 1])
+    .reduceByKey((a, b) => a + b, 2);
+  assert.equal(await reduced.count(), 3);
+  const tracker = wc.dagScheduler.mapOutputs as unknown as {
+    shuffles: Map<number, ({ location: string } | undefined)[]>;
+  };
+  const last = [...tracker.shuffles.values()].at(-1)?.[0];
+  assert.ok(last, 'a map output');
+  const stranger = await RpcEnv.create({
+    protocol: wickProtocol,
+    name: 'stranger',
+    clientMode: true,
+    auth: { credential: undefined, keys: undefined },
+  });
+  try {
+    await assert.rejects(
+      stranger
+        .endpointRef({ address: last.location, name: SHUFFLE_ENDPOINT })
+        .ask(FetchShuffleBlock({ shuffleId: 0, mapId: 0, reduceId: 0, offset: 0, length: 10 })),
+      (err: Error) => /auth|secret|key/i.test(err.message),
+    );
+  } finally {
+    await stranger.stop();
+  }
 });
 
 test('no shuffle file is left once the application ends', { timeout: 60_000 }, async () => {

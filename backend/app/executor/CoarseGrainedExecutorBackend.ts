@@ -59,6 +59,16 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
   private fileServer: RpcEndpointRef | undefined;
   /** The RpcEnv its shuffle block server listens on (the executor's own env only dials out). */
   private shuffleEnv: RpcEnv | undefined;
+  /**
+   * Reduce tasks that may hold fetched blocks at once (fetching, queued or running): a task's
+   * blocks are in memory until it ends, and the driver queues more tasks than cores (prefetch),
+   * so without a bound the queue alone could hold a whole shuffle.
+   */
+  private readonly reduceSlots = {
+    free: 0,
+    waiting: [] as (() => void)[],
+    held: new Set<number>(),
+  };
   private filesDir: string | undefined;
   /**
    * Added files: the names of those here (a task says how many of the driver's it needs: names
@@ -76,6 +86,7 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
 
   constructor(private readonly opts: BackendOptions) {
     super();
+    this.reduceSlots.free = opts.cores + 1;
     // The task path: each handler returns at once, so the inbox runs the next message without a
     // promise in between.
     this.on(LaunchTask, (msg) => {
@@ -111,12 +122,14 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
    */
   private async fetchThenLaunch(task: TaskDescription): Promise<void> {
     const src = task.source as Extract<TaskDescription['source'], { kind: 'shuffle' }>;
+    await this.takeReduceSlot(task.taskId);
     try {
       const blocks = await fetchShuffleBlocks(this.rpcEnv, src.shuffleId, src.reduceId, src.blocks);
       (task as TaskWithBlocks).shuffleBlocks = blocks;
     } catch (err) {
       const e = err as Error;
       this.log.warn(e.message);
+      this.reduceTaskEnded(task.taskId);
       this.driver?.send(
         StatusUpdate({
           executorId: this.opts.executorId,
@@ -140,6 +153,31 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
       return;
     }
     this.launch(task);
+  }
+
+  private takeReduceSlot(taskId: number): Promise<void> {
+    const slots = this.reduceSlots;
+    const take = () => {
+      slots.free--;
+      slots.held.add(taskId);
+    };
+    if (slots.free > 0) {
+      take();
+      return Promise.resolve();
+    }
+    return new Promise((resolve) =>
+      slots.waiting.push(() => {
+        take();
+        resolve();
+      }),
+    );
+  }
+
+  private reduceTaskEnded(taskId: number): void {
+    const slots = this.reduceSlots;
+    if (!slots.held.delete(taskId)) return;
+    slots.free++;
+    slots.waiting.shift()?.();
   }
 
   /** Tasks come from the driver alone, over the connection this executor dialled to it. */
@@ -187,14 +225,16 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
         o.executorId,
         o.cores,
         place,
-        (r) =>
+        (r) => {
+          if (r.state !== 'RUNNING') this.reduceTaskEnded(r.taskId);
           driver.send(
             StatusUpdate({
               executorId: o.executorId,
               ...r,
               ...(r.error ? { error: boundedTaskError(r.error) } : {}),
             }),
-          ),
+          );
+        },
         undefined,
         o.memoryMB,
         pool,
