@@ -190,9 +190,12 @@ export class TaskScheduler {
     if (!job || job.done[t.partition]) return { executorId: t.executorId, toKill: [] };
     if (error.fetchFailed) {
       // Not the task's fault, and no retry of it helps: the stage's parent must run again first.
+      // The partitions done keep their results: only the others run again (Spark's resubmit).
+      const finished = new Map<number, unknown>();
+      for (const [i, d] of job.done.entries()) if (d) finished.set(i, job.results[i]);
       const toKill = this.abortWith(
         job.jobId,
-        new FetchFailedJobError(error.message, error.fetchFailed),
+        new FetchFailedJobError(error.message, error.fetchFailed, finished),
       );
       return { executorId: t.executorId, toKill };
     }
@@ -323,6 +326,8 @@ export class FetchFailedJobError extends Error {
   constructor(
     message: string,
     readonly fetchFailed: NonNullable<TaskError['fetchFailed']>,
+    /** The results of the task set's partitions that had finished, by their place in it. */
+    readonly finished: ReadonlyMap<number, unknown> = new Map(),
   ) {
     super(message);
     this.name = 'FetchFailed';

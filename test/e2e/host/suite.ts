@@ -28,6 +28,7 @@ import { projectSteps } from './project.js';
 import { showLogsSteps } from './showLogs.js';
 import { submitLessSteps } from './submitLess.js';
 import { supervisedDriverSteps } from './supervisedDriver.js';
+import { wordCountSteps } from './wordCount.js';
 
 export async function run(): Promise<void> {
   const root = process.env.WICK_E2E_ROOT as string;
@@ -182,6 +183,7 @@ export async function run(): Promise<void> {
   await projectSteps(api, root);
   await submitLessSteps(api, root);
   await debugJobSteps(api, root);
+  await wordCountSteps(api, root);
 
   await step('state change → tree refreshed (benchmark sample)', async () => {
     // The time from the agent's push of a change to the views having re-read their roots.

@@ -63,12 +63,22 @@ export class DAGScheduler {
     const jobId = this.nextJobId++;
     this.stats.jobs++;
     const stageName = `ResultStage of job ${jobId}`;
+    let results: unknown[] | undefined;
+    let pending: number[] | undefined;
     for (let attempt = 1; ; attempt++) {
       await this.computeParents(plan);
+      const full = this.specOf(plan, action);
+      results ??= new Array(full.sources.length);
+      const todo = pending ?? full.sources.map((_, i) => i);
       try {
-        return await this.submit(this.specOf(plan, action));
+        const got = await this.submit(pending ? subset(full, todo) : full);
+        for (const [i, r] of got.entries()) results[todo[i] as number] = r;
+        return results;
       } catch (err) {
         if (!(err instanceof FetchFailedJobError)) throw err;
+        // A resubmitted ResultStage runs only the partitions that had not finished (Spark's).
+        for (const [i, r] of err.finished) results[todo[i] as number] = r;
+        pending = todo.filter((_, i) => !err.finished.has(i));
         this.fetchFailed(err, stageName, attempt);
       }
     }

@@ -164,6 +164,27 @@ test('FetchFailed: the outputs of that executor are dropped, the parent reruns, 
   );
 });
 
+test('a resubmitted ResultStage runs only its partitions that had not finished', async () => {
+  const h = harness((_s, p) => (p === 0 ? 'e1' : 'e2'));
+  const plan = shuffled(0, source(2), 3);
+  let failures = 1;
+  h.failWith((spec) =>
+    spec.action.kind === 'collect' && failures-- > 0
+      ? new FetchFailedJobError(
+          'gone',
+          { shuffleId: 0, mapId: 1, executorId: 'e2' },
+          new Map([[2, 'kept']]),
+        )
+      : undefined,
+  );
+  assert.deepEqual(await h.dag.runJob(plan, { kind: 'collect' }), [1, 1, 'kept']);
+  assert.deepEqual(h.sets.at(-1)?.partitions, [0, 1]);
+  assert.deepEqual(
+    h.sets.at(-1)?.spec.sources.map((x) => (x as { reduceId: number }).reduceId),
+    [0, 1],
+  );
+});
+
 test('FetchFailed on every attempt: the job fails after wick.stage.maxConsecutiveAttempts', async () => {
   const h = harness();
   h.failWith((spec) =>
