@@ -104,3 +104,39 @@ export function compareKeys(a: unknown, b: unknown): number {
     }
   }
 }
+
+/**
+ * A map from keys to entries with the equality above: strings and numbers are looked up as
+ * themselves (for them canonical JSON is one-to-one, and a Map compares numbers as JSON does,
+ * -0 as 0), every other key by its canonical JSON text. Most keys are strings or numbers, and
+ * a word count then builds no JSON text per word.
+ */
+export class KeyMap<E> {
+  private readonly strings = new Map<string, E>();
+  private readonly numbers = new Map<number, E>();
+  private readonly others = new Map<string, E>();
+
+  get(k: unknown): E | undefined {
+    if (typeof k === 'string') return this.strings.get(k);
+    if (typeof k === 'number') return this.numbers.get(k);
+    return this.others.get(canonicalJson(k));
+  }
+
+  set(k: unknown, e: E): void {
+    if (typeof k === 'string') this.strings.set(k, e);
+    else if (typeof k === 'number') {
+      if (!Number.isFinite(k)) throw new Error(`A key must be a JSON value; ${k} is not one`);
+      this.numbers.set(k, e);
+    } else this.others.set(canonicalJson(k), e);
+  }
+
+  get size(): number {
+    return this.strings.size + this.numbers.size + this.others.size;
+  }
+
+  *values(): IterableIterator<E> {
+    yield* this.strings.values();
+    yield* this.numbers.values();
+    yield* this.others.values();
+  }
+}

@@ -1,6 +1,6 @@
 import type { Aggregator, PartitionSource } from '../../protocol/executor.js';
 import { parseBlock } from '../shuffle/blocks.js';
-import { canonicalJson, compareKeys } from '../shuffle/keys.js';
+import { compareKeys, KeyMap } from '../shuffle/keys.js';
 
 type ShuffleSource = Extract<PartitionSource, { kind: 'shuffle' }>;
 type Fn = (...args: unknown[]) => unknown;
@@ -45,16 +45,15 @@ export function emitShuffle(
   let out: unknown[] | undefined;
   if (src.aggregator) {
     const c = combinersOf(src.aggregator, fn);
-    const byKey = new Map<string, [unknown, unknown]>();
+    const byKey = new KeyMap<[unknown, unknown]>();
     const merge = src.mapSideCombine ? c.mergeCombiners : c.mergeValue;
     const create = src.mapSideCombine ? (x: unknown) => x : c.createCombiner;
     for (const b of blocks) {
       parseBlock(b, (r) => {
         const [k, v] = r as [unknown, unknown];
-        const ck = canonicalJson(k);
-        const had = byKey.get(ck);
+        const had = byKey.get(k);
         if (had) had[1] = merge(had[1], v);
-        else byKey.set(ck, [k, create(v)]);
+        else byKey.set(k, [k, create(v)]);
       });
     }
     out = [...byKey.values()];

@@ -3,7 +3,7 @@ import { crc32 } from 'node:zlib';
 import type { PartitionAction, TaskDescription } from '../../protocol/executor.js';
 import type { MapStatus } from '../../protocol/shuffle.js';
 import { shuffleFiles } from '../shuffle/blocks.js';
-import { canonicalJson } from '../shuffle/keys.js';
+import { KeyMap } from '../shuffle/keys.js';
 import { partitionFunction } from '../shuffle/partitioners.js';
 import type { TaskPlace } from './compile.js';
 import { type Combiners, combinersOf } from './shuffleRead.js';
@@ -27,16 +27,15 @@ export function shuffleWriter(
   const partition = partitionFunction(a.partitioner, n, task.partition);
   const combine: Combiners | undefined =
     a.aggregator && a.mapSideCombine ? combinersOf(a.aggregator, fn) : undefined;
-  const byKey = new Map<string, [unknown, unknown]>();
+  const byKey = new KeyMap<[unknown, unknown]>();
   const buckets: string[][] = Array.from({ length: n }, () => []);
   let records = 0;
   const push = combine
     ? (r: unknown) => {
         const [k, v] = pairOf(r);
-        const ck = canonicalJson(k);
-        const had = byKey.get(ck);
+        const had = byKey.get(k);
         if (had) had[1] = combine.mergeValue(had[1], v);
-        else byKey.set(ck, [k, combine.createCombiner(v)]);
+        else byKey.set(k, [k, combine.createCombiner(v)]);
       }
     : (r: unknown) => {
         if (a.partitioner.kind !== 'roundRobin') pairOf(r);

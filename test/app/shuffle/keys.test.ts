@@ -2,7 +2,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { canonicalJson, compareKeys, fnv1a, hashKey } from '../../../backend/app/shuffle/keys.js';
+import {
+  canonicalJson,
+  compareKeys,
+  fnv1a,
+  hashKey,
+  KeyMap,
+} from '../../../backend/app/shuffle/keys.js';
 
 test('canonical JSON: members sorted, no whitespace, one text per value', () => {
   assert.equal(canonicalJson({ b: 1, a: [true, null, 'x'] }), '{"a":[true,null,"x"],"b":1}');
@@ -46,4 +52,25 @@ test('key order: a total order, types first, consistent with equality', () => {
       if (canonicalJson(a) === canonicalJson(b)) assert.equal(compareKeys(a, b), 0);
     }),
   );
+});
+
+test('KeyMap: one entry per canonical JSON, whatever the key type', () => {
+  fc.assert(
+    fc.property(fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 50 }), (keys) => {
+      const m = new KeyMap<number>();
+      const byText = new Map<string, number>();
+      for (const [i, k] of keys.entries()) {
+        if (m.get(k) === undefined) m.set(k, i);
+        if (!byText.has(canonicalJson(k))) byText.set(canonicalJson(k), i);
+      }
+      assert.equal(m.size, byText.size);
+      assert.deepEqual([...m.values()].sort(), [...byText.values()].sort());
+      for (const k of keys) assert.equal(m.get(k), byText.get(canonicalJson(k)));
+    }),
+  );
+  const m = new KeyMap<string>();
+  m.set(-0, 'zero');
+  assert.equal(m.get(0), 'zero');
+  assert.equal(m.get('0'), undefined);
+  assert.throws(() => m.set(Number.NaN, 'x'), /NaN is not one/);
 });
