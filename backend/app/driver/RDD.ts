@@ -289,7 +289,7 @@ export class RDD<T> {
    */
   sortByKey<K, V>(this: RDD<[K, V]>, ascending = true, numPartitions?: number): RDD<[K, V]> {
     const n = once(() => numPartitions ?? this.numPartitions);
-    const partitioner = once(async (): Promise<PartitionerSpec> => {
+    const partitioner = retryable(async (): Promise<PartitionerSpec> => {
       const parts = this.numPartitions;
       const sampleSize = Math.min(20 * n(), 1_000_000);
       const perPartition = Math.ceil((3 * sampleSize) / Math.max(1, parts));
@@ -473,6 +473,18 @@ export class RDD<T> {
   private run(action: PartitionAction): Promise<unknown[]> {
     return this.runner.runJob(this.plan, action);
   }
+}
+
+/** Memoizes an async computation once it succeeds (a failed sampling job is tried again). */
+function retryable<T>(f: () => Promise<T>): () => Promise<T> {
+  let p: Promise<T> | undefined;
+  return () => {
+    p ??= f().catch((err: unknown) => {
+      p = undefined;
+      throw err;
+    });
+    return p;
+  };
 }
 
 function checkPartitions(n: number, what: string): void {

@@ -52,6 +52,8 @@ export class DAGScheduler {
   private readonly computing = new Map<number, Promise<void>>();
   private nextStageId = 0;
   private nextJobId = 0;
+  /** Executors lost so far (an application never reuses an id): their outputs are not kept. */
+  private readonly lostExecutors = new Set<string>();
 
   constructor(
     private readonly submit: (spec: JobSpec) => Promise<unknown[]>,
@@ -86,6 +88,7 @@ export class DAGScheduler {
 
   /** An executor is gone: its map outputs with it (no external shuffle service yet). */
   executorLost(executorId: string): void {
+    this.lostExecutors.add(executorId);
     const n = this.mapOutputs.removeOutputsOnExecutor(executorId);
     if (n > 0) this.log.info(`Lost ${n} map output(s) with executor ${executorId}`);
   }
@@ -181,7 +184,10 @@ export class DAGScheduler {
             `Map task ${mapId} of ${name} returned ${JSON.stringify(r)?.slice(0, 200)}, not a MapStatus with ${dep.numPartitions} sizes`,
           );
         }
-        this.mapOutputs.registerMapOutput(dep.shuffleId, mapId, r);
+        // A task set's results come when all its tasks are done: an executor lost meanwhile
+        // took the outputs it wrote, which then run again.
+        if (!this.lostExecutors.has(r.executorId))
+          this.mapOutputs.registerMapOutput(dep.shuffleId, mapId, r);
       }
       // Outputs lost meanwhile (an executor gone) are run again; their parents are checked then.
       if (this.mapOutputs.missing(dep.shuffleId).length === 0) return;

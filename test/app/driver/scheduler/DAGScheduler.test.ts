@@ -130,14 +130,37 @@ test('a join: both parent stages run, each once, with concurrent jobs sharing a 
 });
 
 test('a lost executor takes its outputs: the next job reruns only those partitions', async () => {
-  const h = harness((_s, p) => (p % 2 === 0 ? 'e1' : 'e2'));
+  let lost = false;
+  // A lost executor gets no more tasks: what ran on e2 runs on e3 after.
+  const h = harness((_s, p) => (p % 2 === 0 ? 'e1' : lost ? 'e3' : 'e2'));
   const plan = shuffled(0, source(4), 2);
   await h.dag.runJob(plan, { kind: 'count' });
+  lost = true;
   h.dag.executorLost('e2');
   h.sets.length = 0;
   await h.dag.runJob(plan, { kind: 'count' });
   assert.deepEqual(h.sets[0]?.partitions, [1, 3]);
   assert.ok(h.logs.some((l) => /Resubmitting ShuffleMapStage 0 \(shuffle 0\): 2 of 4/.test(l)));
+});
+
+test('a map output written by an executor lost before its stage ended runs again', async () => {
+  let mapRuns = 0;
+  // Partition 1 runs on e2 at first, then (e2 gone) on e3.
+  const h = harness((_s, p) => (p === 1 ? (mapRuns === 1 ? 'e2' : 'e3') : 'e1'));
+  h.failWith((spec) => {
+    // e2 is lost while the stage's first task set runs (after its task finished).
+    if (spec.action.kind === 'shuffleWrite' && ++mapRuns === 1) h.dag.executorLost('e2');
+    return undefined;
+  });
+  await h.dag.runJob(shuffled(0, source(2), 1), { kind: 'count' });
+  assert.deepEqual(
+    h.sets.map((s) => [s.kind, s.partitions]),
+    [
+      ['shuffleWrite', [0, 1]],
+      ['shuffleWrite', [1]],
+      ['count', [0]],
+    ],
+  );
 });
 
 test('FetchFailed: the outputs of that executor are dropped, the parent reruns, then the stage', async () => {
