@@ -179,9 +179,13 @@ export class DAGScheduler {
       }
       for (const [i, r] of results.entries()) {
         const mapId = missing[i] as number;
-        if (!Value.Check(MapStatus, r) || r.sizes.length !== dep.numPartitions) {
+        if (
+          !Value.Check(MapStatus, r) ||
+          r.sizes.length !== dep.numPartitions ||
+          r.crc32s.length !== dep.numPartitions
+        ) {
           throw new JobFailedError(
-            `Map task ${mapId} of ${name} returned ${JSON.stringify(r)?.slice(0, 200)}, not a MapStatus with ${dep.numPartitions} sizes`,
+            `Map task ${mapId} of ${name} returned ${JSON.stringify(r)?.slice(0, 200)}, not a MapStatus with ${dep.numPartitions} sizes and CRC-32s`,
           );
         }
         // A task set's results come when all its tasks are done: an executor lost meanwhile

@@ -225,7 +225,7 @@ test('a map task result that is not a MapStatus fails the job, naming it', async
   const dag = new DAGScheduler(async () => [{ nope: true }], 4, { info() {}, warn() {} });
   await assert.rejects(
     dag.runJob(shuffled(0, source(1), 1), { kind: 'count' }),
-    /Map task 0 of ShuffleMapStage 0 \(shuffle 0\) returned \{"nope":true\}, not a MapStatus/,
+    /Map task 0 of ShuffleMapStage 0 \(shuffle 0\) returned \{"nope":true\}, not a MapStatus with 1 sizes and CRC-32s/,
   );
 });
 
