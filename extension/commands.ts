@@ -8,6 +8,7 @@ import {
   type SubmitParams,
 } from '../backend/agent/protocol.js';
 import type { Host } from './host.js';
+import { rememberDriver } from './logs/knownDrivers.js';
 import type { LogDocuments } from './logs/logDocuments.js';
 import { logUri } from './logs/logDocuments.js';
 import { type Submitted, submittedLogSource } from './logs/submittedLog.js';
@@ -273,6 +274,7 @@ async function submit(
   if (result.driverId) run.driverId = result.driverId;
   // The app's "driver output" row.
   for (const t of d.session.trees) t.refresh();
+  if (result.appId && result.driverId) rememberDriver(result.appId, result.driverId);
   if (result.appId)
     void d.selection.reveal(result.appId).catch((err) => console.warn(`Wick: ${err}`));
   watchWaiting(d, { appId: result.appId, driverId: result.driverId });

@@ -2,17 +2,22 @@ import * as vscode from 'vscode';
 import { State } from 'vscode-languageclient/node';
 import { createAgentClient } from './agent/agentClient.js';
 import { registerCommands } from './commands.js';
+import { registerDashboardCommands } from './dashboard/dashboardCommands.js';
 import { DashboardPanel, LogRelay } from './dashboard/dashboardPanel.js';
 import { registerDebug } from './debug/debugJob.js';
 import { windowHost } from './host.js';
+import { FollowScroll } from './logs/followScroll.js';
 import { LogDocuments, scheme } from './logs/logDocuments.js';
+import { mergedScheme, registerMergedLog } from './logs/mergedLogDocuments.js';
 import { DriverOutputs, outputScheme } from './output/driverOutputs.js';
 import { RunReports } from './output/runReports.js';
 import { registerProject } from './project/newJob.js';
 import { Session } from './session.js';
 import { registerRunButton } from './submit/runButton.js';
-import type { Node } from './tree/nodes/node.js';
+import { AppFilterControl } from './tree/appFilter.js';
+import type { Model, Node } from './tree/nodes/node.js';
 import { SubmittedSelection } from './tree/revealSubmitted.js';
+import { registerTreeGlance } from './tree/treeGlance.js';
 import { WickTreeProvider } from './tree/treeView.js';
 
 /**
@@ -39,7 +44,14 @@ export async function activate(context: vscode.ExtensionContext) {
     if (e.newState === State.Running && starts++ > 0) void session.reconnect();
   });
   const clusterTree = new WickTreeProvider('cluster', () => session.model());
-  const appsTree = new WickTreeProvider('applications', () => session.model());
+  // The Applications view reads the model through its filter (state filter, Clear Completed).
+  const appsTree = new WickTreeProvider(
+    'applications',
+    (): Model => ({
+      ...session.model(),
+      filter: appFilter.current,
+    }),
+  );
   session.trees.push(clusterTree, appsTree);
   const clusterView = vscode.window.createTreeView<Node>('wick.cluster', {
     treeDataProvider: clusterTree,
@@ -53,10 +65,19 @@ export async function activate(context: vscode.ExtensionContext) {
   const s = session;
   const host = windowHost();
   const reports = new RunReports(outputs, session, host, context.extensionPath);
-  const openDashboard = () => {
+  const appFilter = new AppFilterControl(context.workspaceState, session, appsView);
+  const panelDeps = { context, session: s, relay, host };
+  const merged = registerMergedLog({
+    client: () => client,
+    routes: relay,
+    state: () => s.state,
+    onState: s.onDidChange,
+    showError: (m) => host.showErrorMessage(m),
+  });
+  const openDashboard = (hash?: string) => {
     if (s.connection.kind !== 'connected')
       throw new Error('Not connected to a master: start the local cluster or connect first');
-    return DashboardPanel.show(context, s, relay);
+    return DashboardPanel.show(panelDeps, hash);
   };
   context.subscriptions.push(
     output,
@@ -80,6 +101,19 @@ export async function activate(context: vscode.ExtensionContext) {
       version: (context.extension.packageJSON as { version: string }).version,
       outputs,
       reports,
+    }),
+    ...registerDashboardCommands({ session, openDashboard, host }),
+    new FollowScroll([scheme, mergedScheme]),
+    ...registerTreeGlance({
+      session,
+      host,
+      filter: appFilter,
+      env: context.environmentVariableCollection,
+    }),
+    ...merged.disposables,
+    vscode.window.registerWebviewPanelSerializer(DashboardPanel.viewType, {
+      deserializeWebviewPanel: async (panel, state) =>
+        void DashboardPanel.revive(panel, panelDeps, state),
     }),
     ...registerProject({
       host,
@@ -113,6 +147,7 @@ export async function activate(context: vscode.ExtensionContext) {
     session,
     client,
     logs,
+    merged: merged.docs,
     host,
     outputs,
     reports,

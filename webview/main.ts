@@ -17,7 +17,8 @@ import type { DataSource } from './data/DataSource.js';
 import { HttpDataSource } from './data/HttpDataSource.js';
 import { DashboardStore } from './data/store.js';
 import { type VsCodeApi, VsCodeDataSource } from './data/VsCodeDataSource.js';
-import type { DashboardConfig } from './protocol.js';
+import { HashNavigator, MemoryNavigator, type Navigator } from './navigation.js';
+import type { DashboardConfig, ExtensionToPanel } from './protocol.js';
 
 declare function acquireVsCodeApi(): VsCodeApi;
 
@@ -33,9 +34,21 @@ function readConfig(): DashboardConfig {
 
 const config = readConfig();
 document.body.dataset.host = config.host;
-const source: DataSource =
-  config.host === 'vscode'
-    ? new VsCodeDataSource(acquireVsCodeApi(), window)
-    : new HttpDataSource();
+let source: DataSource;
+let nav: Navigator;
+if (config.host === 'vscode') {
+  const api = acquireVsCodeApi();
+  source = new VsCodeDataSource(api, window);
+  const memory = new MemoryNavigator(api, (hash) => api.postMessage({ type: 'route', hash }));
+  // The extension moves the panel too: a tree item's "Open in Dashboard".
+  addEventListener('message', (e: MessageEvent) => {
+    const m = e.data as ExtensionToPanel;
+    if (m?.type === 'navigate' && typeof m.hash === 'string') memory.go(m.hash);
+  });
+  nav = memory;
+} else {
+  source = new HttpDataSource();
+  nav = new HashNavigator();
+}
 const root = document.getElementById('app') ?? document.body;
-render(h(App, { store: new DashboardStore(), source, config }), root);
+render(h(App, { store: new DashboardStore(), source, config, nav }), root);

@@ -80,6 +80,8 @@ export type KillTarget = Static<typeof KillTarget>;
 export interface KillResult {
   success: boolean;
   message: string;
+  /** The user said no to the confirmation: nothing to report. */
+  cancelled?: boolean;
 }
 
 // Panel → Extension
@@ -121,6 +123,11 @@ export const PanelToExtension = Type.Union([
     { type: Type.Literal('kill'), requestId: RequestId, target: KillTarget },
     { additionalProperties: false },
   ),
+  /** The route the page shows now (after each move, and once on load). */
+  Type.Object(
+    { type: Type.Literal('route'), hash: Type.String({ minLength: 1, maxLength: 2048 }) },
+    { additionalProperties: false },
+  ),
   /** Ask one worker's own state (its runners, finished ones included). */
   Type.Object(
     {
@@ -146,4 +153,6 @@ export type ExtensionToPanel =
   | { type: 'logChunk'; followId: string; offset: number; data: string }
   | { type: 'logFollowEnded'; followId: string; totalSize: number; reason: string }
   | { type: 'killResult'; requestId: number; result: KillResult }
-  | { type: 'workerState'; requestId: number; state?: WorkerState; error?: string };
+  | { type: 'workerState'; requestId: number; state?: WorkerState; error?: string }
+  /** Show this route (`#/app/ID`): the extension opens a page in the panel. */
+  | { type: 'navigate'; hash: string };

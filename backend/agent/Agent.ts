@@ -14,9 +14,12 @@ import { MasterSession } from '../client/MasterSession.js';
 import { clientEnv } from '../client/masterConnection.js';
 import { ReverseProxyConf } from '../conf/reverseProxy.js';
 import { WickConf } from '../conf/WickConf.js';
+import { uiClusterSecret } from '../http/uiAuth.js';
+import { loginLink } from '../http/uiLogin.js';
 import { type LocalCluster, startLocalCluster } from '../launcher/localClusterProcess.js';
 import { RequestKillApplication, RequestKillDriver } from '../protocol/client.js';
-import { RequestLogRange } from '../protocol/worker.js';
+import { WORKER_ENDPOINT } from '../protocol/endpoints.js';
+import { RequestLogRange, RequestWorkerState } from '../protocol/worker.js';
 import { ensureClusterSecret, resolveClusterAuth } from '../rpc/clusterSecret.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import { describeLogSource, logFields } from '../shared/logSource.js';
@@ -31,6 +34,8 @@ import type {
   LogSource,
   MasterState,
   SubmitParams,
+  UiTarget,
+  WorkerState,
 } from './protocol.js';
 import { submitApplication } from './submitApp.js';
 
@@ -210,6 +215,48 @@ export class Agent {
           : 'Not connected to a master: run "Wick: Start Local Cluster" or "Wick: Connect to Master…"',
       );
     return this.session;
+  }
+
+  /**
+   * A web UI's address from the state the master pushed (never one the caller names), as a login
+   * link when the cluster authenticates: the extension holds no secret, the agent does.
+   */
+  uiLink(t: UiTarget): { url: string; login: boolean } {
+    const state = this.requireSession().state;
+    if (!state) throw new Error('No state from the master yet');
+    let base = state.webUiUrl;
+    if (t?.kind === 'worker') {
+      if (typeof t.workerId !== 'string' || t.workerId.length > 200)
+        throw new Error(`Invalid worker id ${JSON.stringify(t.workerId)}: expected a worker's id`);
+      const w = state.workers.find((x) => x.id === t.workerId);
+      if (!w) throw new Error(`No worker ${t.workerId} is known to the master`);
+      if (!/^https?:\/\//.test(w.webUiAddress))
+        throw new Error(
+          `Worker ${w.id} advertises no web UI address (${JSON.stringify(w.webUiAddress)}); its pages are under the master's ${state.webUiUrl}/proxy/${w.id}/`,
+        );
+      base = w.webUiAddress;
+    } else if (t?.kind !== 'master') {
+      throw new Error(`Invalid web UI target ${JSON.stringify(t)}: expected master or worker`);
+    }
+    const secret = uiClusterSecret(new WickConf());
+    return secret === undefined
+      ? { url: base, login: false }
+      : { url: loginLink(base, secret), login: true };
+  }
+
+  /**
+   * A worker's own state (its runners, finished ones included), asked of the worker itself, as
+   * the master's web UI asks it for its worker page: the dashboard panel's worker page.
+   */
+  async workerState(workerId: string): Promise<WorkerState> {
+    const state = this.requireSession().state;
+    if (typeof workerId !== 'string' || workerId.length > 200)
+      throw new Error(`Invalid worker id ${JSON.stringify(workerId)}: expected a worker's id`);
+    const w = state?.workers.find((x) => x.id === workerId);
+    if (!w) throw new Error(`No worker ${workerId} is known to the master`);
+    const env = await this.rpc();
+    const ref = env.endpointRef({ address: `${w.host}:${w.port}`, name: WORKER_ENDPOINT });
+    return ref.ask(RequestWorkerState({}), { timeout: 10_000 });
   }
 
   async kill(id: string): Promise<{ success: boolean; message: string }> {

@@ -110,6 +110,22 @@ export const StopFollowLog = new NotificationType<Fields<typeof worker.StopFollo
   'wick/stopFollowLog',
 );
 
+/** Whose web UI: the connected master's, or one of its workers' (by id, as the master lists it). */
+export type UiTarget = { kind: 'master' } | { kind: 'worker'; workerId: string };
+/**
+ * The address to open that web UI at: with cluster authentication on, a one-time login link
+ * (`wick ui-url`'s), made by the agent from the cluster secret; the address itself when off.
+ */
+export const RequestUiLink = new RequestType<UiTarget, { url: string; login: boolean }, void>(
+  'wick/uiLink',
+);
+
+export type WorkerState = MessageOf<typeof worker.WorkerStateResponse>;
+/** A worker's own state, asked of the worker (the dashboard panel's worker page). */
+export const RequestWorkerStateOf = new RequestType<{ workerId: string }, WorkerState, void>(
+  'wick/workerState',
+);
+
 // Agent → Extension (notifications)
 
 /** Every change: the connection and the whole (small) master state; the extension debounces. */

@@ -1,6 +1,7 @@
 import { type Node, parse } from 'acorn';
 import { analyze } from 'periscopic';
 import type { FunctionSpec } from '../protocol/executor.js';
+import { layOut } from './functionOrigin.js';
 import type { FreeName, ModuleScopes } from './moduleScopes.js';
 
 /**
@@ -51,16 +52,16 @@ export function prepareFunction(fn: unknown, what: string, env?: unknown): Funct
   const { ast, missing } = freeNames(source, what);
   const spec: FunctionSpec = { source };
   const caller = shippedCode?.callerModule();
+  const defs: Definition[] = [];
   if (caller && shippedCode) {
     spec.module = caller.path;
     if (missing.length > 0) {
       const names = shippedCode.resolve(caller.path, source, missing, caller);
       if (names) {
         const bindings: Record<string, string> = {};
-        const defs: string[] = [];
         resolveNames(shippedCode, caller.path, names, bindings, defs, what, new Set());
         if (Object.keys(bindings).length > 0) spec.bindings = bindings;
-        if (defs.length > 0) spec.defs = defs;
+        if (defs.length > 0) spec.defs = defs.map((d) => d.source);
         missing.length = 0;
       }
     }
@@ -70,8 +71,46 @@ export function prepareFunction(fn: unknown, what: string, env?: unknown): Funct
     checkJson(env, what);
     spec.env = env;
   }
-  spec.source = redirectImports(source, ast);
+  const laid = caller && shippedCode ? layOutSpec(shippedCode, caller, source, defs) : undefined;
+  if (laid) {
+    spec.origin = laid.origin;
+    if (laid.defs.length > 0) spec.defs = laid.defs;
+    spec.source = redirectImports(laid.source, parseFunction(laid.source, what));
+  } else {
+    spec.source = redirectImports(source, ast);
+  }
   return spec;
+}
+
+/** A definition shipped by value, and where it is in its module's text. */
+interface Definition {
+  source: string;
+  at: number;
+}
+
+/** The function (and its definitions) laid out as in the original file (functionOrigin.ts). */
+function layOutSpec(
+  code: ModuleScopes,
+  caller: { path: string; line: number; column: number },
+  source: string,
+  defs: Definition[],
+) {
+  const found = code.locate(caller.path, source, caller);
+  if (!found) return undefined;
+  return layOut(found.file, found.text, [
+    ...defs.map((d) => ({
+      text: d.source,
+      at: d.at,
+      kind: 'def' as const,
+      // `const f = ` written before an initializer (moduleScopes.ts) is not in the module's text.
+      lead: found.text.startsWith(d.source, d.at) ? 0 : d.source.indexOf(' = ') + 3,
+    })),
+    { text: source, at: found.at, kind: 'function' as const },
+  ]);
+}
+
+function parseFunction(source: string, what: string): Node {
+  return freeNames(source, what).ast;
 }
 
 /**
@@ -113,7 +152,7 @@ function resolveNames(
   module: string,
   names: Map<string, FreeName>,
   bindings: Record<string, string>,
-  defs: string[],
+  defs: Definition[],
   what: string,
   seen: Set<string>,
 ): void {
@@ -124,7 +163,7 @@ function resolveNames(
     if (how.kind === 'binding') bindings[name] = how.module;
     else if (how.kind === 'definition') {
       if (seen.size > MAX_DEFINITIONS) throw cannotShip(what, [name]);
-      defs.push(how.source);
+      defs.push({ source: how.source, at: how.at });
       const inner = freeNames(how.source, what, true).missing;
       const innerNames = code.resolveDefinition(module, how.at, inner);
       if (innerNames) resolveNames(code, module, innerNames, bindings, defs, what, seen);

@@ -73,6 +73,19 @@ export class ModuleScopes {
     return this.resolveAt(info, at, names);
   }
 
+  /** The module's file and text, and where `source` is in it (as resolve finds it). */
+  locate(
+    module: string,
+    source: string,
+    near?: { line: number; column: number },
+  ): { file: string; text: string; at: number } | undefined {
+    const info = this.info(module);
+    if (!info) return undefined;
+    const at = findText(info.text, source, near);
+    if (at === undefined) return undefined;
+    return { file: resolve(this.root, ...module.split('/')), text: info.text, at };
+  }
+
   private resolveAt(info: ModuleInfo, at: number, names: readonly string[]): Map<string, FreeName> {
     const chain = scopeChainAt(info, at);
     const moduleScope = info.scopes.scope;

@@ -1,5 +1,5 @@
 import { MAX_REMOVED_EXECUTORS } from '../protocol/bounds.js';
-import type { ApplicationDescription, ApplicationState } from '../protocol/common.js';
+import type { AppFailure, ApplicationDescription, ApplicationState } from '../protocol/common.js';
 import type { AppSummary } from '../protocol/state.js';
 import type { PeerConnection, RpcEndpointRef } from '../rpc/index.js';
 import { withDriverHostHint } from '../shared/executorFailure.js';
@@ -26,6 +26,8 @@ export class ApplicationInfo {
   waitingReason: string | undefined;
   /** The last executor that failed by itself, and why (see AppSummary.lastExecutorFailure). */
   lastExecutorFailure: AppSummary['lastExecutorFailure'];
+  /** Why it FAILED, as its driver said (or as the master saw its connection drop). */
+  failure: AppFailure | undefined;
   private nextExecutorId = 0;
 
   constructor(
@@ -100,6 +102,7 @@ export class ApplicationInfo {
     if (this.desc.maxCores !== undefined) s.maxCores = this.desc.maxCores;
     if (this.desc.coresPerExecutor !== undefined) s.coresPerExecutor = this.desc.coresPerExecutor;
     if (this.endTime !== undefined) s.endTime = this.endTime;
+    if (this.failure) s.failure = structuredClone(this.failure);
     if (this.lastExecutorFailure) s.lastExecutorFailure = { ...this.lastExecutorFailure };
     if (this.waitingReason !== undefined && this.state === 'WAITING')
       s.waitingReason = this.waitingReason;

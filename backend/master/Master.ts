@@ -11,7 +11,7 @@ import type { HandlerOf } from '../rpc/RpcEndpoint.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import { systemClock } from '../util/clock.js';
 import { ClusterState } from './ClusterState.js';
-import { appHandlers, removeApplication } from './handlers/apps.js';
+import { appHandlers, driverDisconnected } from './handlers/apps.js';
 import { driverHandlers } from './handlers/drivers.js';
 import { fileHandlers } from './handlers/files.js';
 import { stateHandlers } from './handlers/state.js';
@@ -184,7 +184,7 @@ export class Master extends RpcEndpoint implements LeaderElectable {
     const worker = this.cluster.workerByAddress(address);
     if (worker) await removeWorker(this, worker, `${address} got disassociated`);
     const app = this.cluster.appByAddress(address);
-    if (app) await removeApplication(this, app, 'FINISHED');
+    if (app) await driverDisconnected(this, app);
     this.broadcaster.dropAddress(address);
     this.files?.peerGone(address);
     await this.recovery.completeIfAnswered();

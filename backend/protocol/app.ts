@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Host, Int32, MAX_ADDRESS_LENGTH, MAX_MESSAGE_LENGTH, Message } from './bounds.js';
 import {
+  AppFailure,
   AppId,
   ApplicationDescription,
   Cores,
@@ -28,8 +29,12 @@ export const RegisterApplication = defineMessage(
 export const UnregisterApplication = defineMessage(
   a2m,
   'UnregisterApplication',
-  'The application is done: free its executors.',
-  { appId: AppId },
+  'The application is done: free its executors. With `failure` it ends FAILED (its driver threw, or a job was aborted), else FINISHED; with `killed` as well, KILLED (the driver was stopped by a signal: `failure.message` says which, and is logged, not kept as a failure). Heard only over the connection its driver registered on.',
+  {
+    appId: AppId,
+    failure: Type.Optional(AppFailure),
+    killed: Type.Optional(Type.Literal(true)),
+  },
 );
 
 export const RequestExecutors = defineMessage(

@@ -30,6 +30,11 @@ export const MAX_PATH_LENGTH = 4096;
 export const MAX_MESSAGE_LENGTH = 8192;
 /** A stack trace. */
 export const MAX_STACK_LENGTH = 64 * 1024;
+/** An application's failure (AppFailure): its message, and its stack (the first frames matter). */
+export const MAX_FAILURE_MESSAGE_LENGTH = 4096;
+export const MAX_FAILURE_STACK_LENGTH = 16 * 1024;
+/** A line or column of a source file (the longest files people edit are far shorter). */
+export const MAX_SOURCE_LINE = 10_000_000;
 /** One argument of a command, or one environment value (Linux MAX_ARG_STRLEN). */
 export const MAX_ARG_LENGTH = 128 * 1024;
 /** Arguments of a command (Linux's 2 MiB ARG_MAX holds fewer of any useful length). */

@@ -5,12 +5,15 @@ import {
   MAX_ARGS,
   MAX_CLUSTER_CORES,
   MAX_ENV_ENTRIES,
+  MAX_FAILURE_MESSAGE_LENGTH,
+  MAX_FAILURE_STACK_LENGTH,
   MAX_ID_LENGTH,
   MAX_INT32,
   MAX_KEY_LENGTH,
   MAX_MEMORY_MB,
   MAX_NAME_LENGTH,
   MAX_PATH_LENGTH,
+  MAX_SOURCE_LINE,
   MAX_URL_LENGTH,
   MAX_WORKER_CORES,
 } from './bounds.js';
@@ -55,6 +58,48 @@ export const ApplicationStates = [
 ] as const;
 export type ApplicationState = (typeof ApplicationStates)[number];
 export const ApplicationStateSchema = enumOf(ApplicationStates, 'ApplicationState');
+
+/** A position in a source file: 1-based line and column, as Node's stack traces print them. */
+export const SourceLocation = Type.Object(
+  {
+    file: Type.String({
+      minLength: 1,
+      maxLength: MAX_PATH_LENGTH,
+      description: "An absolute path on the driver's machine",
+    }),
+    line: Type.Integer({ minimum: 1, maximum: MAX_SOURCE_LINE }),
+    column: Type.Integer({ minimum: 1, maximum: MAX_SOURCE_LINE }),
+  },
+  { additionalProperties: false },
+);
+export type SourceLocation = Static<typeof SourceLocation>;
+
+/**
+ * Why an application FAILED, as its driver saw it (or the master, when the driver's connection
+ * dropped without a word): what the user needs to find the line that threw.
+ */
+export const AppFailure = Type.Object(
+  {
+    message: Type.String({
+      maxLength: MAX_FAILURE_MESSAGE_LENGTH,
+      description:
+        'The error as `<name>: <message>` (its first line is what a notification quotes)',
+    }),
+    stack: Type.Optional(
+      Type.String({
+        maxLength: MAX_FAILURE_STACK_LENGTH,
+        description: "The error's stack, source-mapped to the application's files",
+      }),
+    ),
+    /**
+     * The first frame of the stack in the user's own code (not node:internal, node_modules or
+     * Wick's own), source-mapped to the original file.
+     */
+    location: Type.Optional(SourceLocation),
+  },
+  { additionalProperties: false },
+);
+export type AppFailure = Static<typeof AppFailure>;
 
 export const DriverStates = [
   'SUBMITTED',

@@ -16,7 +16,7 @@ import {
   truncateMessage,
   Url,
 } from './bounds.js';
-import { AppId, EndpointRefData } from './common.js';
+import { AppId, EndpointRefData, SourceLocation } from './common.js';
 import { AppCode, MAX_SHIPPED_FILES, ShippedFiles, ShippedPath } from './files.js';
 import { boundary, defineMessage } from './registry.js';
 
@@ -63,6 +63,13 @@ export const FunctionSpec = Type.Object(
       Type.Array(Type.String({ maxLength: MAX_FUNCTION_SOURCE }), {
         maxItems: 200,
         description: 'Declarations (functions of the main module) evaluated before the source',
+      }),
+    ),
+    origin: Type.Optional(
+      Type.Object(SourceLocation.properties, {
+        additionalProperties: false,
+        description:
+          "Where the first of `defs`, else the source, begins in the application's original file on the driver's machine. The driver laid the texts out (line breaks and indentation) as the original was, so an executor that compiles `defs` joined, then `return (`, the source and `);` there (vm filename, lineOffset, columnOffset) has stacks that name the user's file, line and column.",
       }),
     ),
   },

@@ -22,6 +22,7 @@ import {
   Url,
 } from './bounds.js';
 import {
+  AppFailure,
   AppId,
   ApplicationStateSchema,
   ClusterCores,
@@ -122,6 +123,8 @@ export const AppSummary = Type.Object(
      * could not connect): kept once per application, not per executor, so that an application
      * whose executors keep failing does not carry kilobytes per relaunch in every state push.
      */
+    /** Why it FAILED, when its driver said (or its connection dropped without unregistering). */
+    failure: Type.Optional(AppFailure),
     lastExecutorFailure: Type.Optional(
       Type.Object(
         {

@@ -40,7 +40,7 @@ export interface BundledApp {
 }
 
 /** Changes whenever the options below change what a tree holds, so older cached ones miss. */
-const BUNDLE_FORMAT = 'esm-tree-1';
+const BUNDLE_FORMAT = 'esm-tree-2';
 
 /**
  * Where bundles are made: `<temp>/wick-submit-<pid>-…`, the pid of the submit that owns it. A
@@ -98,11 +98,20 @@ async function bundleInto(dir: string, source: string, appPath: string): Promise
     graph = await findModuleGraph(build, source);
     await compileModules(build, graph, dir);
   } catch (err) {
-    const first = (err as esbuild.BuildFailure).errors?.[0];
+    const errors = (err as esbuild.BuildFailure).errors ?? [];
+    const first = errors[0];
     if (first) {
       const loc = first.location;
       const where = loc ? `${loc.file}:${loc.line}:${loc.column + 1}` : appPath;
-      throw new Error(`Syntax error in ${where}: ${first.text}`);
+      // Then each error as esbuild prints it, one a line, by absolute path (docs/protocol.md):
+      // what an editor turns into Problems entries.
+      const lines = errors.map((e) => {
+        const l = e.location;
+        return l
+          ? `${resolve(l.file)}:${l.line}:${l.column + 1}: error: ${e.text}`
+          : `${source}: error: ${e.text}`;
+      });
+      throw new Error(`Syntax error in ${where}: ${first.text}\n${lines.join('\n')}`);
     }
     throw err;
   }

@@ -1,5 +1,5 @@
-import { copyFile, mkdir } from 'node:fs/promises';
-import { dirname, extname, join, relative, sep } from 'node:path';
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type * as esbuild from 'esbuild';
 import { BINDING_FOOTER, CJS_BINDING_FOOTER, WICK_SHIM } from '../util/shippedCode.js';
 import type { ModuleGraph } from './moduleGraph.js';
@@ -57,9 +57,9 @@ export async function compileModules(
       });
     },
   };
-  const common: esbuild.BuildOptions = {
+  const common = {
     bundle: true,
-    write: true,
+    write: false,
     outdir: out,
     outbase: graph.root,
     outExtension: { '.js': '.mjs' },
@@ -74,29 +74,65 @@ export async function compileModules(
     },
     footer: { js: BINDING_FOOTER },
     plugins: [imports],
-  };
+  } satisfies esbuild.BuildOptions;
   const esm = graph.modules.filter((m) => !COMMONJS.has(extname(m)));
   const cjs = graph.modules.filter((m) => COMMONJS.has(extname(m)));
-  if (esm.length > 0) await build({ ...common, entryPoints: esm });
+  if (esm.length > 0) await writeOutput(await build({ ...common, entryPoints: esm }));
   if (cjs.length > 0) {
-    await build({
-      ...common,
-      entryPoints: cjs,
-      format: 'cjs',
-      outExtension: { '.js': '.cjs' },
-      banner: {},
-      // What a CommonJS module exports is its own to choose; a binding lookup is added where it can be.
-      footer: { js: CJS_BINDING_FOOTER },
-    });
+    await writeOutput(
+      await build({
+        ...common,
+        entryPoints: cjs,
+        format: 'cjs',
+        outExtension: { '.js': '.cjs' },
+        banner: {},
+        // What a CommonJS module exports is its own to choose; a binding lookup is added where it can be.
+        footer: { js: CJS_BINDING_FOOTER },
+      }),
+    );
   }
   if (graph.json.length > 0) {
-    await build({ ...common, entryPoints: graph.json, entryNames: '[dir]/[name].json' });
+    await writeOutput(
+      await build({ ...common, entryPoints: graph.json, entryNames: '[dir]/[name].json' }),
+    );
     for (const j of graph.json) {
       const raw = join(out, relative(graph.root, j));
       await mkdir(dirname(raw), { recursive: true });
       await copyFile(j, raw);
     }
   }
+}
+
+/**
+ * Writes what esbuild made, each module's inline source map naming its original files by absolute
+ * path: esbuild writes them relative to the module, which holds only where the tree was built — a
+ * cluster-mode driver runs the tree its worker fetched into a folder of another depth, and a cached
+ * tree is restored elsewhere. The stacks of the driver and the positions of shipped functions
+ * (app/functionOrigin.ts) then name the file the user edits.
+ */
+async function writeOutput(result: esbuild.BuildResult<{ write: false }>): Promise<void> {
+  for (const f of result.outputFiles) {
+    await mkdir(dirname(f.path), { recursive: true });
+    await writeFile(f.path, withAbsoluteSources(f.text, dirname(f.path)));
+  }
+}
+
+const INLINE_MAP = /(\/\/# sourceMappingURL=data:application\/json;base64,)([A-Za-z0-9+/=]+)(\s*)$/;
+
+export function withAbsoluteSources(text: string, dir: string): string {
+  const m = INLINE_MAP.exec(text);
+  if (!m) return text;
+  const map = JSON.parse(Buffer.from(m[2] as string, 'base64').toString('utf8')) as {
+    sources?: string[];
+    sourceRoot?: string;
+  };
+  const root = map.sourceRoot ?? '';
+  map.sources = (map.sources ?? []).map((s) =>
+    isAbsolute(root + s) ? root + s : resolve(dir, root + s),
+  );
+  delete map.sourceRoot;
+  const encoded = Buffer.from(JSON.stringify(map)).toString('base64');
+  return `${text.slice(0, m.index)}${m[1]}${encoded}${m[3]}`;
 }
 
 /** An import specifier from a module in `fromDir` to `file`. */

@@ -1,5 +1,7 @@
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { formatFailure } from '../app/driver/appFailure.js';
+import { WickContext } from '../app/driver/WickContext.js';
 import { importModule } from '../util/importModule.js';
 import { distFile } from '../util/paths.js';
 
@@ -35,5 +37,60 @@ export async function runAppHere(run: AppRun): Promise<void> {
   const global = globalThis as { [LIBRARY_KEY]?: unknown };
   global[LIBRARY_KEY] ??= await import('../app/index.js');
   process.argv = [process.argv[0] as string, run.source, ...run.args];
-  await importModule(pathToFileURL(run.bundle).href);
+  // The tree's modules carry inline source maps (compileModules.ts): the driver's stacks then
+  // name the user's .ts file and line, not the compiled copy in a temp folder. Wick's own
+  // bundle, loaded before this, keeps its frames as they are (and its 4 MB map unread).
+  process.setSourceMapsEnabled(true);
+  const uncaught = (err: unknown) => void failed(err).then(() => process.exit(1));
+  process.on('uncaughtException', uncaught);
+  process.on('unhandledRejection', uncaught);
+  // Killed (wick kill driver-…, a worker's shutdown, the launcher going away): the application
+  // did not finish; it ends KILLED, not FAILED (nothing in it went wrong), saying so before the
+  // process ends as a SIGTERM would end it.
+  process.once('SIGTERM', () => {
+    void failed(
+      new Error('the driver received SIGTERM (it was killed, or whoever started it stopped)'),
+      true,
+    ).finally(() => process.exit(143));
+  });
+  try {
+    await importModule(pathToFileURL(run.bundle).href);
+  } catch (err) {
+    await failAll(err);
+    throw new DriverFailed(err);
+  }
+}
+
+/** Ends the running applications FAILED; the driver's sockets do not keep the process alive. */
+async function failAll(err: unknown, killed = false): Promise<void> {
+  const keep = setInterval(() => {}, 1 << 30);
+  try {
+    await WickContext.failAll(err, killed);
+  } finally {
+    clearInterval(keep);
+  }
+}
+
+/**
+ * The application threw: the error as the driver prints it (`wick: <name>: <message>` and its
+ * source-mapped stack, docs/protocol.md), its applications ended FAILED first.
+ */
+export class DriverFailed extends Error {
+  constructor(readonly error: unknown) {
+    super(formatFailure(error), { cause: error });
+    this.name = 'DriverFailed';
+  }
+}
+
+let failing = false;
+
+/** An error nobody caught, outside the main module's own run: report it once, print it. */
+async function failed(err: unknown, killed = false): Promise<void> {
+  if (failing) return;
+  failing = true;
+  try {
+    await failAll(err, killed);
+  } finally {
+    process.stderr.write(`wick: ${formatFailure(err)}\n`);
+  }
 }

@@ -32,3 +32,9 @@ export const CODE_MANIFEST = `${WICK_TREE_DIR}/code.json`;
 export function wickShim(libUrl: string): string {
   return `export * from ${JSON.stringify(libUrl)};\n`;
 }
+
+/**
+ * What an executor writes before a shipped function on its line (task/compile.ts), which the
+ * driver counts with when it lays the function out (app/functionOrigin.ts).
+ */
+export const RETURN_PREFIX = 'return (';

@@ -6,12 +6,63 @@
  * trusted side.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import * as vscode from 'vscode';
-import { FollowLog, Kill, RequestLogRange, StopFollowLog } from '../../backend/agent/protocol.js';
+import {
+  FollowLog,
+  Kill,
+  RequestLogRange,
+  RequestWorkerStateOf,
+  StopFollowLog,
+} from '../../backend/agent/protocol.js';
 import { dashboardHtml } from '../../backend/shared/dashboardPage.js';
-import { type ExtensionToPanel, type LogSource, PanelToExtension } from '../../webview/protocol.js';
+import {
+  type ExtensionToPanel,
+  type KillTarget,
+  type LogSource,
+  PanelToExtension,
+} from '../../webview/protocol.js';
+import type { Host } from '../host.js';
 import type { Session } from '../session.js';
+
+/**
+ * The page's route, also kept in a file of the extension's storage: VS Code saves a webview's
+ * state (and mementos) with the window's storage when the window closes, which a browser reload
+ * of a web workbench (code-server) can cut short; a file the extension host writes is there.
+ */
+function routeFile(context: vscode.ExtensionContext): string | undefined {
+  const dir = context.storageUri ?? context.globalStorageUri;
+  return dir ? join(dir.fsPath, 'dashboard-route.json') : undefined;
+}
+
+function saveRoute(context: vscode.ExtensionContext, hash: string): void {
+  const file = routeFile(context);
+  if (!file) return;
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify({ route: hash }));
+  } catch {
+    // Only a convenience: the webview's own state is the first place looked at.
+  }
+}
+
+function savedRoute(context: vscode.ExtensionContext): unknown {
+  const file = routeFile(context);
+  try {
+    return file ? (JSON.parse(readFileSync(file, 'utf8')) as { route?: unknown }).route : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface PanelDeps {
+  context: vscode.ExtensionContext;
+  session: Session;
+  relay: LogRelay;
+  host: Host;
+}
 
 export class DashboardPanel implements vscode.Disposable {
   private static current: DashboardPanel | undefined;
@@ -22,32 +73,65 @@ export class DashboardPanel implements vscode.Disposable {
   readonly stats = { received: 0, ready: 0, delivered: 0 };
   readonly onDidExchange = this.exchanged.event;
 
-  static show(context: vscode.ExtensionContext, session: Session, relay: LogRelay): DashboardPanel {
-    if (DashboardPanel.current) {
-      DashboardPanel.current.panel.reveal();
-      return DashboardPanel.current;
+  static readonly viewType = 'wick.dashboard';
+
+  /** The panel (made or revealed), on `hash` when given (`#/app/ID`: Open in Dashboard). */
+  static show(deps: PanelDeps, hash?: string): DashboardPanel {
+    const current = DashboardPanel.current;
+    if (current) {
+      current.panel.reveal();
+      if (hash) current.navigate(hash);
+      return current;
     }
-    const dist = vscode.Uri.joinPath(context.extensionUri, 'dist');
     const panel = vscode.window.createWebviewPanel(
-      'wick.dashboard',
+      DashboardPanel.viewType,
       'Wick Dashboard',
       vscode.ViewColumn.Active,
-      {
-        enableScripts: true,
-        retainContextWhenHidden: false,
-        localResourceRoots: [dist],
-      },
+      panelOptions(deps.context),
     );
-    DashboardPanel.current = new DashboardPanel(panel, dist, session, relay);
+    DashboardPanel.current = new DashboardPanel(panel, deps, hash);
     return DashboardPanel.current;
   }
 
+  /**
+   * A panel VS Code kept over a reload (the WebviewPanelSerializer): the same page again; it finds
+   * its route in the webview's saved state (webview/navigation.ts).
+   */
+  static revive(panel: vscode.WebviewPanel, deps: PanelDeps, state?: unknown): DashboardPanel {
+    DashboardPanel.current?.dispose();
+    panel.webview.options = panelOptions(deps.context);
+    // The page's saved route, as VS Code kept it: sent once the new page is ready, in case its
+    // own getState() comes back empty (a revived webview is a new page).
+    const route = (state as { route?: unknown } | undefined)?.route ?? savedRoute(deps.context);
+    const hash =
+      typeof route === 'string' && route.startsWith('#') && route.length <= 2048
+        ? route
+        : undefined;
+    DashboardPanel.current = new DashboardPanel(panel, deps, hash);
+    return DashboardPanel.current;
+  }
+
+  /** The open panel, if any (Open in Dashboard, the tests). */
+  static get open(): DashboardPanel | undefined {
+    return DashboardPanel.current;
+  }
+
+  private readonly session: Session;
+  private readonly relay: LogRelay;
+  private readonly host: Host;
+  private readonly context: vscode.ExtensionContext;
+
   private constructor(
     readonly panel: vscode.WebviewPanel,
-    dist: vscode.Uri,
-    private readonly session: Session,
-    private readonly relay: LogRelay,
+    deps: PanelDeps,
+    private pendingHash?: string,
   ) {
+    const { session } = deps;
+    this.session = session;
+    this.relay = deps.relay;
+    this.host = deps.host;
+    this.context = deps.context;
+    const dist = vscode.Uri.joinPath(deps.context.extensionUri, 'dist');
     const w = panel.webview;
     w.html = dashboardHtml({
       nonce: randomBytes(16).toString('base64'),
@@ -62,6 +146,15 @@ export class DashboardPanel implements vscode.Disposable {
       panel.onDidDispose(() => this.dispose()),
       session.onDidChange(() => this.sendState()),
     );
+  }
+
+  /** The route the page last said it shows (`#/workers`), once it has loaded. */
+  route: string | undefined;
+
+  /** Moves the page to `hash`; a page still loading goes there once it is ready. */
+  navigate(hash: string): void {
+    if (this.stats.ready === 0) this.pendingHash = hash;
+    else this.post({ type: 'navigate', hash });
   }
 
   private post(m: ExtensionToPanel): void {
@@ -101,7 +194,14 @@ export class DashboardPanel implements vscode.Disposable {
     this.exchanged.fire();
     switch (m.type) {
       case 'ready':
+        if (this.pendingHash) this.post({ type: 'navigate', hash: this.pendingHash });
+        this.pendingHash = undefined;
         return this.sendState();
+      case 'route':
+        this.route = m.hash;
+        saveRoute(this.context, m.hash);
+        this.exchanged.fire();
+        return;
       case 'requestLogRange':
         try {
           const r = await client.sendRequest(RequestLogRange, {
@@ -141,23 +241,34 @@ export class DashboardPanel implements vscode.Disposable {
       case 'stopFollowLog':
         return this.stopFollow(m.followId);
       case 'kill': {
-        const ok = await vscode.window.showWarningMessage(
-          `Kill ${m.target.kind} ${m.target.id}?`,
-          { modal: true },
+        const ok = await this.host.showWarningMessage(
+          killQuestion(m.target, this.session),
+          { modal: true, detail: killDetail(m.target) },
           'Kill',
         );
-        const result =
-          ok === 'Kill'
-            ? await client.sendRequest(Kill, { id: m.target.id })
-            : { success: false, message: 'Cancelled' };
+        if (ok !== 'Kill')
+          return this.post({
+            type: 'killResult',
+            requestId: m.requestId,
+            result: { success: false, message: 'Cancelled', cancelled: true },
+          });
+        const result = await client
+          .sendRequest(Kill, { id: m.target.id })
+          .catch((err: Error) => ({ success: false, message: err.message }));
+        if (!result.success) void this.host.showErrorMessage(`Wick: ${result.message}`);
         return this.post({ type: 'killResult', requestId: m.requestId, result });
       }
       case 'requestWorkerState':
-        return this.post({
-          type: 'workerState',
-          requestId: m.requestId,
-          error: 'Not available in VS Code yet',
-        });
+        try {
+          const state = await client.sendRequest(RequestWorkerStateOf, { workerId: m.workerId });
+          return this.post({ type: 'workerState', requestId: m.requestId, state });
+        } catch (err) {
+          return this.post({
+            type: 'workerState',
+            requestId: m.requestId,
+            error: (err as Error).message,
+          });
+        }
     }
   }
 
@@ -174,6 +285,35 @@ export class DashboardPanel implements vscode.Disposable {
     this.exchanged.dispose();
     this.panel.dispose();
   }
+}
+
+function panelOptions(
+  context: vscode.ExtensionContext,
+): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+  return {
+    enableScripts: true,
+    // Hidden, the page is thrown away; it comes back where it was from its saved state.
+    retainContextWhenHidden: false,
+    localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist')],
+  };
+}
+
+/** The one confirmation of a kill from the panel: VS Code's modal, naming what it kills. */
+export function killQuestion(target: KillTarget, session: Session): string {
+  const s = session.state;
+  if (target.kind === 'app') {
+    const app = s && [...s.activeApps, ...s.completedApps].find((a) => a.id === target.id);
+    return app ? `Kill application "${app.name}" (${app.id})?` : `Kill application ${target.id}?`;
+  }
+  const d = s && [...s.activeDrivers, ...s.completedDrivers].find((x) => x.id === target.id);
+  const file = d?.appPath.split('/').pop();
+  return file ? `Kill driver ${target.id} (${file})?` : `Kill driver ${target.id}?`;
+}
+
+function killDetail(target: KillTarget): string {
+  return target.kind === 'app'
+    ? 'Its executors are killed and the application ends as KILLED.'
+    : 'Its process is killed on its worker and the driver ends as KILLED.';
 }
 
 function toSource(s: LogSource): { appId: string; execId: number } | { driverId: string } {

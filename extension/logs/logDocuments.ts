@@ -27,11 +27,16 @@ interface Session {
   ready: Promise<void>;
 }
 
+/**
+ * The editor's tab shows a URI's last path segment: one segment that names the whole source
+ * (`app-…∕0 stdout`, with U+2215 DIVISION SLASH, since a "/" would start a new segment), not a
+ * bare `stdout` that reads the same for every executor. What the document is comes from the query.
+ */
 export function logUri(source: LogSource, stream: LogStream): vscode.Uri {
   const path =
     'driverId' in source
-      ? `/${source.driverId}/${stream}`
-      : `/${source.appId}/${source.execId}/${stream}`;
+      ? `/${source.driverId} ${stream}`
+      : `/${source.appId}\u2215${source.execId} ${stream}`;
   return vscode.Uri.from({ scheme, path, query: JSON.stringify({ source, stream }) });
 }
 

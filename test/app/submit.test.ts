@@ -158,13 +158,17 @@ test('the free-variable check fails the submit fast, naming the variable, before
   assert.equal(r.code, 1);
   assert.match(
     r.stderr,
-    /wick: The function given to map uses factor, a top-level variable of the application's main file, which executors do not run: pass the value explicitly, e\.g\. map\(\(x, env\) => … env\.factor …, \{ factor \}\)/,
+    /wick: ClosureError: The function given to map uses factor, a top-level variable of the application's main file, which executors do not run: pass the value explicitly, e\.g\. map\(\(x, env\) => … env\.factor …, \{ factor \}\)/,
   );
   assert.doesNotMatch(r.stdout, /\[/, 'the job never ran');
   const appId = appIdIn(r.stderr);
   assert.ok(appId, r.stderr);
-  // The driver ended without stop(): the master still ends the application.
-  await cluster.watch.waitFor((s) => cluster.watch.app(s, appId)?.state === 'FINISHED');
+  // The driver threw before stop(): it ends the application FAILED, saying why.
+  const s = await cluster.watch.waitFor((s) => cluster.watch.app(s, appId)?.state === 'FAILED');
+  assert.match(
+    cluster.watch.app(s, appId)?.failure?.message ?? '',
+    /^ClosureError: The function given to map uses factor/,
+  );
   await cluster.assertOnlyClusterLeft();
   assert.doesNotMatch(cluster.executorOutput(appId), /Running task/);
 });
@@ -360,8 +364,10 @@ test('wick kill driver-…: a supervised driver is KILLED, not restarted, and le
   const s = await cluster.watch.waitFor(
     (s) =>
       cluster.watch.driver(s, driverId)?.state === 'KILLED' &&
-      cluster.watch.app(s, appId)?.state === 'FINISHED',
+      cluster.watch.app(s, appId)?.state === 'KILLED',
   );
+  // Killed, not failed: the driver said so as it went, and nothing is kept as a failure.
+  assert.equal(cluster.watch.app(s, appId)?.failure, undefined);
   assert.deepEqual(s.activeDrivers, [], 'a killed driver is not relaunched');
   await cluster.assertOnlyClusterLeft();
 });
@@ -388,7 +394,7 @@ test('bad input: each fails fast with a clear message and exit code 1', {
     [
       'a syntax error',
       ['--master', cluster.url, syntax],
-      /^wick: Syntax error in \S*syntax\.ts:3:11: Unexpected ";"$/m,
+      /^wick: Syntax error in \S*syntax\.ts:3:11: Unexpected ";"\n\/\S*syntax\.ts:3:11: error: Unexpected ";"$/m,
     ],
     [
       'an unreachable master (client mode)',

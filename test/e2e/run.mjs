@@ -4,7 +4,16 @@
 // extension's agent starts. Exit 77 = skipped (code-server not installed and not in CI).
 // Usage: node test/e2e/run.mjs [host|ui|vsix]... [--exit-with-parent]   (after npm run build)
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  watch,
+  writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { installed, openBrowser, startCodeServer, workbenchUrl } from './codeServer.mjs';
 
@@ -70,6 +79,7 @@ process.exit(failed ? 1 : 0);
 
 async function hostTests(cs) {
   const report = join(out, 'host-report.json');
+  const pageDir = join(out, 'page-driver');
   rmSync(report, { force: true });
   const remote = (p) => `vscode-remote://${cs.host}${p}`;
   const payload = [
@@ -83,10 +93,12 @@ async function hostTests(cs) {
         WICK_E2E_TREE_SAMPLES: process.env.WICK_E2E_TREE_SAMPLES ?? '5',
         // While working on a few steps: a regular expression; the other steps do not run.
         ...(process.env.WICK_E2E_ONLY ? { WICK_E2E_ONLY: process.env.WICK_E2E_ONLY } : {}),
+        WICK_E2E_PAGE: pageDir,
       }),
     ],
   ];
   const { ctx, page } = await openBrowser(cs.tmp);
+  const stopDriving = drivePage(page, pageDir);
   try {
     const exited = new Promise((r) => page.exposeFunction('codeAutomationExit', (code) => r(code)));
     await page.goto(workbenchUrl(cs.host, root, payload), { waitUntil: 'domcontentloaded' });
@@ -116,8 +128,59 @@ async function hostTests(cs) {
     console.log(`in-host tests exited with ${code}`);
     return code === 0 ? 0 : 1;
   } finally {
+    stopDriving();
     await ctx.close();
   }
+}
+
+/**
+ * What the in-host steps cannot do from the extension host: click inside a webview and take a
+ * screenshot of the workbench. A step writes <id>.req.json into `dir` ({ action: 'click',
+ * selector }, { action: 'wait', selector } or { action: 'count', selector } in the dashboard's frame, or { action: 'shot', name });
+ * this answers <id>.res.json.
+ */
+function drivePage(page, dir) {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const shots = join(out, 'screenshots');
+  const seen = new Set();
+  const answer = async (file) => {
+    const id = file.replace(/\.req\.json$/, '');
+    let res;
+    try {
+      const req = JSON.parse(readFileSync(join(dir, file), 'utf8'));
+      if (req.action === 'click') {
+        const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+        await frame.locator(req.selector).first().click({ timeout: 30_000 });
+        res = { ok: true };
+      } else if (req.action === 'wait') {
+        const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+        await frame.locator(req.selector).first().waitFor({ timeout: 30_000 });
+        res = { ok: true };
+      } else if (req.action === 'count') {
+        const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+        res = { ok: true, count: await frame.locator(req.selector).count() };
+      } else if (req.action === 'shot') {
+        mkdirSync(shots, { recursive: true });
+        const path = join(shots, `${String(req.name).replace(/[^\w.-]/g, '_')}.png`);
+        await page.screenshot({ path });
+        res = { ok: true, path };
+      } else {
+        res = { ok: false, error: `unknown action ${JSON.stringify(req.action)}` };
+      }
+    } catch (err) {
+      res = { ok: false, error: String(err?.message ?? err) };
+    }
+    writeFileSync(join(dir, `${id}.res.tmp`), JSON.stringify(res));
+    renameSync(join(dir, `${id}.res.tmp`), join(dir, `${id}.res.json`));
+  };
+  const watcher = watch(dir, (_, f) => {
+    const file = String(f ?? '');
+    if (!file.endsWith('.req.json') || seen.has(file) || !existsSync(join(dir, file))) return;
+    seen.add(file);
+    void answer(file);
+  });
+  return () => watcher.close();
 }
 
 async function ui(cs) {

@@ -2,8 +2,9 @@
 // cluster starts), see two ALIVE workers, Submit Job… on examples/pi.ts from the command palette,
 // watch it complete, open the executor's stdout; submit a job that runs until killed, kill it from
 // its context menu and confirm, see it KILLED; open the dashboard from the status bar and read the
-// cluster inside its webview. Screenshots of each stage go to test-output/e2e/screenshots; on a
-// failure, failure.png and failure-aria.yml (the accessibility tree, as text) show what was there.
+// cluster inside its webview, move to its Workers page and find it there again after a reload.
+// Screenshots of each stage go to test-output/e2e/screenshots; on a failure, failure.png and
+// failure-aria.yml (the accessibility tree, as text) show what was there.
 // Elements are found by role and accessible name, as a screen reader would find them.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -143,6 +144,38 @@ async function flow(page, url, shot) {
   await shot('9-dashboard');
   await done.scrollIntoViewIfNeeded();
   await shot('10-dashboard-completed-apps');
+
+  // A link moves the panel; a reload of the window brings the panel back on that page (its
+  // WebviewPanelSerializer, and the route the page kept in its webview state).
+  await dash
+    .getByRole('navigation', { name: 'Dashboard' })
+    .getByRole('link', { name: 'Workers' })
+    .click();
+  await dash.getByRole('heading', { level: 1, name: 'Workers' }).waitFor(long);
+  // Developer: Reload Window, as a user reloads: the workbench saves its state first (a bare
+  // page reload can cut that save short, and then not even the editor tabs come back).
+  await page.keyboard.press('F1');
+  await page.keyboard.type('Developer: Reload Window');
+  await page
+    .locator('.quick-input-list')
+    .getByRole('option', { name: /Developer: Reload Window/ })
+    .first()
+    .waitFor(long);
+  const reloaded = page.waitForEvent('framenavigated', {
+    predicate: (f) => f === page.mainFrame(),
+    ...long,
+  });
+  await page.keyboard.press('Enter');
+  await reloaded;
+  await page.getByRole('tab', { name: /Wick Dashboard/ }).waitFor(long);
+  const again = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+  await again.getByRole('heading', { level: 1, name: 'Workers' }).waitFor(long);
+  await again
+    .getByRole('table', { name: 'Workers' })
+    .getByRole('row', { name: /ALIVE/ })
+    .nth(1)
+    .waitFor(long);
+  await shot('11-dashboard-restored-after-reload');
 }
 
 /** Quick Open (Ctrl+P) a workspace file by name, and wait for its editor tab. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { MasterState } from '../../backend/agent/protocol.js';
+import { rememberDriver } from '../../extension/logs/knownDrivers.js';
 import {
   children,
   findApp,
@@ -108,12 +109,12 @@ test('cluster: master → workers with state, cores and memory; contextValue by 
     workers.map((w) => item(w, m).contextValue),
     ['wick.worker.alive', 'wick.worker.dead'],
   );
-  assert.match(
-    item(workers[0] as Node, m).description ?? '',
-    /127\.0\.0\.1:4000 · ALIVE · 1\/2 cores · 512 MiB\/2 GiB/,
-  );
+  // The address as the label, state and cores as the description: no truncated worker id.
+  assert.equal(item(workers[0] as Node, m).label, '127.0.0.1:4000');
+  assert.equal(item(workers[0] as Node, m).description, 'ALIVE · 1/2 cores · 512 MiB/2 GiB');
   const [e] = children(workers[0] as Node, m);
-  assert.equal(item(e as Node, m).label, 'app-1/0');
+  assert.equal(item(e as Node, m).label, 'Wick Pi · executor 0');
+  assert.equal(item(e as Node, m).description, 'RUNNING · 1 core · app-1');
   assert.equal(item(workers[1] as Node, m).icon?.color, 'errorForeground');
 });
 
@@ -156,7 +157,7 @@ test('applications: groups, waiting apps say why, executors carry stdout/stderr'
   assert.equal(item(waiting as Node, m).contextValue, 'wick.app.waiting');
   const [running] = children(groups[0] as Node, m);
   assert.equal(item(running as Node, m).contextValue, 'wick.app.running');
-  assert.match(item(running as Node, m).description ?? '', /app-1 · RUNNING · 1 cores · 4s/);
+  assert.equal(item(running as Node, m).description, 'RUNNING · 1 core · 4s · app-1');
   const [e] = children(running as Node, m);
   const logs = children(e as Node, m);
   assert.deepEqual(
@@ -164,7 +165,7 @@ test('applications: groups, waiting apps say why, executors carry stdout/stderr'
     ['wick.showStdout', 'wick.showStderr'],
   );
   const [done] = children(groups[2] as Node, m);
-  assert.match(item(done as Node, m).description ?? '', /FINISHED · 1 cores · 1m 0s/);
+  assert.equal(item(done as Node, m).description, 'FINISHED · 1 core · 1m 0s · app-0');
 });
 
 test('an app whose executors keep failing says why in its description and quotes it in its tooltip', () => {
@@ -231,4 +232,84 @@ test('findApp locates an app and its group for reveal', () => {
   const m = model();
   const f = findApp('app-0', m);
   assert.equal(f?.parent.kind === 'group' && f.parent.group, 'completed');
+});
+
+test("an app's executors that ended as it meant wear no failure icon; others do", () => {
+  const ended = (state: string, exitStatus?: number) => ({
+    ...exec,
+    state,
+    ...(exitStatus !== undefined ? { exitStatus } : {}),
+  });
+  const icons = (appState: string, execState: string) => {
+    const a = app('app-9', appState, { removedExecutors: [ended(execState)] });
+    const m = model({ activeApps: [], completedApps: [a] as never });
+    const [e] = children({ kind: 'app', app: a } as Node, m);
+    return item(e as Node, m).icon;
+  };
+  assert.deepEqual(icons('FINISHED', 'EXITED'), { id: 'pass' });
+  assert.deepEqual(icons('FINISHED', 'KILLED'), { id: 'pass' }, "killed by the app's stop");
+  assert.deepEqual(icons('KILLED', 'KILLED'), { id: 'pass' }, 'killed with its app');
+  assert.equal(icons('FINISHED', 'FAILED')?.id, 'error');
+  assert.equal(icons('FINISHED', 'LOST')?.id, 'warning');
+  assert.equal(icons('RUNNING', 'KILLED')?.id, 'circle-slash', 'killed while its app runs');
+  assert.equal(icons('FAILED', 'EXITED')?.id, 'circle-outline');
+});
+
+test("a driver shows its app's name and source file when this window submitted it", () => {
+  const driver = {
+    id: 'driver-20261203-0001',
+    state: 'RUNNING',
+    appPath: 'pi.ts',
+    cores: 1,
+    mem: 1024,
+    supervise: false,
+    submitDate: 0,
+    workerId: 'worker-a',
+    workerHostPort: '127.0.0.1:4000',
+  };
+  const m = model({ activeDrivers: [driver] as never });
+  const node = { kind: 'driver', driver, under: 'drivers' } as Node;
+  assert.equal(item(node, m).label, 'pi.ts');
+  assert.equal(item(node, m).description, 'RUNNING · 1 core · driver-20261203-0001');
+  rememberDriver('app-1', driver.id);
+  assert.equal(item(node, m).label, 'Wick Pi · pi.ts');
+  assert.match(
+    item(node, m).tooltip ?? '',
+    /^Driver driver-20261203-0001 of Wick Pi \(app-1\)\nSource: pi\.ts/,
+  );
+});
+
+test('the Applications view leaves out filtered states and cleared completed apps and drivers', () => {
+  const d = (id: string, state: string) => ({
+    id,
+    state,
+    appPath: 'pi.ts',
+    cores: 1,
+    mem: 1024,
+    supervise: false,
+    submitDate: 0,
+  });
+  const base = model({
+    completedApps: [app('app-0', 'FINISHED'), app('app-3', 'KILLED')] as never,
+    completedDrivers: [d('driver-0', 'FINISHED')] as never,
+    activeDrivers: [d('driver-1', 'RUNNING')] as never,
+  });
+  const labels = (m: Model) =>
+    roots('applications', m).map((g) => {
+      const it = item(g, m);
+      const kids = children(g, m).map((k) =>
+        k.kind === 'app' ? k.app.id : k.kind === 'driver' ? k.driver.id : '',
+      );
+      return `${it.label} ${it.description}: ${kids.join(',')}`;
+    });
+  assert.deepEqual(labels({ ...base, filter: { states: ['RUNNING', 'KILLED'] } }), [
+    'Running 1: app-1',
+    'Waiting 0: ',
+    'Completed 1: app-3',
+    'Drivers 2: driver-1,driver-0',
+  ]);
+  assert.deepEqual(
+    labels({ ...base, filter: { cleared: new Set(['app-0', 'app-3', 'driver-0']) } }),
+    ['Running 1: app-1', 'Waiting 1: app-2', 'Completed 0: ', 'Drivers 1: driver-1'],
+  );
 });

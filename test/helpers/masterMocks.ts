@@ -14,7 +14,11 @@ import {
   RegisteredApplication,
   UnregisterApplication,
 } from '../../backend/protocol/app.js';
-import type { ApplicationDescription, ExecutorState } from '../../backend/protocol/common.js';
+import type {
+  AppFailure,
+  ApplicationDescription,
+  ExecutorState,
+} from '../../backend/protocol/common.js';
 import {
   DriverStateChanged,
   ExecutorStateChanged,
@@ -278,8 +282,10 @@ export class MockApp {
     return this.appId;
   }
 
-  unregister(): void {
-    this.master.send(UnregisterApplication({ appId: this.appId }));
+  unregister(failure?: AppFailure): void {
+    this.master.send(
+      UnregisterApplication(failure ? { appId: this.appId, failure } : { appId: this.appId }),
+    );
   }
 
   /** Resolves once the master has handled everything this app sent before. */

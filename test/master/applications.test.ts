@@ -405,7 +405,9 @@ test('RequestKillApplication kills an application and says so; an unknown one is
   assert.match(again.message, /already finished or does not exist/);
 });
 
-test('an application whose client disconnects is FINISHED', { timeout: 60_000 }, async (t) => {
+test('an application whose client disconnects without unregistering is FAILED, and says so', {
+  timeout: 60_000,
+}, async (t) => {
   const master = await startMaster(t);
   const client = await connectClient(t, master.url);
   const [w] = (await workers(t, master.url, 1)) as [MockWorker];
@@ -414,9 +416,40 @@ test('an application whose client disconnects is FINISHED', { timeout: 60_000 },
   await w.endpoint.next('LaunchExecutor');
   await app.stop();
   await w.endpoint.next('KillExecutor', (m) => m.appId === appId);
-  const s = await client.waitFor((s) => appIn(s, appId)?.state === 'FINISHED');
+  const s = await client.waitFor((s) => appIn(s, appId)?.state === 'FAILED');
   assert.deepEqual(s.activeApps, []);
   assert.equal(workerIn(s, w.id)?.coresUsed, 0);
+  assert.match(
+    appIn(s, appId)?.failure?.message ?? '',
+    new RegExp(`The driver of ${appId} went away without unregistering its application`),
+  );
+});
+
+test('UnregisterApplication with a failure → FAILED, the failure kept as the driver sent it', {
+  timeout: 60_000,
+}, async (t) => {
+  const master = await startMaster(t);
+  const client = await connectClient(t, master.url);
+  const [w] = (await workers(t, master.url, 1)) as [MockWorker];
+  const app = await MockApp.start(t, master.url);
+  const appId = await app.register();
+  await w.endpoint.next('LaunchExecutor');
+  const failure = {
+    message: 'Error: bad value 3',
+    stack: 'Error: bad value 3\n    at /home/u/throws.ts:7:11',
+    location: { file: '/home/u/throws.ts', line: 7, column: 11 },
+  };
+  app.unregister(failure);
+  await w.endpoint.next('KillExecutor', (m) => m.appId === appId);
+  const s = await client.waitFor((s) => appIn(s, appId)?.state === 'FAILED');
+  assert.deepEqual(appIn(s, appId)?.failure, failure);
+  assert.equal(workerIn(s, w.id)?.coresUsed, 0);
+  // A clean unregister carries no failure.
+  const ok = await MockApp.start(t, master.url);
+  const okId = await ok.register();
+  ok.unregister();
+  const s2 = await client.waitFor((s) => appIn(s, okId)?.state === 'FINISHED');
+  assert.equal(appIn(s2, okId)?.failure, undefined);
 });
 
 test('completed applications are retained up to wick.deploy.retainedApplications', {

@@ -1,7 +1,8 @@
 /**
  * Hostile peers against a real master (issue 17, finding 3; docs/protocol.md, "Who may do what"):
  * a peer that is not the worker or the driver a message is about sends `ExecutorStateChanged`
- * dropping another application's executor, `UnregisterApplication` of another application,
+ * dropping another application's executor, `UnregisterApplication` of another application (with
+ * or without a failure report),
  * `DriverStateChanged` of a running driver, `Heartbeat`s for a worker that stopped, and
  * `RegisterWorker` of a worker that does not exist. Once with the cluster running open, once
  * authenticating (the default); each is refused, logged once per connection, and changes
@@ -245,6 +246,27 @@ function masterSuite(mode: Mode): void {
       peer.close();
     }
     assert.equal(appOf(await state(), A.appId)?.state, 'RUNNING');
+  });
+
+  test('UnregisterApplication with a failure, from a stranger: the application stays RUNNING, no failure', async (t) => {
+    await strangersAtTheDoor(t);
+    // The failure report (docs/protocol.md, "How an application fails") is heard only from the
+    // application's own driver, over the connection it registered on: no one else can fail it.
+    const forged = UnregisterApplication({
+      appId: A.appId,
+      failure: { message: 'Error: forged', location: { file: '/x.ts', line: 1, column: 1 } },
+    });
+    const all: Guise[] = mode.open
+      ? guises()
+      : [...guises(), { kind: 'app', credential: A.credential as AppCredential }];
+    for (const g of all) {
+      const peer = await HostilePeer.connect(t, cluster.master.address, g);
+      await refused(peer, forged, g.kind === 'app');
+      const app = appOf(await state(), A.appId);
+      assert.equal(app?.state, 'RUNNING', guiseText(g));
+      assert.equal(app?.failure, undefined, guiseText(g));
+      peer.close();
+    }
   });
 
   test('DriverStateChanged of a running driver: it stays RUNNING, its process alive', async (t) => {

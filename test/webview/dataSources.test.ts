@@ -14,7 +14,7 @@ function fakePanel() {
   const posted: PanelToExtension[] = [];
   let listener: ((e: MessageEvent) => void) | undefined;
   const source = new VsCodeDataSource(
-    { postMessage: (m) => posted.push(m) },
+    { postMessage: (m) => posted.push(m), getState: () => undefined, setState: () => {} },
     {
       addEventListener: (_type, fn) => {
         listener = fn;

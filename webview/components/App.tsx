@@ -4,6 +4,7 @@ import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { DataSource } from '../data/DataSource.js';
 import type { DashboardStore, StoreState } from '../data/store.js';
+import { catchLinkClicks, MemoryNavigator, type Navigator } from '../navigation.js';
 import type { DashboardConfig } from '../protocol.js';
 import { href, parseRoute, type Route } from '../router.js';
 import { AppPage } from './AppPage.js';
@@ -21,13 +22,16 @@ export function App({
   store,
   source,
   config,
+  nav,
 }: {
   store: DashboardStore;
   source: DataSource;
   config: DashboardConfig;
+  nav: Navigator;
 }) {
   const state = useStore(store);
-  const route = useHashRoute();
+  const route = useRoute(nav);
+  useScrollMemory(nav, route, state.master !== undefined);
   const now = useClock();
   const [message, setMessage] = useState('');
   const heading = useRef<HTMLHeadingElement>(null);
@@ -51,6 +55,7 @@ export function App({
   useEffect(() => {
     document.title = `${title} · Wick`;
   }, [title]);
+  useEffect(() => nav.shown?.(), [nav, route]);
 
   return (
     <DashboardCtx.Provider value={ctx}>
@@ -191,14 +196,43 @@ function useStore(store: DashboardStore): StoreState {
   return state;
 }
 
-function useHashRoute(): Route {
-  const [route, setRoute] = useState(() => parseRoute(location.hash));
+function useRoute(nav: Navigator): Route {
+  const [route, setRoute] = useState(() => parseRoute(nav.hash));
   useEffect(() => {
-    const on = () => setRoute(parseRoute(location.hash));
-    addEventListener('hashchange', on);
-    return () => removeEventListener('hashchange', on);
-  }, []);
+    const off = nav.subscribe(() => setRoute(parseRoute(nav.hash)));
+    const unclick = nav instanceof MemoryNavigator ? catchLinkClicks(document, nav) : () => {};
+    return () => {
+      off();
+      unclick();
+    };
+  }, [nav]);
   return route;
+}
+
+/**
+ * In the panel: each route's scroll position is kept, and given back when the route shows again
+ * (also after the panel was hidden, once the state is there to lay the page out).
+ */
+function useScrollMemory(nav: Navigator, route: Route, loaded: boolean): void {
+  useEffect(() => {
+    if (!(nav instanceof MemoryNavigator)) return;
+    let frame = 0;
+    const on = () => {
+      if (frame) return;
+      frame = requestAnimationFrame(() => {
+        frame = 0;
+        nav.rememberScroll(scrollY);
+      });
+    };
+    addEventListener('scroll', on, { passive: true });
+    return () => {
+      removeEventListener('scroll', on);
+      if (frame) cancelAnimationFrame(frame);
+    };
+  }, [nav]);
+  useEffect(() => {
+    if (nav instanceof MemoryNavigator && loaded) scrollTo(0, nav.scroll());
+  }, [nav, route, loaded]);
 }
 
 /**

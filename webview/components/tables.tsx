@@ -10,7 +10,7 @@ import { KillButton } from './KillButton.js';
 /** The tables of Spark's master page: workers, applications and drivers. */
 
 export function WorkersTable({ workers }: { workers: WorkerSummary[] }) {
-  const { config } = useDashboard();
+  const { config, now } = useDashboard();
   // Served by the master's web UI, a worker's pages are also under the master's /proxy/<id>/
   // (Spark's reverseProxy): the one link that works in a browser that reaches only the master.
   const proxied = config.mode === 'master' && config.host === 'web';
@@ -36,7 +36,10 @@ export function WorkersTable({ workers }: { workers: WorkerSummary[] }) {
           <td class="num">
             <UsedOf total={formatMiB(w.memory)} used={formatMiB(w.memoryUsed)} />
           </td>
-          <td>{formatDate(w.lastHeartbeat)}</td>
+          <td class="heartbeat" data-heartbeat={w.lastHeartbeat}>
+            {formatDate(w.lastHeartbeat)}{' '}
+            <span class="muted">({formatDuration(Math.max(0, now - w.lastHeartbeat))} ago)</span>
+          </td>
           <td>
             {/^https?:\/\//.test(w.webUiAddress) ? (
               <a href={w.webUiAddress} target="_blank" rel="noopener noreferrer">

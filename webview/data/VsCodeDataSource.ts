@@ -12,6 +12,9 @@ import { type DataSource, decodeBase64, type FeedListener, type FollowSink } fro
 /** What acquireVsCodeApi() returns, as far as the dashboard uses it. */
 export interface VsCodeApi {
   postMessage(message: PanelToExtension): void;
+  /** The webview's saved state (the panel's place: navigation.ts). */
+  getState(): unknown;
+  setState(state: unknown): void;
 }
 
 /** Where the panel hears the extension: `window` in a real webview. */

@@ -11,7 +11,11 @@ import {
   UnregisterApplication,
   WorkerRemoved,
 } from '../../protocol/app.js';
-import { type ApplicationDescription, isExecutorFinished } from '../../protocol/common.js';
+import {
+  type AppFailure,
+  type ApplicationDescription,
+  isExecutorFinished,
+} from '../../protocol/common.js';
 import { MasterChanged } from '../../protocol/deploy.js';
 import { APP_CLIENT_ENDPOINT } from '../../protocol/endpoints.js';
 import type { AnyMessageDef, WireMessage } from '../../protocol/registry.js';
@@ -161,8 +165,22 @@ export class AppClient extends RpcEndpoint {
     this.master?.send(ExecutorRegistered({ execId }));
   }
 
-  unregister(): void {
-    if (this.master && this.appId) this.master.send(UnregisterApplication({ appId: this.appId }));
+  /**
+   * Ends the application: FAILED with `failure` (what the driver saw), KILLED with `killed` too
+   * (the process got a signal), else FINISHED. `now`:
+   * written at once rather than at the end of the turn (the process is exiting: no turn ends).
+   */
+  unregister(failure?: AppFailure, now = false, killed = false): void {
+    if (this.master && this.appId) {
+      this.master.send(
+        UnregisterApplication(
+          failure
+            ? { appId: this.appId, failure, ...(killed ? { killed: true as const } : {}) }
+            : { appId: this.appId },
+        ),
+      );
+      if (now) this.master.flush();
+    }
   }
 
   /** Explains a registration that timed out: which masters answered, and in what state. */

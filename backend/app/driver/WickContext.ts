@@ -6,6 +6,7 @@ import { AppConf } from '../../conf/app.js';
 import { WickConf } from '../../conf/WickConf.js';
 import { describeFiles } from '../../files/describeFiles.js';
 import { FileServer } from '../../files/FileServer.js';
+import type { AppFailure } from '../../protocol/common.js';
 import { FILE_SERVER_ENDPOINT } from '../../protocol/endpoints.js';
 import type { PartitionAction, PartitionSource } from '../../protocol/executor.js';
 import type { AppCode, ShippedFile } from '../../protocol/files.js';
@@ -17,6 +18,7 @@ import { useShippedCode } from '../closure.js';
 import { ModuleScopes } from '../moduleScopes.js';
 import { setDriverFiles } from '../WickFiles.js';
 import { AppClient } from './AppClient.js';
+import { describeFailure } from './appFailure.js';
 import { DriverEndpoint, type ShippedApp } from './DriverEndpoint.js';
 import { chooseDriverAddress, routeToMasters } from './driverAddress.js';
 import { driverAuth } from './driverAuth.js';
@@ -60,6 +62,23 @@ export class WickContext {
   private nextShuffleId = 0;
   /** @internal Cuts jobs into stages and keeps the application's shuffle outputs. */
   readonly dagScheduler: DAGScheduler;
+  /**
+   * The program called process.exit() before stop(): no stop can run now (nothing asynchronous
+   * does), but the unregister is one write on an open socket, which goes out at once. Its status
+   * says how the application ended; should the write not make it, the master sees the connection
+   * drop and ends the application FAILED anyway.
+   */
+  private readonly onExit = (code: number) => {
+    if (this.stopped) return;
+    this.stopped = true;
+    WickContext.running.delete(this);
+    this.client.unregister(
+      code === 0 ? undefined : { message: `Error: the driver exited with status ${code}` },
+      true,
+    );
+  };
+  /** The contexts not stopped yet: what a driver that fails reports its failure through. */
+  private static readonly running = new Set<WickContext>();
 
   private constructor(
     readonly conf: WickConf,
@@ -78,6 +97,19 @@ export class WickContext {
       { info: (t) => log.info(t), warn: (t) => log.warn(t) },
     );
     driver.onExecutorRemoved = (id) => this.dagScheduler.executorLost(id);
+    process.once('exit', this.onExit);
+    WickContext.running.add(this);
+  }
+
+  /**
+   * @internal The driver failed (`err` reached the top of the application, or was uncaught):
+   * each running context ends its application FAILED with what `err` says, rather than letting
+   * the process exit with the application's connection dropped and nothing said. `killed`: the
+   * process got SIGTERM (wick kill, a worker shutting down): the application ends KILLED.
+   */
+  static async failAll(err: unknown, killed = false): Promise<void> {
+    const failure = describeFailure(err);
+    await Promise.all([...WickContext.running].map((wc) => wc.end(failure, killed)));
   }
 
   get appId(): string {
@@ -327,9 +359,15 @@ export class WickContext {
 
   /** Unregisters the application, stops its executors, and closes the driver's connections. */
   async stop(): Promise<void> {
+    await this.end(undefined);
+  }
+
+  private async end(failure: AppFailure | undefined, killed = false): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    WickContext.running.delete(this);
     process.off('beforeExit', this.onBeforeExit);
+    process.off('exit', this.onExit);
     // As a job does: the driver's sockets do not keep the process alive (see create), and without
     // this the process could end in the middle of stopping, before what the application does
     // after `await stop()`.
@@ -344,11 +382,14 @@ export class WickContext {
       // No executor is started in place of one that ends from here on: an executor that
       // registered late (its code fetch took a while) and is stopped at once would otherwise be
       // replaced, only to be killed by the unregister.
+      // A failure is told first, and at once: the master knows before the executors have gone
+      // (they may take seconds), and a driver being killed may not get that long.
       this.client.requestTotalExecutors(0);
+      if (failure) this.client.unregister(failure, true, killed);
       await this.driver.stopExecutors();
-      this.client.unregister();
+      if (!failure) this.client.unregister();
       await this.env.stop();
-      log.info(`Stopped application ${this.appId}`);
+      log.info(`${failure ? 'Failed' : 'Stopped'} application ${this.appId}`);
     } finally {
       clearInterval(stopping);
     }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import vm from 'node:vm';
 import type { FunctionSpec, TaskDescription } from '../../protocol/executor.js';
-import { BINDING_EXPORT } from '../../util/shippedCode.js';
+import { BINDING_EXPORT, RETURN_PREFIX } from '../../util/shippedCode.js';
 
 /** Where an executor's tasks run: what their functions' modules and files resolve against. */
 export interface TaskPlace {
@@ -84,11 +84,10 @@ export class FunctionCompiler {
       if (specifier.startsWith('node:') || isBuiltin(req, specifier)) return import(specifier);
       return import(pathToFileURL(req.resolve(specifier)).href);
     };
-    const body = `${(spec.defs ?? []).join('\n')}\nreturn (${spec.source});`;
     const factory = vm.compileFunction(
-      body,
+      bodyOf(spec),
       ['require', '__wickImport', '__name', '__require', ...names],
-      { filename: spec.module ? this.modulePath(spec.module) : 'wick-task-function.js' },
+      placeOf(spec, spec.module ? this.modulePath(spec.module) : 'wick-task-function.js'),
     ) as (...args: unknown[]) => Compiled;
     return factory(req, importer, keepName, req, ...values);
   }
@@ -116,6 +115,30 @@ export class FunctionCompiler {
   private moduleUrl(module: string): string {
     return pathToFileURL(this.modulePath(module)).href;
   }
+}
+
+/**
+ * The function's body: its definitions, then the function. Laid out by the driver (spec.origin,
+ * app/functionOrigin.ts), the texts carry their own line breaks and go together as they are.
+ */
+export function bodyOf(spec: FunctionSpec): string {
+  const defs = spec.defs ?? [];
+  if (spec.origin) return `${defs.join('')}${RETURN_PREFIX}${spec.source}\n);`;
+  return `${defs.join('\n')}\n${RETURN_PREFIX}${spec.source});`;
+}
+
+/**
+ * Where the body is compiled: at its place in the user's original file when the driver said
+ * (so stacks name it), else in the module that wrote it, else under a name of its own.
+ */
+export function placeOf(
+  spec: FunctionSpec,
+  fallback: string,
+): { filename: string; lineOffset?: number; columnOffset?: number } {
+  const o = spec.origin;
+  if (!o) return { filename: fallback };
+  const first = spec.defs && spec.defs.length > 0 ? 0 : RETURN_PREFIX.length;
+  return { filename: o.file, lineOffset: o.line - 1, columnOffset: o.column - 1 - first };
 }
 
 function* specsOf(task: TaskDescription): Iterable<FunctionSpec> {

@@ -12,6 +12,8 @@ import {
   LogFollowEnded,
   RequestLogRange,
   RequestStatus,
+  RequestUiLink,
+  RequestWorkerStateOf,
   StateChanged,
   StopFollowLog,
   SubmitApplication,
@@ -71,6 +73,8 @@ export function registerAgent(program: Command): void {
       }));
       connection.onRequest(SubmitApplication, (p) => agent.submit(p));
       connection.onRequest(Kill, (p) => agent.kill(p.id));
+      connection.onRequest(RequestUiLink, (p) => agent.uiLink(p));
+      connection.onRequest(RequestWorkerStateOf, (p) => agent.workerState(p.workerId));
       connection.onRequest(RequestLogRange, (p) => agent.logRange(p));
       connection.onRequest(FollowLog, (p) => agent.followLog(p));
       connection.onNotification(StopFollowLog, (p) => agent.stopFollowLog(p.followId));

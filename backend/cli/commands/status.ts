@@ -7,7 +7,7 @@ import {
   withMaster,
 } from '../../client/masterConnection.js';
 import type { MessageOf } from '../../protocol/registry.js';
-import type { DriverSummary, MasterStateResponse } from '../../protocol/state.js';
+import type { AppSummary, DriverSummary, MasterStateResponse } from '../../protocol/state.js';
 import { parseMasterUrls } from '../../rpc/masterUrls.js';
 import { sparkMasterJson } from '../../shared/sparkJson.js';
 import { defaultMasterUrl } from '../options.js';
@@ -74,13 +74,23 @@ export function formatState(s: MessageOf<typeof MasterStateResponse>, now = Date
   lines.push(`Applications: ${s.activeApps.length} active, ${s.completedApps.length} completed`);
   for (const a of apps) {
     const secs = Math.round(((a.endTime ?? now) - a.startTime) / 1000);
-    const why = a.waitingReason ? ` — waiting: ${a.waitingReason}` : '';
+    const why = a.waitingReason
+      ? ` — waiting: ${a.waitingReason}`
+      : a.failure
+        ? ` — ${failureLine(a.failure)}`
+        : '';
     lines.push(`  ${a.id}  ${a.name}  ${a.state}  cores ${a.coresGranted}  ${secs}s${why}`);
   }
   const drivers = [...s.activeDrivers, ...s.completedDrivers];
   lines.push(`Drivers: ${s.activeDrivers.length} active, ${s.completedDrivers.length} completed`);
   for (const d of drivers) lines.push(`  ${driverLine(d)}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** An application's failure in one line: its message's first line, and where it points. */
+function failureLine(f: NonNullable<AppSummary['failure']>): string {
+  const at = f.location ? ` (at ${f.location.file}:${f.location.line}:${f.location.column})` : '';
+  return `${f.message.split('\n')[0]}${at}`;
 }
 
 /** One application or driver; an unknown id is an error that says what ids look like. */
@@ -103,6 +113,11 @@ export function formatOne(
       `${app.id}  ${app.name}  ${app.state}  cores ${app.coresGranted}  user ${app.user}`,
     ];
     if (app.waitingReason) lines.push(`  waiting: ${app.waitingReason}`);
+    if (app.failure) {
+      lines.push(`  failed: ${failureLine(app.failure)}`);
+      const stack = app.failure.stack?.split('\n').filter((l) => /^\s+at /.test(l)) ?? [];
+      lines.push(...stack.map((l) => `    ${l.trim()}`));
+    }
     const failure = app.lastExecutorFailure;
     if (failure) {
       lines.push(

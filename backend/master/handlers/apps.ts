@@ -30,12 +30,23 @@ const log = getLogger('Master');
 
 export function appHandlers(m: Master, on: HandlerRegistry): void {
   on(RegisterApplication, (msg, sender) => registerApplication(m, msg, sender));
-  on(UnregisterApplication, async ({ appId }, sender) => {
+  on(UnregisterApplication, async ({ appId, failure, killed }, sender) => {
     const app = m.cluster.appById(appId);
     if (app) {
       checkFromDriver(app, sender, `UnregisterApplication of ${appId}`);
-      log.info(`Received unregister request from application ${app.id}`);
-      await removeApplication(m, app, 'FINISHED');
+      if (killed) {
+        log.info(
+          `Application ${app.id} was killed: ${firstLine(failure?.message ?? 'its driver says so')}`,
+        );
+        await removeApplication(m, app, 'KILLED');
+      } else if (failure) {
+        log.warn(`Application ${app.id} failed, its driver says: ${firstLine(failure.message)}`);
+        app.failure = failure;
+        await removeApplication(m, app, 'FAILED');
+      } else {
+        log.info(`Received unregister request from application ${app.id}`);
+        await removeApplication(m, app, 'FINISHED');
+      }
     }
   });
   on(RequestExecutors, ({ appId, requestedTotal }, ctx) => {
@@ -69,6 +80,20 @@ export function appHandlers(m: Master, on: HandlerRegistry): void {
   on(MasterChangeAcknowledged, (msg, sender) => masterChangeAcknowledged(m, msg, sender));
   on(ExecutorStateChanged, (msg, sender) => executorStateChanged(m, msg, sender));
   on(RequestKillApplication, (msg) => killApplication(m, msg));
+}
+
+/**
+ * The driver's connection closed while its application was still registered: it never said it
+ * was done, so it did not end well (Spark calls this FINISHED; docs/protocol.md says why Wick
+ * does not). A driver that failed and said so has unregistered already.
+ */
+export async function driverDisconnected(m: Master, app: ApplicationInfo): Promise<void> {
+  const failure = {
+    message: `The driver of ${app.id} went away without unregistering its application (it exited or crashed before stop(), or lost its connection to the master)`,
+  };
+  log.warn(failure.message);
+  app.failure = failure;
+  await removeApplication(m, app, 'FAILED');
 }
 
 /** The active application whose driver registered over the connection `sender` came on. */
@@ -109,6 +134,8 @@ export async function removeApplication(
   for (const exec of [...app.executors.values()]) killExecutor(m, app, exec);
   app.state = state;
   app.endTime = m.clock.now();
+  if (state === 'FAILED' && !app.failure && reason)
+    app.failure = { message: reason.slice(0, 4096) };
   if (state !== 'FINISHED') app.driver.send(ApplicationRemoved({ message: reason ?? state }));
   m.broadcaster.app(app);
   await m.persistence.removeApplication(app.id);

@@ -154,12 +154,16 @@ async function registerWorker(
   schedule(m);
 }
 
-// The hot path: one map lookup and one store, nothing allocated for a registered worker.
+// The hot path: one map lookup, one store and a mark, nothing allocated for a registered worker.
+// The mark pushes the worker's new lastHeartbeat to subscribers (one entry per worker per
+// heartbeat, wick.worker.timeout / 4): the dashboards' "Last heartbeat" is live, not the time of
+// the worker's last other change.
 function heartbeat(m: Master, msg: MessageOf<typeof Heartbeat>, sender: RpcSenderContext): void {
   const worker = m.cluster.workerById(msg.workerId);
   if (worker) {
     checkFromWorker(worker, sender, `Heartbeat of ${worker.id}`);
     worker.lastHeartbeat = m.clock.now();
+    m.broadcaster.worker(worker);
     return;
   }
   if (m.cluster.knowsWorker(msg.workerId)) {

@@ -1,5 +1,5 @@
 import { appWaitingReason } from '../../submit/waitingReasons.js';
-import { duration, type Item, lower, mb, stateIcon } from './item.js';
+import { cores, duration, type Item, lower, mb, stateIcon } from './item.js';
 import type { Model, Node } from './node.js';
 
 type A = Extract<Node, { kind: 'app' }>;
@@ -33,9 +33,10 @@ export function appItem(n: A, m: Model): Item {
   return {
     id: `app:${a.id}`,
     label: a.name,
+    // State and cores first: what a glance wants; the id last, where a cut costs least.
     description: `${
-      why ? `${a.id} · WAITING: ${why}` : `${a.id} · ${a.state} · ${a.coresGranted} cores · ${took}`
-    }${failing}`,
+      why ? `WAITING: ${why}` : `${a.state} · ${cores(a.coresGranted)} · ${took}`
+    }${failing} · ${a.id}`,
     tooltip,
     icon: stateIcon[a.state] ?? { id: 'circle-outline' },
     contextValue: `wick.app.${lower(a.state)}`,

@@ -1,4 +1,4 @@
-import { type Item, lower, mb, stateIcon } from './item.js';
+import { cores, endedNormally, type Item, lower, mb, normalEndIcon, stateIcon } from './item.js';
 import type { Node } from './node.js';
 
 type E = Extract<Node, { kind: 'executor' }>;
@@ -8,10 +8,13 @@ export function executorItem(n: E): Item {
   const exit = e.exitStatus !== undefined ? ` · exit ${e.exitStatus}` : '';
   return {
     id: `executor:${n.under}:${e.appId}/${e.id}`,
-    label: n.under === 'worker' ? `${e.appId}/${e.id}` : `executor ${e.id}`,
-    description: `${n.under === 'worker' ? (n.app?.name ?? '') : e.workerHostPort} · ${e.state}${exit}`,
+    label:
+      n.under === 'worker' ? `${n.app?.name ?? e.appId} · executor ${e.id}` : `executor ${e.id}`,
+    description: `${e.state}${exit} · ${cores(e.cores)} · ${n.under === 'worker' ? e.appId : e.workerHostPort}`,
     tooltip: `Executor ${e.id} of ${e.appId}\nWorker: ${e.workerId} (${e.workerHostPort})\nState: ${e.state}${exit}\nCores: ${e.cores} · Memory: ${mb(e.memory)}${e.message ? `\n${e.message}` : ''}`,
-    icon: stateIcon[e.state] ?? { id: 'circle-outline' },
+    icon: endedNormally(e.state, n.app?.state)
+      ? normalEndIcon
+      : (stateIcon[e.state] ?? { id: 'circle-outline' }),
     contextValue: `wick.executor.${lower(e.state)}`,
     collapsible: 'collapsed',
   };

@@ -30,32 +30,43 @@ export function groupItem(n: G): Item {
 }
 
 export function groupChildren(n: G, m: Model): Node[] {
-  const s = m.state;
-  if (!s) return [];
+  const v = visible(m);
+  if (!v) return [];
   if (n.group === 'drivers')
-    return [...s.activeDrivers, ...s.completedDrivers].map((driver) => ({
-      kind: 'driver',
-      driver,
-      under: 'drivers',
-    }));
+    return v.drivers.map((driver) => ({ kind: 'driver', driver, under: 'drivers' }));
   const apps =
     n.group === 'completed'
-      ? [...s.completedApps].sort((a, b) => (b.endTime ?? 0) - (a.endTime ?? 0))
-      : s.activeApps.filter((a) => (n.group === 'waiting') === (a.state === 'WAITING'));
+      ? [...v.completed].sort((a, b) => (b.endTime ?? 0) - (a.endTime ?? 0))
+      : v.active.filter((a) => (n.group === 'waiting') === (a.state === 'WAITING'));
   return apps.map((app) => ({ kind: 'app', app }));
 }
 
 /** The Applications view's roots. */
 export function applicationGroups(m: Model): Node[] {
-  const s = m.state;
-  if (!s) return [];
-  const waiting = s.activeApps.filter((a) => a.state === 'WAITING').length;
+  const v = visible(m);
+  if (!v) return [];
+  const waiting = v.active.filter((a) => a.state === 'WAITING').length;
   const groups: Node[] = [
-    { kind: 'group', group: 'running', count: s.activeApps.length - waiting },
+    { kind: 'group', group: 'running', count: v.active.length - waiting },
     { kind: 'group', group: 'waiting', count: waiting },
-    { kind: 'group', group: 'completed', count: s.completedApps.length },
+    { kind: 'group', group: 'completed', count: v.completed.length },
   ];
-  const drivers = s.activeDrivers.length + s.completedDrivers.length;
-  if (drivers > 0) groups.push({ kind: 'group', group: 'drivers', count: drivers });
+  if (v.drivers.length > 0)
+    groups.push({ kind: 'group', group: 'drivers', count: v.drivers.length });
   return groups;
+}
+
+/** The apps and drivers the view shows: the state's, less what its filter leaves out. */
+function visible(m: Model) {
+  const s = m.state;
+  if (!s) return undefined;
+  const states = m.filter?.states;
+  const cleared = m.filter?.cleared;
+  const shown = (a: { id: string; state: string }) =>
+    (!states || states.includes(a.state)) && !cleared?.has(a.id);
+  return {
+    active: s.activeApps.filter(shown),
+    completed: s.completedApps.filter(shown),
+    drivers: [...s.activeDrivers, ...s.completedDrivers.filter((d) => !cleared?.has(d.id))],
+  };
 }

@@ -45,3 +45,19 @@ export function duration(ms: number): string {
   if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
   return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
 }
+
+/** "1 core", "4 cores". */
+export const cores = (n: number) => `${n} ${n === 1 ? 'core' : 'cores'}`;
+
+/**
+ * Whether an executor ended as its application meant it to: EXITED or KILLED once the app
+ * FINISHED (its stop ends them), or KILLED with the app (a kill of the app kills them). Those
+ * are no failure, and wear no failure icon; KILLED while the app runs, LOST and FAILED do.
+ */
+export function endedNormally(execState: string, appState: string | undefined): boolean {
+  if (appState === 'FINISHED') return execState === 'EXITED' || execState === 'KILLED';
+  if (appState === 'KILLED') return execState === 'KILLED' || execState === 'EXITED';
+  return false;
+}
+
+export const normalEndIcon = { id: 'pass' };

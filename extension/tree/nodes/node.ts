@@ -38,4 +38,13 @@ export interface Model {
   now: number;
   /** The applications submitted from this window, which have a driver output here. */
   outputs?: ReadonlySet<string>;
+  /** What the Applications view leaves out (its filter, and Clear Completed). */
+  filter?: AppFilter;
+}
+
+export interface AppFilter {
+  /** The application states shown; all when absent. */
+  states?: readonly string[];
+  /** Completed applications and drivers cleared from this window (Clear Completed). */
+  cleared?: ReadonlySet<string>;
 }

@@ -8,8 +8,9 @@ export function workerItem(n: W): Item {
   const busy = w.executors.length + w.driverIds.length;
   return {
     id: `worker:${w.id}`,
-    label: w.id,
-    description: `${w.host}:${w.port} · ${w.state} · ${w.coresUsed}/${w.cores} cores · ${mb(w.memoryUsed)}/${mb(w.memory)}`,
+    // Its address: a worker id (worker-<date>-<host>-<port>) is cut off in a side bar.
+    label: `${w.host}:${w.port}`,
+    description: `${w.state} · ${w.coresUsed}/${w.cores} cores · ${mb(w.memoryUsed)}/${mb(w.memory)}`,
     tooltip: `Worker ${w.id}\nAddress: ${w.host}:${w.port}\nState: ${w.state}\nCores: ${w.coresUsed} used of ${w.cores}\nMemory: ${mb(w.memoryUsed)} used of ${mb(w.memory)}\nWeb UI: ${w.webUiAddress}`,
     icon: stateIcon[w.state] ?? { id: 'vm' },
     contextValue: `wick.worker.${lower(w.state)}`,

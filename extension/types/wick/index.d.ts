@@ -288,6 +288,15 @@ export declare class WickContext {
 	private keepAlive;
 	private readonly onBeforeExit;
 	private nextShuffleId;
+	/**
+	 * The program called process.exit() before stop(): no stop can run now (nothing asynchronous
+	 * does), but the unregister is one write on an open socket, which goes out at once. Its status
+	 * says how the application ended; should the write not make it, the master sees the connection
+	 * drop and ends the application FAILED anyway.
+	 */
+	private readonly onExit;
+	/** The contexts not stopped yet: what a driver that fails reports its failure through. */
+	private static readonly running;
 	private constructor();
 	get appId(): string;
 	static create(options?: WickContextOptions): Promise<WickContext>;
@@ -312,6 +321,7 @@ export declare class WickContext {
 	textFile(path: string, minPartitions?: number): RDD<string>;
 	/** Unregisters the application, stops its executors, and closes the driver's connections. */
 	stop(): Promise<void>;
+	private end;
 }
 export declare const WickFiles: {
 	/** The local path of an added file, by its name (the added path's last part). */

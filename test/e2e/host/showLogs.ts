@@ -70,7 +70,7 @@ export async function showLogsSteps(api: Api, root: string): Promise<void> {
             .filter((a) => a.id === appId)
             .flatMap((a) => [...a.executors, ...a.removedExecutors].map((e) => e.id)),
         );
-        assert.equal(doc.uri.path, `/${appId}/${first}/stdout`);
+        assert.equal(doc.uri.path, `/${appId}\u2215${first} stdout`, 'its tab: app-…∕0 stdout');
         const selected = () =>
           api.appsView.selection.map((n) => (n.kind === 'app' ? n.app.id : n.kind));
         await selectionUntil(
@@ -162,7 +162,11 @@ export async function showLogsSteps(api: Api, root: string): Promise<void> {
     async () => {
       assert.ok(doc, 'the previous step opened a log');
       // Its stderr, never opened yet, so that it opens now with the small initialBytes.
-      const [, appId, execId] = (doc as vscode.TextDocument).uri.path.split('/');
+      const { source } = JSON.parse((doc as vscode.TextDocument).uri.query) as {
+        source: { appId: string; execId: number };
+      };
+      const appId = source.appId;
+      const execId = String(source.execId);
       const app = apps(s.state).find((a) => a.id === appId);
       const exec = [...(app?.executors ?? []), ...(app?.removedExecutors ?? [])].find(
         (e) => e.id === Number(execId),

@@ -9,8 +9,10 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { DashboardPanel } from '../../../extension/dashboard/dashboardPanel.js';
 import { children, findApp, item, type Node } from '../../../extension/tree/model.js';
+import { dashboardSteps } from './dashboard.js';
 import { debugJobSteps } from './debugJob.js';
 import { driverOutputSteps } from './driverOutput.js';
+import { followLogSteps } from './followLog.js';
 import {
   Answering,
   type Api,
@@ -28,6 +30,7 @@ import { projectSteps } from './project.js';
 import { showLogsSteps } from './showLogs.js';
 import { submitLessSteps } from './submitLess.js';
 import { supervisedDriverSteps } from './supervisedDriver.js';
+import { treeGlanceSteps } from './treeGlance.js';
 import { wordCountSteps } from './wordCount.js';
 
 export async function run(): Promise<void> {
@@ -183,6 +186,9 @@ export async function run(): Promise<void> {
   await projectSteps(api, root);
   await submitLessSteps(api, root);
   await debugJobSteps(api, root);
+  await dashboardSteps(api, root);
+  await followLogSteps(api, root);
+  await treeGlanceSteps(api, root);
   await wordCountSteps(api, root);
 
   await step('state change → tree refreshed (benchmark sample)', async () => {

@@ -1,0 +1,90 @@
+/**
+ * The dashboard's commands besides Open Dashboard: a tree item's page in the panel, and the web
+ * UIs of the master, a worker and an application, in the Simple Browser or the system's browser
+ * (wick.ui.openWebUiIn). With cluster authentication on, the master's and workers' UIs answer
+ * 401 without a login, so the address opened is a one-time login link the agent makes.
+ */
+import * as vscode from 'vscode';
+import { RequestUiLink, type UiTarget } from '../../backend/agent/protocol.js';
+import type { Host } from '../host.js';
+import type { Session } from '../session.js';
+import type { Node } from '../tree/nodes/node.js';
+import type { DashboardPanel } from './dashboardPanel.js';
+
+/** The dashboard route that shows a tree item (`#/app/ID`); undefined for items with no page. */
+export function dashboardRoute(n: Node | undefined): string | undefined {
+  switch (n?.kind) {
+    case 'app':
+      return `#/app/${encodeURIComponent(n.app.id)}`;
+    case 'executor':
+      return `#/app/${encodeURIComponent(n.exec.appId)}`;
+    case 'worker':
+      return `#/worker/${encodeURIComponent(n.worker.id)}`;
+    case 'driver':
+      return n.driver.workerId
+        ? `#/log?driverId=${encodeURIComponent(n.driver.id)}&logType=stdout`
+        : '#/drivers';
+    case 'master':
+      return '#/';
+    case 'group':
+      return n.group === 'drivers' ? '#/drivers' : '#/apps';
+    case 'log':
+      return 'driverId' in n.owner
+        ? `#/log?driverId=${encodeURIComponent(n.owner.driverId)}&logType=${n.stream}`
+        : `#/log?appId=${encodeURIComponent(n.owner.appId)}&executorId=${n.owner.execId}&logType=${n.stream}`;
+    default:
+      return undefined;
+  }
+}
+
+export interface OpenedUi {
+  url: string;
+  via: 'simpleBrowser' | 'external';
+  login: boolean;
+}
+
+export function registerDashboardCommands(d: {
+  session: Session;
+  openDashboard: (hash?: string) => DashboardPanel;
+  host: Host;
+}): vscode.Disposable[] {
+  // As commands.ts's: a failure is a notification, never a silent no-op.
+  const cmd = (id: string, fn: (...args: never[]) => unknown) =>
+    vscode.commands.registerCommand(id, async (...args: never[]) => {
+      try {
+        return await fn(...args);
+      } catch (err) {
+        void d.host.showErrorMessage(`Wick: ${(err as Error).message}`);
+        return undefined;
+      }
+    });
+  return [
+    cmd('wick.openInDashboard', (node?: Node) => {
+      const hash = dashboardRoute(node);
+      if (!hash)
+        throw new Error('Select an application, executor, worker or driver to open its page');
+      return d.openDashboard(hash);
+    }),
+    cmd('wick.openWebUi', (node?: Node) => openWebUi(d.session, node)),
+  ];
+}
+
+async function openWebUi(session: Session, node?: Node): Promise<OpenedUi> {
+  await session.ensureConnected();
+  const target: UiTarget =
+    node?.kind === 'worker' ? { kind: 'worker', workerId: node.worker.id } : { kind: 'master' };
+  const link = await session.client.sendRequest(RequestUiLink, target);
+  // An application's page is the master's dashboard on its route. A login link lands on the
+  // UI's front page (the login page moves on to "/"), so the route cannot follow a login.
+  let url = link.url;
+  if (node?.kind === 'app' && !link.login)
+    url = `${url.replace(/\/$/, '')}/#/app/${encodeURIComponent(node.app.id)}`;
+  const via =
+    vscode.workspace.getConfiguration('wick').get<string>('ui.openWebUiIn', 'external') ===
+    'simpleBrowser'
+      ? 'simpleBrowser'
+      : 'external';
+  if (via === 'simpleBrowser') await vscode.commands.executeCommand('simpleBrowser.show', url);
+  else await vscode.env.openExternal(vscode.Uri.parse(url, true));
+  return { url, via, login: link.login };
+}

@@ -1,0 +1,34 @@
+/** When a log's editor follows its end: the view moving up stops it; the end with the cursor resumes. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { FollowState } from '../../extension/logs/followState.js';
+
+test('a log follows from the start, and the follow moving the view down keeps it so', () => {
+  const f = new FollowState();
+  assert.equal(f.following, true);
+  f.viewed(0, 30, 30, 30);
+  f.viewed(70, 100, 100, 100);
+  f.viewed(70, 100, 140, 140);
+  assert.equal(f.following, true, 'lines came faster than the view: still following');
+});
+
+test('scrolling up stops it; scrolling back to the end with the cursor there resumes it', () => {
+  const f = new FollowState();
+  f.viewed(70, 100, 100, 100);
+  f.viewed(40, 70, 110, 110);
+  assert.equal(f.following, false);
+  f.viewed(50, 80, 120, 120);
+  assert.equal(f.following, false, 'down, but not to the end');
+  f.viewed(90, 119, 120, 120);
+  assert.equal(f.following, true, 'the end in view (the line before the empty last one)');
+});
+
+test("the user's cursor moves decide too: off the end stops, onto the end resumes", () => {
+  const f = new FollowState();
+  f.moved(10, 100);
+  assert.equal(f.following, false);
+  f.viewed(80, 100, 100, 10);
+  assert.equal(f.following, false, 'the end in view but the cursor elsewhere');
+  f.moved(100, 100);
+  assert.equal(f.following, true);
+});
