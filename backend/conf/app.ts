@@ -29,6 +29,12 @@ export const AppConf = {
     (raw) => parseInteger(raw, 0, 10_000_000),
   ),
   maxFailures: conf.int('wick.task.maxFailures', 4, 'Attempts of a task before its job fails.', 1),
+  stageMaxConsecutiveAttempts: conf.int(
+    'wick.stage.maxConsecutiveAttempts',
+    4,
+    'Consecutive attempts of a stage that end in a fetch failure before its job fails.',
+    1,
+  ),
   driverHost: conf.string(
     'wick.driver.host',
     '',

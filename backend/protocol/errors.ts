@@ -21,6 +21,8 @@ export const RpcErrorCode = {
   InvalidReply: -32007,
   /** A file server does not offer the file asked for (by its SHA-256). */
   FileNotOffered: -32020,
+  /** An executor's shuffle server does not have the map output asked for. */
+  ShuffleBlockNotFound: -32021,
   /**
    * The sender may not send this message over this connection: its role (what its handshake
    * proved) or its identity (e.g. a worker's message on another connection than that worker's).

@@ -77,6 +77,61 @@ export const FunctionSpec = Type.Object(
 );
 export type FunctionSpec = Static<typeof FunctionSpec>;
 
+/**
+ * How a shuffle's records are combined per key (Spark's Aggregator): a value becomes a combiner
+ * with createCombiner (absent: the value itself; with `zero`: mergeValue(copy of zero, value)),
+ * more values join it with mergeValue, and combiners of several map outputs with mergeCombiners.
+ */
+export const Aggregator = Type.Object(
+  {
+    createCombiner: Type.Optional(FunctionSpec),
+    mergeValue: FunctionSpec,
+    mergeCombiners: FunctionSpec,
+    zero: Type.Optional(Type.Unknown({ description: 'JSON value copied for each key' })),
+  },
+  { additionalProperties: false },
+);
+export type Aggregator = Static<typeof Aggregator>;
+
+/** The most range bounds (reducers − 1) and reducers of one shuffle. */
+export const MAX_SHUFFLE_PARTITIONS = 100_000;
+/** The most map outputs one reducer reads. */
+export const MAX_MAP_OUTPUTS = 100_000;
+
+/** Which reducer a record goes to (docs/protocol.md, "Shuffle"). */
+export const PartitionerSpec = Type.Union([
+  Type.Object(
+    { kind: Type.Literal('hash') },
+    { additionalProperties: false, description: "FNV-1a of the key's canonical JSON, mod n" },
+  ),
+  Type.Object(
+    {
+      kind: Type.Literal('range'),
+      bounds: Type.Array(Type.Unknown(), { maxItems: MAX_SHUFFLE_PARTITIONS }),
+      ascending: Type.Boolean(),
+    },
+    { additionalProperties: false, description: 'The first bound ≥ the key, in key order' },
+  ),
+  Type.Object(
+    { kind: Type.Literal('roundRobin') },
+    { additionalProperties: false, description: 'Whole records, dealt in turn (repartition)' },
+  ),
+]);
+export type PartitionerSpec = Static<typeof PartitionerSpec>;
+
+/** Where one map output's block for a reducer is, and what it must hash to. */
+export const ShuffleBlockRef = Type.Object(
+  {
+    location: Type.String({ minLength: 1, maxLength: 300, description: 'host:port' }),
+    executorId: Type.String({ minLength: 1, maxLength: 100 }),
+    mapId: Type.Integer({ minimum: 0, maximum: MAX_INT32 }),
+    size: TaskCounter,
+    crc32: Type.Integer({ minimum: 0, maximum: 2 ** 32 - 1 }),
+  },
+  { additionalProperties: false },
+);
+export type ShuffleBlockRef = Static<typeof ShuffleBlockRef>;
+
 /** Where a partition's elements come from. */
 export const PartitionSource = Type.Union([
   Type.Object(
@@ -104,6 +159,24 @@ export const PartitionSource = Type.Union([
       description: 'The lines that start in [start, end) bytes of a file',
     },
   ),
+  Type.Object(
+    {
+      kind: Type.Literal('shuffle'),
+      shuffleId: TaskCounter,
+      reduceId: Type.Integer({ minimum: 0, maximum: MAX_INT32 }),
+      blocks: Type.Array(ShuffleBlockRef, { maxItems: MAX_MAP_OUTPUTS }),
+      aggregator: Type.Optional(Aggregator),
+      mapSideCombine: Type.Optional(Type.Boolean()),
+      ascending: Type.Optional(
+        Type.Boolean({ description: "Sorted by key (sortByKey): the order's direction" }),
+      ),
+    },
+    {
+      additionalProperties: false,
+      description:
+        "A reducer's records: its block of every map output, fetched by the executor before the task runs",
+    },
+  ),
 ]);
 export type PartitionSource = Static<typeof PartitionSource>;
 
@@ -115,6 +188,9 @@ export const Transformation = Type.Object(
       Type.Literal('filter'),
       Type.Literal('flatMap'),
       Type.Literal('mapPartitions'),
+      Type.Literal('mapValues'),
+      Type.Literal('flatMapValues'),
+      Type.Literal('keyBy'),
     ]),
     fn: FunctionSpec,
   },
@@ -133,6 +209,21 @@ export const PartitionAction = Type.Union([
     { additionalProperties: false, description: 'fold and sum are aggregates too' },
   ),
   Type.Object({ kind: Type.Literal('foreach'), fn: FunctionSpec }, { additionalProperties: false }),
+  Type.Object(
+    {
+      kind: Type.Literal('shuffleWrite'),
+      shuffleId: TaskCounter,
+      numPartitions: Type.Integer({ minimum: 1, maximum: MAX_SHUFFLE_PARTITIONS }),
+      partitioner: PartitionerSpec,
+      aggregator: Type.Optional(Aggregator),
+      mapSideCombine: Type.Optional(Type.Boolean()),
+    },
+    {
+      additionalProperties: false,
+      description:
+        "A ShuffleMapStage's task: write the records by reducer to the executor's shuffle files; the result is a MapStatus",
+    },
+  ),
 ]);
 export type PartitionAction = Static<typeof PartitionAction>;
 
@@ -164,6 +255,20 @@ export const TaskError = Type.Object(
     name: Type.String({ maxLength: MAX_NAME_LENGTH }),
     message: Type.String({ maxLength: MAX_MESSAGE_LENGTH }),
     stack: Type.Optional(Type.String({ maxLength: MAX_STACK_LENGTH })),
+    fetchFailed: Type.Optional(
+      Type.Object(
+        {
+          shuffleId: TaskCounter,
+          mapId: Type.Integer({ minimum: 0, maximum: MAX_INT32 }),
+          executorId: Type.String({ minLength: 1, maxLength: 100 }),
+        },
+        {
+          additionalProperties: false,
+          description:
+            "A reducer could not read (or verify) this map output (Spark's FetchFailed): the driver recomputes it",
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -176,6 +281,7 @@ export function boundedTaskError(e: TaskError): TaskError {
     message: truncateMessage(e.message, MAX_MESSAGE_LENGTH),
   };
   if (e.stack !== undefined) out.stack = truncateMessage(e.stack, MAX_STACK_LENGTH);
+  if (e.fetchFailed !== undefined) out.fetchFailed = e.fetchFailed;
   return out;
 }
 

@@ -5,6 +5,7 @@ import * as executor from './executor.js';
 import * as files from './files.js';
 import { MessageCatalog } from './registry.js';
 import * as rpc from './rpc.js';
+import * as shuffle from './shuffle.js';
 import * as state from './state.js';
 import * as worker from './worker.js';
 
@@ -21,6 +22,7 @@ export const wickProtocol = new MessageCatalog(
   worker,
   executor,
   files,
+  shuffle,
 );
 
 /** The RPC layer's own messages (the endpoint verifier, Ping): every RpcEnv accepts them. */

@@ -23,7 +23,7 @@ const ALLOWED: [RegExp, string][] = [
     'the message itself: validated again, as its own type, against its own schema',
   ],
   [
-    /^LaunchTask\/task\/.*\/(fn|seqOp)\/env$/,
+    /^LaunchTask\/task\/.*\/(fn|seqOp|createCombiner|mergeValue|mergeCombiners)\/env$/,
     "an application's own values for its functions (any JSON): bounded by wick.rpc.message.maxSize, and only its driver may send them",
   ],
   [
@@ -31,6 +31,14 @@ const ALLOWED: [RegExp, string][] = [
     "a partition's elements (any JSON): bounded by wick.rpc.message.maxSize, from its driver only",
   ],
   [/^LaunchTask\/task\/action\|4\/zero$/, "an aggregate's zero value (any JSON): as the env above"],
+  [
+    /^LaunchTask\/task\/(source\|3|action\|6)\/aggregator\/zero$/,
+    "a shuffle aggregator's zero value (foldByKey, aggregateByKey; any JSON): as the env above",
+  ],
+  [
+    /^LaunchTask\/task\/action\|6\/partitioner\|1\/bounds\[\]$/,
+    "a range partitioner's bounds (keys: any JSON; at most MAX_SHUFFLE_PARTITIONS of them): as the env above",
+  ],
   [
     /^StatusUpdate\/result$/,
     "a task's result (any JSON): bounded by wick.rpc.message.maxSize, from the executor that ran the task only",

@@ -84,6 +84,8 @@ export class DriverEndpoint extends RpcEndpoint {
   private readonly lostUnexplained = new Map<string, { tasks: LostTask[]; cores: number }>();
   /** Told of each executor this endpoint accepts (WickContext tells the master). */
   onExecutorRegistered: (executorId: string) => void = () => {};
+  /** A registered executor is gone (its map outputs with it: the DAGScheduler's to know). */
+  onExecutorRemoved: (executorId: string) => void = () => {};
 
   constructor(
     private readonly conf: WickConf,
@@ -197,6 +199,7 @@ export class DriverEndpoint extends RpcEndpoint {
       if (this.registered.size === 0) this.allStopped?.();
       return;
     }
+    this.onExecutorRemoved(executorId);
     const onCores = new Set(executor.onCores());
     const lost = this.scheduler.executorLost(executorId);
     this.log.info(

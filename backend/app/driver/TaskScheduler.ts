@@ -17,6 +17,10 @@ export interface JobSpec {
   sources: PartitionSource[];
   transformations: Transformation[];
   action: PartitionAction;
+  /** Each task's own transformations, when they differ (a union's): else `transformations`. */
+  partitionTransformations?: Transformation[][];
+  /** The partition each source is (a stage that reruns some of its partitions): else its index. */
+  partitions?: number[];
 }
 
 interface TaskRecord {
@@ -184,6 +188,17 @@ export class TaskScheduler {
     this.running.delete(taskId);
     const job = this.jobs.get(t.jobId);
     if (!job || job.done[t.partition]) return { executorId: t.executorId, toKill: [] };
+    if (error.fetchFailed) {
+      // Not the task's fault, and no retry of it helps: the stage's parent must run again first.
+      // The partitions done keep their results: only the others run again (Spark's resubmit).
+      const finished = new Map<number, unknown>();
+      for (const [i, d] of job.done.entries()) if (d) finished.set(i, job.results[i]);
+      const toKill = this.abortWith(
+        job.jobId,
+        new FetchFailedJobError(error.message, error.fetchFailed, finished),
+      );
+      return { executorId: t.executorId, toKill };
+    }
     job.failures[t.partition] = (job.failures[t.partition] as number) + 1;
     (job.failedOn[t.partition] as Set<string>).add(t.executorId);
     if ((job.failures[t.partition] as number) >= this.maxFailures) {
@@ -259,6 +274,10 @@ export class TaskScheduler {
 
   /** Fails a job with a message; its running tasks are returned so they can be killed. */
   abort(jobId: number, message: string): { taskId: number; executorId: string }[] {
+    return this.abortWith(jobId, new JobFailedError(message));
+  }
+
+  private abortWith(jobId: number, error: Error): { taskId: number; executorId: string }[] {
     const job = this.jobs.get(jobId);
     if (!job) return [];
     this.jobs.delete(jobId);
@@ -269,7 +288,7 @@ export class TaskScheduler {
         toKill.push({ taskId, executorId: t.executorId });
       }
     }
-    job.reject(new JobFailedError(message));
+    job.reject(error);
     return toKill;
   }
 
@@ -286,10 +305,10 @@ export class TaskScheduler {
       taskId: this.nextTaskId++,
       jobId: job.jobId,
       stageId: job.jobId,
-      partition,
+      partition: job.spec.partitions?.[partition] ?? partition,
       attempt: job.failures[partition] as number,
       source: job.spec.sources[partition] as PartitionSource,
-      transformations: job.spec.transformations,
+      transformations: job.spec.partitionTransformations?.[partition] ?? job.spec.transformations,
       action: job.spec.action,
     };
   }
@@ -299,6 +318,19 @@ export class JobFailedError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'JobFailedError';
+  }
+}
+
+/** A task set ended because a task could not fetch a map output (Spark's FetchFailed). */
+export class FetchFailedJobError extends Error {
+  constructor(
+    message: string,
+    readonly fetchFailed: NonNullable<TaskError['fetchFailed']>,
+    /** The results of the task set's partitions that had finished, by their place in it. */
+    readonly finished: ReadonlyMap<number, unknown> = new Map(),
+  ) {
+    super(message);
+    this.name = 'FetchFailed';
   }
 }
 

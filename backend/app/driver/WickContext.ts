@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -7,7 +8,7 @@ import { describeFiles } from '../../files/describeFiles.js';
 import { FileServer } from '../../files/FileServer.js';
 import type { AppFailure } from '../../protocol/common.js';
 import { FILE_SERVER_ENDPOINT } from '../../protocol/endpoints.js';
-import type { PartitionAction, PartitionSource, Transformation } from '../../protocol/executor.js';
+import type { PartitionAction, PartitionSource } from '../../protocol/executor.js';
 import type { AppCode, ShippedFile } from '../../protocol/files.js';
 import { type RpcAuth, RpcEnv } from '../../rpc/index.js';
 import { parseMasterUrls } from '../../rpc/masterUrls.js';
@@ -23,6 +24,8 @@ import { chooseDriverAddress, routeToMasters } from './driverAddress.js';
 import { driverAuth } from './driverAuth.js';
 import { reportToLauncher } from './launcherReport.js';
 import { RDD } from './RDD.js';
+import { DAGScheduler } from './scheduler/DAGScheduler.js';
+import { once, type RddPlan } from './scheduler/plan.js';
 
 import '../../conf/all.js';
 import '../../protocol/index.js';
@@ -56,6 +59,9 @@ export class WickContext {
   private activeJobs = 0;
   private keepAlive: NodeJS.Timeout | undefined;
   private readonly onBeforeExit = () => void this.stop();
+  private nextShuffleId = 0;
+  /** @internal Cuts jobs into stages and keeps the application's shuffle outputs. */
+  readonly dagScheduler: DAGScheduler;
   /**
    * The program called process.exit() before stop(): no stop can run now (nothing asynchronous
    * does), but the unregister is one write on an open socket, which goes out at once. Its status
@@ -85,6 +91,12 @@ export class WickContext {
   ) {
     // An application that never calls stop() still unregisters when it has nothing left to do.
     process.once('beforeExit', this.onBeforeExit);
+    this.dagScheduler = new DAGScheduler(
+      (spec) => driver.runJob(spec),
+      conf.get(AppConf.stageMaxConsecutiveAttempts),
+      { info: (t) => log.info(t), warn: (t) => log.warn(t) },
+    );
+    driver.onExecutorRemoved = (id) => this.dagScheduler.executorLost(id);
     process.once('exit', this.onExit);
     WickContext.running.add(this);
   }
@@ -257,7 +269,10 @@ export class WickContext {
       const to = Math.floor(((i + 1) * data.length) / numSlices);
       sources.push({ kind: 'array', data: data.slice(from, to) as unknown[] });
     }
-    return new RDD<T>(this, sources);
+    return new RDD<T>(
+      this,
+      planOf(() => sources),
+    );
   }
 
   /** The numbers start, start + step, … before end, in `numSlices` partitions; nothing is shipped. */
@@ -272,43 +287,54 @@ export class WickContext {
       const to = Math.floor(((i + 1) * count) / numSlices);
       sources.push({ kind: 'range', start: start + from * step, end: start + to * step, step });
     }
-    return new RDD<number>(this, sources);
+    return new RDD<number>(
+      this,
+      planOf(() => sources),
+    );
   }
 
-  /** The lines of a text file every executor can read, in at least `minPartitions` partitions. */
-  async textFile(
-    path: string,
-    minPartitions = Math.min(this.defaultParallelism, 2),
-  ): Promise<RDD<string>> {
+  /**
+   * The lines of a text file every executor can read, in at least `minPartitions` partitions.
+   * Lazy, as Spark's sc.textFile: it returns the RDD at once, and the file is sized (its splits
+   * computed) when a job first needs them; a missing file fails that job. The RDD is no promise,
+   * so code written for the old `await wc.textFile(…)` still works (awaiting a value gives it).
+   */
+  textFile(path: string, minPartitions = Math.min(this.defaultParallelism, 2)): RDD<string> {
     checkSlices(minPartitions);
     const abs = resolve(path);
-    let size: number;
-    try {
-      size = (await stat(abs)).size;
-    } catch (err) {
-      throw new Error(
-        `textFile: cannot read ${abs}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-      );
-    }
-    const n = Math.max(1, Math.min(minPartitions, size));
-    const sources: PartitionSource[] = [];
-    for (let i = 0; i < n; i++) {
-      sources.push({
-        kind: 'textFile',
-        path: abs,
-        start: Math.floor((i * size) / n),
-        end: Math.floor(((i + 1) * size) / n),
-      });
-    }
-    return new RDD<string>(this, sources);
+    return new RDD<string>(
+      this,
+      planOf(() => {
+        let size: number;
+        try {
+          size = statSync(abs).size;
+        } catch (err) {
+          throw new Error(
+            `textFile: cannot read ${abs}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+          );
+        }
+        const n = Math.max(1, Math.min(minPartitions, size));
+        const sources: PartitionSource[] = [];
+        for (let i = 0; i < n; i++) {
+          sources.push({
+            kind: 'textFile',
+            path: abs,
+            start: Math.floor((i * size) / n),
+            end: Math.floor(((i + 1) * size) / n),
+          });
+        }
+        return sources;
+      }),
+    );
+  }
+
+  /** @internal A new shuffle's id (Spark's SparkContext.newShuffleId). */
+  newShuffleId(): number {
+    return this.nextShuffleId++;
   }
 
   /** @internal How an RDD's action runs: not part of an application's API. */
-  async runJob(
-    sources: PartitionSource[],
-    transformations: Transformation[],
-    action: PartitionAction,
-  ): Promise<unknown[]> {
+  async runJob(plan: RddPlan, action: PartitionAction): Promise<unknown[]> {
     if (this.stopped) throw new Error('Cannot run a job: this WickContext was stopped');
     this.activeJobs++;
     // The driver's sockets do not keep the process alive (see create); a running job does.
@@ -321,7 +347,7 @@ export class WickContext {
       }
     }, NO_RESOURCES_WARNING_MS);
     try {
-      return await this.driver.runJob({ sources, transformations, action });
+      return await this.dagScheduler.runJob(plan, action);
     } finally {
       clearInterval(warn);
       if (--this.activeJobs === 0) {
@@ -399,6 +425,11 @@ async function createDriverEnv(conf: WickConf, masters: string[], auth: RpcAuth)
       { cause: err },
     );
   }
+}
+
+/** The plan of an RDD read from a source: one run of partitions, no shuffle, sources memoized. */
+function planOf(sources: () => PartitionSource[]): RddPlan {
+  return { segments: [{ sources: once(sources), transformations: [] }], deps: [] };
 }
 
 function checkSlices(n: number): void {

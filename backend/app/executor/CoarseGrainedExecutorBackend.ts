@@ -12,11 +12,22 @@ import {
   StopExecutor,
   type TaskDescription,
 } from '../../protocol/executor.js';
+import { wickProtocol } from '../../protocol/index.js';
 import type { AnyMessageDef, MessageOf, WireMessage } from '../../protocol/registry.js';
-import { RpcEndpoint, type RpcEndpointRef, type RpcSenderContext } from '../../rpc/index.js';
+import { SHUFFLE_ENDPOINT } from '../../protocol/shuffle.js';
+import { APP_CREDENTIAL_ENV, AppKeyRing, parseCredential } from '../../rpc/credentials.js';
+import {
+  RpcEndpoint,
+  type RpcEndpointRef,
+  RpcEnv,
+  type RpcSenderContext,
+} from '../../rpc/index.js';
 import type { TaskPlace } from '../task/compile.js';
+import type { TaskWithBlocks } from '../task/runTask.js';
 import { Executor } from './Executor.js';
 import { appLocalDir, fetchAddedFiles, fetchAppCode } from './fetchAppFiles.js';
+import { FetchFailedError, fetchShuffleBlocks } from './fetchShuffleBlocks.js';
+import { ShuffleBlockServer } from './ShuffleBlockServer.js';
 import { type TaskPool, takeTaskPool } from './taskPool.js';
 
 export interface BackendOptions {
@@ -46,6 +57,18 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
   private pool: TaskPool | undefined;
   private threadsEnded: Promise<void> = Promise.resolve();
   private fileServer: RpcEndpointRef | undefined;
+  /** The RpcEnv its shuffle block server listens on (the executor's own env only dials out). */
+  private shuffleEnv: RpcEnv | undefined;
+  /**
+   * Reduce tasks that may hold fetched blocks at once (fetching, queued or running): a task's
+   * blocks are in memory until it ends, and the driver queues more tasks than cores (prefetch),
+   * so without a bound the queue alone could hold a whole shuffle.
+   */
+  private readonly reduceSlots = {
+    free: 0,
+    waiting: [] as (() => void)[],
+    held: new Set<number>(),
+  };
   private filesDir: string | undefined;
   /**
    * Added files: the names of those here (a task says how many of the driver's it needs: names
@@ -63,6 +86,7 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
 
   constructor(private readonly opts: BackendOptions) {
     super();
+    this.reduceSlots.free = opts.cores + 1;
     // The task path: each handler returns at once, so the inbox runs the next message without a
     // promise in between.
     this.on(LaunchTask, (msg) => {
@@ -70,9 +94,8 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
         this.opts.exit(1, 'Received LaunchTask command but executor was null');
         return;
       }
-      if ((msg.task.files ?? 0) <= this.files.have.size) this.executor.launchTask(msg.task);
-      else if (this.files.failure) this.failTasks([msg.task], this.files.failure);
-      else this.files.held.push(msg.task);
+      if (msg.task.source.kind === 'shuffle') void this.fetchThenLaunch(msg.task);
+      else this.launch(msg.task);
     });
     this.on(AddFiles, (msg) => this.addFiles(msg.files));
     this.on(KillTask, (msg) => {
@@ -83,6 +106,78 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
       this.executor?.flushReports();
       this.opts.exit(0, 'Driver commanded a shutdown');
     });
+  }
+
+  private launch(task: TaskDescription): void {
+    if (!this.executor) return;
+    if ((task.files ?? 0) <= this.files.have.size) this.executor.launchTask(task);
+    else if (this.files.failure) this.failTasks([task], this.files.failure);
+    else this.files.held.push(task);
+  }
+
+  /**
+   * A reduce task's blocks are fetched here, in the executor's main thread, which has the RpcEnv,
+   * and go to the task thread with the task. A block that cannot be fetched or verified fails the
+   * task with FetchFailed, which the driver answers by recomputing that map output.
+   */
+  private async fetchThenLaunch(task: TaskDescription): Promise<void> {
+    const src = task.source as Extract<TaskDescription['source'], { kind: 'shuffle' }>;
+    await this.takeReduceSlot(task.taskId);
+    try {
+      const blocks = await fetchShuffleBlocks(this.rpcEnv, src.shuffleId, src.reduceId, src.blocks);
+      (task as TaskWithBlocks).shuffleBlocks = blocks;
+    } catch (err) {
+      const e = err as Error;
+      this.log.warn(e.message);
+      this.reduceTaskEnded(task.taskId);
+      this.driver?.send(
+        StatusUpdate({
+          executorId: this.opts.executorId,
+          taskId: task.taskId,
+          state: 'FAILED',
+          error: boundedTaskError({
+            name: 'FetchFailed',
+            message: e.message,
+            ...(err instanceof FetchFailedError
+              ? {
+                  fetchFailed: {
+                    shuffleId: err.shuffleId,
+                    mapId: err.block.mapId,
+                    executorId: err.block.executorId,
+                  },
+                }
+              : {}),
+          }),
+        }),
+      );
+      return;
+    }
+    this.launch(task);
+  }
+
+  private takeReduceSlot(taskId: number): Promise<void> {
+    const slots = this.reduceSlots;
+    const take = () => {
+      slots.free--;
+      slots.held.add(taskId);
+    };
+    if (slots.free > 0) {
+      take();
+      return Promise.resolve();
+    }
+    return new Promise((resolve) =>
+      slots.waiting.push(() => {
+        take();
+        resolve();
+      }),
+    );
+  }
+
+  private reduceTaskEnded(taskId: number): void {
+    const slots = this.reduceSlots;
+    if (!slots.held.delete(taskId)) return;
+    slots.free++;
+    slots.waiting.shift()?.();
   }
 
   /** Tasks come from the driver alone, over the connection this executor dialled to it. */
@@ -130,14 +225,16 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
         o.executorId,
         o.cores,
         place,
-        (r) =>
+        (r) => {
+          if (r.state !== 'RUNNING') this.reduceTaskEnded(r.taskId);
           driver.send(
             StatusUpdate({
               executorId: o.executorId,
               ...r,
               ...(r.error ? { error: boundedTaskError(r.error) } : {}),
             }),
-          ),
+          );
+        },
         undefined,
         o.memoryMB,
         pool,
@@ -154,7 +251,11 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
    */
   private async fetchApp(config: MessageOf<typeof AppConfig>): Promise<TaskPlace> {
     // Where added files go, even with none yet: the application may add one at any time.
-    const place: TaskPlace = { appDir: config.appDir, filesDir: join(appLocalDir(), 'files') };
+    const place: TaskPlace = {
+      appDir: config.appDir,
+      filesDir: join(appLocalDir(), 'files'),
+      ...(await this.startShuffleServer()),
+    };
     this.filesDir = place.filesDir;
     if (!config.code && !config.files) return place;
     const server = await this.fileServerRef();
@@ -164,6 +265,32 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
       for (const f of config.files) this.files.have.add(f.path);
     }
     return place;
+  }
+
+  /**
+   * This executor's shuffle block server, on an RpcEnv of its own that listens (the executor's
+   * dials out only) and lets in only the application's key, as the driver's does; its files live
+   * in a folder of the application's local dir, which the worker removes when the application ends.
+   */
+  private async startShuffleServer(): Promise<Partial<TaskPlace>> {
+    const handed = process.env[APP_CREDENTIAL_ENV];
+    const credential = handed ? parseCredential(handed) : undefined;
+    let keys: AppKeyRing | undefined;
+    if (credential?.kind === 'app') {
+      keys = new AppKeyRing();
+      keys.add(credential.id, credential.key);
+    }
+    const env = await RpcEnv.create({
+      protocol: wickProtocol,
+      name: 'wickShuffle',
+      host: '0.0.0.0',
+      advertiseHost: this.opts.hostname,
+      auth: { credential, keys },
+    });
+    this.shuffleEnv = env;
+    const shuffleDir = join(appLocalDir(), `blockmgr-${this.opts.executorId}`);
+    env.setupEndpoint(SHUFFLE_ENDPOINT, new ShuffleBlockServer(shuffleDir));
+    return { shuffleDir, shuffleLocation: env.address, executorId: this.opts.executorId };
   }
 
   /**
@@ -232,6 +359,7 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
    * threadsStopped() before it exits.
    */
   override onStop(): void {
+    void this.shuffleEnv?.stop();
     if (this.executor) this.threadsEnded = this.executor.stop();
     else if (this.pool) this.threadsEnded = this.pool.destroy();
   }

@@ -13,6 +13,11 @@ export interface TaskPlace {
   codeRoot?: string;
   /** The folder of the files the application added (WickFiles.get). */
   filesDir?: string;
+  /** Where this executor's map tasks write their shuffle output (under its app's local dir). */
+  shuffleDir?: string;
+  /** host:port of this executor's shuffle block server, for its map tasks' MapStatus. */
+  shuffleLocation?: string;
+  executorId?: string;
 }
 
 type Compiled = (...args: unknown[]) => unknown;
@@ -141,6 +146,17 @@ function* specsOf(task: TaskDescription): Iterable<FunctionSpec> {
   const a = task.action;
   if (a.kind === 'reduce' || a.kind === 'foreach') yield a.fn;
   if (a.kind === 'aggregate') yield a.seqOp;
+  const agg =
+    a.kind === 'shuffleWrite'
+      ? a.aggregator
+      : task.source.kind === 'shuffle'
+        ? task.source.aggregator
+        : undefined;
+  if (agg) {
+    if (agg.createCombiner) yield agg.createCombiner;
+    yield agg.mergeValue;
+    yield agg.mergeCombiners;
+  }
 }
 
 function isBuiltin(req: NodeRequire, specifier: string): boolean {

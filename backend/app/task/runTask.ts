@@ -11,7 +11,12 @@ import type {
   PartitionSource,
   TaskDescription,
 } from '../../protocol/executor.js';
-import type { FunctionCompiler } from './compile.js';
+import type { FunctionCompiler, TaskPlace } from './compile.js';
+import { emitShuffle } from './shuffleRead.js';
+import { shuffleWriter } from './shuffleWrite.js';
+
+/** A reduce task as the executor hands it to a thread: with its fetched shuffle blocks. */
+export type TaskWithBlocks = TaskDescription & { shuffleBlocks?: Uint8Array[] };
 
 /**
  * Runs one task: streams its partition's elements through the transformations into the action,
@@ -28,19 +33,25 @@ export async function runTask(task: TaskDescription, compiler: FunctionCompiler)
     const env = spec.env;
     return env === undefined ? f : (...args: unknown[]) => f(...args, env);
   };
-  const finish = action(task.action, fn);
+  const finish = action(task.action, fn, task, compiler.place);
   let sink = finish.push;
   // mapPartitions needs the whole partition: split the pipeline there.
   const stages = splitAtMapPartitions(task.transformations);
   if (stages.mapPartitions.length === 0) {
     for (const t of [...stages.after].reverse()) sink = compose(t.kind, fn(t.fn), sink);
-    await emit(task.source, sink, finish);
+    await emit(task.source, sink, finish, fn, (task as TaskWithBlocks).shuffleBlocks);
     return finish.result();
   }
   let elements: unknown[] = [];
   let pushAll: (v: unknown) => void = (v) => elements.push(v);
   for (const t of [...stages.before].reverse()) pushAll = compose(t.kind, fn(t.fn), pushAll);
-  await emit(task.source, pushAll, { stopped: () => false });
+  await emit(
+    task.source,
+    pushAll,
+    { stopped: () => false },
+    fn,
+    (task as TaskWithBlocks).shuffleBlocks,
+  );
   const last = stages.mapPartitions.length - 1;
   for (const [i, mp] of stages.mapPartitions.entries()) {
     const out = (await fn(mp.fn)(elements)) as Iterable<unknown>;
@@ -92,6 +103,7 @@ function pipelineLoop(
   const ts = task.transformations;
   for (const t of ts) if (t.kind !== 'map' && t.kind !== 'filter') return undefined;
   const a = task.action;
+  if (a.kind === 'shuffleWrite') return undefined;
   const actSpec =
     a.kind === 'reduce' || a.kind === 'foreach'
       ? a.fn
@@ -189,6 +201,8 @@ function compileLoop(
       loops = each(`${steps}${withEnv('x')};`);
       result = 'return null;';
       break;
+    case 'shuffleWrite':
+      throw new Error('A shuffle write takes the general path');
   }
   return vm.compileFunction(
     `${head.join('\n')}\n${init}\n${eachHead(source)}\n${loops}\n${result}`,
@@ -261,6 +275,18 @@ function compose(
       return (v) => {
         for (const x of f(v) as Iterable<unknown>) next(x);
       };
+    case 'mapValues':
+      return (v) => {
+        const p = v as unknown[];
+        next([p[0], f(p[1])]);
+      };
+    case 'flatMapValues':
+      return (v) => {
+        const p = v as unknown[];
+        for (const x of f(p[1]) as Iterable<unknown>) next([p[0], x]);
+      };
+    case 'keyBy':
+      return (v) => next([f(v), v]);
     case 'mapPartitions':
       throw new Error('mapPartitions is handled apart');
   }
@@ -268,7 +294,7 @@ function compose(
 
 interface Finish {
   push: (v: unknown) => void;
-  result: () => unknown;
+  result: () => unknown | Promise<unknown>;
   /** True once the action needs no more elements (take). */
   stopped: () => boolean;
 }
@@ -276,8 +302,12 @@ interface Finish {
 function action(
   a: PartitionAction,
   fn: (spec: FunctionSpec) => (...args: unknown[]) => unknown,
+  task: TaskDescription,
+  place: TaskPlace,
 ): Finish {
   switch (a.kind) {
+    case 'shuffleWrite':
+      return shuffleWriter(a, task, place, fn);
     case 'collect': {
       const out: unknown[] = [];
       return { push: (v) => out.push(v), result: () => out, stopped: () => false };
@@ -340,8 +370,14 @@ async function emit(
   src: PartitionSource,
   push: (v: unknown) => void,
   finish: Pick<Finish, 'stopped'>,
+  fn: (spec: FunctionSpec) => (...args: unknown[]) => unknown,
+  blocks: Uint8Array[] | undefined,
 ): Promise<void> {
   switch (src.kind) {
+    case 'shuffle':
+      if (!blocks) throw new Error('A shuffle reduce task came without its fetched blocks');
+      emitShuffle(src, blocks, fn, push, finish.stopped);
+      return;
     case 'array':
       for (const v of src.data) {
         push(v);

@@ -9,15 +9,201 @@ export declare class ClosureError extends Error {
  * actions ship it to executors, one task per partition. Functions travel as source text: what they
  * use from outside must be passed as `env`, their last argument (`map((x, env) => x * env.k, { k })`),
  * and is checked before anything runs. Elements and results travel as JSON.
+ *
+ * Pair operations (reduceByKey, join, …) apply to an RDD of `[key, value]` arrays and shuffle
+ * it: the job then runs in stages (DAGScheduler). Keys are JSON values, equal when their
+ * canonical JSON is (docs/protocol.md, "Shuffle"): `1` and `1.0` are one key, `{a, b}` and
+ * `{b, a}` too, `"1"` and `1` are two.
  */
 export declare class RDD<T> {
 	private readonly runner;
+	/** The number of partitions (a textFile's splits are computed here if no job did yet). */
 	get numPartitions(): number;
 	map<U, E = undefined>(f: (x: T, env: E) => U, env?: E): RDD<U>;
 	filter<E = undefined>(f: (x: T, env: E) => boolean, env?: E): RDD<T>;
 	flatMap<U, E = undefined>(f: (x: T, env: E) => Iterable<U>, env?: E): RDD<U>;
 	/** `f` gets a whole partition as an array and returns (or resolves to) its new elements. */
 	mapPartitions<U, E = undefined>(f: (xs: T[], env: E) => Iterable<U> | Promise<Iterable<U>>, env?: E): RDD<U>;
+	/** Pairs `[f(x), x]`. */
+	keyBy<K, E = undefined>(f: (x: T, env: E) => K, env?: E): RDD<[
+		K,
+		T
+	]>;
+	/** This RDD's partitions, then `other`'s (no shuffle). */
+	union(other: RDD<T>): RDD<T>;
+	mapValues<K, V, U, E = undefined>(this: RDD<[
+		K,
+		V
+	]>, f: (v: V, env: E) => U, env?: E): RDD<[
+		K,
+		U
+	]>;
+	flatMapValues<K, V, U, E = undefined>(this: RDD<[
+		K,
+		V
+	]>, f: (v: V, env: E) => Iterable<U>, env?: E): RDD<[
+		K,
+		U
+	]>;
+	keys<K, V>(this: RDD<[
+		K,
+		V
+	]>): RDD<K>;
+	values<K, V>(this: RDD<[
+		K,
+		V
+	]>): RDD<V>;
+	/**
+	 * Spark's combineByKey: each key's values become one combiner (createCombiner, mergeValue),
+	 * combined in each map task first, then across them (mergeCombiners), in `numPartitions`
+	 * partitions (default: as many as this RDD has).
+	 */
+	combineByKey<K, V, C, E = undefined>(this: RDD<[
+		K,
+		V
+	]>, createCombiner: (v: V, env: E) => C, mergeValue: (c: C, v: V, env: E) => C, mergeCombiners: (a: C, b: C, env: E) => C, numPartitions?: number, env?: E): RDD<[
+		K,
+		C
+	]>;
+	/** Each key's values combined with `f` (associative and commutative), map-side first. */
+	reduceByKey<K, V, E = undefined>(this: RDD<[
+		K,
+		V
+	]>, f: (a: V, b: V, env: E) => V, numPartitions?: number, env?: E): RDD<[
+		K,
+		V
+	]>;
+	/** reduceByKey starting each key (in each map task) from a copy of `zero`. */
+	foldByKey<K, V, E = undefined>(this: RDD<[
+		K,
+		V
+	]>, zero: V, f: (a: V, b: V, env: E) => V, numPartitions?: number, env?: E): RDD<[
+		K,
+		V
+	]>;
+	/** Each key's values folded into a copy of `zero` with seqOp; combOp merges the folds. */
+	aggregateByKey<K, V, U, E = undefined>(this: RDD<[
+		K,
+		V
+	]>, zero: U, seqOp: (acc: U, v: V, env: E) => U, combOp: (a: U, b: U, env: E) => U, numPartitions?: number, env?: E): RDD<[
+		K,
+		U
+	]>;
+	/** Each key with the array of its values (in no particular order). */
+	groupByKey<K, V>(this: RDD<[
+		K,
+		V
+	]>, numPartitions?: number): RDD<[
+		K,
+		V[]
+	]>;
+	/** How many elements each key has (Spark's countByKey), as a Map of the keys collected. */
+	countByKey<K, V>(this: RDD<[
+		K,
+		V
+	]>): Promise<Map<K, number>>;
+	/** The same pairs, spread over `numPartitions` by the hash of their keys (HashPartitioner). */
+	partitionBy<K, V>(this: RDD<[
+		K,
+		V
+	]>, numPartitions: number): RDD<[
+		K,
+		V
+	]>;
+	/** Each key of either RDD with its values in this one and in `other` (Spark's cogroup). */
+	cogroup<K, V, W>(this: RDD<[
+		K,
+		V
+	]>, other: RDD<[
+		K,
+		W
+	]>, numPartitions?: number): RDD<[
+		K,
+		[
+			V[],
+			W[]
+		]
+	]>;
+	/** `[k, [v, w]]` for each pair of values of a key in both (Spark's `(K, (V, W))`). */
+	join<K, V, W>(this: RDD<[
+		K,
+		V
+	]>, other: RDD<[
+		K,
+		W
+	]>, numPartitions?: number): RDD<[
+		K,
+		[
+			V,
+			W
+		]
+	]>;
+	/** As join, and `[k, [v, null]]` for a key `other` lacks. */
+	leftOuterJoin<K, V, W>(this: RDD<[
+		K,
+		V
+	]>, other: RDD<[
+		K,
+		W
+	]>, numPartitions?: number): RDD<[
+		K,
+		[
+			V,
+			W | null
+		]
+	]>;
+	/** As join, and `[k, [null, w]]` for a key this RDD lacks. */
+	rightOuterJoin<K, V, W>(this: RDD<[
+		K,
+		V
+	]>, other: RDD<[
+		K,
+		W
+	]>, numPartitions?: number): RDD<[
+		K,
+		[
+			V | null,
+			W
+		]
+	]>;
+	/** Both outer joins: a key either side lacks gets `null` there. */
+	fullOuterJoin<K, V, W>(this: RDD<[
+		K,
+		V
+	]>, other: RDD<[
+		K,
+		W
+	]>, numPartitions?: number): RDD<[
+		K,
+		[
+			V | null,
+			W | null
+		]
+	]>;
+	/**
+	 * The pairs sorted by key (the key order of docs/protocol.md): a RangePartitioner whose bounds
+	 * come from a sample of the keys, taken by a job of its own when the sort's map stage first
+	 * runs (Spark samples when sortByKey is called; here the RDD stays lazy), then each partition
+	 * sorted. Partition i's keys all come before partition i + 1's.
+	 */
+	sortByKey<K, V>(this: RDD<[
+		K,
+		V
+	]>, ascending?: boolean, numPartitions?: number): RDD<[
+		K,
+		V
+	]>;
+	/** Distinct elements (by canonical JSON). */
+	distinct(numPartitions?: number): RDD<T>;
+	/** The elements grouped by `f(x)`: `[key, elements]`. */
+	groupBy<K, E = undefined>(f: (x: T, env: E) => K, numPartitions?: number, env?: E): RDD<[
+		K,
+		T[]
+	]>;
+	/** The elements sorted by `f(x)` (sortByKey on it). */
+	sortBy<K, E = undefined>(f: (x: T, env: E) => K, ascending?: boolean, numPartitions?: number, env?: E): RDD<T>;
+	/** The same elements in `numPartitions` partitions, dealt round robin (a shuffle). */
+	repartition(numPartitions: number): RDD<T>;
 	collect(): Promise<T[]>;
 	count(): Promise<number>;
 	take(n: number): Promise<T[]>;
@@ -30,6 +216,11 @@ export declare class RDD<T> {
 	sum(): Promise<number>;
 	foreach<E = undefined>(f: (x: T, env: E) => void, env?: E): Promise<void>;
 	private derive;
+	private narrow;
+	/** The partitions a shuffle of this RDD has by default: as many as it has (Spark's, unset). */
+	private numPartitionsLazy;
+	/** A ShuffleDependency on this RDD, and the RDD of its reducers' partitions. */
+	private shuffle;
 	private run;
 }
 export declare class JobFailedError extends Error {
@@ -96,6 +287,7 @@ export declare class WickContext {
 	private activeJobs;
 	private keepAlive;
 	private readonly onBeforeExit;
+	private nextShuffleId;
 	/**
 	 * The program called process.exit() before stop(): no stop can run now (nothing asynchronous
 	 * does), but the unregister is one write on an open socket, which goes out at once. Its status
@@ -120,8 +312,13 @@ export declare class WickContext {
 	parallelize<T>(data: readonly T[], numSlices?: number): RDD<T>;
 	/** The numbers start, start + step, … before end, in `numSlices` partitions; nothing is shipped. */
 	range(start: number, end: number, step?: number, numSlices?: number): RDD<number>;
-	/** The lines of a text file every executor can read, in at least `minPartitions` partitions. */
-	textFile(path: string, minPartitions?: number): Promise<RDD<string>>;
+	/**
+	 * The lines of a text file every executor can read, in at least `minPartitions` partitions.
+	 * Lazy, as Spark's sc.textFile: it returns the RDD at once, and the file is sized (its splits
+	 * computed) when a job first needs them; a missing file fails that job. The RDD is no promise,
+	 * so code written for the old `await wc.textFile(…)` still works (awaiting a value gives it).
+	 */
+	textFile(path: string, minPartitions?: number): RDD<string>;
 	/** Unregisters the application, stops its executors, and closes the driver's connections. */
 	stop(): Promise<void>;
 	private end;

@@ -31,6 +31,7 @@ import { showLogsSteps } from './showLogs.js';
 import { submitLessSteps } from './submitLess.js';
 import { supervisedDriverSteps } from './supervisedDriver.js';
 import { treeGlanceSteps } from './treeGlance.js';
+import { wordCountSteps } from './wordCount.js';
 
 export async function run(): Promise<void> {
   const root = process.env.WICK_E2E_ROOT as string;
@@ -188,6 +189,7 @@ export async function run(): Promise<void> {
   await dashboardSteps(api, root);
   await followLogSteps(api, root);
   await treeGlanceSteps(api, root);
+  await wordCountSteps(api, root);
 
   await step('state change → tree refreshed (benchmark sample)', async () => {
     // The time from the agent's push of a change to the views having re-read their roots.

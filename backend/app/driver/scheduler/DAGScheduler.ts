@@ -1,0 +1,238 @@
+import { Value } from '@sinclair/typebox/value';
+import type { PartitionAction, PartitionSource } from '../../../protocol/executor.js';
+import { MapStatus } from '../../../protocol/shuffle.js';
+import { FetchFailedJobError, JobFailedError, type JobSpec } from '../TaskScheduler.js';
+import { MapOutputTracker } from './MapOutputTracker.js';
+import { numPartitionsOf, type RddPlan, type ShuffleDependency } from './plan.js';
+
+export interface DagLog {
+  info(text: string): void;
+  warn(text: string): void;
+}
+
+/** A shuffle's map stage (Spark's ShuffleMapStage), kept for the application's life. */
+interface ShuffleMapStage {
+  id: number;
+  shuffleId: number;
+  numMaps: number;
+  /** Task sets it has run. */
+  runs: number;
+}
+
+/** What the scheduler did, for tests and logs. */
+export interface DagStats {
+  jobs: number;
+  mapStagesRun: number;
+  mapStagesSkipped: number;
+  stagesResubmitted: number;
+}
+
+/**
+ * Spark's DAGScheduler: a job is the stages of its RDD's lineage cut at shuffle boundaries. Each
+ * shuffle's ShuffleMapStage runs (its missing map partitions only) once its own parents are done,
+ * then the ResultStage runs the action. Map outputs stay registered with the MapOutputTracker for
+ * the application's life, so a later job that reads the same shuffle skips its stage. When a task
+ * cannot fetch a map output (FetchFailed), the outputs of that executor are dropped and the
+ * stage that failed runs again after its parents have recomputed what is missing, at most
+ * wick.stage.maxConsecutiveAttempts times in a row.
+ *
+ * Task sets go to the TaskScheduler (`submit`), one per stage attempt; their results come back
+ * in partition order.
+ */
+export class DAGScheduler {
+  readonly mapOutputs = new MapOutputTracker();
+  readonly stats: DagStats = {
+    jobs: 0,
+    mapStagesRun: 0,
+    mapStagesSkipped: 0,
+    stagesResubmitted: 0,
+  };
+  private readonly stages = new Map<number, ShuffleMapStage>();
+  /** Shuffles being computed, so that concurrent jobs that need one wait for the same run. */
+  private readonly computing = new Map<number, Promise<void>>();
+  private nextStageId = 0;
+  private nextJobId = 0;
+  /** Executors lost so far (an application never reuses an id): their outputs are not kept. */
+  private readonly lostExecutors = new Set<string>();
+
+  constructor(
+    private readonly submit: (spec: JobSpec) => Promise<unknown[]>,
+    private readonly maxConsecutiveAttempts: number,
+    private readonly log: DagLog,
+  ) {}
+
+  async runJob(plan: RddPlan, action: PartitionAction): Promise<unknown[]> {
+    const jobId = this.nextJobId++;
+    this.stats.jobs++;
+    const stageName = `ResultStage of job ${jobId}`;
+    let results: unknown[] | undefined;
+    let pending: number[] | undefined;
+    for (let attempt = 1; ; attempt++) {
+      await this.computeParents(plan);
+      const full = this.specOf(plan, action);
+      results ??= new Array(full.sources.length);
+      const todo = pending ?? full.sources.map((_, i) => i);
+      try {
+        const got = await this.submit(pending ? subset(full, todo) : full);
+        for (const [i, r] of got.entries()) results[todo[i] as number] = r;
+        return results;
+      } catch (err) {
+        if (!(err instanceof FetchFailedJobError)) throw err;
+        // A resubmitted ResultStage runs only the partitions that had not finished (Spark's).
+        for (const [i, r] of err.finished) results[todo[i] as number] = r;
+        pending = todo.filter((_, i) => !err.finished.has(i));
+        this.fetchFailed(err, stageName, attempt);
+      }
+    }
+  }
+
+  /** An executor is gone: its map outputs with it (no external shuffle service yet). */
+  executorLost(executorId: string): void {
+    this.lostExecutors.add(executorId);
+    const n = this.mapOutputs.removeOutputsOnExecutor(executorId);
+    if (n > 0) this.log.info(`Lost ${n} map output(s) with executor ${executorId}`);
+  }
+
+  private fetchFailed(err: FetchFailedJobError, stageName: string, attempt: number): void {
+    const f = err.fetchFailed;
+    this.mapOutputs.removeOutputsOnExecutor(f.executorId);
+    const parent = this.stages.get(f.shuffleId);
+    if (attempt >= this.maxConsecutiveAttempts) {
+      throw new JobFailedError(
+        `Job aborted: ${stageName} failed ${attempt} consecutive times on fetch failures (wick.stage.maxConsecutiveAttempts = ${this.maxConsecutiveAttempts}); most recent: ${err.message}`,
+      );
+    }
+    this.log.warn(
+      `${stageName} could not fetch map output ${f.mapId} of shuffle ${f.shuffleId} from executor ${f.executorId} (FetchFailed: ${err.message}); resubmitting ShuffleMapStage ${parent?.id ?? '?'} (its lost partitions) and then ${stageName} (attempt ${attempt + 1} of ${this.maxConsecutiveAttempts})`,
+    );
+  }
+
+  private async computeParents(plan: RddPlan): Promise<void> {
+    // Independent parents (a join's two sides) run at the same time, as Spark submits them.
+    await Promise.all(plan.deps.map((d) => this.computeShuffle(d)));
+  }
+
+  private computeShuffle(dep: ShuffleDependency): Promise<void> {
+    let p = this.computing.get(dep.shuffleId);
+    if (!p) {
+      p = this.runShuffleMapStage(dep).finally(() => this.computing.delete(dep.shuffleId));
+      this.computing.set(dep.shuffleId, p);
+    }
+    return p;
+  }
+
+  private stageOf(dep: ShuffleDependency): ShuffleMapStage {
+    let s = this.stages.get(dep.shuffleId);
+    if (!s) {
+      s = {
+        id: this.nextStageId++,
+        shuffleId: dep.shuffleId,
+        numMaps: numPartitionsOf(dep.parent),
+        runs: 0,
+      };
+      this.stages.set(dep.shuffleId, s);
+      this.mapOutputs.registerShuffle(dep.shuffleId, s.numMaps);
+    }
+    return s;
+  }
+
+  private async runShuffleMapStage(dep: ShuffleDependency): Promise<void> {
+    const stage = this.stageOf(dep);
+    const name = `ShuffleMapStage ${stage.id} (shuffle ${dep.shuffleId})`;
+    let ran = false;
+    for (let attempt = 1; ; ) {
+      await this.computeParents(dep.parent);
+      const missing = this.mapOutputs.missing(dep.shuffleId);
+      if (missing.length === 0) {
+        if (!ran) {
+          this.stats.mapStagesSkipped++;
+          this.log.info(`Skipping ${name}: its ${stage.numMaps} map outputs are available`);
+        }
+        return;
+      }
+      if (stage.runs > 0) {
+        this.stats.stagesResubmitted++;
+        this.log.info(
+          `Resubmitting ${name}: ${missing.length} of ${stage.numMaps} map outputs are missing`,
+        );
+      } else {
+        this.log.info(`Submitting ${name} with ${missing.length} tasks`);
+      }
+      stage.runs++;
+      this.stats.mapStagesRun++;
+      const partitioner = await dep.partitioner();
+      const full = this.specOf(dep.parent, {
+        kind: 'shuffleWrite',
+        shuffleId: dep.shuffleId,
+        numPartitions: dep.numPartitions,
+        partitioner,
+        ...(dep.aggregator ? { aggregator: dep.aggregator } : {}),
+        ...(dep.mapSideCombine ? { mapSideCombine: true } : {}),
+      });
+      let results: unknown[];
+      try {
+        results = await this.submit(subset(full, missing));
+      } catch (err) {
+        if (!(err instanceof FetchFailedJobError)) throw err;
+        this.fetchFailed(err, name, attempt++);
+        continue;
+      }
+      for (const [i, r] of results.entries()) {
+        const mapId = missing[i] as number;
+        if (
+          !Value.Check(MapStatus, r) ||
+          r.sizes.length !== dep.numPartitions ||
+          r.crc32s.length !== dep.numPartitions
+        ) {
+          throw new JobFailedError(
+            `Map task ${mapId} of ${name} returned ${JSON.stringify(r)?.slice(0, 200)}, not a MapStatus with ${dep.numPartitions} sizes and CRC-32s`,
+          );
+        }
+        // A task set's results come when all its tasks are done: an executor lost meanwhile
+        // took the outputs it wrote, which then run again.
+        if (!this.lostExecutors.has(r.executorId))
+          this.mapOutputs.registerMapOutput(dep.shuffleId, mapId, r);
+      }
+      // Outputs lost meanwhile (an executor gone) are run again; their parents are checked then.
+      if (this.mapOutputs.missing(dep.shuffleId).length === 0) return;
+      ran = true;
+      attempt = 1;
+    }
+  }
+
+  /** The task set of a stage: every partition's source (shuffle reads located now) and functions. */
+  private specOf(plan: RddPlan, action: PartitionAction): JobSpec {
+    const sources: PartitionSource[] = [];
+    const per: JobSpec['transformations'][] = [];
+    for (const seg of plan.segments) {
+      for (const s of seg.sources()) {
+        sources.push(
+          s.kind === 'shuffle'
+            ? { ...s, blocks: this.mapOutputs.blocksFor(s.shuffleId, s.reduceId) }
+            : s,
+        );
+        per.push(seg.transformations);
+      }
+    }
+    const single = plan.segments.length === 1;
+    return {
+      sources,
+      transformations: single ? (plan.segments[0]?.transformations ?? []) : [],
+      ...(single ? {} : { partitionTransformations: per }),
+      action,
+    };
+  }
+}
+
+function subset(spec: JobSpec, partitions: number[]): JobSpec {
+  return {
+    ...spec,
+    sources: partitions.map((p) => spec.sources[p] as PartitionSource),
+    ...(spec.partitionTransformations
+      ? {
+          partitionTransformations: partitions.map((p) => spec.partitionTransformations?.[p] ?? []),
+        }
+      : {}),
+    partitions,
+  };
+}

@@ -1,0 +1,66 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { MAX_INT32 } from './bounds.js';
+import { MAX_SHUFFLE_PARTITIONS } from './executor.js';
+import { boundary, defineMessage } from './registry.js';
+
+/**
+ * Shuffle blocks between executors (Spark's BlockTransferService, on the executor's own shuffle
+ * RpcEnv, which lets in only its application's key): a reducer reads its block of a map output
+ * in chunks, asking for the next when it has the last (back-pressure without a stream protocol),
+ * and checks it against the CRC-32 the map task reported to the driver (MapStatus).
+ */
+
+/** The largest chunk one FetchShuffleBlock may ask for (its base64 is a third larger). */
+export const MAX_SHUFFLE_CHUNK = 4 * 1024 * 1024;
+
+/** The endpoint name of an executor's shuffle block server. */
+export const SHUFFLE_ENDPOINT = 'ShuffleBlocks';
+
+/** What a ShuffleMapStage's task returns (Spark's MapStatus): where its output is, and its sizes. */
+export const MapStatus = Type.Object(
+  {
+    location: Type.String({ minLength: 1, maxLength: 300, description: 'host:port of its server' }),
+    executorId: Type.String({ minLength: 1, maxLength: 100 }),
+    sizes: Type.Array(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }), {
+      maxItems: MAX_SHUFFLE_PARTITIONS,
+      description: "Bytes of each reducer's block",
+    }),
+    crc32s: Type.Array(Type.Integer({ minimum: 0, maximum: 2 ** 32 - 1 }), {
+      maxItems: MAX_SHUFFLE_PARTITIONS,
+      description: "CRC-32 of each reducer's block",
+    }),
+    records: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+  },
+  { additionalProperties: false },
+);
+export type MapStatus = Static<typeof MapStatus>;
+
+const e2e = boundary('Executor → Executor (shuffle)', 'executor', 'executor');
+
+const BlockId = {
+  shuffleId: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+  mapId: Type.Integer({ minimum: 0, maximum: MAX_INT32 }),
+  reduceId: Type.Integer({ minimum: 0, maximum: MAX_INT32 }),
+};
+
+export const FetchShuffleBlock = defineMessage(
+  e2e,
+  'FetchShuffleBlock',
+  "Read up to `length` bytes at `offset` of map output `mapId`'s block for reducer `reduceId` of shuffle `shuffleId`. One this executor does not have is refused with ShuffleBlockNotFound (-32021).",
+  {
+    ...BlockId,
+    offset: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+    length: Type.Integer({ minimum: 1, maximum: MAX_SHUFFLE_CHUNK }),
+  },
+  { reply: () => ShuffleBlockChunk },
+);
+
+export const ShuffleBlockChunk = defineMessage(
+  e2e,
+  'ShuffleBlockChunk',
+  'The answer to FetchShuffleBlock: the bytes (fewer than asked at the end of the block), base64, and the whole block size.',
+  {
+    data: Type.String({ contentEncoding: 'base64', maxLength: (MAX_SHUFFLE_CHUNK / 3) * 4 + 4 }),
+    size: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+  },
+);
