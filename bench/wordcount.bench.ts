@@ -286,7 +286,7 @@ async function main(): Promise<void> {
     inputMiB: mb,
   };
   for (const [label, xs] of Object.entries(rss))
-    xs.forEach((x, i) => (figures[`peakRssMiB.${label}.executor${i}`] = round(x, 1)));
+    for (const [i, x] of xs.entries()) figures[`peakRssMiB.${label}.executor${i}`] = round(x, 1);
   const path = writeResults('wordcount', {
     figures,
     baseline: { singleProcessMs: round(single, 1), sortUniqMs: round(su, 1) },
