@@ -21,12 +21,17 @@ export class FollowScroll implements vscode.Disposable {
         const last = e.visibleRanges[e.visibleRanges.length - 1];
         if (!st || !first || !last) return;
         const doc = e.textEditor.document;
-        st.viewed(
+        const back = st.viewed(
           first.start.line,
           last.end.line,
           doc.lineCount - 1,
           e.textEditor.selection.active.line,
         );
+        if (back !== undefined)
+          e.textEditor.revealRange(
+            new vscode.Range(back, 0, back, 0),
+            vscode.TextEditorRevealType.AtTop,
+          );
       }),
       vscode.window.onDidChangeTextEditorSelection((e) => {
         const st = this.states.get(e.textEditor);
@@ -51,15 +56,24 @@ export class FollowScroll implements vscode.Disposable {
   private shown(editors: readonly vscode.TextEditor[]): void {
     for (const ed of editors) {
       if (!this.ours(ed.document) || this.states.has(ed)) continue;
-      this.states.set(ed, new FollowState());
-      toEnd(ed);
+      const st = new FollowState();
+      this.states.set(ed, st);
+      toEnd(ed, st);
     }
   }
 
   private changed(doc: vscode.TextDocument): void {
     if (!this.ours(doc)) return;
-    for (const ed of vscode.window.visibleTextEditors)
-      if (ed.document === doc && this.states.get(ed)?.following) toEnd(ed);
+    for (const ed of vscode.window.visibleTextEditors) {
+      const st = this.states.get(ed);
+      if (ed.document !== doc || !st?.following) continue;
+      // The cursor is no longer where the follow put it: someone moved it off the end.
+      if (st.endLine !== undefined && ed.selection.active.line < st.endLine - 1) {
+        st.following = false;
+        continue;
+      }
+      toEnd(ed, st);
+    }
   }
 
   dispose(): void {
@@ -67,8 +81,12 @@ export class FollowScroll implements vscode.Disposable {
   }
 }
 
-function toEnd(ed: vscode.TextEditor): void {
+function toEnd(ed: vscode.TextEditor, st: FollowState): void {
   const last = ed.document.lineAt(ed.document.lineCount - 1).range.end;
+  const shown = ed.visibleRanges[ed.visibleRanges.length - 1];
+  // The view moves (and says so) only when the end is below what it shows.
+  if (!shown || shown.end.line < last.line - 1) st.revealed();
   ed.selection = new vscode.Selection(last, last);
+  st.endLine = last.line;
   ed.revealRange(new vscode.Range(last, last), vscode.TextEditorRevealType.Default);
 }

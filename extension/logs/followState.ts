@@ -6,18 +6,48 @@
 export class FollowState {
   following = true;
   private lastTop: number | undefined;
+  /**
+   * The follow's own moves to the end not yet seen as a view change. The editor reports view
+   * changes after the fact: a user who scrolls up while lines arrive is seen scrolling up, then
+   * the follow's move to the end (made before it knew) arrives, with the cursor it put there;
+   * that one must not count as the user coming back.
+   */
+  private ownMoves = 0;
 
-  /** The editor's visible range changed: its first and last line now. */
-  viewed(top: number, bottom: number, lastLine: number, cursorLine: number): void {
-    if (this.lastTop !== undefined && top < this.lastTop) this.following = false;
+  /** Where the user last looked when the follow stopped: the top line to go back to. */
+  private stoppedAt: number | undefined;
+  /** The last line the follow moved the cursor to. */
+  endLine: number | undefined;
+
+  /** The follow moved the view to the end: a view change at the end is expected from it. */
+  revealed(): void {
+    this.ownMoves++;
+  }
+
+  /**
+   * The editor's visible range changed: its first and last line now. Returns the top line to
+   * scroll back to when this change is the follow's own move, made after the user had scrolled
+   * up (a move the user did not want).
+   */
+  viewed(top: number, bottom: number, lastLine: number, cursorLine: number): number | undefined {
+    const atEnd = bottom >= lastLine - 1;
+    const own = this.ownMoves > 0 && atEnd;
+    if (own) this.ownMoves--;
+    let back: number | undefined;
+    if (this.lastTop !== undefined && top < this.lastTop) {
+      this.following = false;
+      this.stoppedAt = top;
+    } else if (own && !this.following) back = this.stoppedAt;
     // Back at the end with the cursor there: follow again. The end counts as in view with the
     // line before it shown too (a log's last line is often the empty one after its newline).
-    else if (bottom >= lastLine - 1 && cursorLine >= lastLine - 1) this.following = true;
-    this.lastTop = top;
+    else if (!own && atEnd && cursorLine >= lastLine - 1) this.following = true;
+    this.lastTop = back ?? top;
+    return back;
   }
 
   /** The user moved the cursor (not the follow, not an edit): it follows if it is at the end. */
   moved(cursorLine: number, lastLine: number): void {
     this.following = cursorLine >= lastLine - 1;
+    this.ownMoves = 0;
   }
 }

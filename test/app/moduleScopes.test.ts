@@ -128,6 +128,7 @@ function refusal(name: string): ClosureError {
 /** The spec run as an executor runs it: its bindings imported from the tree, then compiled. */
 async function run(s: FunctionSpec, x: number): Promise<unknown> {
   const task = {
+    source: { kind: 'array', data: [] },
     transformations: [{ kind: 'map', fn: s }],
     action: { kind: 'collect' },
   } as unknown as TaskDescription;

@@ -32,3 +32,18 @@ test("the user's cursor moves decide too: off the end stops, onto the end resume
   f.moved(100, 100);
   assert.equal(f.following, true);
 });
+
+test("the follow's own move to the end, heard after the user scrolled up, does not resume it", () => {
+  const f = new FollowState();
+  f.viewed(70, 100, 100, 100);
+  // Lines came; the follow moved to the end before the user's scroll-up was heard.
+  f.revealed();
+  f.viewed(5, 35, 147, 147); // the user's scroll up, heard first
+  assert.equal(f.following, false);
+  // Then the follow's move, with the cursor it put at the end: back to where the user was.
+  assert.equal(f.viewed(117, 147, 147, 147), 5);
+  assert.equal(f.following, false, 'still stopped where the user scrolled');
+  assert.equal(f.viewed(5, 35, 148, 147), undefined, 'the move back is no news');
+  f.viewed(118, 148, 148, 148); // the user scrolls back down to the end
+  assert.equal(f.following, true);
+});
