@@ -205,7 +205,7 @@ async function vsixCheck(cs) {
     await wick.waitFor(long);
     await wick.click();
     await page
-      .locator('.part.sidebar .monaco-list-row', { hasText: /worker-.*/ })
+      .locator('.part.sidebar .monaco-list-row', { hasText: /ALIVE · \d+\/\d+ cores/ })
       .nth(1)
       .waitFor(long);
     await page
