@@ -225,8 +225,22 @@ export async function dashboardSteps(api: Api, root: string): Promise<void> {
       ),
       'a newer heartbeat of every worker in the pushed state',
     );
-    await s.settled();
-    assert.ok(p.stats.delivered > delivered, 'the panel was sent the newer state');
+    // The refresh posts it; the webview's acknowledgement comes back later (onDidExchange).
+    await within(
+      20_000,
+      new Promise<void>((resolve) => {
+        const sent = () => p.stats.delivered > delivered;
+        if (sent()) return resolve();
+        const sub = p.onDidExchange(() => {
+          if (sent()) {
+            sub.dispose();
+            resolve();
+          }
+        });
+      }),
+      () =>
+        `the panel being sent the newer state (delivered ${p.stats.delivered}, before ${delivered})`,
+    );
   });
 
   await step("Open Web UI opens the master's and a worker's UI with a login link", async () => {
