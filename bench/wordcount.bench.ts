@@ -4,7 +4,7 @@
  * in the same run and on the same file:
  *
  * - (a) single process: a hand-written word count in one Node process (bench/apps/wordCountSingle.mjs:
- *   1 MiB reads, split on whitespace, a Map, sort), timed from its spawn to its exit.
+ *   1 MiB reads, lines split on whitespace, a Map, sort), timed from its spawn to its exit.
  *   ratios.vsSingleProcess = Wick's job time ÷ (a)'s. Two cores against one: 0.5 is the limit,
  *   the goal is ≤ 0.75.
  * - (b) sort | uniq: `tr -s '[:space:]' '\n' < f | sort | uniq -c | sort -rn | head -20` with
@@ -71,7 +71,7 @@ type Top = [string, number][];
 
 /** A seeded corpus of `megabytes` MiB in the temp folder (made once, kept for later runs). */
 async function corpus(megabytes: number): Promise<string> {
-  const file = join(tmpdir(), `wick-bench-wordcount-${megabytes}m.txt`);
+  const file = join(tmpdir(), `wick-bench-wordcount-v2-${megabytes}m.txt`);
   if (existsSync(file) && statSync(file).size >= megabytes * 2 ** 20) return file;
   const vocabulary = 50_000;
   const words = Array.from({ length: vocabulary }, (_, i) => `w${i.toString(36)}`);
@@ -79,10 +79,13 @@ async function corpus(megabytes: number): Promise<string> {
   const cumulative = new Float64Array(vocabulary);
   let sum = 0;
   for (let r = 0; r < vocabulary; r++) cumulative[r] = sum += 1 / (r + 1);
+  // mulberry32, seeded: 32-bit integer steps (Math.imul), so every run writes the same text.
   let seed = 42;
   const random = () => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return seed / 2 ** 31;
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
   };
   const draw = () => {
     const x = random() * sum;
