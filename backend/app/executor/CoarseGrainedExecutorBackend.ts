@@ -26,7 +26,7 @@ import type { TaskPlace } from '../task/compile.js';
 import type { TaskWithBlocks } from '../task/runTask.js';
 import { Executor } from './Executor.js';
 import { appLocalDir, fetchAddedFiles, fetchAppCode } from './fetchAppFiles.js';
-import { FetchFailedError, fetchShuffleBlocks } from './fetchShuffleBlocks.js';
+import { FetchFailedError, fetchPlanLine, fetchShuffleBlocks } from './fetchShuffleBlocks.js';
 import { ShuffleBlockServer } from './ShuffleBlockServer.js';
 import { type TaskPool, takeTaskPool } from './taskPool.js';
 
@@ -124,6 +124,7 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
     const src = task.source as Extract<TaskDescription['source'], { kind: 'shuffle' }>;
     await this.takeReduceSlot(task.taskId);
     try {
+      this.log.info(fetchPlanLine(src, this.shuffleEnv?.address));
       const blocks = await fetchShuffleBlocks(this.rpcEnv, src.shuffleId, src.reduceId, src.blocks);
       (task as TaskWithBlocks).shuffleBlocks = blocks;
     } catch (err) {

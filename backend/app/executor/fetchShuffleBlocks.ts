@@ -89,3 +89,20 @@ async function fetchOne(
   }
   return data;
 }
+
+/**
+ * Spark's ShuffleBlockFetcherIterator line: how many non-empty blocks a reducer gets and from
+ * where, so a log shows whether a shuffle crossed executors (or hosts).
+ */
+export function fetchPlanLine(
+  src: { shuffleId: number; reduceId: number; blocks: readonly ShuffleBlockRef[] },
+  ownLocation: string | undefined,
+): string {
+  const nonEmpty = src.blocks.filter((b) => b.size > 0);
+  const bytes = nonEmpty.reduce((n, b) => n + b.size, 0);
+  const local = nonEmpty.filter((b) => b.location === ownLocation).length;
+  const sources = [
+    ...new Set(nonEmpty.filter((b) => b.location !== ownLocation).map((b) => b.location)),
+  ];
+  return `Getting ${nonEmpty.length} (${bytes} B) non-empty blocks of shuffle ${src.shuffleId} reducer ${src.reduceId} including ${local} local and ${nonEmpty.length - local} remote blocks${sources.length > 0 ? ` from ${sources.sort().join(', ')}` : ''}`;
+}
