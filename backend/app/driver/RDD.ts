@@ -109,6 +109,39 @@ export class RDD<T> {
     });
   }
 
+  /**
+   * Each element with its index, `[x, i]`, in partition order (Spark's zipWithIndex). The first
+   * index of each partition needs the sizes of those before it: the first job that uses this RDD
+   * first runs a job that counts them (once; Spark runs it when zipWithIndex is called).
+   */
+  zipWithIndex(): RDD<[T, number]> {
+    const parent = this.plan;
+    const starts = retryable(async () => {
+      const counts = (await this.run({ kind: 'count' })) as number[];
+      const out: number[] = [];
+      let next = 0;
+      for (const c of counts) {
+        out.push(next);
+        next += c;
+      }
+      return out;
+    });
+    const segments: Segment[] = parent.segments.map((s, k) => ({
+      sources: s.sources,
+      transformations: [
+        ...s.transformations,
+        {
+          kind: 'zipWithIndex',
+          starts,
+          offset: once(() =>
+            parent.segments.slice(0, k).reduce((n, p) => n + p.sources().length, 0),
+          ),
+        },
+      ],
+    }));
+    return new RDD<[T, number]>(this.runner, { segments, deps: parent.deps });
+  }
+
   // Pair operations: `this: RDD<[K, V]>` makes them typecheck on RDDs of pairs only.
 
   mapValues<K, V, U, E = undefined>(

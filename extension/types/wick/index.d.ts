@@ -31,6 +31,15 @@ export declare class RDD<T> {
 	]>;
 	/** This RDD's partitions, then `other`'s (no shuffle). */
 	union(other: RDD<T>): RDD<T>;
+	/**
+	 * Each element with its index, `[x, i]`, in partition order (Spark's zipWithIndex). The first
+	 * index of each partition needs the sizes of those before it: the first job that uses this RDD
+	 * first runs a job that counts them (once; Spark runs it when zipWithIndex is called).
+	 */
+	zipWithIndex(): RDD<[
+		T,
+		number
+	]>;
 	mapValues<K, V, U, E = undefined>(this: RDD<[
 		K,
 		V

@@ -1,9 +1,19 @@
 import { Value } from '@sinclair/typebox/value';
-import type { PartitionAction, PartitionSource } from '../../../protocol/executor.js';
+import type {
+  PartitionAction,
+  PartitionSource,
+  Transformation,
+} from '../../../protocol/executor.js';
 import { MapStatus } from '../../../protocol/shuffle.js';
 import { FetchFailedJobError, JobFailedError, type JobSpec } from '../TaskScheduler.js';
 import { MapOutputTracker } from './MapOutputTracker.js';
-import { numPartitionsOf, type RddPlan, type ShuffleDependency } from './plan.js';
+import {
+  numPartitionsOf,
+  type RddPlan,
+  resolveSteps,
+  type ShuffleDependency,
+  transformationsAt,
+} from './plan.js';
 
 export interface DagLog {
   info(text: string): void;
@@ -69,6 +79,7 @@ export class DAGScheduler {
     let pending: number[] | undefined;
     for (let attempt = 1; ; attempt++) {
       await this.computeParents(plan);
+      await resolveSteps(plan);
       const full = this.specOf(plan, action);
       results ??= new Array(full.sources.length);
       const todo = pending ?? full.sources.map((_, i) => i);
@@ -161,6 +172,7 @@ export class DAGScheduler {
       stage.runs++;
       this.stats.mapStagesRun++;
       const partitioner = await dep.partitioner();
+      await resolveSteps(dep.parent);
       const full = this.specOf(dep.parent, {
         kind: 'shuffleWrite',
         shuffleId: dep.shuffleId,
@@ -204,20 +216,23 @@ export class DAGScheduler {
   private specOf(plan: RddPlan, action: PartitionAction): JobSpec {
     const sources: PartitionSource[] = [];
     const per: JobSpec['transformations'][] = [];
+    let uniform = true;
     for (const seg of plan.segments) {
-      for (const s of seg.sources()) {
+      for (const [local, s] of seg.sources().entries()) {
         sources.push(
           s.kind === 'shuffle'
             ? { ...s, blocks: this.mapOutputs.blocksFor(s.shuffleId, s.reduceId) }
             : s,
         );
-        per.push(seg.transformations);
+        const own = transformationsAt(seg, local);
+        if (own) uniform = false;
+        per.push(own ?? (seg.transformations as Transformation[]));
       }
     }
-    const single = plan.segments.length === 1;
+    const single = plan.segments.length === 1 && uniform;
     return {
       sources,
-      transformations: single ? (plan.segments[0]?.transformations ?? []) : [],
+      transformations: single ? (per[0] ?? []) : [],
       ...(single ? {} : { partitionTransformations: per }),
       action,
     };

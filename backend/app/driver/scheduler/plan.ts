@@ -12,7 +12,50 @@ import type {
  */
 export interface Segment {
   sources: () => PartitionSource[];
-  transformations: Transformation[];
+  transformations: Step[];
+}
+
+/**
+ * What a segment does to its partitions' elements: a narrow transformation, the same for each,
+ * or zipWithIndex, whose first index differs per partition and is known only once a job has
+ * counted the partitions before it (Spark's ZippedWithIndexRDD, which runs that job at once;
+ * here when a job first needs it, as every Wick transformation is lazy).
+ */
+export type Step = Transformation | ZipWithIndexStep;
+
+export interface ZipWithIndexStep {
+  kind: 'zipWithIndex';
+  /** The first index of each partition of the zipped RDD, by a job (memoized). */
+  starts: () => Promise<number[]>;
+  /** Where this segment's partitions start among the zipped RDD's (a union has several). */
+  offset: () => number;
+  /** `starts`, once resolved (resolveSteps): specOf is synchronous. */
+  resolved?: number[];
+}
+
+/** Resolves the zipWithIndex steps of a plan's own segments (not its parents': their stages do). */
+export async function resolveSteps(plan: RddPlan): Promise<void> {
+  for (const seg of plan.segments) {
+    for (const step of seg.transformations) {
+      if (step.kind === 'zipWithIndex') step.resolved ??= await step.starts();
+    }
+  }
+}
+
+/** A segment's transformations for its partition `local`, or undefined when every partition's are the same. */
+export function transformationsAt(seg: Segment, local: number): Transformation[] | undefined {
+  if (!seg.transformations.some((t) => t.kind === 'zipWithIndex')) return undefined;
+  return seg.transformations.map((t) => {
+    if (t.kind !== 'zipWithIndex') return t;
+    const start = t.resolved?.[t.offset() + local];
+    if (start === undefined) throw new Error('zipWithIndex: its start indices were not resolved');
+    // A map with a counter in its env: each task gets its own copy of the env, so the count
+    // starts again with every attempt, and the elements stream (no whole partition in memory).
+    return {
+      kind: 'map',
+      fn: { source: '(x, env) => [x, env.next++]', env: { next: start } },
+    };
+  });
 }
 
 export interface RddPlan {

@@ -1,0 +1,96 @@
+/**
+ * The RDD operations that are more than a function per element, on real executors (a WickContext
+ * in this test process, a real master and 2 workers × 1 core): zipWithIndex (a counting job
+ * first, then per-partition start indices) and coalesce (parent partitions concatenated, no
+ * shuffle), each against a plain in-memory version on random data, through unions, filters,
+ * mapPartitions and shuffles.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import fc from 'fast-check';
+import type { RDD } from '../../../backend/app/driver/RDD.js';
+import { WickContext } from '../../../backend/app/index.js';
+import { eventually, type SharedCluster, startSharedCluster } from '../../helpers/apps.js';
+
+for (const k of ['WICK_MASTER', 'WICK_SUBMIT_CONF', 'WICK_APP_NAME', 'WICK_APP_DIR'])
+  delete process.env[k];
+
+let cluster: SharedCluster;
+let wc: WickContext;
+
+before(async () => {
+  cluster = await startSharedCluster();
+  wc = await WickContext.create({ master: cluster.url, appName: 'RDD operations under test' });
+  await eventually(AbortSignal.timeout(60_000), () =>
+    (wc as unknown as { driver: { executors: Map<string, unknown> } }).driver.executors.size === 2
+      ? true
+      : undefined,
+  );
+});
+
+after(async () => {
+  await wc?.stop();
+  await cluster?.stop();
+});
+
+const dataArb = fc.array(fc.integer({ min: -1000, max: 1000 }), { maxLength: 60 });
+const slicesArb = fc.integer({ min: 1, max: 6 });
+const runs = { numRuns: 10, seed: 13, endOnFailure: true };
+
+test('zipWithIndex numbers elements in partition order, across unions, filters and a sort (property)', {
+  timeout: 120_000,
+}, async () => {
+  await fc.assert(
+    fc.asyncProperty(dataArb, dataArb, slicesArb, async (a, b, slices) => {
+      const indexed = <T>(xs: T[]) => xs.map((x, i): [T, number] => [x, i]);
+      const left = wc.parallelize(a, slices);
+      const right = wc
+        .range(0, b.length, 1, Math.max(1, slices - 1))
+        .map((i, env) => env.b[i], { b });
+      assert.deepEqual(await left.zipWithIndex().collect(), indexed(a));
+
+      // A union: the index runs on through the second RDD's partitions.
+      const even = (x: number) => x % 2 === 0;
+      const union = left.filter(even).union(right as RDD<number>);
+      const expected = indexed([...a.filter(even), ...b]);
+      const zipped = union.zipWithIndex();
+      assert.deepEqual(await zipped.collect(), expected);
+      // Zipped, then in a union itself (its partitions no longer first), then transformed.
+      assert.deepEqual(
+        await wc
+          .parallelize([99], 1)
+          .map((x): [number, number] => [x, -1])
+          .union(zipped.map(([x, i]): [number, number] => [x * 2, i]))
+          .collect(),
+        [[99, -1], ...expected.map(([x, i]) => [x * 2, i])],
+      );
+      // take stops early and still numbers from the partition's start.
+      assert.deepEqual(await zipped.take(3), expected.slice(0, 3));
+      // The sorted order's ranks (after a shuffle; each partition counted by the first job).
+      const ranks = await left
+        .sortBy((x) => x)
+        .zipWithIndex()
+        .collect();
+      assert.deepEqual(ranks, indexed([...a].sort((x, y) => x - y)));
+    }),
+    runs,
+  );
+});
+
+test('zipWithIndex counts its parent once, then reuses the indices in later jobs', {
+  timeout: 60_000,
+}, async () => {
+  const jobs = () => wc.dagScheduler.stats.jobs;
+  const zipped = wc.parallelize(['a', 'b', 'c', 'd', 'e'], 3).zipWithIndex();
+  const before = jobs();
+  assert.deepEqual(await zipped.collect(), [
+    ['a', 0],
+    ['b', 1],
+    ['c', 2],
+    ['d', 3],
+    ['e', 4],
+  ]);
+  assert.equal(jobs() - before, 2, 'the counting job, then the collect');
+  assert.equal(await zipped.map(([, i]) => i).sum(), 10);
+  assert.equal(jobs() - before, 3, 'no second counting job');
+});
