@@ -132,8 +132,26 @@ export const ShuffleBlockRef = Type.Object(
 );
 export type ShuffleBlockRef = Static<typeof ShuffleBlockRef>;
 
-/** Where a partition's elements come from. */
-export const PartitionSource = Type.Union([
+/** A narrow transformation. */
+export const Transformation = Type.Object(
+  {
+    kind: Type.Union([
+      Type.Literal('map'),
+      Type.Literal('filter'),
+      Type.Literal('flatMap'),
+      Type.Literal('mapPartitions'),
+      Type.Literal('mapValues'),
+      Type.Literal('flatMapValues'),
+      Type.Literal('keyBy'),
+    ]),
+    fn: FunctionSpec,
+  },
+  { additionalProperties: false },
+);
+export type Transformation = Static<typeof Transformation>;
+
+/** Where the elements of one parent partition come from (a coalesced partition has several). */
+const LeafSource = Type.Union([
   Type.Object(
     { kind: Type.Literal('array'), data: Type.Array(Type.Unknown()) },
     { additionalProperties: false },
@@ -178,25 +196,35 @@ export const PartitionSource = Type.Union([
     },
   ),
 ]);
-export type PartitionSource = Static<typeof PartitionSource>;
 
-/** A narrow transformation. */
-export const Transformation = Type.Object(
-  {
-    kind: Type.Union([
-      Type.Literal('map'),
-      Type.Literal('filter'),
-      Type.Literal('flatMap'),
-      Type.Literal('mapPartitions'),
-      Type.Literal('mapValues'),
-      Type.Literal('flatMapValues'),
-      Type.Literal('keyBy'),
-    ]),
-    fn: FunctionSpec,
-  },
-  { additionalProperties: false },
-);
-export type Transformation = Static<typeof Transformation>;
+/** The most parent partitions one coalesced partition holds. */
+export const MAX_COALESCED_PARTS = 100_000;
+
+/** Where a partition's elements come from. */
+export const PartitionSource = Type.Union([
+  ...LeafSource.anyOf,
+  Type.Object(
+    {
+      kind: Type.Literal('coalesced'),
+      parts: Type.Array(
+        Type.Object(
+          {
+            source: LeafSource,
+            transformations: Type.Array(Transformation, { maxItems: MAX_TRANSFORMATIONS }),
+          },
+          { additionalProperties: false },
+        ),
+        { maxItems: MAX_COALESCED_PARTS },
+      ),
+    },
+    {
+      additionalProperties: false,
+      description:
+        "coalesce without a shuffle (Spark's CoalescedRDD): parent partitions, each its source and transformations, one after another",
+    },
+  ),
+]);
+export type PartitionSource = Static<typeof PartitionSource>;
 
 /** What a task computes from its partition's elements. */
 export const PartitionAction = Type.Union([

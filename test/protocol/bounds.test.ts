@@ -27,12 +27,12 @@ const ALLOWED: [RegExp, string][] = [
     "an application's own values for its functions (any JSON): bounded by wick.rpc.message.maxSize, and only its driver may send them",
   ],
   [
-    /^LaunchTask\/task\/source\|0\/data(\[\])?$/,
-    "a partition's elements (any JSON): bounded by wick.rpc.message.maxSize, from its driver only",
+    /^LaunchTask\/task\/source\|(4\/parts\[\]\/source\|)?0\/data(\[\])?$/,
+    "a partition's elements (any JSON; a coalesced partition's part's too): bounded by wick.rpc.message.maxSize, from its driver only",
   ],
   [/^LaunchTask\/task\/action\|4\/zero$/, "an aggregate's zero value (any JSON): as the env above"],
   [
-    /^LaunchTask\/task\/(source\|3|action\|6)\/aggregator\/zero$/,
+    /^LaunchTask\/task\/(source\|3|source\|4\/parts\[\]\/source\|3|action\|6)\/aggregator\/zero$/,
     "a shuffle aggregator's zero value (foldByKey, aggregateByKey; any JSON): as the env above",
   ],
   [

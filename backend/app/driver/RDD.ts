@@ -12,8 +12,10 @@ import {
   numPartitionsOf,
   once,
   type RddPlan,
+  resolveSteps,
   type Segment,
   type ShuffleDependency,
+  transformationsAt,
 } from './scheduler/plan.js';
 
 /** @internal What an RDD needs from its context: a way to run a job of its lineage. */
@@ -133,13 +135,37 @@ export class RDD<T> {
         {
           kind: 'zipWithIndex',
           starts,
-          offset: once(() =>
-            parent.segments.slice(0, k).reduce((n, p) => n + p.sources().length, 0),
-          ),
+          offset: once(() => numPartitionsOf({ segments: parent.segments.slice(0, k), deps: [] })),
         },
       ],
     }));
     return new RDD<[T, number]>(this.runner, { segments, deps: parent.deps });
+  }
+
+  /**
+   * At most `numPartitions` partitions (Spark's coalesce). Without a shuffle, partition i is the
+   * parent's partitions ⌊i·N/n⌋ to ⌊(i+1)·N/n⌋ − 1, read one after another in one task (Spark's
+   * grouping when partitions prefer no host), so a sorted RDD stays sorted; with fewer than
+   * `numPartitions` they stay as they are. With `shuffle`, it is repartition(numPartitions).
+   */
+  coalesce(numPartitions: number, shuffle = false): RDD<T> {
+    checkPartitions(numPartitions, 'coalesce');
+    if (shuffle) return this.repartition(numPartitions);
+    const parent = this.plan;
+    const count = () => Math.min(numPartitions, numPartitionsOf(parent));
+    const sources = (): PartitionSource[] => {
+      const byPartition = partsOf(parent);
+      const n = count();
+      const N = byPartition.length;
+      return Array.from({ length: n }, (_, i) => ({
+        kind: 'coalesced' as const,
+        parts: byPartition.slice(Math.floor((i * N) / n), Math.floor(((i + 1) * N) / n)).flat(),
+      }));
+    };
+    return new RDD<T>(this.runner, {
+      segments: [{ sources, transformations: [], count, prepare: () => resolveSteps(parent) }],
+      deps: parent.deps,
+    });
   }
 
   // Pair operations: `this: RDD<[K, V]>` makes them typecheck on RDDs of pairs only.
@@ -506,6 +532,39 @@ export class RDD<T> {
   private run(action: PartitionAction): Promise<unknown[]> {
     return this.runner.runJob(this.plan, action);
   }
+}
+
+type Part = Extract<PartitionSource, { kind: 'coalesced' }>['parts'][number];
+
+/**
+ * An RDD's partitions, each as coalesce's parts (a source and its transformations). A partition
+ * that is coalesced already stands for its parts, with what follows applied to each, which only
+ * element-wise steps allow (a mapPartitions must see the whole partition).
+ */
+function partsOf(plan: RddPlan): Part[][] {
+  const out: Part[][] = [];
+  for (const seg of plan.segments) {
+    for (const [local, source] of seg.sources().entries()) {
+      const transformations =
+        transformationsAt(seg, local) ?? (seg.transformations as Transformation[]);
+      if (source.kind !== 'coalesced') {
+        out.push([{ source, transformations }]);
+        continue;
+      }
+      if (transformations.some((t) => t.kind === 'mapPartitions')) {
+        throw new Error(
+          'coalesce of an RDD that was coalesced and then went through mapPartitions is not supported (mapPartitions must see its whole partition): coalesce once, after the mapPartitions, or use repartition(n)',
+        );
+      }
+      out.push(
+        source.parts.map((p) => ({
+          source: p.source,
+          transformations: [...p.transformations, ...transformations],
+        })),
+      );
+    }
+  }
+  return out;
 }
 
 /** Memoizes an async computation once it succeeds (a failed sampling job is tried again). */

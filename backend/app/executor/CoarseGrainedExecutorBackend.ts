@@ -26,7 +26,12 @@ import type { TaskPlace } from '../task/compile.js';
 import type { TaskWithBlocks } from '../task/runTask.js';
 import { Executor } from './Executor.js';
 import { appLocalDir, fetchAddedFiles, fetchAppCode } from './fetchAppFiles.js';
-import { FetchFailedError, fetchPlanLine, fetchShuffleBlocks } from './fetchShuffleBlocks.js';
+import {
+  FetchFailedError,
+  fetchPlanLine,
+  fetchShuffleBlocks,
+  shuffleReadsOf,
+} from './fetchShuffleBlocks.js';
 import { ShuffleBlockServer } from './ShuffleBlockServer.js';
 import { type TaskPool, takeTaskPool } from './taskPool.js';
 
@@ -94,7 +99,7 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
         this.opts.exit(1, 'Received LaunchTask command but executor was null');
         return;
       }
-      if (msg.task.source.kind === 'shuffle') void this.fetchThenLaunch(msg.task);
+      if (shuffleReadsOf(msg.task.source).length > 0) void this.fetchThenLaunch(msg.task);
       else this.launch(msg.task);
     });
     this.on(AddFiles, (msg) => this.addFiles(msg.files));
@@ -121,11 +126,15 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
    * task with FetchFailed, which the driver answers by recomputing that map output.
    */
   private async fetchThenLaunch(task: TaskDescription): Promise<void> {
-    const src = task.source as Extract<TaskDescription['source'], { kind: 'shuffle' }>;
     await this.takeReduceSlot(task.taskId);
     try {
-      this.log.info(fetchPlanLine(src, this.shuffleEnv?.address));
-      const blocks = await fetchShuffleBlocks(this.rpcEnv, src.shuffleId, src.reduceId, src.blocks);
+      // A coalesced partition's shuffle parts, one after another, as the task reads them.
+      const blocks: Uint8Array[] = [];
+      for (const src of shuffleReadsOf(task.source)) {
+        this.log.info(fetchPlanLine(src, this.shuffleEnv?.address));
+        const got = await fetchShuffleBlocks(this.rpcEnv, src.shuffleId, src.reduceId, src.blocks);
+        for (const b of got) blocks.push(b);
+      }
       (task as TaskWithBlocks).shuffleBlocks = blocks;
     } catch (err) {
       const e = err as Error;

@@ -1,6 +1,6 @@
 import { crc32 } from 'node:zlib';
 import { bytesOf } from '../../protocol/base64.js';
-import type { ShuffleBlockRef } from '../../protocol/executor.js';
+import type { PartitionSource, ShuffleBlockRef } from '../../protocol/executor.js';
 import { FetchShuffleBlock, SHUFFLE_ENDPOINT } from '../../protocol/shuffle.js';
 import type { RpcEnv } from '../../rpc/index.js';
 
@@ -105,4 +105,15 @@ export function fetchPlanLine(
     ...new Set(nonEmpty.filter((b) => b.location !== ownLocation).map((b) => b.location)),
   ];
   return `Getting ${nonEmpty.length} (${bytes} B) non-empty blocks of shuffle ${src.shuffleId} reducer ${src.reduceId} including ${local} local and ${nonEmpty.length - local} remote blocks${sources.length > 0 ? ` from ${sources.sort().join(', ')}` : ''}`;
+}
+
+type ShuffleSource = Extract<PartitionSource, { kind: 'shuffle' }>;
+
+/** The shuffle reads of a task's source: itself, or a coalesced partition's shuffle parts in order. */
+export function shuffleReadsOf(source: PartitionSource): ShuffleSource[] {
+  if (source.kind === 'shuffle') return [source];
+  if (source.kind !== 'coalesced') return [];
+  const out: ShuffleSource[] = [];
+  for (const p of source.parts) if (p.source.kind === 'shuffle') out.push(p.source);
+  return out;
 }

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import vm from 'node:vm';
-import type { FunctionSpec, TaskDescription } from '../../protocol/executor.js';
+import type { Aggregator, FunctionSpec, TaskDescription } from '../../protocol/executor.js';
 import { BINDING_EXPORT, RETURN_PREFIX } from '../../util/shippedCode.js';
 
 /** Where an executor's tasks run: what their functions' modules and files resolve against. */
@@ -146,17 +146,22 @@ function* specsOf(task: TaskDescription): Iterable<FunctionSpec> {
   const a = task.action;
   if (a.kind === 'reduce' || a.kind === 'foreach') yield a.fn;
   if (a.kind === 'aggregate') yield a.seqOp;
-  const agg =
-    a.kind === 'shuffleWrite'
-      ? a.aggregator
-      : task.source.kind === 'shuffle'
-        ? task.source.aggregator
-        : undefined;
-  if (agg) {
-    if (agg.createCombiner) yield agg.createCombiner;
-    yield agg.mergeValue;
-    yield agg.mergeCombiners;
+  if (a.kind === 'shuffleWrite' && a.aggregator) yield* aggregatorSpecs(a.aggregator);
+  const src = task.source;
+  if (src.kind === 'shuffle' && src.aggregator) yield* aggregatorSpecs(src.aggregator);
+  if (src.kind === 'coalesced') {
+    for (const part of src.parts) {
+      for (const t of part.transformations) yield t.fn;
+      if (part.source.kind === 'shuffle' && part.source.aggregator)
+        yield* aggregatorSpecs(part.source.aggregator);
+    }
   }
+}
+
+function* aggregatorSpecs(agg: Aggregator): Iterable<FunctionSpec> {
+  if (agg.createCombiner) yield agg.createCombiner;
+  yield agg.mergeValue;
+  yield agg.mergeCombiners;
 }
 
 function isBuiltin(req: NodeRequire, specifier: string): boolean {

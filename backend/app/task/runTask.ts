@@ -34,39 +34,55 @@ export async function runTask(task: TaskDescription, compiler: FunctionCompiler)
     return env === undefined ? f : (...args: unknown[]) => f(...args, env);
   };
   const finish = action(task.action, fn, task, compiler.place);
-  let sink = finish.push;
+  await pushPartition(
+    task.source,
+    task.transformations,
+    (task as TaskWithBlocks).shuffleBlocks,
+    finish.push,
+    finish.stopped,
+    fn,
+  );
+  return finish.result();
+}
+
+/**
+ * Streams one partition's elements through its transformations into `sink`: the task's, or one
+ * parent partition of a coalesced partition (each has its own source and transformations).
+ */
+async function pushPartition(
+  source: PartitionSource,
+  transformations: readonly T[],
+  blocks: Uint8Array[] | undefined,
+  sink: (v: unknown) => void,
+  stopped: () => boolean,
+  fn: (spec: FunctionSpec) => Fn,
+): Promise<void> {
   // mapPartitions needs the whole partition: split the pipeline there.
-  const stages = splitAtMapPartitions(task.transformations);
+  const stages = splitAtMapPartitions(transformations);
   if (stages.mapPartitions.length === 0) {
-    for (const t of [...stages.after].reverse()) sink = compose(t.kind, fn(t.fn), sink);
-    await emit(task.source, sink, finish, fn, (task as TaskWithBlocks).shuffleBlocks);
-    return finish.result();
+    let push = sink;
+    for (const t of [...stages.after].reverse()) push = compose(t.kind, fn(t.fn), push);
+    await emit(source, push, { stopped }, fn, blocks);
+    return;
   }
   let elements: unknown[] = [];
   let pushAll: (v: unknown) => void = (v) => elements.push(v);
   for (const t of [...stages.before].reverse()) pushAll = compose(t.kind, fn(t.fn), pushAll);
-  await emit(
-    task.source,
-    pushAll,
-    { stopped: () => false },
-    fn,
-    (task as TaskWithBlocks).shuffleBlocks,
-  );
+  await emit(source, pushAll, { stopped: () => false }, fn, blocks);
   const last = stages.mapPartitions.length - 1;
   for (const [i, mp] of stages.mapPartitions.entries()) {
     const out = (await fn(mp.fn)(elements)) as Iterable<unknown>;
     const next: unknown[] = [];
-    // After the last mapPartitions, elements stream into the action, which may stop early (take).
+    // After the last mapPartitions, elements stream into the sink, which may stop early (take).
     let push: (v: unknown) => void = i === last ? sink : (v) => next.push(v);
     for (const t of [...(stages.between[i] ?? [])].reverse())
       push = compose(t.kind, fn(t.fn), push);
     for (const v of out) {
       push(v);
-      if (i === last && finish.stopped()) break;
+      if (i === last && stopped()) break;
     }
     elements = next;
   }
-  return finish.result();
 }
 
 type T = TaskDescription['transformations'][number];
@@ -237,11 +253,11 @@ function eachElement(source: 'range' | 'array'): (body: string) => string {
   };
 }
 
-function splitAtMapPartitions(ts: T[]): {
+function splitAtMapPartitions(ts: readonly T[]): {
   before: T[];
   mapPartitions: T[];
   between: T[][];
-  after: T[];
+  after: readonly T[];
 } {
   const first = ts.findIndex((t) => t.kind === 'mapPartitions');
   if (first < 0) return { before: [], mapPartitions: [], between: [], after: ts };
@@ -374,6 +390,20 @@ async function emit(
   blocks: Uint8Array[] | undefined,
 ): Promise<void> {
   switch (src.kind) {
+    case 'coalesced': {
+      // The executor fetched the blocks of every shuffle part, one part after another.
+      let at = 0;
+      for (const part of src.parts) {
+        let own: Uint8Array[] | undefined;
+        if (part.source.kind === 'shuffle') {
+          own = blocks?.slice(at, at + part.source.blocks.length);
+          at += part.source.blocks.length;
+        }
+        await pushPartition(part.source, part.transformations, own, push, finish.stopped, fn);
+        if (finish.stopped()) return;
+      }
+      return;
+    }
     case 'shuffle':
       if (!blocks) throw new Error('A shuffle reduce task came without its fetched blocks');
       emitShuffle(src, blocks, fn, push, finish.stopped);

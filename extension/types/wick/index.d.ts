@@ -40,6 +40,13 @@ export declare class RDD<T> {
 		T,
 		number
 	]>;
+	/**
+	 * At most `numPartitions` partitions (Spark's coalesce). Without a shuffle, partition i is the
+	 * parent's partitions ⌊i·N/n⌋ to ⌊(i+1)·N/n⌋ − 1, read one after another in one task (Spark's
+	 * grouping when partitions prefer no host), so a sorted RDD stays sorted; with fewer than
+	 * `numPartitions` they stay as they are. With `shuffle`, it is repartition(numPartitions).
+	 */
+	coalesce(numPartitions: number, shuffle?: boolean): RDD<T>;
 	mapValues<K, V, U, E = undefined>(this: RDD<[
 		K,
 		V

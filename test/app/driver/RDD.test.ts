@@ -94,3 +94,82 @@ test('zipWithIndex counts its parent once, then reuses the indices in later jobs
   assert.equal(await zipped.map(([, i]) => i).sum(), 10);
   assert.equal(jobs() - before, 3, 'no second counting job');
 });
+
+test('coalesce concatenates neighbouring partitions in order, without a shuffle (property)', {
+  timeout: 180_000,
+}, async () => {
+  await fc.assert(
+    fc.asyncProperty(dataArb, dataArb, slicesArb, slicesArb, async (a, b, slices, n) => {
+      const union = wc
+        .parallelize(a, slices)
+        .union(wc.range(0, b.length, 1, slices).map((i, env) => env.b[i], { b }) as RDD<number>);
+      const all = [...a, ...b];
+      const parts = union.numPartitions;
+      const c = union.coalesce(n);
+      assert.equal(c.numPartitions, Math.min(n, parts));
+      assert.deepEqual(await c.collect(), all);
+      // Each task reads its group whole: mapPartitions sees the groups' sizes.
+      const sizes = await c.mapPartitions((xs) => [xs.length]).collect();
+      assert.equal(sizes.length, Math.min(n, parts));
+      assert.equal(
+        sizes.reduce((x, y) => x + y, 0),
+        all.length,
+      );
+      // A coalesce of a coalesce, with element-wise steps between, then zipped.
+      const twice = c
+        .map((x) => x + 1)
+        .filter((x) => x % 3 !== 0)
+        .coalesce(Math.max(1, n - 1));
+      const plain = all.map((x) => x + 1).filter((x) => x % 3 !== 0);
+      assert.deepEqual(await twice.collect(), plain);
+      assert.deepEqual(
+        await twice.zipWithIndex().collect(),
+        plain.map((x, i) => [x, i]),
+      );
+      // After a sort: one partition, still in order (the idiom for one sorted output).
+      const sorted = await wc
+        .parallelize(a, slices)
+        .sortBy((x) => x, true, 3)
+        .coalesce(1)
+        .collect();
+      assert.deepEqual(
+        sorted,
+        [...a].sort((x, y) => x - y),
+      );
+      // Reduce partitions of a pair shuffle, grouped: each key still once, its sum right.
+      const sums = new Map<number, number>();
+      for (const x of all) sums.set(x % 5, (sums.get(x % 5) ?? 0) + x);
+      const got = await union
+        .map((x): [number, number] => [x % 5, x])
+        .reduceByKey((x, y) => x + y, 4)
+        .coalesce(2)
+        .collect();
+      assert.deepEqual(new Map(got), sums);
+      assert.equal(got.length, sums.size);
+    }),
+    runs,
+  );
+});
+
+test('coalesce with a shuffle is repartition; impossible coalesces say why and what to do instead', {
+  timeout: 60_000,
+}, async () => {
+  const rdd = wc.parallelize([1, 2, 3, 4, 5, 6], 2);
+  const wider = rdd.coalesce(4, true);
+  assert.equal(wider.numPartitions, 4);
+  assert.deepEqual((await wider.collect()).sort(), [1, 2, 3, 4, 5, 6]);
+  // Without a shuffle, more partitions than there are is as many as there are (Spark's).
+  assert.equal(rdd.coalesce(4).numPartitions, 2);
+  assert.throws(
+    () => rdd.coalesce(0),
+    /coalesce expects a number of partitions from 1 to 100000, got 0/,
+  );
+  const mapped = rdd
+    .coalesce(1)
+    .mapPartitions((xs) => xs)
+    .coalesce(1);
+  await assert.rejects(
+    mapped.collect(),
+    /coalesce once, after the mapPartitions, or use repartition/,
+  );
+});

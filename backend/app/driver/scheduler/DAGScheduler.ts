@@ -212,6 +212,15 @@ export class DAGScheduler {
     }
   }
 
+  /** A source with its shuffle reads' blocks located now (a coalesced partition's too). */
+  private located<S extends PartitionSource>(s: S): S {
+    if (s.kind === 'shuffle')
+      return { ...s, blocks: this.mapOutputs.blocksFor(s.shuffleId, s.reduceId) };
+    if (s.kind === 'coalesced')
+      return { ...s, parts: s.parts.map((p) => ({ ...p, source: this.located(p.source) })) };
+    return s;
+  }
+
   /** The task set of a stage: every partition's source (shuffle reads located now) and functions. */
   private specOf(plan: RddPlan, action: PartitionAction): JobSpec {
     const sources: PartitionSource[] = [];
@@ -219,11 +228,7 @@ export class DAGScheduler {
     let uniform = true;
     for (const seg of plan.segments) {
       for (const [local, s] of seg.sources().entries()) {
-        sources.push(
-          s.kind === 'shuffle'
-            ? { ...s, blocks: this.mapOutputs.blocksFor(s.shuffleId, s.reduceId) }
-            : s,
-        );
+        sources.push(this.located(s));
         const own = transformationsAt(seg, local);
         if (own) uniform = false;
         per.push(own ?? (seg.transformations as Transformation[]));

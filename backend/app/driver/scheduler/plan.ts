@@ -13,6 +13,10 @@ import type {
 export interface Segment {
   sources: () => PartitionSource[];
   transformations: Step[];
+  /** How many sources it has, when that is known without building them (a coalesce's). */
+  count?: () => number;
+  /** What must be resolved before its sources are built (a coalesce's parent's steps). */
+  prepare?: () => Promise<void>;
 }
 
 /**
@@ -33,9 +37,13 @@ export interface ZipWithIndexStep {
   resolved?: number[];
 }
 
-/** Resolves the zipWithIndex steps of a plan's own segments (not its parents': their stages do). */
+/**
+ * Resolves the zipWithIndex steps of a plan's own segments and of what they coalesce (not those of
+ * the shuffles it reads: their stages do).
+ */
 export async function resolveSteps(plan: RddPlan): Promise<void> {
   for (const seg of plan.segments) {
+    await seg.prepare?.();
     for (const step of seg.transformations) {
       if (step.kind === 'zipWithIndex') step.resolved ??= await step.starts();
     }
@@ -90,6 +98,6 @@ export function once<T>(f: () => T): () => T {
 
 export function numPartitionsOf(plan: RddPlan): number {
   let n = 0;
-  for (const s of plan.segments) n += s.sources().length;
+  for (const s of plan.segments) n += s.count ? s.count() : s.sources().length;
   return n;
 }
