@@ -15,6 +15,7 @@ import { type Submitted, submittedLogSource } from './logs/submittedLog.js';
 import type { DriverOutputs } from './output/driverOutputs.js';
 import type { RunReports } from './output/runReports.js';
 import { showDriverOutput } from './output/showDriverOutput.js';
+import { reportingCommand } from './reportingCommand.js';
 import type { Session } from './session.js';
 import { askSubmit, lastSubmit, rememberPreset, runChoices } from './submit/askSubmit.js';
 import { resourcesFit } from './submit/resourcesFit.js';
@@ -37,15 +38,7 @@ interface Deps {
 
 export function registerCommands(d: Deps): vscode.Disposable[] {
   const { session } = d;
-  const cmd = (id: string, fn: (...args: never[]) => unknown) =>
-    vscode.commands.registerCommand(id, async (...args: never[]) => {
-      try {
-        return await fn(...args);
-      } catch (err) {
-        void d.host.showErrorMessage(`Wick: ${(err as Error).message}`);
-        return undefined;
-      }
-    });
+  const cmd = reportingCommand(d.host);
   return [
     cmd('wick.showVersion', () => showVersion(d)),
     cmd('wick.startLocalCluster', async () => {

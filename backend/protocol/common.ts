@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { type ApplicationState, ApplicationStates } from './appStates.js';
 import {
   BoundedRecord,
   MAX_ARG_LENGTH,
@@ -48,15 +49,7 @@ export const ExecutorStateSchema = enumOf(ExecutorStates, 'ExecutorState');
 export const isExecutorFinished = (s: ExecutorState): boolean =>
   s === 'KILLED' || s === 'FAILED' || s === 'LOST' || s === 'EXITED';
 
-export const ApplicationStates = [
-  'WAITING',
-  'RUNNING',
-  'FINISHED',
-  'FAILED',
-  'KILLED',
-  'UNKNOWN',
-] as const;
-export type ApplicationState = (typeof ApplicationStates)[number];
+export { type ApplicationState, ApplicationStates };
 export const ApplicationStateSchema = enumOf(ApplicationStates, 'ApplicationState');
 
 /** A position in a source file: 1-based line and column, as Node's stack traces print them. */

@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import { RequestUiLink, type UiTarget } from '../../backend/agent/protocol.js';
 import type { Host } from '../host.js';
+import { reportingCommand } from '../reportingCommand.js';
 import type { Session } from '../session.js';
 import type { Node } from '../tree/nodes/node.js';
 import type { DashboardPanel } from './dashboardPanel.js';
@@ -48,16 +49,7 @@ export function registerDashboardCommands(d: {
   openDashboard: (hash?: string) => DashboardPanel;
   host: Host;
 }): vscode.Disposable[] {
-  // As commands.ts's: a failure is a notification, never a silent no-op.
-  const cmd = (id: string, fn: (...args: never[]) => unknown) =>
-    vscode.commands.registerCommand(id, async (...args: never[]) => {
-      try {
-        return await fn(...args);
-      } catch (err) {
-        void d.host.showErrorMessage(`Wick: ${(err as Error).message}`);
-        return undefined;
-      }
-    });
+  const cmd = reportingCommand(d.host);
   return [
     cmd('wick.openInDashboard', (node?: Node) => {
       const hash = dashboardRoute(node);

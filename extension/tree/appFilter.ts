@@ -4,17 +4,12 @@
  * window's view; later ones show). The view title says when a filter is on.
  */
 import * as vscode from 'vscode';
+import { ApplicationStates } from '../../backend/protocol/appStates.js';
 import type { Session } from '../session.js';
 import type { AppFilter } from './nodes/node.js';
 
-export const APP_STATES = [
-  'WAITING',
-  'RUNNING',
-  'FINISHED',
-  'FAILED',
-  'KILLED',
-  'UNKNOWN',
-] as const;
+/** The states a filter can pick: every state an application has (the master's own list). */
+export const APP_STATES = ApplicationStates;
 const KEY = 'wick.tree.appStates';
 
 export class AppFilterControl {

@@ -6,6 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { Host } from '../host.js';
+import { reportingCommand } from '../reportingCommand.js';
 import type { Session } from '../session.js';
 import type { AppFilterControl } from './appFilter.js';
 import { type DescribeTarget, describe } from './describe.js';
@@ -83,15 +84,7 @@ export function registerTreeGlance(d: {
   env: vscode.GlobalEnvironmentVariableCollection;
 }): vscode.Disposable[] {
   const docs = new DescribeDocuments(d.session);
-  const cmd = (id: string, fn: (...args: never[]) => unknown) =>
-    vscode.commands.registerCommand(id, async (...args: never[]) => {
-      try {
-        return await fn(...args);
-      } catch (err) {
-        void d.host.showErrorMessage(`Wick: ${(err as Error).message}`);
-        return undefined;
-      }
-    });
+  const cmd = reportingCommand(d.host);
   d.env.description = 'WICK_MASTER: the cluster of this window (Wick)';
   const setEnv = () => {
     const c = d.session.connection;

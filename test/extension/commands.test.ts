@@ -20,7 +20,8 @@ function sources(dir: string): string[] {
 
 /**
  * The ids passed as a literal to `registerCommand(`, or to a local wrapper that hands its `id` on
- * to it (commands.ts's `const cmd = (id: string, …) => vscode.commands.registerCommand(id, …)`).
+ * to it: one written out (`const cmd = (id: string, …) => vscode.commands.registerCommand(id, …)`)
+ * or made by reportingCommand.ts (`const cmd = reportingCommand(host)`).
  */
 function registeredIds(texts: string[]): Set<string> {
   const ids = new Set<string>();
@@ -29,6 +30,7 @@ function registeredIds(texts: string[]): Set<string> {
       ...text.matchAll(
         /const (\w+) = \(\s*(\w+): string[^;]{0,200}?=>\s*(?:vscode\.commands\.)?registerCommand\(\s*\2\b/g,
       ),
+      ...text.matchAll(/const (\w+) = reportingCommand\(/g),
     ].map((m) => m[1] as string);
     const callee = ['registerCommand', ...wrappers].join('|');
     for (const m of text.matchAll(new RegExp(`\\b(?:${callee})\\(\\s*['"\`]([^'"\`]+)['"\`]`, 'g')))
@@ -54,8 +56,10 @@ test('registeredIds reads direct calls and a wrapper, and nothing else', () => {
      const cmd = (id: string, fn: () => unknown) =>
        vscode.commands.registerCommand(id, async () => fn());
      cmd('wick.b', () => 2);
+     const reported = reportingCommand(d.host);
+     reported('wick.e', () => 3);
      executeCommand('wick.c');
      other('wick.d');`,
   ]);
-  assert.deepEqual([...ids].sort(), ['wick.a', 'wick.b']);
+  assert.deepEqual([...ids].sort(), ['wick.a', 'wick.b', 'wick.e']);
 });
