@@ -81,6 +81,7 @@ class Job:
         self.fetch_failed = None  # the TaskError of a reducer that could not read a map output
         self.pending = deque(range(len(tasks)))
         self.results = {}
+        self.ran_on = {}  # partition -> the executor whose result counted
         self.failures = [0] * len(tasks)
         self.failed_on = [set() for _ in tasks]
         self.error = None
@@ -250,6 +251,7 @@ class PiDriver(Endpoint):
             return
         if state == "FINISHED":
             job.results[partition] = m.get("result")
+            job.ran_on[partition] = eid
             if len(job.results) == len(job.tasks):
                 job.done.set()
         else:

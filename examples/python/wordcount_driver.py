@@ -116,8 +116,12 @@ def wordcount_job(driver, args):
             stage = map_stage if first else next(stage_ids)
             statuses = driver.run_job(tasks, args.max_failures, stage_id=stage, partitions=missing)
             with lock:
-                for m, st in zip(missing, statuses):
+                for i, (m, st) in enumerate(zip(missing, statuses)):
                     problem = map_status_problem(st, reducers)
+                    if not problem and st["executorId"] != driver.job.ran_on[i]:
+                        # Its outputs are dropped with the executor that ran it, no other.
+                        problem = "it names executor %s, but executor %s ran it" % (
+                            st["executorId"], driver.job.ran_on[i])
                     if problem:
                         raise JobFailed("Map task %d of shuffle %d returned no MapStatus: %s"
                                         % (m, SHUFFLE_ID, problem))

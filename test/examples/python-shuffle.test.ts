@@ -22,6 +22,7 @@ import { ShuffleBlockServer } from '../../backend/app/executor/ShuffleBlockServe
 import { parseBlock, shuffleFiles } from '../../backend/app/shuffle/blocks.js';
 import { canonicalJson, hashKey } from '../../backend/app/shuffle/keys.js';
 import { partitionFunction } from '../../backend/app/shuffle/partitioners.js';
+import { emitShuffle } from '../../backend/app/task/shuffleRead.js';
 import { shuffleWriter } from '../../backend/app/task/shuffleWrite.js';
 import type { TaskDescription } from '../../backend/protocol/executor.js';
 import { wickProtocol } from '../../backend/protocol/index.js';
@@ -359,5 +360,79 @@ env.stop()
     await new Promise((resolve) => (py.exitCode !== null ? resolve(null) : py.on('exit', resolve)));
     await client.stop();
     await server.stop();
+  }
+});
+
+test('a Python reducer combines, groups and sorts a shuffle as Wick’s reducer does', () => {
+  assert.ok(jsStatus, 'the first test wrote the map output');
+  // Two map outputs' blocks for one reducer: every record, split in two blocks.
+  const all = readOutput(jsDir, 5);
+  const blocks = [Buffer.concat(all.slice(0, 2)), Buffer.concat(all.slice(2))];
+  const refs = blocks.map((b, mapId) => ({
+    location: 'h:1',
+    executorId: 'js',
+    mapId,
+    size: b.length,
+    crc32: crc32(b) >>> 0,
+  }));
+  const byName: Record<string, (...a: unknown[]) => unknown> = {
+    add: (a, b) => (a as number) + (b as number),
+    'list-of': (v) => [v],
+    append: (c, v) => {
+      (c as unknown[]).push(v);
+      return c;
+    },
+    concat: (a, b) => (a as unknown[]).concat(b as unknown[]),
+  };
+  const fn = (spec: { source: string }) => byName[spec.source] as (...a: unknown[]) => unknown;
+  const group = {
+    createCombiner: { source: 'list-of' },
+    mergeValue: { source: 'append' },
+    mergeCombiners: { source: 'concat' },
+  };
+  const add = { mergeValue: { source: 'add' }, mergeCombiners: { source: 'add' } };
+  const sources = [
+    { aggregator: group },
+    { aggregator: add, ascending: true },
+    { aggregator: group, ascending: false },
+    { ascending: true },
+    { ascending: false },
+    {},
+  ].map((extra) => ({
+    kind: 'shuffle' as const,
+    shuffleId: SHUFFLE,
+    reduceId: 0,
+    blocks: refs,
+    ...extra,
+  }));
+  const py = python(
+    `
+import base64, json
+from wick_keys import canonical_json
+from wick_tasks import shuffle_records
+a = json.loads(sys.stdin.read())
+blocks = [base64.b64decode(b) for b in a["blocks"]]
+print(json.dumps([[canonical_json(r) for r in shuffle_records(s, blocks)] for s in a["sources"]]))
+`,
+    { blocks: blocks.map((b) => b.toString('base64')), sources },
+  ) as string[][];
+  for (const [i, src] of sources.entries()) {
+    const js: string[] = [];
+    emitShuffle(
+      src,
+      blocks,
+      fn,
+      (r) => js.push(canonicalJson(r)),
+      () => false,
+    );
+    assert.ok(js.length >= 10, `records of source ${i}`);
+    // Without a sort the order of the keys is each reducer's own; with one it is the key order.
+    const order =
+      src.ascending === undefined ? (xs: string[]) => [...xs].sort() : (xs: string[]) => xs;
+    assert.deepEqual(
+      order(py[i] as string[]),
+      order(js),
+      `source ${i}: ${JSON.stringify({ ...src, blocks: undefined })}`,
+    );
   }
 });
