@@ -225,6 +225,8 @@ class PiDriver(Endpoint):
                 # It serves the application: the master stops counting executor failures in a row.
                 self.env.send(self.master[0], self.master[1],
                               {"type": "ExecutorRegistered", "execId": int(eid)})
+            with self.changed:
+                self.changed.notify_all()
             ctx.later(self.make_offers)  # LaunchTask must follow the reply, not precede it
             return {"type": "RegisteredExecutor"}
         raise unsupported(message, ctx)
@@ -359,6 +361,19 @@ class PiDriver(Endpoint):
         if self.job.fetch_failed:
             raise FetchFailedStage(self.job.fetch_failed)
         return [self.job.results[i] for i in range(len(tasks))]
+
+    def wait_for_executors(self, n, timeout):
+        """Spark's minRegisteredResourcesRatio, as a count: waits (up to `timeout` seconds) until
+        `n` executors have registered, so that a first stage spreads over them."""
+        deadline = time.monotonic() + timeout
+        with self.changed:
+            while len(self.executors) < n and self.removed is None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    log("WARN", "DriverEndpoint", "%d of %d executors registered after %.0f s; "
+                        "starting anyway" % (len(self.executors), n, timeout))
+                    return
+                self.changed.wait(min(left, 1.0))
 
     def stop(self, patience=10.0):
         """StopExecutor to each executor; wait for them to hang up; UnregisterApplication."""

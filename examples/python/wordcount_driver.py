@@ -23,6 +23,10 @@ executor. Either way, before the ResultStage runs (again) the missing map partit
 ("Resubmitting ShuffleMapStage ..." in the log); --max-stage-attempts consecutive fetch failures
 (wick.stage.maxConsecutiveAttempts' default, 4) fail the job.
 
+--min-executors N waits (up to --max-registered-wait seconds, 30 by default) for N executors
+before the first stage, so that its tasks spread over them (Spark's
+spark.scheduler.minRegisteredResourcesRatio and maxRegisteredResourcesWaitingTime).
+
 Standard output: "<word>: <count>" per top word, most frequent first. --output FILE also writes
 every word's count there, one JSON [word, count] per line. --pause-before-reduce prints
 "map stage done on executors <ids>" once the map stage is done and waits for a line on standard
@@ -100,6 +104,8 @@ def wordcount_job(driver, args):
     write = {"kind": "shuffleWrite", "shuffleId": SHUFFLE_ID, "numPartitions": reducers,
              "partitioner": {"kind": "hash"}, "aggregator": ADD, "mapSideCombine": True}
     lock = driver.env.endpoint_lock(driver)
+    if args.min_executors:
+        driver.wait_for_executors(args.min_executors, args.max_registered_wait)
     paused = not args.pause_before_reduce
     fetch_failures = 0
     first = True
@@ -127,6 +133,11 @@ def wordcount_job(driver, args):
                                         % (m, SHUFFLE_ID, problem))
                     if st["executorId"] in driver.executors:  # else lost since: run it again
                         driver.map_outputs[m] = st
+            with lock:
+                where = sorted({"%s at %s" % (st["executorId"], st["location"])
+                                for st in driver.map_outputs.values()})
+            log("INFO", "DAGScheduler", "ShuffleMapStage %d (shuffle %d) done: map outputs of "
+                "executors %s" % (stage, SHUFFLE_ID, ", ".join(where)))
             first = False
             continue
         first = False
@@ -184,6 +195,10 @@ def main(argv):
     parser.add_argument("--output", help="write every word's count here, JSON lines")
     parser.add_argument("--max-stage-attempts", type=int, default=4,
                         help="consecutive fetch failures that fail the job (default 4)")
+    parser.add_argument("--min-executors", type=int, default=0,
+                        help="wait for this many executors before the first stage (default 0)")
+    parser.add_argument("--max-registered-wait", type=float, default=30.0,
+                        help="seconds --min-executors waits at most (default 30)")
     parser.add_argument("--pause-before-reduce", action="store_true",
                         help="after the map stage, wait for a line on standard input")
     args = parser.parse_args(argv)

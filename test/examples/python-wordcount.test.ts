@@ -127,6 +127,8 @@ function startDriver(args: string[]): Driver {
       '4',
       '--reducers',
       '3',
+      '--min-executors',
+      '2',
       ...args,
     ],
     { cwd: root, env: { ...env, XDG_CONFIG_HOME: config, WICK_TEST_MARK: mark } },
@@ -244,7 +246,8 @@ test(
     const output = join(root, 'counts-plain.jsonl');
     const d = startDriver(['--output', output, '--pause-before-reduce']);
     // Between the stages: the map outputs are on disk, in the application's local dirs.
-    await d.line(/^map stage done on executors .+$/m);
+    // Both executors ran map tasks (the driver waited for both before the stage).
+    await d.line(/^map stage done on executors \d+ \d+$/m);
     const appId = appIdOf(d);
     assert.ok(shuffleFilesOf(appId).length >= 1, 'map outputs written under wick.local.dir');
     d.send('\n');
