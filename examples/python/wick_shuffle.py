@@ -13,10 +13,12 @@ whichever executor wrote it.
 """
 
 import base64
+import functools
 import json
 import os
 import struct
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 
 from wick_rpc import Endpoint, RpcError, unsupported
 
@@ -24,6 +26,7 @@ SHUFFLE_ENDPOINT = "ShuffleBlocks"
 SHUFFLE_BLOCK_NOT_FOUND = -32021
 MAX_CHUNK = 4 * 1024 * 1024
 CHUNK = 1024 * 1024  # what a reducer asks per FetchShuffleBlock, as Wick's executor does
+PARALLEL = 8  # map outputs a reducer fetches at once (Spark's spark.reducer.maxReqsInFlight)
 
 
 def shuffle_files(directory, shuffle_id, map_id):
@@ -146,6 +149,13 @@ def fetch_block(env, shuffle_id, reduce_id, b, chunk=CHUNK):
 
 
 def fetch_blocks(env, source):
-    """A reduce task's blocks (source: its 'shuffle' PartitionSource), in map order."""
-    return [fetch_block(env, source["shuffleId"], source["reduceId"], b)
-            for b in source["blocks"]]
+    """A reduce task's blocks (source: its 'shuffle' PartitionSource), in map order, up to
+    PARALLEL map outputs at once (each chunk by chunk); the first that fails, in map order, is
+    the FetchFailed raised."""
+    refs = source["blocks"]
+    fetch = functools.partial(fetch_block, env, source["shuffleId"], source["reduceId"])
+    if len(refs) <= 1:
+        return [fetch(b) for b in refs]
+    with ThreadPoolExecutor(max_workers=min(PARALLEL, len(refs)),
+                            thread_name_prefix="shuffle-fetch") as pool:
+        return [f.result() for f in [pool.submit(fetch, b) for b in refs]]
