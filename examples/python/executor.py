@@ -13,6 +13,13 @@ core, so that N tasks really run at once) and sends StatusUpdate RUNNING, then F
 result or FAILED with the error (KILLED after a KillTask). It exits on StopExecutor (status 0),
 when its connection to the driver or to its worker drops (1), or on SIGTERM (143).
 
+Shuffles (docs/protocol.md, "Shuffles"; wick_shuffle.py): a map task's output goes to
+blockmgr-<executorId> under the application's local dir (WICK_EXECUTOR_DIRS), and a server on an
+RpcEnv of its own (listening on every interface, named by --hostname) serves it to reducers at
+the endpoint ShuffleBlocks, letting in only this application's key. Before a reduce task runs,
+its blocks are fetched from the executors that hold them; one that cannot be fetched or does not
+match its size and CRC-32 fails the task with FetchFailed.
+
 How a Python executor interprets a task (well-known function names instead of JavaScript) is an
 example-level convention, described in wick_tasks.py and README.md.
 
@@ -299,11 +306,12 @@ def start_shuffle_server(args, credential):
     cluster runs open). Its files live in blockmgr-<executorId> under the application's local
     dir (the first of WICK_EXECUTOR_DIRS, else the working directory), which the worker removes
     when the application ends."""
-    keys = None
-    if credential is not None:
-        keys = lambda kind, ident: credential.key if (kind, ident) == ("app", args.app_id) else None  # noqa: E731
-    env = RpcEnv("pyShuffle", host="0.0.0.0", port=0, credential=credential, keys=keys,
-                 trace=args.trace, advertise_host=args.hostname)
+    def app_key(kind, ident):
+        return credential.key if (kind, ident) == ("app", args.app_id) else None
+
+    env = RpcEnv("pyShuffle", host="0.0.0.0", port=0, credential=credential,
+                 keys=app_key if credential is not None else None, trace=args.trace,
+                 advertise_host=args.hostname)
     local = (os.environ.get("WICK_EXECUTOR_DIRS") or "").split(os.pathsep)[0] or os.getcwd()
     directory = os.path.join(local, "blockmgr-%s" % args.executor_id)
     env.setup_endpoint(SHUFFLE_ENDPOINT, ShuffleBlockServer(directory))

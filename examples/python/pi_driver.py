@@ -41,6 +41,9 @@ WICK_MASTER stands in for --master.
 
 Standard output: "Pi is roughly <value>". Standard error: the log. Exit status 0 when the job
 succeeded, 1 when it failed, 130 / 143 when interrupted.
+
+wordcount_driver.py reuses this driver (PiDriver's scheduling, run_application, the options of
+add_application_arguments) for a job of two stages.
 """
 
 import argparse

@@ -70,27 +70,22 @@ function writeCorpus(): Map<string, number> {
   return counts;
 }
 
-before(async () => {
-  assertBuilt();
-  expected = writeCorpus();
-  lc = startWick(
+/** `wick local-cluster`, 2 workers × 1 core, shuffle files under `local`. */
+function startCluster(work: string, local: string, conf: string[] = []): WickProcess {
+  return startWick(
     [
-      'local-cluster',
-      '--workers',
-      '2',
-      '--cores',
-      '1',
-      '--port',
-      '0',
-      '--webui-port',
-      '0',
-      '--work-dir',
-      workDir,
-      '--conf',
-      `wick.local.dir=${localDir}`,
+      ...['local-cluster', '--workers', '2', '--cores', '1', '--port', '0', '--webui-port', '0'],
+      ...['--work-dir', work, '--conf', `wick.local.dir=${local}`],
+      ...conf.flatMap((c) => ['--conf', c]),
     ],
     { mark, cwd: root, env: { XDG_CONFIG_HOME: config } },
   );
+}
+
+before(async () => {
+  assertBuilt();
+  expected = writeCorpus();
+  lc = startCluster(workDir, localDir);
   url = await lc.firstLine();
 });
 
@@ -111,7 +106,7 @@ interface Driver {
   exited: Promise<number | null>;
 }
 
-function startDriver(args: string[]): Driver {
+function startDriver(args: string[], master = url): Driver {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !k.startsWith('WICK_')),
   );
@@ -120,7 +115,7 @@ function startDriver(args: string[]): Driver {
     [
       driverScript,
       '--master',
-      url,
+      master,
       '--input',
       corpus,
       '--partitions',
@@ -316,5 +311,26 @@ test(
       d.stderr(),
       /Resubmitting ShuffleMapStage 0 \(shuffle 0\): \d of 4 map outputs are missing/,
     );
+  },
+);
+
+test(
+  'open: on a cluster that runs without authentication, the shuffle servers let the reducers in unproven',
+  TIMEOUT,
+  async (t) => {
+    const open = startCluster(join(root, 'work-open'), join(root, 'local-open'), [
+      'wick.authenticate=false',
+    ]);
+    t.after(async () => {
+      open.child.kill('SIGTERM');
+      await open.exited;
+    });
+    const output = join(root, 'counts-open.jsonl');
+    const d = startDriver(
+      ['--output', output, '--conf', 'wick.authenticate=false'],
+      await open.firstLine(),
+    );
+    assertCounts(d, output, await d.exited);
+    assert.match(d.stderr(), /Listening on \S+ \(authentication off/);
   },
 );
