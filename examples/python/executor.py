@@ -13,6 +13,13 @@ core, so that N tasks really run at once) and sends StatusUpdate RUNNING, then F
 result or FAILED with the error (KILLED after a KillTask). It exits on StopExecutor (status 0),
 when its connection to the driver or to its worker drops (1), or on SIGTERM (143).
 
+Shuffles (docs/protocol.md, "Shuffles"; wick_shuffle.py): a map task's output goes to
+blockmgr-<executorId> under the application's local dir (WICK_EXECUTOR_DIRS), and a server on an
+RpcEnv of its own (listening on every interface, named by --hostname) serves it to reducers at
+the endpoint ShuffleBlocks, letting in only this application's key. Before a reduce task runs,
+its blocks are fetched from the executors that hold them; one that cannot be fetched or does not
+match its size and CRC-32 fails the task with FetchFailed.
+
 How a Python executor interprets a task (well-known function names instead of JavaScript) is an
 example-level convention, described in wick_tasks.py and README.md.
 
@@ -28,6 +35,7 @@ error: the log.
 """
 
 import argparse
+import base64
 import json
 import os
 import queue
@@ -39,6 +47,7 @@ import time
 
 from wick_auth import APP_CREDENTIAL_ENV, handed_credential
 from wick_rpc import Endpoint, Refused, RpcEnv, RpcError, log, parse_endpoint_uri, unsupported
+from wick_shuffle import SHUFFLE_ENDPOINT, FetchFailed, ShuffleBlockServer, fetch_blocks
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TASK_PROGRAM = os.path.join(HERE, "wick_tasks.py")
@@ -90,9 +99,26 @@ class TaskSlot:
         say("Running %s" % name)
         r.report(tid, "RUNNING")
         started = time.monotonic()
+        job = {"task": task, "place": r.place}
+        if task["source"]["kind"] == "shuffle":
+            # A reducer's blocks are fetched here, where the executor's RpcEnv is, and go to the
+            # task process with the task (as Wick's executor hands them to its task thread).
+            try:
+                job["blocks"] = [base64.b64encode(b).decode("ascii")
+                                 for b in r.fetch(task["source"])]
+            except FetchFailed as e:
+                log("WARN", "Executor", str(e))
+                with r.lock:
+                    r.running.pop(tid, None)
+                    self.task_id = None
+                    r.killed.pop(tid, None)
+                r.report(tid, "FAILED", error={"name": "FetchFailed", "message": str(e),
+                                               "fetchFailed": e.fetch_failed},
+                         ms=(time.monotonic() - started) * 1000)
+                return
         answer = None
         try:
-            self.process.stdin.write(json.dumps(task, separators=(",", ":")) + "\n")
+            self.process.stdin.write(json.dumps(job, separators=(",", ":")) + "\n")
             self.process.stdin.flush()
             answer = self.process.stdout.readline()
         except (OSError, ValueError):
@@ -151,9 +177,11 @@ class TaskSlot:
 class TaskRunner:
     """Runs up to `cores` tasks at once; reports each task's status through `send`."""
 
-    def __init__(self, executor_id, cores, send):
+    def __init__(self, executor_id, cores, send, place=None, fetch=None):
         self.executor_id = executor_id
         self.send = send
+        self.place = place  # where map tasks write and what their MapStatus names
+        self.fetch = fetch  # a shuffle source -> its blocks (wick_shuffle.fetch_blocks)
         self.queue = queue.Queue()
         self.lock = threading.Lock()
         self.running = {}  # taskId -> TaskSlot
@@ -177,7 +205,8 @@ class TaskRunner:
         if state == "FINISHED":
             update["result"] = result
         if error is not None:
-            update["error"] = {k: error[k] for k in ("name", "message", "stack") if k in error}
+            update["error"] = {k: error[k] for k in ("name", "message", "stack", "fetchFailed")
+                               if k in error}
         if ms is not None:
             update["durationMs"] = ms
         try:
@@ -270,6 +299,27 @@ def start(env, backend, args, driver, driver_name, worker, worker_name):
             % (args.driver_url, args.executor_id, config["appId"]))
 
 
+def start_shuffle_server(args, credential):
+    """This executor's shuffle block server, on an env of its own that listens (the executor's
+    own env only dials out), as Wick's executor has: on every interface, named by the executor's
+    hostname, letting in only connections that prove this application's key (anyone, when the
+    cluster runs open). Its files live in blockmgr-<executorId> under the application's local
+    dir (the first of WICK_EXECUTOR_DIRS, else the working directory), which the worker removes
+    when the application ends."""
+    def app_key(kind, ident):
+        return credential.key if (kind, ident) == ("app", args.app_id) else None
+
+    env = RpcEnv("pyShuffle", host="0.0.0.0", port=0, credential=credential,
+                 keys=app_key if credential is not None else None, trace=args.trace,
+                 advertise_host=args.hostname)
+    local = (os.environ.get("WICK_EXECUTOR_DIRS") or "").split(os.pathsep)[0] or os.getcwd()
+    directory = os.path.join(local, "blockmgr-%s" % args.executor_id)
+    env.setup_endpoint(SHUFFLE_ENDPOINT, ShuffleBlockServer(directory))
+    log("INFO", "Executor", "Serving shuffle blocks of %s at %s" % (directory, env.address))
+    return env, {"shuffleDir": directory, "shuffleLocation": env.address,
+                 "executorId": args.executor_id}
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description="A Wick executor in Python (for pi_driver.py).")
     parser.add_argument("--driver-url", required=True, help="the driver endpoint's wick:// URI")
@@ -303,6 +353,12 @@ def main(argv):
             % (APP_CREDENTIAL_ENV, credential.text(), args.app_id))
         return 1
     env = RpcEnv("pyExecutor", credential=credential, trace=args.trace)
+    try:
+        shuffle_env, place = start_shuffle_server(args, credential)
+    except OSError as e:
+        log("ERROR", "Executor", "Cannot listen for shuffle fetches: %s" % (e.strerror or e))
+        env.stop()
+        return 1
     backend = ExecutorBackend()
     backend.driver, backend.worker = driver, worker
     env.setup_endpoint("Executor", backend)
@@ -314,7 +370,8 @@ def main(argv):
 
     # The task runner exists before registering: a LaunchTask may follow the reply at once.
     backend.runner = TaskRunner(args.executor_id, args.cores,
-                                lambda update: env.send(driver, driver_name, update))
+                                lambda update: env.send(driver, driver_name, update),
+                                place, lambda source: fetch_blocks(env, source))
     start(env, backend, args, driver, driver_name, worker, worker_name)
 
     while not backend.done.wait(1.0):  # a timeout, so that signal handlers run promptly
@@ -324,6 +381,7 @@ def main(argv):
     else:
         log("ERROR", "Executor", backend.exit_reason)
     backend.runner.stop()
+    shuffle_env.stop()
     env.stop()
     say("Exiting with status %d" % backend.exit_code)
     return backend.exit_code

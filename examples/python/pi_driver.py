@@ -41,6 +41,9 @@ WICK_MASTER stands in for --master.
 
 Standard output: "Pi is roughly <value>". Standard error: the log. Exit status 0 when the job
 succeeded, 1 when it failed, 130 / 143 when interrupted.
+
+wordcount_driver.py reuses this driver (PiDriver's scheduling, run_application, the options of
+add_application_arguments) for a job of two stages.
 """
 
 import argparse
@@ -68,13 +71,20 @@ NO_RESOURCES_WARNING_S = 15
 
 
 class Job:
-    """The tasks of one job: one per partition, each with its result once it finished."""
+    """The tasks of one task set (a stage attempt): one per partition, each with its result once
+    it finished. A driver that runs several stages (wordcount_driver.py) runs one after another;
+    a task of an earlier one that ends later is ignored (Spark's zombie task set)."""
 
-    def __init__(self, tasks, max_failures):
+    def __init__(self, tasks, max_failures, stage_id=0, job_id=0):
         self.tasks = tasks  # partition -> (source, transformations, action)
+        self.stage_id = stage_id
+        self.job_id = job_id
+        self.partitions = None  # the stage's partition of each task, when not 0..n-1
         self.max_failures = max_failures
+        self.fetch_failed = None  # the TaskError of a reducer that could not read a map output
         self.pending = deque(range(len(tasks)))
         self.results = {}
+        self.ran_on = {}  # partition -> the executor whose result counted
         self.failures = [0] * len(tasks)
         self.failed_on = [set() for _ in tasks]
         self.error = None
@@ -101,7 +111,7 @@ class PiDriver(Endpoint):
         self.removed = None  # why the master ended the application
         # executorId -> {conn (the connection it registered on), name, cores, free}
         self.executors = {}
-        self.running = {}  # taskId -> (partition, executorId, attempt)
+        self.running = {}  # taskId -> (partition, executorId, attempt, job)
         self.next_task_id = 0
         self.job = None
         self.stopping = False
@@ -218,6 +228,8 @@ class PiDriver(Endpoint):
                 # It serves the application: the master stops counting executor failures in a row.
                 self.env.send(self.master[0], self.master[1],
                               {"type": "ExecutorRegistered", "execId": int(eid)})
+            with self.changed:
+                self.changed.notify_all()
             ctx.later(self.make_offers)  # LaunchTask must follow the reply, not precede it
             return {"type": "RegisteredExecutor"}
         raise unsupported(message, ctx)
@@ -229,37 +241,48 @@ class PiDriver(Endpoint):
         if registered is None or registered["conn"] is not ctx.connection:
             raise Refused(what, "only executor %s may send it, over the connection it registered "
                           "on" % eid)
-        launched_on = self.running.get(tid, (None, eid))[1]
+        launched_on = self.running.get(tid, (None, eid, None, None))[1]
         if launched_on != eid:
             raise Refused(what, "task %d was launched on executor %s, not %s"
                           % (tid, launched_on, eid))
         if state in ("LAUNCHING", "RUNNING") or tid not in self.running:
             return
-        partition, eid, attempt = self.running.pop(tid)
+        partition, eid, attempt, job = self.running.pop(tid)
         executor = self.executors.get(eid)
         if executor is not None:
             executor["free"] += 1
-        job = self.job
+        if job.done.is_set():
+            self.make_offers()
+            return
         if state == "FINISHED":
             job.results[partition] = m.get("result")
+            job.ran_on[partition] = eid
             if len(job.results) == len(job.tasks):
                 job.done.set()
         else:
             error = m.get("error") or {"name": "TaskFailed",
                                        "message": "Task %d ended %s" % (tid, state)}
-            log("WARN", "TaskSetManager", "Lost task %d.%d in stage 0.0 (TID %d, executor %s): "
-                "%s: %s" % (partition, attempt, tid, eid, error["name"], error["message"]))
+            log("WARN", "TaskSetManager", "Lost task %d.%d in stage %d.0 (TID %d, executor %s): "
+                "%s: %s" % (partition, attempt, job.stage_id, tid, eid, error["name"],
+                            error["message"]))
             self.task_failed(partition, eid, tid, attempt, error)
         self.make_offers()
 
     def task_failed(self, partition, eid, tid, attempt, error):
         job = self.job
+        if error.get("name") == "FetchFailed" and error.get("fetchFailed"):
+            # Not the task's fault: its parent stage's output is gone. The stage ends here and
+            # the driver recomputes that output (Spark's DAGScheduler), without counting a failure.
+            job.fetch_failed = error
+            job.done.set()
+            return
         job.failures[partition] += 1
         job.failed_on[partition].add(eid)
         if job.failures[partition] >= job.max_failures:
-            job.fail("Job aborted due to stage failure: Task %d in stage 0.0 failed %d times, "
-                     "most recent failure: Lost task %d.%d in stage 0.0 (TID %d, executor %s): %s"
-                     % (partition, job.failures[partition], partition, attempt, tid, eid,
+            job.fail("Job aborted due to stage failure: Task %d in stage %d.0 failed %d times, "
+                     "most recent failure: Lost task %d.%d in stage %d.0 (TID %d, executor %s): %s"
+                     % (partition, job.stage_id, job.failures[partition], partition,
+                        job.stage_id, attempt, tid, eid,
                         error.get("stack") or "%s: %s" % (error["name"], error["message"])))
         else:
             job.pending.appendleft(partition)
@@ -271,10 +294,9 @@ class PiDriver(Endpoint):
         lost = [(tid, t) for tid, t in self.running.items() if t[1] == eid]
         for tid, _ in lost:
             del self.running[tid]
-        if self.job is None or self.job.done.is_set():
-            lost = []  # nothing to rerun
-        for _, (partition, _, _) in lost:
-            self.job.pending.appendleft(partition)
+        lost = [t for t in lost if not t[1][3].done.is_set()]  # the others need no rerun
+        for _, (partition, _, _, job) in lost:
+            job.pending.appendleft(partition)
         log("INFO", "DriverEndpoint", "Removed executor %s: %s%s"
             % (eid, reason, "; rerunning its %d task(s) elsewhere" % len(lost) if lost else ""))
         with self.changed:
@@ -304,11 +326,12 @@ class PiDriver(Endpoint):
             self.next_task_id += 1
             attempt = job.failures[partition]
             source, transformations, action = job.tasks[partition]
-            task = {"taskId": tid, "jobId": 0, "stageId": 0, "partition": partition,
+            task = {"taskId": tid, "jobId": job.job_id, "stageId": job.stage_id,
+                    "partition": partition if job.partitions is None else job.partitions[partition],
                     "attempt": attempt, "source": source, "transformations": transformations,
                     "action": action}
             e["free"] -= 1
-            self.running[tid] = (partition, eid, attempt)
+            self.running[tid] = (partition, eid, attempt, job)
             try:
                 self.env.send_over(e["conn"], e["name"], {"type": "LaunchTask", "task": task})
             except RpcError as err:
@@ -320,9 +343,12 @@ class PiDriver(Endpoint):
 
     # ---- the driver's main thread ----
 
-    def run_job(self, tasks, max_failures):
+    def run_job(self, tasks, max_failures, stage_id=0, job_id=0, partitions=None):
+        """Runs one task set to its end; its results in task order. Raises JobFailed, or
+        FetchFailedStage when a reducer could not read a map output."""
         with self.env.endpoint_lock(self):
-            self.job = Job(tasks, max_failures)
+            self.job = Job(tasks, max_failures, stage_id, job_id)
+            self.job.partitions = partitions
             if self.removed is not None:
                 self.job.fail("Master removed our application: %s" % self.removed)
             self.make_offers()
@@ -335,7 +361,22 @@ class PiDriver(Endpoint):
                     "resources")
         if self.job.error:
             raise JobFailed(self.job.error)
+        if self.job.fetch_failed:
+            raise FetchFailedStage(self.job.fetch_failed)
         return [self.job.results[i] for i in range(len(tasks))]
+
+    def wait_for_executors(self, n, timeout):
+        """Spark's minRegisteredResourcesRatio, as a count: waits (up to `timeout` seconds) until
+        `n` executors have registered, so that a first stage spreads over them."""
+        deadline = time.monotonic() + timeout
+        with self.changed:
+            while len(self.executors) < n and self.removed is None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    log("WARN", "DriverEndpoint", "%d of %d executors registered after %.0f s; "
+                        "starting anyway" % (len(self.executors), n, timeout))
+                    return
+                self.changed.wait(min(left, 1.0))
 
     def stop(self, patience=10.0):
         """StopExecutor to each executor; wait for them to hang up; UnregisterApplication."""
@@ -372,6 +413,14 @@ class JobFailed(Exception):
     pass
 
 
+class FetchFailedStage(Exception):
+    """A reduce stage ended by a FetchFailed: `error` is the task's TaskError."""
+
+    def __init__(self, error):
+        super().__init__(error["message"])
+        self.error = error
+
+
 class Interrupted(Exception):
     pass
 
@@ -405,14 +454,11 @@ def parse_master_urls(text):
     return out
 
 
-def main(argv):
-    parser = argparse.ArgumentParser(description="SparkPi on Wick, with Python executors.")
+def add_application_arguments(parser, name):
+    """The options every driver of this folder takes (the application's, not its job's)."""
     parser.add_argument("--master", default=os.environ.get("WICK_MASTER"),
                         help="wick://host:port (several: comma-separated); else WICK_MASTER")
-    parser.add_argument("--slices", type=int, default=2, help="tasks (default 2)")
-    parser.add_argument("--samples-per-slice", type=int, default=100000,
-                        help="darts per task (default 100000)")
-    parser.add_argument("--name", default="Python Pi", help="the application's name")
+    parser.add_argument("--name", default=name, help="the application's name")
     parser.add_argument("--host", help="the address executors reach us at (default: this host's "
                         "address on the route to the master, as Wick's own driver)")
     parser.add_argument("--port", type=int, default=0, help="our port (default 0: any free one)")
@@ -430,11 +476,14 @@ def main(argv):
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
                         help="a Wick setting, e.g. wick.authenticate=false (repeatable)")
     parser.add_argument("--trace", action="store_true", help="print every frame on stderr")
-    args = parser.parse_args(argv)
+
+
+def run_application(parser, args, driver_class, job):
+    """Listens, registers the application with the master, runs `job(driver, args)` (which
+    prints its answer), then stops the executors and unregisters, whatever happened. Returns the
+    exit status: 0, 1 when the job failed, 128 + the signal when interrupted."""
     if not args.master:
         parser.error("A master URL must be set: pass --master wick://host:port or set WICK_MASTER")
-    if args.slices < 1 or args.samples_per_slice < 1:
-        parser.error("--slices and --samples-per-slice must be whole numbers >= 1")
     try:
         masters = parse_master_urls(args.master)
         conf = parse_conf(args.conf)
@@ -453,7 +502,7 @@ def main(argv):
     log("INFO", "RpcEnv", "Listening on %s (authentication %s)"
         % (env.address, auth if credential is None else "on: " + auth))
     props = dict(without_secrets(conf), **{"wick.app.name": args.name, "wick.master": args.master})
-    driver = PiDriver(env, HERE, props, masters)
+    driver = driver_class(env, HERE, props, masters)
     env.setup_endpoint(SCHEDULER, driver)
     env.setup_endpoint(APP_CLIENT, driver)
 
@@ -479,12 +528,7 @@ def main(argv):
         signal.signal(signal.SIGTERM, on_signal)
         signal.signal(signal.SIGINT, on_signal)
         register(env, driver, masters, desc, args.registration_timeout)
-        n = args.samples_per_slice
-        tasks = [({"kind": "range", "start": i * n, "end": (i + 1) * n, "step": 1}, [],
-                  {"kind": "aggregate", "zero": 0, "seqOp": {"source": "pi-darts"}})
-                 for i in range(args.slices)]
-        inside = sum(driver.run_job(tasks, args.max_failures))
-        print("Pi is roughly %r" % (4.0 * inside / (n * args.slices)), flush=True)
+        job(driver, args)
         status = 0
     except (RpcError, JobFailed) as e:
         print("error: %s" % (e.message if isinstance(e, RpcError) else e), file=sys.stderr,
@@ -497,6 +541,27 @@ def main(argv):
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     driver.stop()
     return status
+
+
+def pi_job(driver, args):
+    n = args.samples_per_slice
+    tasks = [({"kind": "range", "start": i * n, "end": (i + 1) * n, "step": 1}, [],
+              {"kind": "aggregate", "zero": 0, "seqOp": {"source": "pi-darts"}})
+             for i in range(args.slices)]
+    inside = sum(driver.run_job(tasks, args.max_failures))
+    print("Pi is roughly %r" % (4.0 * inside / (n * args.slices)), flush=True)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description="SparkPi on Wick, with Python executors.")
+    add_application_arguments(parser, "Python Pi")
+    parser.add_argument("--slices", type=int, default=2, help="tasks (default 2)")
+    parser.add_argument("--samples-per-slice", type=int, default=100000,
+                        help="darts per task (default 100000)")
+    args = parser.parse_args(argv)
+    if args.slices < 1 or args.samples_per_slice < 1:
+        parser.error("--slices and --samples-per-slice must be whole numbers >= 1")
+    return run_application(parser, args, PiDriver, pi_job)
 
 
 def register(env, driver, masters, desc, timeout):

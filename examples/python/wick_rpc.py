@@ -683,7 +683,8 @@ class RpcEnv:
 
     host=None: client mode, address client-<name>-<12 hex digits>; Wick reaches it only over
     connections it opened. Otherwise it listens on host:port (port 0: any free port) and its
-    address is host:port.
+    address is host:port (advertise_host:port when given: the name peers reach it by, for an env
+    that listens on every interface).
 
     Authentication (wick_auth.py): `credential` is what it proves when it dials (None: nothing,
     open); `keys(kind, id)` the key it requires of a peer that dials it claiming kind:id, None
@@ -693,7 +694,7 @@ class RpcEnv:
 
     def __init__(self, name="python", host=None, port=0, secret=None, credential=None, keys=None,
                  trace=False, connect_timeout=30.0, ask_timeout=120.0,
-                 max_frame_bytes=MAX_FRAME_BYTES):
+                 max_frame_bytes=MAX_FRAME_BYTES, advertise_host=None):
         if secret:
             credential = credential or cluster_credential(secret)
             keys = keys if keys is not None else cluster_keys(secret)
@@ -719,7 +720,8 @@ class RpcEnv:
         else:
             self.listener = socket.create_server((host, port), family=_family(host))
             bound = self.listener.getsockname()[1]
-            advertise = socket.gethostname() if host in ("", "0.0.0.0", "::") else host
+            advertise = advertise_host or (socket.gethostname() if host in ("", "0.0.0.0", "::")
+                                           else host)
             self.address = host_port(advertise, bound)
             threading.Thread(target=self._accept_loop, name="wick-rpc-accept", daemon=True).start()
         self.setup_endpoint(VERIFIER, EndpointVerifier(self))

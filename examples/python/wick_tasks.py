@@ -9,24 +9,37 @@ JavaScript one would be, plus the function's `env` as last argument when it has 
 
 - sources: "range" (numbers start, start + step, ... before end), "array" (the data as given),
   "textFile" (the lines that start in bytes [start, end) of a file, as Wick's executor reads
-  them);
-- transformations: none (a task with any is refused);
+  them), "shuffle" (a reducer's records: its blocks, which the executor fetched, combined per
+  key by the source's aggregator, sorted by key when it has `ascending`);
+- transformations: map, filter, flatMap, mapPartitions, mapValues, flatMapValues, keyBy, each
+  with a well-known function;
 - actions: "count", "collect", "take", "reduce" (fn(a, b)), "aggregate" (seqOp(acc, x), from a
-  copy of zero; the driver combines the partitions' results), "foreach" (fn(x)).
+  copy of zero; the driver combines the partitions' results), "foreach" (fn(x)), and
+  "shuffleWrite" (a ShuffleMapStage's task: records by reducer into this executor's shuffle
+  files, combined map-side by the aggregator when asked; the result is the MapStatus).
+
+An aggregator's functions (createCombiner, mergeValue, mergeCombiners) are well-known functions
+too: reduceByKey(add) is {"mergeValue": {"source": "add"}, "mergeCombiners": {"source": "add"}}.
 
 A task whose functions are not well-known fails with an UnsupportedTask error naming them.
 
-Run as a program, this is a task process: it reads one task (a TaskDescription as JSON) per line
-on standard input and answers each on standard output with one line, {"ok": true, "result": R}
-or {"ok": false, "error": {"name", "message", "stack"}}; it exits at the end of its input.
+Run as a program, this is a task process: it reads one job per line on standard input,
+{"task": TaskDescription, "place": {shuffleDir, shuffleLocation, executorId}, "blocks": [base64
+of each block of a shuffle source, in its order]} ("place" and "blocks" when the task needs
+them), and answers each on standard output with one line, {"ok": true, "result": R} or
+{"ok": false, "error": {"name", "message", "stack"}}; it exits at the end of its input.
 Anything a task prints goes to standard error.
 """
 
+import base64
 import copy
 import json
 import random
 import sys
 import traceback
+
+from wick_keys import dict_key, key_order, partition_function
+from wick_shuffle import parse_block, record_line, write_map_output
 
 
 def pi_darts(acc, _x, env=None):
@@ -40,9 +53,63 @@ def add(a, b, env=None):
     return a + b
 
 
+def words(line, env=None):
+    """flatMap for WordCount: a line's words, split at runs of whitespace (str.split())."""
+    return line.split()
+
+
+def pair_with_one(x, env=None):
+    """map: x -> [x, 1], WordCount's (word, 1)."""
+    return [x, 1]
+
+
+def swap(kv, env=None):
+    return [kv[1], kv[0]]
+
+
+def one(_x, env=None):
+    return 1
+
+
+def list_of(v, env=None):
+    """createCombiner of groupByKey: a value's list."""
+    return [v]
+
+
+def append(c, v, env=None):
+    c.append(v)
+    return c
+
+
+def concat(a, b, env=None):
+    return a + b
+
+
+def maximum(a, b, env=None):
+    return a if a >= b else b
+
+
+def minimum(a, b, env=None):
+    return a if a <= b else b
+
+
+def non_empty(x, env=None):
+    return bool(x)
+
+
 FUNCTIONS = {
     "pi-darts": pi_darts,
     "add": add,
+    "words": words,
+    "pair-with-one": pair_with_one,
+    "swap": swap,
+    "one": one,
+    "list-of": list_of,
+    "append": append,
+    "concat": concat,
+    "max": maximum,
+    "min": minimum,
+    "non-empty": non_empty,
 }
 
 
@@ -64,8 +131,10 @@ def function(spec, role):
     return f
 
 
-def elements(source):
+def elements(source, blocks=None):
     kind = source["kind"]
+    if kind == "shuffle":
+        return shuffle_records(source, blocks)
     if kind == "array":
         return iter(source["data"])
     if kind == "range":
@@ -110,15 +179,129 @@ def _lines(path, start, end):
             yield text
 
 
-def run_task(task):
+class Combiners:
+    """An Aggregator's three functions (Aggregator in backend/protocol/executor.ts): a value
+    becomes a combiner with createCombiner (absent: the value itself; with `zero`:
+    mergeValue(copy of zero, value))."""
+
+    def __init__(self, agg):
+        self.merge_value = function(agg["mergeValue"], "mergeValue")
+        self.merge_combiners = function(agg["mergeCombiners"], "mergeCombiners")
+        if "createCombiner" in agg:
+            self.create = function(agg["createCombiner"], "createCombiner")
+        elif "zero" in agg:
+            zero = agg["zero"]
+            self.create = lambda v: self.merge_value(copy.deepcopy(zero), v)
+        else:
+            self.create = lambda v: v
+
+
+def pair_of(r):
+    if not isinstance(r, list) or len(r) != 2:
+        shown = json.dumps(r)[:200]
+        raise ValueError("A pair operation expects [key, value] elements, got %s" % shown)
+    return r
+
+
+def shuffle_records(source, blocks):
+    """A reducer's records (BlockStoreShuffleReader): every block's records, combined per key
+    when the shuffle has an aggregator (combiners from map-side combine merged with
+    mergeCombiners, else values folded with createCombiner / mergeValue), sorted by key for
+    sortByKey."""
+    if blocks is None or len(blocks) != len(source["blocks"]):
+        raise ValueError("Shuffle %d reducer %d: %d blocks fetched, %d expected" % (
+            source["shuffleId"], source["reduceId"], len(blocks or []), len(source["blocks"])))
+    agg = source.get("aggregator")
+    if agg is None:
+        out = [r for b in blocks for r in parse_block(b)]
+    else:
+        c = Combiners(agg)
+        combined = source.get("mapSideCombine", False)
+        merge = c.merge_combiners if combined else c.merge_value
+        create = (lambda x: x) if combined else c.create
+        by_key = {}
+        for b in blocks:
+            for k, v in parse_block(b):
+                dk = dict_key(k)
+                had = by_key.get(dk)
+                if had is None:
+                    by_key[dk] = [k, create(v)]
+                else:
+                    had[1] = merge(had[1], v)
+        out = list(by_key.values())
+    if "ascending" in source:
+        out.sort(key=lambda r: key_order(r[0]), reverse=not source["ascending"])
+    return iter(out)
+
+
+def transformed(items, transformations):
+    """The narrow pipeline, lazily, as Wick's executor applies it."""
+    for t in transformations:
+        items = _transform(t["kind"], function(t["fn"], t["kind"]), items)
+    return items
+
+
+def _transform(kind, f, items):
+    if kind == "map":
+        return map(f, items)
+    if kind == "filter":
+        return filter(f, items)
+    if kind == "flatMap":
+        return (y for x in items for y in f(x))
+    if kind == "mapPartitions":
+        return iter(f(items))
+    if kind == "mapValues":
+        return ([k, f(v)] for k, v in map(pair_of, items))
+    if kind == "flatMapValues":
+        return ([k, w] for k, v in map(pair_of, items) for w in f(v))
+    if kind == "keyBy":
+        return ([f(x), x] for x in items)
+    raise UnsupportedTask("Unknown transformation kind %r" % kind)
+
+
+def shuffle_write(action, task, place, items):
+    """A ShuffleMapStage's task (SortShuffleWriter without the sort): records to their reducer's
+    bucket, combined per key first with mapSideCombine, then one data file and its index."""
+    if not place or not place.get("shuffleDir"):
+        raise ValueError("This executor has no shuffle directory: it cannot run a shuffle map "
+                         "task")
+    n = action["numPartitions"]
+    partition = partition_function(action["partitioner"], n, task["partition"])
+    buckets = [[] for _ in range(n)]
+    agg = action.get("aggregator")
+    records = 0
+    if agg is not None and action.get("mapSideCombine"):
+        c = Combiners(agg)
+        by_key = {}
+        for r in items:
+            k, v = pair_of(r)
+            dk = dict_key(k)
+            had = by_key.get(dk)
+            if had is None:
+                by_key[dk] = [k, c.create(v)]
+            else:
+                had[1] = c.merge_value(had[1], v)
+        for e in by_key.values():
+            buckets[partition(e)].append(record_line(e))
+        records = len(by_key)
+    else:
+        pairs = action["partitioner"]["kind"] != "roundRobin"
+        for r in items:
+            if pairs:
+                pair_of(r)
+            buckets[partition(r)].append(record_line(r))
+            records += 1
+    return write_map_output(place["shuffleDir"], action["shuffleId"], task["partition"], buckets,
+                            place["shuffleLocation"], place["executorId"], records)
+
+
+def run_task(task, place=None, blocks=None):
     """Runs one TaskDescription; returns the action's result for this partition."""
-    if task["transformations"]:
-        kinds = ", ".join(t["kind"] for t in task["transformations"])
-        raise UnsupportedTask("The Python executor runs tasks without transformations; this one "
-                              "has %s" % kinds)
     action = task["action"]
     kind = action["kind"]
-    items = elements(task["source"])
+    items = transformed(elements(task["source"], blocks), task["transformations"])
+    if kind == "shuffleWrite":
+        return shuffle_write(action, task, place, items)
     if kind == "count":
         return sum(1 for _ in items)
     if kind == "collect":
@@ -162,7 +345,9 @@ def main():
         if not line.strip():
             continue
         try:
-            outcome = {"ok": True, "result": run_task(json.loads(line))}
+            job = json.loads(line)
+            blocks = [base64.b64decode(b) for b in job["blocks"]] if "blocks" in job else None
+            outcome = {"ok": True, "result": run_task(job["task"], job.get("place"), blocks)}
             text = json.dumps(outcome, separators=(",", ":"), allow_nan=False)
         except Exception as e:  # the task failed, or its result is not JSON
             text = json.dumps({"ok": False, "error": task_error(e)}, separators=(",", ":"))
