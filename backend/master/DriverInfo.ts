@@ -8,6 +8,11 @@ export class DriverInfo {
   state: DriverState = 'SUBMITTED';
   worker: WorkerInfo | undefined;
   exception: string | undefined;
+  /**
+   * A user asked the master to kill it: its application's connection may drop before the driver
+   * could unregister (the worker's SIGKILL after its grace), and that is a kill, not a failure.
+   */
+  killRequested = false;
 
   constructor(
     readonly id: string,

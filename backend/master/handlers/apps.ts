@@ -88,6 +88,13 @@ export function appHandlers(m: Master, on: HandlerRegistry): void {
  * does not). A driver that failed and said so has unregistered already.
  */
 export async function driverDisconnected(m: Master, app: ApplicationInfo): Promise<void> {
+  // A cluster-mode driver registers with its own submission key: its id is the driver's.
+  const driver = app.submission ? m.cluster.findDriver(app.submission) : undefined;
+  if (driver?.killRequested) {
+    log.info(`The driver ${driver.id} of ${app.id} was killed before it could unregister`);
+    await removeApplication(m, app, 'KILLED');
+    return;
+  }
   const failure = {
     message: `The driver of ${app.id} went away without unregistering its application (it exited or crashed before stop(), or lost its connection to the master)`,
   };

@@ -165,6 +165,7 @@ async function killDriver(m: Master, msg: MessageOf<typeof RequestKillDriver>) {
   }
   const which = driver.id === driverId ? driverId : `${driver.id} (the relaunch of ${driverId})`;
   log.info(`Asked to kill driver ${which}`);
+  driver.killRequested = true;
   if (m.cluster.isWaiting(driver)) {
     await removeDriver(m, driver.id, 'KILLED', undefined);
   } else {
