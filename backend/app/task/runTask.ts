@@ -2,7 +2,7 @@
 // shortcut must agree element for element, and a property test checks them side by side; kept
 // together so that a change to one is made next to the other.
 import { open } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { basename } from 'node:path';
 import vm from 'node:vm';
 import type {
@@ -10,13 +10,23 @@ import type {
   PartitionAction,
   PartitionSource,
   TaskDescription,
+  TaskMetrics,
 } from '../../protocol/executor.js';
+import { spillDirOf } from '../shuffle/spillFiles.js';
 import type { FunctionCompiler, TaskPlace } from './compile.js';
-import { emitShuffle } from './shuffleRead.js';
-import { shuffleWriter } from './shuffleWrite.js';
+import { emitShuffle, type ShuffleInput } from './shuffleRead.js';
+import { DEFAULT_SPILL_THRESHOLD, shuffleWriter } from './shuffleWrite.js';
+import type { SpillContext } from './spillContext.js';
 
-/** A reduce task as the executor hands it to a thread: with its fetched shuffle blocks. */
-export type TaskWithBlocks = TaskDescription & { shuffleBlocks?: Uint8Array[] };
+/**
+ * A reduce task as the executor hands it to a thread: with its fetched shuffle blocks, in memory
+ * or in a file (wick.reducer.maxSizeFetchToMem), and what the fetch measured.
+ */
+export type TaskWithBlocks = TaskDescription & {
+  shuffleBlocks?: Uint8Array[];
+  shuffleFile?: { file: string; bytes: number };
+  fetchMetrics?: NonNullable<TaskMetrics['shuffleRead']>;
+};
 
 /**
  * Runs one task: streams its partition's elements through the transformations into the action,
@@ -24,8 +34,14 @@ export type TaskWithBlocks = TaskDescription & { shuffleBlocks?: Uint8Array[] };
  * runs at close to the speed of a hand-written loop. Returns the action's per-partition result;
  * the driver combines the partitions'.
  */
-export async function runTask(task: TaskDescription, compiler: FunctionCompiler): Promise<unknown> {
+export async function runTask(
+  task: TaskDescription,
+  compiler: FunctionCompiler,
+  metrics: TaskMetrics = {},
+): Promise<unknown> {
   await compiler.prepare(task);
+  const fetched = (task as TaskWithBlocks).fetchMetrics;
+  if (fetched) metrics.shuffleRead = { ...fetched };
   const loop = pipelineLoop(task, compiler);
   if (loop) return loop();
   const fn = (spec: FunctionSpec) => {
@@ -33,25 +49,21 @@ export async function runTask(task: TaskDescription, compiler: FunctionCompiler)
     const env = spec.env;
     return env === undefined ? f : (...args: unknown[]) => f(...args, env);
   };
-  const finish = action(task.action, fn, task, compiler.place);
+  const finish = action(task.action, fn, task, compiler.place, metrics);
+  const input = shuffleInput(task as TaskWithBlocks);
+  const ctx = spillContext(task, compiler.place, metrics);
   let sink = finish.push;
   // mapPartitions needs the whole partition: split the pipeline there.
   const stages = splitAtMapPartitions(task.transformations);
   if (stages.mapPartitions.length === 0) {
     for (const t of [...stages.after].reverse()) sink = compose(t.kind, fn(t.fn), sink);
-    await emit(task.source, sink, finish, fn, (task as TaskWithBlocks).shuffleBlocks);
+    await emit(task.source, sink, finish, fn, input, ctx);
     return finish.result();
   }
   let elements: unknown[] = [];
   let pushAll: (v: unknown) => void = (v) => elements.push(v);
   for (const t of [...stages.before].reverse()) pushAll = compose(t.kind, fn(t.fn), pushAll);
-  await emit(
-    task.source,
-    pushAll,
-    { stopped: () => false },
-    fn,
-    (task as TaskWithBlocks).shuffleBlocks,
-  );
+  await emit(task.source, pushAll, { stopped: () => false }, fn, input, ctx);
   const last = stages.mapPartitions.length - 1;
   for (const [i, mp] of stages.mapPartitions.entries()) {
     const out = (await fn(mp.fn)(elements)) as Iterable<unknown>;
@@ -299,15 +311,31 @@ interface Finish {
   stopped: () => boolean;
 }
 
+function shuffleInput(task: TaskWithBlocks): ShuffleInput | undefined {
+  if (task.shuffleFile) return task.shuffleFile;
+  return task.shuffleBlocks ? { blocks: task.shuffleBlocks } : undefined;
+}
+
+function spillContext(task: TaskDescription, place: TaskPlace, metrics: TaskMetrics): SpillContext {
+  return {
+    // Without a shuffle dir (a test's thread) a spill goes to the temp folder.
+    dir: spillDirOf(place.shuffleDir ?? tmpdir()),
+    taskId: task.taskId,
+    threshold: place.spillThreshold ?? DEFAULT_SPILL_THRESHOLD,
+    metrics,
+  };
+}
+
 function action(
   a: PartitionAction,
   fn: (spec: FunctionSpec) => (...args: unknown[]) => unknown,
   task: TaskDescription,
   place: TaskPlace,
+  metrics: TaskMetrics,
 ): Finish {
   switch (a.kind) {
     case 'shuffleWrite':
-      return shuffleWriter(a, task, place, fn);
+      return shuffleWriter(a, task, place, fn, metrics);
     case 'collect': {
       const out: unknown[] = [];
       return { push: (v) => out.push(v), result: () => out, stopped: () => false };
@@ -371,12 +399,13 @@ async function emit(
   push: (v: unknown) => void,
   finish: Pick<Finish, 'stopped'>,
   fn: (spec: FunctionSpec) => (...args: unknown[]) => unknown,
-  blocks: Uint8Array[] | undefined,
+  input: ShuffleInput | undefined,
+  ctx: SpillContext,
 ): Promise<void> {
   switch (src.kind) {
     case 'shuffle':
-      if (!blocks) throw new Error('A shuffle reduce task came without its fetched blocks');
-      emitShuffle(src, blocks, fn, push, finish.stopped);
+      if (!input) throw new Error('A shuffle reduce task came without its fetched blocks');
+      emitShuffle(src, input, fn, push, finish.stopped, ctx);
       return;
     case 'array':
       for (const v of src.data) {
