@@ -212,6 +212,9 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
       take();
       return Promise.resolve();
     }
+    this.log.info(
+      `Reduce task TID ${taskId} waits for a reduce slot: ${slots.held.size} of ${this.opts.cores + 1} taken`,
+    );
     return new Promise((resolve) =>
       slots.waiting.push(() => {
         take();
