@@ -13,6 +13,6 @@ export const ShuffleConf = {
   maxSizeFetchToMem: conf.sizeBytes(
     'wick.reducer.maxSizeFetchToMem',
     '32m',
-    "A reduce task whose blocks together are larger than this has them fetched to a file in the application's local dir, which the task reads from in chunks, rather than into memory (Spark's spark.network.maxRemoteBlockSizeFetchToMem, counted per task: a task's blocks are all fetched before it runs).",
+    "The most bytes of fetched shuffle blocks an executor holds in memory at once, over all its reduce tasks (fetching, queued or running): a reduce task whose blocks would take it past this has them fetched to a file in the application's local dir instead, which the task reads from in chunks (Spark's spark.network.maxRemoteBlockSizeFetchToMem, here over an executor's tasks: a task's blocks are all fetched before it runs).",
   ),
 };

@@ -4,7 +4,7 @@
  * reducers fetch past 256 KiB to disk. reduceByKey, groupByKey (no map-side combine) and sortByKey
  * of ~64 MiB of shuffle data give the right answers; the task metrics the driver hears show
  * spills on both sides, blocks fetched to disk, and bytes read = bytes written; no temporary
- * file is left. Then the reduce-slot bound: with more reduce tasks queued on an executor than
+ * file is left, nor after a task that fails once it has spilled. Then the reduce-slot bound: with more reduce tasks queued on an executor than
  * cores + 1, no more than cores + 1 hold fetched blocks at once (the executor's log says how
  * many it holds as each takes a slot, and that some had to wait).
  */
@@ -165,43 +165,68 @@ test('reduceByKey larger than memory: right sums, spills on both sides', {
   );
 });
 
-test('sortByKey larger than memory: every partition in order and the partitions too', {
+test('sortByKey larger than memory: the records come out in key order, all of them', {
   timeout: 240_000,
 }, async () => {
+  type Run = { first: number; last: number; n: number; sorted: boolean } | null;
   const m = await measured(() =>
     wc
       .range(0, N, 1, 4)
       // A scrambled key order: 7919 is prime to N.
       .map((i: number, env): [number, string] => [(i * 7919) % env.n, env.pad], { n: N, pad: PAD })
       .sortByKey(true, 4)
-      .mapPartitions((it: Iterable<[number, string]>) => {
-        let first: number | undefined;
-        let last = -1;
-        let n = 0;
-        let sorted = true;
-        for (const [k] of it) {
-          if (first === undefined) first = k;
-          if (k < last) sorted = false;
-          last = k;
-          n++;
-        }
-        return [[first ?? -1, last, n, sorted]];
-      })
-      .collect(),
+      // Streamed (aggregate, not mapPartitions, which would hold a partition whole); the
+      // partitions' results are combined in partition order.
+      .aggregate<Run>(
+        null,
+        (acc, [k]) =>
+          acc === null
+            ? { first: k, last: k, n: 1, sorted: true }
+            : { first: acc.first, last: k, n: acc.n + 1, sorted: acc.sorted && acc.last <= k },
+        (a, b) =>
+          a === null
+            ? b
+            : b === null
+              ? a
+              : {
+                  first: a.first,
+                  last: b.last,
+                  n: a.n + b.n,
+                  sorted: a.sorted && b.sorted && a.last <= b.first,
+                },
+      ),
   );
-  const parts = m.result as [number, number, number, boolean][];
-  assert.equal(parts.length, 4);
-  assert.equal(
-    parts.reduce((a, p) => a + p[2], 0),
-    N,
-  );
-  for (const [i, p] of parts.entries()) {
-    assert.ok(p[3], `partition ${i} is sorted`);
-    if (i > 0) assert.ok((parts[i - 1]?.[1] as number) < p[0], `partition ${i} follows ${i - 1}`);
-  }
-  assert.equal(parts[0]?.[0], 0);
-  assert.equal(parts[3]?.[1], N - 1);
+  assert.deepEqual(m.result, { first: 0, last: N - 1, n: N, sorted: true });
   assertSpilledBothSides(m, 'sortByKey');
+  await eventually(AbortSignal.timeout(30_000), () =>
+    tempFiles().length === 0 ? true : undefined,
+  );
+});
+
+test('a map task that fails after it spilled leaves no spill file (its executor deletes them)', {
+  timeout: 120_000,
+}, async () => {
+  const from = ends.length;
+  await assert.rejects(
+    wc
+      .range(0, 40_000, 1, 2)
+      .map(
+        (i: number, env): [number, string] => {
+          if (i === 39_999) throw new Error('a late failure');
+          return [i, env.pad];
+        },
+        { pad: PAD },
+      )
+      .groupByKey(2)
+      .count(),
+    /a late failure/,
+  );
+  const failed = ends.slice(from).filter((e) => e.state === 'FAILED');
+  assert.ok(failed.length >= 1, 'the task failed');
+  assert.ok(
+    failed.every((e) => (e.metrics?.spillCount ?? 0) > 0),
+    'it had spilled when it failed',
+  );
   await eventually(AbortSignal.timeout(30_000), () =>
     tempFiles().length === 0 ? true : undefined,
   );

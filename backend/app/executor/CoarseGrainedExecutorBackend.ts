@@ -82,7 +82,11 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
   private readonly shuffle = {
     maxSizeFetchToMem: ShuffleConf.maxSizeFetchToMem.defaultValue,
     spillDir: undefined as string | undefined,
+    /** Bytes of blocks fetched into memory for reduce tasks that have not ended. */
+    inMemory: 0,
   };
+  /** Reduce tasks whose blocks are in memory, and their bytes. */
+  private readonly fetchedToMemory = new Map<number, number>();
   /** Reduce tasks whose blocks were fetched to a file, deleted as the task ends. */
   private readonly fetchedFiles = new Map<number, string>();
   /**
@@ -147,8 +151,15 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
         total += b.size;
         if (b.executorId === this.opts.executorId) local += b.size;
       }
-      // Past wick.reducer.maxSizeFetchToMem the blocks go to a file the task reads in chunks.
-      const toDisk = total > this.shuffle.maxSizeFetchToMem && this.shuffle.spillDir !== undefined;
+      // Blocks that would take the executor's in-memory fetches past wick.reducer.maxSizeFetchToMem
+      // go to a file, which the task reads in chunks.
+      const toDisk =
+        this.shuffle.inMemory + total > this.shuffle.maxSizeFetchToMem &&
+        this.shuffle.spillDir !== undefined;
+      if (!toDisk) {
+        this.shuffle.inMemory += total;
+        this.fetchedToMemory.set(task.taskId, total);
+      }
       if (toDisk) {
         const path = tempFile(this.shuffle.spillDir as string, 'fetch', task.taskId);
         this.fetchedFiles.set(task.taskId, path);
@@ -226,6 +237,11 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
   private reduceTaskEnded(taskId: number): void {
     const slots = this.reduceSlots;
     if (!slots.held.delete(taskId)) return;
+    const bytes = this.fetchedToMemory.get(taskId);
+    if (bytes !== undefined) {
+      this.fetchedToMemory.delete(taskId);
+      this.shuffle.inMemory -= bytes;
+    }
     const fetched = this.fetchedFiles.get(taskId);
     if (fetched) {
       this.fetchedFiles.delete(taskId);
