@@ -338,7 +338,7 @@ async function main(): Promise<void> {
   const read = (m: TaskMetrics) =>
     (m.shuffleRead?.localBytesRead ?? 0) + (m.shuffleRead?.remoteBytesRead ?? 0);
   const describe = (m: TaskMetrics) =>
-    `${mib(m.shuffleWrite?.bytesWritten)} written (${fmt(m.shuffleWrite?.recordsWritten ?? 0)} records), ${mib(read(m))} read (${mib(m.shuffleRead?.remoteBytesReadToDisk)} of it fetched to disk, fetch wait ${fmt(m.shuffleRead?.fetchWaitTimeMs ?? 0)} ms); spills: ${m.spillCount ?? 0} (${mib(m.diskBytesSpilled)} on disk)`;
+    `${mib(m.shuffleWrite?.bytesWritten)} written (${fmt(m.shuffleWrite?.recordsWritten ?? 0)} records), ${mib(read(m))} read (${mib(m.shuffleRead?.remoteBytesReadToDisk)} of the remote bytes fetched to disk, fetch wait ${fmt(m.shuffleRead?.fetchWaitTimeMs ?? 0)} ms); spills: ${m.spillCount ?? 0} (${mib(m.diskBytesSpilled)} on disk)`;
   console.log(
     `Shuffle (task metrics; what is read includes sortBy's sample job reading its parent once more): ${describe(metrics)}; on disk: ${mib(shuffle.bytes)} in ${shuffle.files} map outputs`,
   );
