@@ -1,4 +1,13 @@
-import { closeSync, mkdirSync, openSync, readdirSync, readSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  readSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { parseLines } from './blocks.js';
 
@@ -21,7 +30,13 @@ export function tempFile(dir: string, kind: TempKind, taskId: number): string {
   return join(dir, `temp_${kind}_${taskId}_${Math.random().toString(36).slice(2, 10)}`);
 }
 
-/** Deletes what is left of a task's temporary files; how many there were. */
+/**
+ * Deletes what is left of a task's temporary files, once the task has ended; how many there
+ * were. A thread ended under its task (killed, out of memory) leaves the files it had open open:
+ * descriptors belong to the process, and nothing in the thread closes them. Those are closed
+ * too (found in /proc/self/fd, on Linux), or the disk space of the files deleted stays taken
+ * until the executor exits.
+ */
 export function removeTaskTempFiles(dir: string, taskId: number): number {
   let names: string[];
   try {
@@ -30,13 +45,34 @@ export function removeTaskTempFiles(dir: string, taskId: number): number {
     return 0;
   }
   const mine = new RegExp(`^temp_[a-z]+_${taskId}_`);
-  let n = 0;
-  for (const name of names) {
-    if (!mine.test(name)) continue;
-    rmSync(join(dir, name), { force: true });
-    n++;
+  const paths = new Set(names.filter((name) => mine.test(name)).map((name) => join(dir, name)));
+  if (paths.size === 0) return 0;
+  closeDescriptorsOf(paths);
+  for (const p of paths) rmSync(p, { force: true });
+  return paths.size;
+}
+
+function closeDescriptorsOf(paths: ReadonlySet<string>): void {
+  let fds: string[];
+  try {
+    fds = readdirSync('/proc/self/fd');
+  } catch {
+    return;
   }
-  return n;
+  for (const fd of fds) {
+    let target: string;
+    try {
+      target = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      continue;
+    }
+    if (!paths.has(target)) continue;
+    try {
+      closeSync(Number(fd));
+    } catch {
+      // Closed meanwhile.
+    }
+  }
 }
 
 /**

@@ -3,7 +3,7 @@
  * characters, a truncated file detected, and a task's leftovers removed by its id alone.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { fstatSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -58,4 +58,11 @@ test("a task's leftovers are removed by its id, no other task's", () => {
   assert.equal(removeTaskTempFiles(dir, 12), 2);
   assert.deepEqual(readdirSync(dir).sort(), theirs.map((p) => p.slice(dir.length + 1)).sort());
   assert.equal(removeTaskTempFiles(join(dir, 'none'), 12), 0);
+});
+
+test('a file a dead thread left open is closed as it is removed', () => {
+  const p = tempFile(dir, 'agg', 77);
+  const fd = openSync(p, 'w');
+  assert.equal(removeTaskTempFiles(dir, 77), 1);
+  assert.throws(() => fstatSync(fd), /EBADF/);
 });
