@@ -136,8 +136,10 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
 
   /**
    * A reduce task's blocks are fetched here, in the executor's main thread, which has the RpcEnv,
-   * and go to the task thread with the task. A block that cannot be fetched or verified fails the
-   * task with FetchFailed, which the driver answers by recomputing that map output.
+   * and go to the task thread with the task: in memory while the executor's reduce tasks hold no
+   * more than wick.reducer.maxSizeFetchToMem in all, else in a file the task reads in chunks. A
+   * block that cannot be fetched or verified fails the task with FetchFailed, which the driver
+   * answers by recomputing that map output.
    */
   private async fetchThenLaunch(task: TaskDescription): Promise<void> {
     const src = task.source as Extract<TaskDescription['source'], { kind: 'shuffle' }>;
