@@ -15,13 +15,20 @@
  * checked against (a)'s (the same 20 counts, each word's count the same).
  * The text: lines of 12 words drawn from a vocabulary of 50,000 with a Zipf(1) law (seeded, so
  * every run counts the same file), generated once into the temp folder.
- * Printed beside the times: shuffle bytes written (the map outputs' data files on disk, summed
- * after the job) and read (the same blocks: each reducer fetches its block of each map output once;
- * there is no fetch counter yet), spills (none: Wick's shuffle does not spill yet), and each
- * executor's peak RSS (VmHWM) — at --small-mb too, in an application of its own, to show whether
- * memory grows with the input. Writes bench/results/wordcount.json.
+ * Printed beside the times, from the task metrics the driver hears (wc.addListener): shuffle
+ * bytes written and read, records, spills and bytes spilled; and each executor's peak RSS (VmHWM).
  *
- *   npm run bench -- wordcount [--mb 256] [--small-mb 64] [--rounds 1] [--partitions 8]
+ * The no-map-side-combine variant: the same count after `repartition(partitions)` of the lines
+ * (a shuffle of whole lines, which nothing combines: as large as the input), on executors of
+ * --executor-mb MiB (wick.executor.memory) with the default spill settings, at --small-mb and
+ * --mb in applications of their own: the shuffle is larger than the executors' memory at the
+ * larger size. Each executor's peak RSS should stay under a bound its settings give, whatever the
+ * input: its RSS once registered + wick.executor.memory (its task threads' heaps) + 2 ×
+ * wick.reducer.maxSizeFetchToMem (the blocks it holds in memory, in the main thread and copied to
+ * a task thread). Bytes read can pass bytes written: sortBy's sample job reads its parent's
+ * shuffle once more. Writes bench/results/wordcount.json.
+ *
+ *   npm run bench -- wordcount [--mb 256] [--small-mb 64] [--rounds 1] [--partitions 8] [--executor-mb 192]
  */
 import { execFileSync } from 'node:child_process';
 import {
@@ -37,7 +44,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { WickContext } from '../backend/app/index.js';
+import { addTaskMetrics, type TaskMetrics, type WickContext } from '../backend/app/index.js';
 import { setLogLevel } from '../backend/util/log.js';
 import { int } from './lib/args.js';
 import { runCommand } from './lib/command.js';
@@ -59,6 +66,7 @@ const { values: opts } = parseArgs({
     'small-mb': { type: 'string', default: '64' },
     rounds: { type: 'string', default: '1' },
     partitions: { type: 'string', default: '8' },
+    'executor-mb': { type: 'string', default: '192' },
   },
   strict: true,
 });
@@ -66,6 +74,7 @@ const mb = int('mb', opts.mb, 1, 8192);
 const smallMb = int('small-mb', opts['small-mb'], 1, 8192);
 const rounds = int('rounds', opts.rounds, 1, 20);
 const partitions = int('partitions', opts.partitions, 1, 10_000);
+const executorMb = int('executor-mb', opts['executor-mb'], 64, 65_536);
 
 type Top = [string, number][];
 
@@ -162,6 +171,30 @@ function wordCount(wc: WickContext, file: string): Promise<Top> {
     .take(20);
 }
 
+/** The count after a shuffle that combines nothing: the lines dealt out again (repartition). */
+function wordCountRepartitioned(wc: WickContext, file: string): Promise<Top> {
+  return wc
+    .textFile(file, partitions)
+    .repartition(partitions)
+    .flatMap((line: string) => line.split(/\s+/))
+    .filter((w) => w.length > 0)
+    .map((w): [string, number] => [w, 1])
+    .reduceByKey((a, b) => a + b)
+    .sortBy(([, n]) => n, false)
+    .take(20);
+}
+
+/** The job's result and the sum of its tasks' metrics (the driver's listener). */
+async function measured<T>(wc: WickContext, job: () => Promise<T>): Promise<[T, TaskMetrics]> {
+  const total: TaskMetrics = {};
+  const off = wc.addListener({ onTaskEnd: (e) => void addTaskMetrics(total, e.metrics) });
+  try {
+    return [await job(), total];
+  } finally {
+    off();
+  }
+}
+
 /** The same answer: the same 20 counts in order, and each word's count as (a) counted it. */
 function checkSame(what: string, top: Top, expected: Top): void {
   const counts = (t: Top) => t.map(([, n]) => n).join(',');
@@ -198,6 +231,14 @@ function peakRssMB(pid: number): number {
   return m ? Number(m[1]) / 1024 : Number.NaN;
 }
 
+function rssMB(pid: number): number {
+  const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+/** wick.reducer.maxSizeFetchToMem's default, in MiB (the variant leaves it). */
+const FETCH_TO_MEM_MB = 32;
+
 async function main(): Promise<void> {
   setLogLevel('WARN');
   console.log(`Generating ${mb} MiB and ${smallMb} MiB of text (once; kept in ${tmpdir()})…`);
@@ -214,7 +255,12 @@ async function main(): Promise<void> {
   const { url } = cluster.ready;
   const times = { single: [] as number[], sortUniq: [] as number[], wick: [] as number[] };
   let shuffle = { bytes: 0, files: 0 };
+  let metrics: TaskMetrics = {};
   const rss: Record<string, number[]> = {};
+  const variant: Record<
+    string,
+    { ms: number; metrics: TaskMetrics; rss: number[]; startRss: number[] }
+  > = {};
   try {
     for (const [label, file] of [
       ['small', small],
@@ -222,17 +268,19 @@ async function main(): Promise<void> {
     ] as const) {
       await waitForIdleCluster(url);
       const wc = await connect(url, `bench wordcount ${label}`, 2);
+      let expected: { ms: number; top: Top };
       try {
-        const expected = await singleProcess(file);
+        expected = await singleProcess(file);
         const before = shuffleBytes(localDir);
         const t0 = performance.now();
-        const top = await wordCount(wc, file);
+        const [top, m] = await measured(wc, () => wordCount(wc, file));
         const ms = performance.now() - t0;
         checkSame('Wick', top, expected.top);
         const after = shuffleBytes(localDir);
         rss[label] = executorPids(wc.appId).map(peakRssMB);
         if (label === 'big') {
           shuffle = { bytes: after.bytes - before.bytes, files: after.files - before.files };
+          metrics = m;
           times.wick.push(ms);
           times.single.push(expected.ms);
           for (let r = 1; r < rounds; r++) {
@@ -249,6 +297,21 @@ async function main(): Promise<void> {
         }
       } finally {
         await wc.stop();
+      }
+      // The variant, in an application of its own whose executors have executorMb MiB.
+      await waitForIdleCluster(url);
+      const vc = await connect(url, `bench wordcount repartitioned ${label}`, 2, {
+        'wick.executor.memory': `${executorMb}m`,
+      });
+      try {
+        const startRss = executorPids(vc.appId).map(rssMB);
+        const t0 = performance.now();
+        const [top, m] = await measured(vc, () => wordCountRepartitioned(vc, file));
+        const ms = performance.now() - t0;
+        checkSame('Wick (repartitioned)', top, expected.top);
+        variant[label] = { ms, metrics: m, rss: executorPids(vc.appId).map(peakRssMB), startRss };
+      } finally {
+        await vc.stop();
       }
     }
   } finally {
@@ -271,25 +334,54 @@ async function main(): Promise<void> {
     ],
   );
   const fmtRss = (xs: number[] | undefined) => (xs ?? []).map((x) => `${fmt(x)} MiB`).join(', ');
+  const mib = (b: number | undefined) => `${fmt((b ?? 0) / 2 ** 20, 1)} MiB`;
+  const read = (m: TaskMetrics) =>
+    (m.shuffleRead?.localBytesRead ?? 0) + (m.shuffleRead?.remoteBytesRead ?? 0);
+  const describe = (m: TaskMetrics) =>
+    `${mib(m.shuffleWrite?.bytesWritten)} written (${fmt(m.shuffleWrite?.recordsWritten ?? 0)} records), ${mib(read(m))} read (${mib(m.shuffleRead?.remoteBytesReadToDisk)} of the remote bytes fetched to disk, fetch wait ${fmt(m.shuffleRead?.fetchWaitTimeMs ?? 0)} ms); spills: ${m.spillCount ?? 0} (${mib(m.diskBytesSpilled)} on disk)`;
   console.log(
-    `Shuffle: ${fmt(shuffle.bytes / 2 ** 20, 1)} MiB written in ${shuffle.files} map outputs, the same read (each block once); spills: 0 (no spill yet)`,
+    `Shuffle (task metrics; what is read includes sortBy's sample job reading its parent once more): ${describe(metrics)}; on disk: ${mib(shuffle.bytes)} in ${shuffle.files} map outputs`,
   );
   console.log(
     `Peak RSS per executor: ${smallMb} MiB input ${fmtRss(rss.small)}; ${mb} MiB input ${fmtRss(rss.big)}`,
+  );
+  let allUnder = true;
+  for (const [label, v] of Object.entries(variant)) {
+    const bounds = v.startRss.map((r) => r + executorMb + 2 * FETCH_TO_MEM_MB);
+    const under = v.rss.every((r, i) => r <= (bounds[i] as number));
+    allUnder &&= under;
+    console.log(
+      `No map-side combine (repartition(${partitions}) of the lines first), ${label === 'big' ? mb : smallMb} MiB input, executors of ${executorMb} MiB: ${fmt(v.ms)} ms; ${describe(v.metrics)}; RSS once registered ${fmtRss(v.startRss)}, peak ${fmtRss(v.rss)}, bound ${fmtRss(bounds)}: ${under ? 'under' : 'NOT under'}`,
+    );
+  }
+  console.log(
+    `No map-side combine: peak RSS ${allUnder ? 'under' : 'NOT under'} the bound at both sizes (RSS once registered + wick.executor.memory ${executorMb} MiB + 2 × wick.reducer.maxSizeFetchToMem ${FETCH_TO_MEM_MB} MiB)`,
   );
   console.log(
     `Goal vsSingleProcess ≤ ${GOAL_VS_SINGLE}: ${ratios.vsSingleProcess <= GOAL_VS_SINGLE ? 'met' : 'NOT met'}; vsSortUniq < 1: ${ratios.vsSortUniq < 1 ? 'met' : 'NOT met'}. Load: ${machineLoad()}`,
   );
   const figures: Record<string, number> = {
     wickMs: round(wick, 1),
-    shuffleBytesWritten: shuffle.bytes,
-    shuffleBytesRead: shuffle.bytes,
-    spills: 0,
+    shuffleBytesWritten: metrics.shuffleWrite?.bytesWritten ?? 0,
+    shuffleBytesRead: read(metrics),
+    shuffleBytesOnDisk: shuffle.bytes,
+    spills: metrics.spillCount ?? 0,
     partitions,
     inputMiB: mb,
+    'noCombine.executorMiB': executorMb,
   };
   for (const [label, xs] of Object.entries(rss))
     for (const [i, x] of xs.entries()) figures[`peakRssMiB.${label}.executor${i}`] = round(x, 1);
+  for (const [label, v] of Object.entries(variant)) {
+    figures[`noCombine.${label}.ms`] = round(v.ms, 1);
+    figures[`noCombine.${label}.shuffleBytesWritten`] = v.metrics.shuffleWrite?.bytesWritten ?? 0;
+    figures[`noCombine.${label}.shuffleBytesRead`] = read(v.metrics);
+    figures[`noCombine.${label}.spills`] = v.metrics.spillCount ?? 0;
+    for (const [i, x] of v.rss.entries())
+      figures[`noCombine.${label}.peakRssMiB.executor${i}`] = round(x, 1);
+    for (const [i, x] of v.startRss.entries())
+      figures[`noCombine.${label}.startRssMiB.executor${i}`] = round(x, 1);
+  }
   const path = writeResults('wordcount', {
     figures,
     baseline: { singleProcessMs: round(single, 1), sortUniqMs: round(su, 1) },

@@ -1,7 +1,9 @@
 /** What an application imports: `import { WickContext } from 'wick'`. */
 
 export { ClosureError } from './closure.js';
+export type { TaskEnd, WickListener } from './driver/listener.js';
 export { RDD } from './driver/RDD.js';
 export { JobFailedError } from './driver/TaskScheduler.js';
 export { WickContext, type WickContextOptions } from './driver/WickContext.js';
+export { addTaskMetrics, type TaskMetrics } from './task/metrics.js';
 export { WickFiles } from './WickFiles.js';

@@ -10,4 +10,5 @@ import './deploy.js';
 import './master.js';
 import './reverseProxy.js';
 import './rpc.js';
+import './shuffle.js';
 import './worker.js';

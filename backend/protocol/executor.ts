@@ -313,6 +313,49 @@ export function boundedTaskError(e: TaskError): TaskError {
   return out;
 }
 
+/**
+ * What a task measured of its shuffle I/O (Spark's TaskMetrics: ShuffleWriteMetrics,
+ * ShuffleReadMetrics, memory/disk bytes spilled), sent with its end. Every group and field is
+ * optional: a task reports what it did, and an executor in another language may report nothing.
+ */
+export const TaskMetrics = Type.Object(
+  {
+    shuffleWrite: Type.Optional(
+      Type.Object(
+        {
+          bytesWritten: TaskCounter,
+          recordsWritten: TaskCounter,
+        },
+        {
+          additionalProperties: false,
+          description: "A map task's output: data file bytes, records",
+        },
+      ),
+    ),
+    shuffleRead: Type.Optional(
+      Type.Object(
+        {
+          localBytesRead: TaskCounter,
+          remoteBytesRead: TaskCounter,
+          remoteBytesReadToDisk: TaskCounter,
+          recordsRead: TaskCounter,
+          fetchWaitTimeMs: Type.Number({ minimum: 0, maximum: MAX_COUNTER }),
+        },
+        {
+          additionalProperties: false,
+          description:
+            "A reduce task's fetch: bytes of blocks this executor wrote (local) and of others' (remote), those fetched to a file rather than memory, records parsed, and the time the task waited for its blocks",
+        },
+      ),
+    ),
+    spillCount: Type.Optional(TaskCounter),
+    memoryBytesSpilled: Type.Optional(TaskCounter),
+    diskBytesSpilled: Type.Optional(TaskCounter),
+  },
+  { additionalProperties: false },
+);
+export type TaskMetrics = Static<typeof TaskMetrics>;
+
 // Executor → Driver
 
 const e2d = boundary('Executor → Driver', 'executor', 'driver');
@@ -350,6 +393,7 @@ export const StatusUpdate = defineMessage(
     result: Type.Optional(Type.Unknown()),
     error: Type.Optional(TaskError),
     durationMs: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_COUNTER })),
+    metrics: Type.Optional(TaskMetrics),
   },
 );
 

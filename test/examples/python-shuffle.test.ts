@@ -420,10 +420,12 @@ print(json.dumps([[canonical_json(r) for r in shuffle_records(s, blocks)] for s 
     const js: string[] = [];
     emitShuffle(
       src,
-      blocks,
+      { blocks },
       fn,
       (r) => js.push(canonicalJson(r)),
       () => false,
+      // Far above these blocks: the reducer's in-memory path, as the Python one has.
+      { dir: tmpdir(), taskId: 0, threshold: 1 << 30, metrics: {} },
     );
     assert.ok(js.length >= 10, `records of source ${i}`);
     // Without a sort the order of the keys is each reducer's own; with one it is the key order.

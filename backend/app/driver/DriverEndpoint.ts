@@ -30,6 +30,7 @@ import {
 } from '../../shared/outOfMemory.js';
 import { ExecutorData } from './ExecutorData.js';
 import { UnregisteredExits } from './executorFailure.js';
+import type { TaskEnd } from './listener.js';
 import { ReviveOffers } from './messages.js';
 import { firstWriteSize, queueSlots, takeBack } from './prefetch.js';
 import { TaskDurations } from './TaskDurations.js';
@@ -86,6 +87,8 @@ export class DriverEndpoint extends RpcEndpoint {
   onExecutorRegistered: (executorId: string) => void = () => {};
   /** A registered executor is gone (its map outputs with it: the DAGScheduler's to know). */
   onExecutorRemoved: (executorId: string) => void = () => {};
+  /** Told of each task's end, before the scheduler acts on it (WickContext's listeners). */
+  onTaskEnd: (event: TaskEnd) => void = () => {};
 
   constructor(
     private readonly conf: WickConf,
@@ -341,6 +344,15 @@ export class DriverEndpoint extends RpcEndpoint {
   private statusUpdate(m: MessageOf<typeof StatusUpdate>): void {
     const executor = this.registered.get(m.executorId);
     if (m.state === 'LAUNCHING' || m.state === 'RUNNING') return;
+    const jobId = this.scheduler.jobOf(m.taskId);
+    this.onTaskEnd({
+      taskId: m.taskId,
+      ...(jobId !== undefined ? { jobId } : {}),
+      executorId: m.executorId,
+      state: m.state,
+      ...(m.durationMs !== undefined ? { durationMs: m.durationMs } : {}),
+      ...(m.metrics ? { metrics: m.metrics } : {}),
+    });
     // As Spark's: any end frees what the task held, even when its job is gone (aborted meanwhile,
     // its tasks killed), or the executor's cores would stay taken for good.
     executor?.ended(m.taskId, this.now());

@@ -352,13 +352,17 @@ export class RDD<T> {
       const parts = this.numPartitions;
       const sampleSize = Math.min(20 * n(), 1_000_000);
       const perPartition = Math.ceil((3 * sampleSize) / Math.max(1, parts));
-      const sample = await this.narrow<K>(
-        'mapPartitions',
-        builtin(
-          '(xs, env) => { const k = env.k; if (xs.length <= k) return xs.map((p) => p[0]); const out = []; for (let i = 0; i < k; i++) out.push(xs[Math.floor((i * xs.length) / k)][0]); return out; }',
+      // A reservoir of each partition's keys (Algorithm R), streamed: a partition (a shuffle's
+      // reducer, say) need not fit in memory to be sampled.
+      const reservoirs = (await this.narrow<K>('map', builtin('(p) => p[0]')).run({
+        kind: 'aggregate',
+        zero: { n: 0, s: [] },
+        seqOp: builtin(
+          '(acc, key, env) => { acc.n++; if (acc.s.length < env.k) acc.s.push(key); else { const j = Math.floor(Math.random() * acc.n); if (j < env.k) acc.s[j] = key; } return acc; }',
           { k: perPartition },
         ),
-      ).collect();
+      })) as { n: number; s: K[] }[];
+      const sample = reservoirs.flatMap((r) => r.s);
       return { kind: 'range', bounds: rangeBounds(sample, n()), ascending };
     });
     return this.shuffle<[K, V]>({ numPartitions: n, partitioner, ascending });

@@ -23,6 +23,7 @@ import { DriverEndpoint, type ShippedApp } from './DriverEndpoint.js';
 import { chooseDriverAddress, routeToMasters } from './driverAddress.js';
 import { driverAuth } from './driverAuth.js';
 import { reportToLauncher } from './launcherReport.js';
+import type { WickListener } from './listener.js';
 import { RDD } from './RDD.js';
 import { DAGScheduler } from './scheduler/DAGScheduler.js';
 import { once, type RddPlan } from './scheduler/plan.js';
@@ -60,6 +61,7 @@ export class WickContext {
   private keepAlive: NodeJS.Timeout | undefined;
   private readonly onBeforeExit = () => void this.stop();
   private nextShuffleId = 0;
+  private readonly listeners = new Set<WickListener>();
   /** @internal Cuts jobs into stages and keeps the application's shuffle outputs. */
   readonly dagScheduler: DAGScheduler;
   /**
@@ -97,6 +99,15 @@ export class WickContext {
       { info: (t) => log.info(t), warn: (t) => log.warn(t) },
     );
     driver.onExecutorRemoved = (id) => this.dagScheduler.executorLost(id);
+    driver.onTaskEnd = (e) => {
+      for (const l of [...this.listeners]) {
+        try {
+          l.onTaskEnd?.(e);
+        } catch (err) {
+          log.warn(`A listener's onTaskEnd threw: ${(err as Error).stack ?? String(err)}`);
+        }
+      }
+    };
     process.once('exit', this.onExit);
     WickContext.running.add(this);
   }
@@ -110,6 +121,15 @@ export class WickContext {
   static async failAll(err: unknown, killed = false): Promise<void> {
     const failure = describeFailure(err);
     await Promise.all([...WickContext.running].map((wc) => wc.end(failure, killed)));
+  }
+
+  /**
+   * Listens to the application's events (Spark's SparkContext.addSparkListener): each task's
+   * end with its metrics. Returns what removes it.
+   */
+  addListener(listener: WickListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   get appId(): string {

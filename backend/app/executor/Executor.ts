@@ -324,9 +324,16 @@ export class Executor {
     const durationMs = m.durationMs;
     this.taskMs += DURATION_EWMA_WEIGHT * (durationMs - this.taskMs);
     const name = taskName(task);
+    const metrics = m.outcome.metrics ? { metrics: m.outcome.metrics } : {};
     if (m.outcome.ok) {
       this.report(
-        { taskId: task.taskId, state: 'FINISHED', result: m.outcome.result, durationMs },
+        {
+          taskId: task.taskId,
+          state: 'FINISHED',
+          result: m.outcome.result,
+          durationMs,
+          ...metrics,
+        },
         `${stamp()} INFO Executor: Finished ${name} in ${durationMs.toFixed(0)} ms\n`,
       );
     } else {
@@ -334,7 +341,7 @@ export class Executor {
       process.stderr.write(
         `${stamp()} ERROR Executor: Exception in ${name}\n${e.stack ?? e.message}\n`,
       );
-      this.report({ taskId: task.taskId, state: 'FAILED', error: e, durationMs });
+      this.report({ taskId: task.taskId, state: 'FAILED', error: e, durationMs, ...metrics });
     }
   }
 

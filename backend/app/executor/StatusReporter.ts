@@ -1,4 +1,4 @@
-import type { TaskError } from '../../protocol/executor.js';
+import type { TaskError, TaskMetrics } from '../../protocol/executor.js';
 
 export interface TaskReport {
   taskId: number;
@@ -6,6 +6,7 @@ export interface TaskReport {
   result?: unknown;
   error?: TaskError;
   durationMs?: number;
+  metrics?: TaskMetrics;
 }
 
 /** How the reporter waits; tests pass their own so that nothing sleeps. */

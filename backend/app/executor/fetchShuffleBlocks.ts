@@ -1,3 +1,4 @@
+import { open } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { bytesOf } from '../../protocol/base64.js';
 import type { PartitionSource, ShuffleBlockRef } from '../../protocol/executor.js';
@@ -35,14 +36,71 @@ export async function fetchShuffleBlocks(
   timeoutMs?: number,
 ): Promise<Uint8Array[]> {
   const out: Uint8Array[] = new Array(blocks.length);
+  await eachBlock(blocks, async (b, i) => {
+    const data = Buffer.alloc(b.size);
+    await fetchOne(
+      env,
+      shuffleId,
+      reduceId,
+      b,
+      (chunk, at) => void chunk.copy(data, at),
+      timeoutMs,
+    );
+    out[i] = data;
+  });
+  return out;
+}
+
+/**
+ * The same, into one file: the blocks one after another in their order, each written at its
+ * place as its chunks come (so at most PARALLEL chunks are in memory). A reader parses the file
+ * as one stream: every block ends with a newline.
+ */
+export async function fetchShuffleBlocksToFile(
+  env: RpcEnv,
+  shuffleId: number,
+  reduceId: number,
+  blocks: readonly ShuffleBlockRef[],
+  path: string,
+  timeoutMs?: number,
+): Promise<number> {
+  const starts: number[] = [];
+  let total = 0;
+  for (const b of blocks) {
+    starts.push(total);
+    total += b.size;
+  }
+  const fh = await open(path, 'w');
+  try {
+    await eachBlock(blocks, async (b, i) => {
+      const base = starts[i] as number;
+      const writes: Promise<unknown>[] = [];
+      await fetchOne(
+        env,
+        shuffleId,
+        reduceId,
+        b,
+        (chunk, at) => void writes.push(fh.write(chunk, 0, chunk.length, base + at)),
+        timeoutMs,
+      );
+      await Promise.all(writes);
+    });
+  } finally {
+    await fh.close();
+  }
+  return total;
+}
+
+async function eachBlock(
+  blocks: readonly ShuffleBlockRef[],
+  fetch: (b: ShuffleBlockRef, i: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const work = async () => {
-    for (let i = next++; i < blocks.length; i = next++) {
-      out[i] = await fetchOne(env, shuffleId, reduceId, blocks[i] as ShuffleBlockRef, timeoutMs);
-    }
+    for (let i = next++; i < blocks.length; i = next++)
+      await fetch(blocks[i] as ShuffleBlockRef, i);
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL, blocks.length) }, work));
-  return out;
 }
 
 async function fetchOne(
@@ -50,12 +108,13 @@ async function fetchOne(
   shuffleId: number,
   reduceId: number,
   b: ShuffleBlockRef,
+  onChunk: (chunk: Buffer, offset: number) => void,
   timeoutMs?: number,
-): Promise<Uint8Array> {
+): Promise<void> {
   const name = `shuffle_${shuffleId}_${b.mapId}_${reduceId} from executor ${b.executorId} (${b.location})`;
-  if (b.size === 0) return new Uint8Array(0);
-  const data = Buffer.alloc(b.size);
+  if (b.size === 0) return;
   let offset = 0;
+  let crc = 0;
   try {
     const ref = env.endpointRef({ address: b.location, name: SHUFFLE_ENDPOINT });
     while (offset < b.size) {
@@ -73,13 +132,14 @@ async function fetchOne(
       if (reply.size !== b.size || chunk.length === 0 || offset + chunk.length > b.size) {
         throw new Error(`its size is ${reply.size} bytes on the server, ${b.size} expected`);
       }
-      chunk.copy(data, offset);
+      onChunk(chunk, offset);
+      crc = crc32(chunk, crc);
       offset += chunk.length;
     }
   } catch (err) {
     throw new FetchFailedError(`Failed to fetch ${name}: ${(err as Error).message}`, shuffleId, b);
   }
-  const got = crc32(data) >>> 0;
+  const got = crc >>> 0;
   if (got !== b.crc32) {
     throw new FetchFailedError(
       `Block ${name} is corrupt: its CRC-32 is ${got}, ${b.crc32} expected`,
@@ -87,7 +147,6 @@ async function fetchOne(
       b,
     );
   }
-  return data;
 }
 
 /**

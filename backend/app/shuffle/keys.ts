@@ -134,6 +134,12 @@ export class KeyMap<E> {
     return this.strings.size + this.numbers.size + this.others.size;
   }
 
+  clear(): void {
+    this.strings.clear();
+    this.numbers.clear();
+    this.others.clear();
+  }
+
   *values(): IterableIterator<E> {
     yield* this.strings.values();
     yield* this.numbers.values();

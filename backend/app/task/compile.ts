@@ -18,6 +18,8 @@ export interface TaskPlace {
   /** host:port of this executor's shuffle block server, for its map tasks' MapStatus. */
   shuffleLocation?: string;
   executorId?: string;
+  /** wick.shuffle.spill.memoryThreshold, in bytes: when a task's shuffle buffers spill. */
+  spillThreshold?: number;
 }
 
 type Compiled = (...args: unknown[]) => unknown;

@@ -2,7 +2,7 @@
 // shortcut must agree element for element, and a property test checks them side by side; kept
 // together so that a change to one is made next to the other.
 import { open } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { basename } from 'node:path';
 import vm from 'node:vm';
 import type {
@@ -10,13 +10,23 @@ import type {
   PartitionAction,
   PartitionSource,
   TaskDescription,
+  TaskMetrics,
 } from '../../protocol/executor.js';
+import { spillDirOf } from '../shuffle/spillFiles.js';
 import type { FunctionCompiler, TaskPlace } from './compile.js';
-import { emitShuffle } from './shuffleRead.js';
-import { shuffleWriter } from './shuffleWrite.js';
+import { emitShuffle, type ShuffleInput } from './shuffleRead.js';
+import { DEFAULT_SPILL_THRESHOLD, shuffleWriter } from './shuffleWrite.js';
+import type { SpillContext } from './spillContext.js';
 
-/** A reduce task as the executor hands it to a thread: with its fetched shuffle blocks. */
-export type TaskWithBlocks = TaskDescription & { shuffleBlocks?: Uint8Array[] };
+/**
+ * A reduce task as the executor hands it to a thread: with its fetched shuffle blocks, in memory
+ * or in a file (wick.reducer.maxSizeFetchToMem), and what the fetch measured.
+ */
+export type TaskWithBlocks = TaskDescription & {
+  /** One per shuffle read of its source (a coalesced partition's parts may have several), in order. */
+  shuffleInputs?: ShuffleInput[];
+  fetchMetrics?: NonNullable<TaskMetrics['shuffleRead']>;
+};
 
 /**
  * Runs one task: streams its partition's elements through the transformations into the action,
@@ -24,8 +34,14 @@ export type TaskWithBlocks = TaskDescription & { shuffleBlocks?: Uint8Array[] };
  * runs at close to the speed of a hand-written loop. Returns the action's per-partition result;
  * the driver combines the partitions'.
  */
-export async function runTask(task: TaskDescription, compiler: FunctionCompiler): Promise<unknown> {
+export async function runTask(
+  task: TaskDescription,
+  compiler: FunctionCompiler,
+  metrics: TaskMetrics = {},
+): Promise<unknown> {
   await compiler.prepare(task);
+  const fetched = (task as TaskWithBlocks).fetchMetrics;
+  if (fetched) metrics.shuffleRead = { ...fetched };
   const loop = pipelineLoop(task, compiler);
   if (loop) return loop();
   const fn = (spec: FunctionSpec) => {
@@ -33,42 +49,47 @@ export async function runTask(task: TaskDescription, compiler: FunctionCompiler)
     const env = spec.env;
     return env === undefined ? f : (...args: unknown[]) => f(...args, env);
   };
-  const finish = action(task.action, fn, task, compiler.place);
-  await pushPartition(
-    task.source,
-    task.transformations,
-    (task as TaskWithBlocks).shuffleBlocks,
-    finish.push,
-    finish.stopped,
+  const finish = action(task.action, fn, task, compiler.place, metrics);
+  const ctx = spillContext(task, compiler.place, metrics);
+  const inputs = [...((task as TaskWithBlocks).shuffleInputs ?? [])];
+  await pushPartition(task.source, task.transformations, inputs, finish.push, finish.stopped, {
     fn,
-  );
+    ctx,
+  });
   return finish.result();
+}
+
+interface Run {
+  fn: (spec: FunctionSpec) => Fn;
+  ctx: SpillContext;
 }
 
 /**
  * Streams one partition's elements through its transformations into `sink`: the task's, or one
  * parent partition of a coalesced partition (each has its own source and transformations).
+ * `inputs` are the fetched shuffle inputs not read yet, in the order of the shuffle reads.
  */
 async function pushPartition(
   source: PartitionSource,
   transformations: readonly T[],
-  blocks: Uint8Array[] | undefined,
+  inputs: ShuffleInput[],
   sink: (v: unknown) => void,
   stopped: () => boolean,
-  fn: (spec: FunctionSpec) => Fn,
+  run: Run,
 ): Promise<void> {
+  const { fn } = run;
   // mapPartitions needs the whole partition: split the pipeline there.
   const stages = splitAtMapPartitions(transformations);
   if (stages.mapPartitions.length === 0) {
     let push = sink;
     for (const t of [...stages.after].reverse()) push = compose(t.kind, fn(t.fn), push);
-    await emit(source, push, { stopped }, fn, blocks);
+    await emit(source, push, stopped, inputs, run);
     return;
   }
   let elements: unknown[] = [];
   let pushAll: (v: unknown) => void = (v) => elements.push(v);
   for (const t of [...stages.before].reverse()) pushAll = compose(t.kind, fn(t.fn), pushAll);
-  await emit(source, pushAll, { stopped: () => false }, fn, blocks);
+  await emit(source, pushAll, () => false, inputs, run);
   const last = stages.mapPartitions.length - 1;
   for (const [i, mp] of stages.mapPartitions.entries()) {
     const out = (await fn(mp.fn)(elements)) as Iterable<unknown>;
@@ -315,15 +336,26 @@ interface Finish {
   stopped: () => boolean;
 }
 
+function spillContext(task: TaskDescription, place: TaskPlace, metrics: TaskMetrics): SpillContext {
+  return {
+    // Without a shuffle dir (a test's thread) a spill goes to the temp folder.
+    dir: spillDirOf(place.shuffleDir ?? tmpdir()),
+    taskId: task.taskId,
+    threshold: place.spillThreshold ?? DEFAULT_SPILL_THRESHOLD,
+    metrics,
+  };
+}
+
 function action(
   a: PartitionAction,
   fn: (spec: FunctionSpec) => (...args: unknown[]) => unknown,
   task: TaskDescription,
   place: TaskPlace,
+  metrics: TaskMetrics,
 ): Finish {
   switch (a.kind) {
     case 'shuffleWrite':
-      return shuffleWriter(a, task, place, fn);
+      return shuffleWriter(a, task, place, fn, metrics);
     case 'collect': {
       const out: unknown[] = [];
       return { push: (v) => out.push(v), result: () => out, stopped: () => false };
@@ -385,29 +417,24 @@ function action(
 async function emit(
   src: PartitionSource,
   push: (v: unknown) => void,
-  finish: Pick<Finish, 'stopped'>,
-  fn: (spec: FunctionSpec) => (...args: unknown[]) => unknown,
-  blocks: Uint8Array[] | undefined,
+  stopped: () => boolean,
+  inputs: ShuffleInput[],
+  run: Run,
 ): Promise<void> {
+  const finish = { stopped };
   switch (src.kind) {
-    case 'coalesced': {
-      // The executor fetched the blocks of every shuffle part, one part after another.
-      let at = 0;
+    case 'coalesced':
       for (const part of src.parts) {
-        let own: Uint8Array[] | undefined;
-        if (part.source.kind === 'shuffle') {
-          own = blocks?.slice(at, at + part.source.blocks.length);
-          at += part.source.blocks.length;
-        }
-        await pushPartition(part.source, part.transformations, own, push, finish.stopped, fn);
-        if (finish.stopped()) return;
+        await pushPartition(part.source, part.transformations, inputs, push, stopped, run);
+        if (stopped()) return;
       }
       return;
-    }
-    case 'shuffle':
-      if (!blocks) throw new Error('A shuffle reduce task came without its fetched blocks');
-      emitShuffle(src, blocks, fn, push, finish.stopped);
+    case 'shuffle': {
+      const input = inputs.shift();
+      if (!input) throw new Error('A shuffle reduce task came without its fetched blocks');
+      emitShuffle(src, input, run.fn, push, stopped, run.ctx);
       return;
+    }
     case 'array':
       for (const v of src.data) {
         push(v);

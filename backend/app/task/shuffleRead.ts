@@ -1,6 +1,11 @@
 import type { Aggregator, PartitionSource } from '../../protocol/executor.js';
 import { parseBlock } from '../shuffle/blocks.js';
-import { compareKeys, KeyMap } from '../shuffle/keys.js';
+import { compareKeys } from '../shuffle/keys.js';
+import { readRecordFile } from '../shuffle/spillFiles.js';
+import { ExternalAppendOnlyMap } from './externalAggregator.js';
+import { ExternalSorter } from './externalSorter.js';
+import { noteRecordsRead } from './metrics.js';
+import type { SpillContext } from './spillContext.js';
 
 type ShuffleSource = Extract<PartitionSource, { kind: 'shuffle' }>;
 type Fn = (...args: unknown[]) => unknown;
@@ -24,58 +29,89 @@ export function combinersOf(a: Aggregator, fn: (spec: Aggregator['mergeValue']) 
   return { createCombiner, mergeValue, mergeCombiners };
 }
 
+/** A reduce task's fetched blocks: in memory, or in one file one after another (fetched to disk). */
+export type ShuffleInput = { blocks: readonly Uint8Array[] } | { file: string; bytes: number };
+
+/** Thrown by a record visitor to stop reading (the action needs no more). */
+const STOP = Symbol('stop');
+
 /**
  * A reducer's elements (Spark's BlockStoreShuffleReader): the records of every map output's
  * block, combined per key when the shuffle has an aggregator (combiners from map-side combine
  * merged with mergeCombiners, else values folded with createCombiner / mergeValue), and sorted
- * by key for sortByKey. Returns false when the action stopped early.
+ * by key for sortByKey. Blocks fetched to a file are read from it a chunk at a time; the
+ * aggregation and the sort spill past the threshold (ExternalAppendOnlyMap, ExternalSorter), so a
+ * reducer needs no more than about the threshold of memory for its records; a read that neither
+ * aggregates nor sorts streams straight into the task's pipeline.
  */
 export function emitShuffle(
   src: ShuffleSource,
-  blocks: readonly Uint8Array[],
+  input: ShuffleInput,
   fn: (spec: Aggregator['mergeValue']) => Fn,
   push: (v: unknown) => void,
   stopped: () => boolean,
+  ctx: SpillContext,
 ): void {
-  if (blocks.length !== src.blocks.length) {
+  if ('blocks' in input && input.blocks.length !== src.blocks.length) {
     throw new Error(
-      `Shuffle ${src.shuffleId} reducer ${src.reduceId}: ${blocks.length} blocks fetched, ${src.blocks.length} expected`,
+      `Shuffle ${src.shuffleId} reducer ${src.reduceId}: ${input.blocks.length} blocks fetched, ${src.blocks.length} expected`,
     );
   }
-  let out: unknown[] | undefined;
-  if (src.aggregator) {
-    const c = combinersOf(src.aggregator, fn);
-    const byKey = new KeyMap<[unknown, unknown]>();
-    const merge = src.mapSideCombine ? c.mergeCombiners : c.mergeValue;
-    const create = src.mapSideCombine ? (x: unknown) => x : c.createCombiner;
-    for (const b of blocks) {
-      parseBlock(b, (r) => {
-        const [k, v] = r as [unknown, unknown];
-        const had = byKey.get(k);
-        if (had) had[1] = merge(had[1], v);
-        else byKey.set(k, [k, create(v)]);
-      });
+  const records = (visit: (r: unknown, length: number) => void): void => {
+    let n = 0;
+    try {
+      if ('file' in input) n = readRecordFile(input.file, visit);
+      else for (const b of input.blocks) n += parseBlock(b, visit);
+    } catch (err) {
+      if (err !== STOP) throw err;
+    } finally {
+      noteRecordsRead(ctx.metrics, n);
     }
-    out = [...byKey.values()];
-  } else if (src.ascending !== undefined) {
-    out = [];
-    const all = out;
-    for (const b of blocks) parseBlock(b, (r) => all.push(r));
-  }
-  if (out === undefined) {
-    for (const b of blocks) {
-      parseBlock(b, (r) => {
-        if (!stopped()) push(r);
-      });
-    }
-    return;
-  }
-  if (src.ascending !== undefined) {
-    const sign = src.ascending ? 1 : -1;
-    out.sort((x, y) => sign * compareKeys((x as unknown[])[0], (y as unknown[])[0]));
-  }
-  for (const r of out) {
+  };
+  const sorter =
+    src.ascending !== undefined
+      ? new ExternalSorter(
+          src.ascending
+            ? (x, y) => compareKeys((x as unknown[])[0], (y as unknown[])[0])
+            : (x, y) => compareKeys((y as unknown[])[0], (x as unknown[])[0]),
+          ctx,
+        )
+      : undefined;
+  const out = (r: unknown): boolean => {
     push(r);
-    if (stopped()) return;
+    return stopped();
+  };
+  try {
+    if (src.aggregator) {
+      const c = combinersOf(src.aggregator, fn);
+      const map = src.mapSideCombine
+        ? new ExternalAppendOnlyMap((x) => x, c.mergeCombiners, c.mergeCombiners, ctx)
+        : new ExternalAppendOnlyMap(c.createCombiner, c.mergeValue, c.mergeCombiners, ctx);
+      try {
+        records((r) => {
+          const [k, v] = r as [unknown, unknown];
+          map.insert(k, v);
+        });
+        if (sorter)
+          map.drain((e) => {
+            sorter.insert(e, JSON.stringify(e).length);
+            return false;
+          });
+        else map.drain(out);
+      } finally {
+        map.remove();
+      }
+    } else if (sorter) {
+      records((r, length) => sorter.insert(r, length));
+    } else {
+      records((r) => {
+        push(r);
+        if (stopped()) throw STOP;
+      });
+      return;
+    }
+    sorter?.drain(out);
+  } finally {
+    sorter?.remove();
   }
 }

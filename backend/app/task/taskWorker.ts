@@ -1,5 +1,5 @@
 import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
-import type { TaskDescription, TaskError } from '../../protocol/executor.js';
+import type { TaskDescription, TaskError, TaskMetrics } from '../../protocol/executor.js';
 import { setFilesDir } from '../WickFiles.js';
 import { FunctionCompiler, type TaskPlace } from './compile.js';
 import { runTask } from './runTask.js';
@@ -16,7 +16,10 @@ export interface TaskRequest {
   task: TaskDescription;
 }
 
-export type TaskOutcome = { ok: true; result: unknown } | { ok: false; error: TaskError };
+/** A task's end, with what it measured (absent when it measured nothing: most tasks). */
+export type TaskOutcome = ({ ok: true; result: unknown } | { ok: false; error: TaskError }) & {
+  metrics?: TaskMetrics;
+};
 
 /**
  * Tasks for one thread, run one after another (the `runBatch` export), to which the executor may
@@ -79,10 +82,12 @@ function compilerFor(place: TaskPlace): FunctionCompiler {
 }
 
 async function runOne(task: TaskDescription, c: FunctionCompiler): Promise<TaskOutcome> {
+  const metrics: TaskMetrics = {};
+  const measured = () => (Object.keys(metrics).length > 0 ? { metrics } : {});
   try {
-    return { ok: true, result: await runTask(task, c) };
+    return { ok: true, result: await runTask(task, c, metrics), ...measured() };
   } catch (err) {
-    return { ok: false, error: taskError(err) };
+    return { ok: false, error: taskError(err), ...measured() };
   }
 }
 

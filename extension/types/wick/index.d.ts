@@ -1,8 +1,64 @@
 // Written by scripts/types.mjs (npm run types): do not edit.
 // The API of `import { WickContext } from 'wick'`.
 
+declare const TaskStates: readonly [
+	"LAUNCHING",
+	"RUNNING",
+	"FINISHED",
+	"FAILED",
+	"KILLED",
+	"LOST"
+];
+export type TaskState = (typeof TaskStates)[number];
 export declare class ClosureError extends Error {
 	constructor(message: string);
+}
+/**
+ * What a task measured (Spark's TaskMetrics), as StatusUpdate.metrics carries it: written out
+ * here as a plain interface, for the driver program's types (it names no schema library).
+ */
+export interface TaskMetrics {
+	/** A map task's output: its data file's bytes and records. */
+	shuffleWrite?: {
+		bytesWritten: number;
+		recordsWritten: number;
+	};
+	/**
+	 * A reduce task's input: bytes of blocks its own executor wrote (local) and others' (remote),
+	 * those fetched to a file rather than memory, records parsed, and how long it waited for them.
+	 */
+	shuffleRead?: {
+		localBytesRead: number;
+		remoteBytesRead: number;
+		remoteBytesReadToDisk: number;
+		recordsRead: number;
+		fetchWaitTimeMs: number;
+	};
+	/** Spills to disk of its shuffle buffers, their estimated size in memory and bytes written. */
+	spillCount?: number;
+	memoryBytesSpilled?: number;
+	diskBytesSpilled?: number;
+}
+/** Sums task metrics (a driver program's totals over tasks). */
+export declare function addTaskMetrics(into: TaskMetrics, m: TaskMetrics | undefined): TaskMetrics;
+/** A task's end as a driver program hears of it (Spark's SparkListenerTaskEnd). */
+export interface TaskEnd {
+	taskId: number;
+	/** The scheduler's job of the task (a stage attempt's task set), when it still knew it. */
+	jobId?: number;
+	executorId: string;
+	state: Exclude<TaskState, "LAUNCHING" | "RUNNING">;
+	durationMs?: number;
+	/** What the task measured (shuffle bytes and records, spills); absent if nothing. */
+	metrics?: TaskMetrics;
+}
+/**
+ * What a driver program may listen to (Spark's SparkListener, of which only onTaskEnd so far):
+ * added with WickContext.addListener. Called in the driver's event loop, one event at a time; a
+ * listener that throws is logged and kept.
+ */
+export interface WickListener {
+	onTaskEnd?(event: TaskEnd): void;
 }
 /**
  * A lazy, partitioned collection in the spirit of Spark's RDD. Transformations only describe work;
@@ -304,6 +360,7 @@ export declare class WickContext {
 	private keepAlive;
 	private readonly onBeforeExit;
 	private nextShuffleId;
+	private readonly listeners;
 	/**
 	 * The program called process.exit() before stop(): no stop can run now (nothing asynchronous
 	 * does), but the unregister is one write on an open socket, which goes out at once. Its status
@@ -314,6 +371,11 @@ export declare class WickContext {
 	/** The contexts not stopped yet: what a driver that fails reports its failure through. */
 	private static readonly running;
 	private constructor();
+	/**
+	 * Listens to the application's events (Spark's SparkContext.addSparkListener): each task's
+	 * end with its metrics. Returns what removes it.
+	 */
+	addListener(listener: WickListener): () => void;
 	get appId(): string;
 	static create(options?: WickContextOptions): Promise<WickContext>;
 	/**
