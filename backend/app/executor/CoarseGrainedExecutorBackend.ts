@@ -14,20 +14,22 @@ import {
 } from '../../protocol/executor.js';
 import { wickProtocol } from '../../protocol/index.js';
 import type { AnyMessageDef, MessageOf, WireMessage } from '../../protocol/registry.js';
-import { SHUFFLE_ENDPOINT } from '../../protocol/shuffle.js';
+import { SHUFFLE_ENDPOINT, SHUFFLE_SERVICE_ADDRESS_ENV } from '../../protocol/shuffle.js';
 import { APP_CREDENTIAL_ENV, AppKeyRing, parseCredential } from '../../rpc/credentials.js';
 import {
   RpcEndpoint,
   type RpcEndpointRef,
   RpcEnv,
+  RpcError,
+  RpcErrorCode,
   type RpcSenderContext,
 } from '../../rpc/index.js';
+import { ShuffleBlockServer } from '../../shuffle/ShuffleBlockServer.js';
 import type { TaskPlace } from '../task/compile.js';
 import type { TaskWithBlocks } from '../task/runTask.js';
 import { Executor } from './Executor.js';
 import { appLocalDir, fetchAddedFiles, fetchAppCode } from './fetchAppFiles.js';
 import { FetchFailedError, fetchShuffleBlocks } from './fetchShuffleBlocks.js';
-import { ShuffleBlockServer } from './ShuffleBlockServer.js';
 import { type TaskPool, takeTaskPool } from './taskPool.js';
 
 export interface BackendOptions {
@@ -268,11 +270,24 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
   }
 
   /**
-   * This executor's shuffle block server, on an RpcEnv of its own that listens (the executor's
-   * dials out only) and lets in only the application's key, as the driver's does; its files live
-   * in a folder of the application's local dir, which the worker removes when the application ends.
+   * Where this executor's map outputs are served from. With the worker's shuffle service
+   * (WICK_SHUFFLE_SERVICE_ADDRESS, wick.shuffle.service.enabled), the worker serves them, so they
+   * outlive this process, and the executor listens on nothing. Otherwise its own shuffle block
+   * server, on an RpcEnv of its own that listens (the executor's dials out only) and lets in only
+   * the application's key, as the driver's does. Either way the files live in a folder of the
+   * application's local dir, which the worker removes when the application ends.
    */
   private async startShuffleServer(): Promise<Partial<TaskPlace>> {
+    const shuffleDir = join(appLocalDir(), `blockmgr-${this.opts.executorId}`);
+    const service = process.env[SHUFFLE_SERVICE_ADDRESS_ENV];
+    if (service) {
+      return {
+        shuffleDir,
+        shuffleLocation: service,
+        shuffleService: true,
+        executorId: this.opts.executorId,
+      };
+    }
     const handed = process.env[APP_CREDENTIAL_ENV];
     const credential = handed ? parseCredential(handed) : undefined;
     let keys: AppKeyRing | undefined;
@@ -288,9 +303,21 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
       auth: { credential, keys },
     });
     this.shuffleEnv = env;
-    const shuffleDir = join(appLocalDir(), `blockmgr-${this.opts.executorId}`);
-    env.setupEndpoint(SHUFFLE_ENDPOINT, new ShuffleBlockServer(shuffleDir));
-    return { shuffleDir, shuffleLocation: env.address, executorId: this.opts.executorId };
+    const own = this.opts.executorId;
+    const where = `executor ${own}`;
+    env.setupEndpoint(
+      SHUFFLE_ENDPOINT,
+      new ShuffleBlockServer((msg) => {
+        if (msg.executorId !== undefined && msg.executorId !== own) {
+          throw new RpcError(
+            RpcErrorCode.ShuffleBlockNotFound,
+            `This is executor ${own}'s shuffle server; it has no map outputs of executor ${JSON.stringify(msg.executorId)}`,
+          );
+        }
+        return { dir: shuffleDir, where };
+      }),
+    );
+    return { shuffleDir, shuffleLocation: env.address, executorId: own };
   }
 
   /**

@@ -64,6 +64,7 @@ async function fetchOne(
           shuffleId,
           mapId: b.mapId,
           reduceId,
+          executorId: b.executorId,
           offset,
           length: Math.min(CHUNK, b.size - offset),
         }),

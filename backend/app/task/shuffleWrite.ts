@@ -111,6 +111,7 @@ async function writeMapOutput(
   return {
     location: place.shuffleLocation,
     executorId: place.executorId,
+    ...(place.shuffleService ? { shuffleService: true } : {}),
     sizes,
     crc32s,
     records,
