@@ -10,7 +10,7 @@ import { readShuffleChunk } from './blockFiles.js';
 export type BlockDirResolver = (
   msg: MessageOf<typeof FetchShuffleBlock>,
   sender: RpcSenderContext,
-) => { dir: string; where: string };
+) => { dir: string; where: string } | Promise<{ dir: string; where: string }>;
 
 /**
  * Serves map outputs to reducers a chunk per ask (Spark's NettyBlockRpcServer for shuffle
@@ -23,7 +23,7 @@ export class ShuffleBlockServer extends RpcEndpoint {
   constructor(private readonly resolve: BlockDirResolver) {
     super();
     this.on(FetchShuffleBlock, async (msg, ctx) => {
-      const { dir, where } = this.resolve(msg, ctx);
+      const { dir, where } = await this.resolve(msg, ctx);
       const { data, size } = await readShuffleChunk(dir, msg, where);
       return ShuffleBlockChunk({ data: data.toString('base64'), size });
     });

@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RpcError, RpcErrorCode } from '../protocol/errors.js';
@@ -44,7 +45,7 @@ export async function readShuffleChunk(
   const size = Math.max(0, end - start);
   const length = Math.max(0, Math.min(r.length, size - r.offset));
   const data = Buffer.alloc(length);
-  const f = await open(shuffleFiles(dir, r.shuffleId, r.mapId).data, 'r').catch(() => {
+  const f = await openFile(shuffleFiles(dir, r.shuffleId, r.mapId).data).catch(() => {
     throw notFound(r, where);
   });
   try {
@@ -53,6 +54,20 @@ export async function readShuffleChunk(
   } finally {
     await f.close();
   }
+}
+
+/**
+ * A map output file, opened for reading only if it is one: not through a symbolic link, which the
+ * application's own code (its tasks run in the executor, as the worker's user) could plant in
+ * its folder to make a worker's shuffle service read some other file for it.
+ */
+async function openFile(path: string) {
+  const f = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  if (!(await f.stat()).isFile()) {
+    await f.close();
+    throw new Error(`${path} is not a regular file`);
+  }
+  return f;
 }
 
 function notFound(r: ChunkRequest, where: string): RpcError {
@@ -70,7 +85,7 @@ async function blockRange(
 ): Promise<{ start: number; end: number }> {
   let ix: Awaited<ReturnType<typeof open>>;
   try {
-    ix = await open(shuffleFiles(dir, r.shuffleId, r.mapId).index, 'r');
+    ix = await openFile(shuffleFiles(dir, r.shuffleId, r.mapId).index);
   } catch {
     throw notFound(r, where);
   }
@@ -78,10 +93,15 @@ async function blockRange(
     const b = Buffer.alloc(16);
     const { bytesRead } = await ix.read(b, 0, 16, 8 * r.reduceId);
     if (bytesRead < 16) throw notFound(r, where);
-    return {
-      start: Number(b.readBigUInt64BE(0)),
-      end: Number(b.readBigUInt64BE(8)),
-    };
+    const start = Number(b.readBigUInt64BE(0));
+    const end = Number(b.readBigUInt64BE(8));
+    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end)) {
+      throw new RpcError(
+        RpcErrorCode.ShuffleBlockNotFound,
+        `The index of map output ${r.mapId} of shuffle ${r.shuffleId} in ${where} is damaged: block ${r.reduceId} spans ${start}…${end}`,
+      );
+    }
+    return { start, end };
   } finally {
     await ix.close();
   }

@@ -1,3 +1,4 @@
+import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WickConf } from '../conf/WickConf.js';
 import { WorkerConf } from '../conf/worker.js';
@@ -31,7 +32,12 @@ const EXEC_ID = /^\d{1,10}$/;
  * proved at the handshake. Only with authentication off (no cluster secret: anyone is anything)
  * does the message's appId say it. The blocks are read only under the local dirs the worker made
  * for that application (`blockmgr-<executorId>` in the first, where its executors write), by
- * integer ids, so no fetch reaches another application's files or anything outside those dirs.
+ * integer ids, so no fetch reaches another application's files or anything outside those dirs;
+ * nor through a symbolic link the application's code planted there (blockFiles.ts, and the
+ * folders are checked too). Executors run as the worker's user, so their code could read much of
+ * this itself; the checks keep the service from being a way around whatever separation there is
+ * (a sandbox, another mount namespace). Separating applications on disk would take a user per
+ * application, which Spark's standalone mode lacks too.
  */
 export async function startShuffleService(
   conf: WickConf,
@@ -61,7 +67,7 @@ export async function startShuffleService(
 
 /** The resolver of the worker's shuffle service: by the connection's application, then its dirs. */
 export function serviceDirResolver(dirs: AppDirsLookup): BlockDirResolver {
-  return (msg, sender) => {
+  return async (msg, sender) => {
     const appId = applicationOf(msg.appId, sender);
     const root = dirs.existing(appId)[0];
     if (root === undefined) {
@@ -77,10 +83,19 @@ export function serviceDirResolver(dirs: AppDirsLookup): BlockDirResolver {
         `A worker's shuffle service needs the executorId (an integer, the map output's MapStatus.executorId) of the executor that wrote the block, got ${JSON.stringify(execId)}`,
       );
     }
-    return {
-      dir: join(root, `blockmgr-${execId}`),
-      where: `this worker's shuffle service (application ${appId}, executor ${execId})`,
-    };
+    const where = `this worker's shuffle service (application ${appId}, executor ${execId})`;
+    const dir = join(root, `blockmgr-${execId}`);
+    // The folders too are the application's to change: neither may be a link to elsewhere.
+    for (const d of [root, dir]) {
+      const st = await lstat(d).catch(() => undefined);
+      if (!st?.isDirectory()) {
+        throw new RpcError(
+          RpcErrorCode.ShuffleBlockNotFound,
+          `No map outputs of executor ${execId} here: ${where} has no folder ${d}`,
+        );
+      }
+    }
+    return { dir, where };
   };
 }
 

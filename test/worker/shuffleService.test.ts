@@ -6,7 +6,7 @@
  * test/app/shuffleService.test.ts.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
@@ -39,8 +39,19 @@ function appDirs(t: TestContext) {
     writeFileSync(join(dir, 'blockmgr-0', 'shuffle_0_0_0.index'), index);
     dirs.set(appId, [dir]);
   }
-  // A file beside the app dirs that no fetch may reach.
-  writeFileSync(join(root, 'secret.txt'), 'nope');
+  // A file beside the app dirs that no fetch may reach, and links to it that an application's
+  // code could plant: a map output file, and a whole executor folder.
+  const secret = join(root, 'secret.txt');
+  writeFileSync(secret, 'nope');
+  const a = dirs.get(A)?.[0] as string;
+  const index = Buffer.alloc(16);
+  index.writeBigUInt64BE(4n, 8);
+  writeFileSync(join(a, 'blockmgr-0', 'shuffle_0_7_0.index'), index);
+  symlinkSync(secret, join(a, 'blockmgr-0', 'shuffle_0_7_0.data'));
+  mkdirSync(join(root, 'elsewhere'));
+  writeFileSync(join(root, 'elsewhere', 'shuffle_0_0_0.index'), index);
+  writeFileSync(join(root, 'elsewhere', 'shuffle_0_0_0.data'), 'nope');
+  symlinkSync(join(root, 'elsewhere'), join(a, 'blockmgr-5'));
   return { existing: (appId: string) => dirs.get(appId) ?? [] };
 }
 
@@ -114,11 +125,20 @@ test('only application keys open it; ids cannot leave the application dirs', asy
   }
   await assert.rejects(
     a.ask(FetchShuffleBlock({ ...block, executorId: '1' })),
-    /No block shuffle_0_0_0 here/,
+    /No map outputs of executor 1 here/,
   );
   await assert.rejects(
     a.ask(FetchShuffleBlock({ ...block, mapId: 1 })),
     /No block shuffle_0_1_0 here/,
+  );
+  // Links planted in the application's folder are not followed.
+  await assert.rejects(
+    a.ask(FetchShuffleBlock({ ...block, mapId: 7 })),
+    /No block shuffle_0_7_0 here/,
+  );
+  await assert.rejects(
+    a.ask(FetchShuffleBlock({ ...block, executorId: '5' })),
+    /No map outputs of executor 5 here: .* has no folder .*blockmgr-5/,
   );
   // An application none of whose executors ran here.
   const c = await fetcher(t, svc.address, appKey('app-20261203000000-0003'));
