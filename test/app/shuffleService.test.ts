@@ -135,6 +135,11 @@ test('an executor SIGKILLed between the map and reduce stages: its worker serves
       ? undefined
       : true,
   );
+  // Its files outlive it: they go when the application ends, not when an executor exits.
+  assert.ok(
+    shuffleFiles().some((f) => f.includes(`blockmgr-${victimId}/`)),
+    `executor ${victimId}'s map output files are still there`,
+  );
   assertCounts(await reduced.collect());
   assert.equal(stats.stagesResubmitted, before.stagesResubmitted, 'no stage resubmitted');
   assert.equal(stats.mapStagesRun, before.mapStagesRun, 'no map stage ran again');
