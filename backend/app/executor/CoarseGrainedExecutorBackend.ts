@@ -126,7 +126,14 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
     const src = task.source as Extract<TaskDescription['source'], { kind: 'shuffle' }>;
     await this.takeReduceSlot(task.taskId);
     try {
-      const blocks = await fetchShuffleBlocks(this.rpcEnv, src.shuffleId, src.reduceId, src.blocks);
+      const blocks = await fetchShuffleBlocks(
+        this.rpcEnv,
+        src.shuffleId,
+        src.reduceId,
+        src.blocks,
+        undefined,
+        this.opts.appId,
+      );
       (task as TaskWithBlocks).shuffleBlocks = blocks;
     } catch (err) {
       const e = err as Error;
@@ -312,6 +319,12 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
           throw new RpcError(
             RpcErrorCode.ShuffleBlockNotFound,
             `This is executor ${own}'s shuffle server; it has no map outputs of executor ${JSON.stringify(msg.executorId)}`,
+          );
+        }
+        if (msg.appId !== undefined && msg.appId !== this.opts.appId) {
+          throw new RpcError(
+            RpcErrorCode.ShuffleBlockNotFound,
+            `This is a shuffle server of application ${this.opts.appId}; it has no map outputs of ${JSON.stringify(msg.appId)}`,
           );
         }
         return { dir: shuffleDir, where };

@@ -33,12 +33,21 @@ export async function fetchShuffleBlocks(
   reduceId: number,
   blocks: readonly ShuffleBlockRef[],
   timeoutMs?: number,
+  /** The blocks' application: a worker's shuffle service running open needs it to be told. */
+  appId?: string,
 ): Promise<Uint8Array[]> {
   const out: Uint8Array[] = new Array(blocks.length);
   let next = 0;
   const work = async () => {
     for (let i = next++; i < blocks.length; i = next++) {
-      out[i] = await fetchOne(env, shuffleId, reduceId, blocks[i] as ShuffleBlockRef, timeoutMs);
+      out[i] = await fetchOne(
+        env,
+        shuffleId,
+        reduceId,
+        blocks[i] as ShuffleBlockRef,
+        timeoutMs,
+        appId,
+      );
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL, blocks.length) }, work));
@@ -51,6 +60,7 @@ async function fetchOne(
   reduceId: number,
   b: ShuffleBlockRef,
   timeoutMs?: number,
+  appId?: string,
 ): Promise<Uint8Array> {
   const name = `shuffle_${shuffleId}_${b.mapId}_${reduceId} from executor ${b.executorId} (${b.location})`;
   if (b.size === 0) return new Uint8Array(0);
@@ -65,6 +75,7 @@ async function fetchOne(
           mapId: b.mapId,
           reduceId,
           executorId: b.executorId,
+          ...(appId ? { appId } : {}),
           offset,
           length: Math.min(CHUNK, b.size - offset),
         }),
