@@ -346,3 +346,27 @@ test('MapOutputTracker: missing partitions, blocks per reducer, removal by execu
   assert.throws(() => t.blocksFor(3, 0), /map output 1 is missing/);
   assert.throws(() => t.registerMapOutput(3, 2, status('a')), /no map partition 2/);
 });
+
+test('MapOutputTracker: outputs a shuffle service serves go by host or location, others stay', () => {
+  const t = new MapOutputTracker();
+  t.registerShuffle(0, 5);
+  const put = (mapId: number, location: string, executorId: string, shuffleService?: true) =>
+    t.registerMapOutput(0, mapId, {
+      location,
+      executorId,
+      sizes: [1],
+      crc32s: [0],
+      ...(shuffleService ? { shuffleService } : {}),
+    });
+  put(0, '[::1]:7337', 'a', true);
+  put(1, '[::1]:7338', 'b', true);
+  put(2, '[::1]:40000', 'c');
+  put(3, 'h2:7337', 'd', true);
+  put(4, 'h2:7338', 'e', true);
+  assert.equal(t.removeOutputsOnExecutor('a', true), 0, "kept: a's worker serves it");
+  assert.equal(t.removeOutputsOnHost('::1'), 2, 'both services on ::1; not c, its own server');
+  assert.deepEqual(t.missing(0), [0, 1]);
+  assert.equal(t.removeOutputsAt('h2:7337'), 1);
+  assert.deepEqual(t.missing(0), [0, 1, 3]);
+  assert.equal(t.removeOutputsOnExecutor('e'), 1, 'without keepServiced, all of its outputs');
+});
