@@ -33,9 +33,12 @@ const RULES: Record<Unit, readonly Unit[]> = {
   'backend/http': [...base, 'backend/rpc', 'backend/client', 'backend/logs', 'webview/protocol.ts'],
   // Files offered and fetched by content: the driver's code and added files, cluster-mode uploads.
   'backend/files': [...base, 'backend/rpc'],
+  // Map output files and their block server: executors serve them, and so does a worker's
+  // external shuffle service.
+  'backend/shuffle': [...base, 'backend/rpc'],
   'backend/master': [...base, 'backend/rpc', 'backend/files'],
-  'backend/worker': [...base, 'backend/rpc', 'backend/logs', 'backend/files'],
-  'backend/app': [...base, 'backend/rpc', 'backend/client', 'backend/files'],
+  'backend/worker': [...base, 'backend/rpc', 'backend/logs', 'backend/files', 'backend/shuffle'],
+  'backend/app': [...base, 'backend/rpc', 'backend/client', 'backend/files', 'backend/shuffle'],
   'backend/submit': [...base, 'backend/rpc', 'backend/client', 'backend/app', 'backend/files'],
   'backend/launcher': [...base, 'backend/rpc', 'backend/client'],
   'backend/agent': [
@@ -56,6 +59,7 @@ const RULES: Record<Unit, readonly Unit[]> = {
     'backend/master',
     'backend/worker',
     'backend/files',
+    'backend/shuffle',
     'backend/app',
     'backend/submit',
     'backend/launcher',

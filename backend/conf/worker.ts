@@ -51,6 +51,18 @@ export const WorkerConf = {
     '604800s',
     "Keep a finished application's directory until nothing in it changed for this long.",
   ),
+  shuffleServiceEnabled: conf.bool(
+    'wick.shuffle.service.enabled',
+    false,
+    "Run the external shuffle service (Spark's spark.shuffle.service.enabled): this worker serves its executors' map outputs, so that they outlive an executor that dies; the driver then reruns map tasks only when the worker itself is lost. A worker setting: every application on this worker uses it.",
+  ),
+  shuffleServicePort: conf.int(
+    'wick.shuffle.service.port',
+    7337,
+    'Port of the external shuffle service (0: a free one; a busy one is retried upwards, wick.port.maxRetries times).',
+    0,
+    65535,
+  ),
   retainedExecutors: conf.int(
     'wick.worker.ui.retainedExecutors',
     1000,

@@ -1,14 +1,23 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { MAX_INT32 } from './bounds.js';
+import { MAX_ID_LENGTH, MAX_INT32 } from './bounds.js';
 import { MAX_SHUFFLE_PARTITIONS } from './executor.js';
 import { boundary, defineMessage } from './registry.js';
 
 /**
- * Shuffle blocks between executors (Spark's BlockTransferService, on the executor's own shuffle
- * RpcEnv, which lets in only its application's key): a reducer reads its block of a map output
- * in chunks, asking for the next when it has the last (back-pressure without a stream protocol),
- * and checks it against the CRC-32 the map task reported to the driver (MapStatus).
+ * Shuffle blocks to reducers (Spark's BlockTransferService): a reducer reads its block of a map
+ * output in chunks, asking for the next when it has the last (back-pressure without a stream
+ * protocol), and checks it against the CRC-32 the map task reported to the driver (MapStatus).
+ * One message, two servers: the executor's own shuffle RpcEnv, which lets in only its
+ * application's key, or, with wick.shuffle.service.enabled, its worker's shuffle service (Spark's
+ * ExternalShuffleService), which lets in any application's key and serves each connection the
+ * blocks of the application whose key it proved, and nothing else.
  */
+
+/**
+ * The environment variable through which a worker with its shuffle service on tells the
+ * executors it launches the service's host:port, for their MapStatus.location.
+ */
+export const SHUFFLE_SERVICE_ADDRESS_ENV = 'WICK_SHUFFLE_SERVICE_ADDRESS';
 
 /** The largest chunk one FetchShuffleBlock may ask for (its base64 is a third larger). */
 export const MAX_SHUFFLE_CHUNK = 4 * 1024 * 1024;
@@ -30,12 +39,18 @@ export const MapStatus = Type.Object(
       description: "CRC-32 of each reducer's block",
     }),
     records: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+    shuffleService: Type.Optional(
+      Type.Boolean({
+        description:
+          "`location` is its worker's shuffle service: the output outlives its executor, and is lost with its worker",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 export type MapStatus = Static<typeof MapStatus>;
 
-const e2e = boundary('Executor → Executor (shuffle)', 'executor', 'executor');
+const e2e = boundary('Executor → Executor or Worker (shuffle)', 'executor', ['executor', 'worker']);
 
 const BlockId = {
   shuffleId: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
@@ -46,9 +61,25 @@ const BlockId = {
 export const FetchShuffleBlock = defineMessage(
   e2e,
   'FetchShuffleBlock',
-  "Read up to `length` bytes at `offset` of map output `mapId`'s block for reducer `reduceId` of shuffle `shuffleId`. One this executor does not have is refused with ShuffleBlockNotFound (-32021).",
+  "Read up to `length` bytes at `offset` of map output `mapId`'s block for reducer `reduceId` of shuffle `shuffleId`, written by executor `executorId`. One the server does not have is refused with ShuffleBlockNotFound (-32021).",
   {
     ...BlockId,
+    executorId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description:
+          "The executor that wrote the map output (its MapStatus.executorId); a worker's shuffle service needs it, an executor refuses another's",
+      }),
+    ),
+    appId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: MAX_ID_LENGTH,
+        description:
+          "The map output's application, for a worker's shuffle service with authentication off; with it on the connection's key decides, and another id is refused",
+      }),
+    ),
     offset: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
     length: Type.Integer({ minimum: 1, maximum: MAX_SHUFFLE_CHUNK }),
   },

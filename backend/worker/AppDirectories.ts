@@ -42,6 +42,11 @@ export class AppDirectories {
     return this.dirs.get(appId) ?? [];
   }
 
+  /** The applications whose dirs are made and not deleted yet. */
+  applications(): string[] {
+    return [...this.dirs.keys()];
+  }
+
   /** The master said the application finished: its dirs go once its executors here are done. */
   async applicationFinished(appId: string): Promise<void> {
     this.finished.add(appId);

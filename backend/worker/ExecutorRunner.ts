@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { EXECUTOR_STDERR_TAIL, readLogTail } from '../logs/logTail.js';
 import type { ApplicationDescription, ExecutorState } from '../protocol/common.js';
+import { SHUFFLE_SERVICE_ADDRESS_ENV } from '../protocol/shuffle.js';
 import { isOutOfMemoryExit } from '../shared/outOfMemory.js';
 import { getLogger } from '../util/log.js';
 import { describeExit, exitStatusOf } from './exitStatus.js';
@@ -18,6 +19,8 @@ export interface RunnerHost {
   readonly workerUrl: string;
   readonly webUiUrl: string;
   readonly killTimeoutMs: number;
+  /** host:port of this worker's external shuffle service, if it runs one. */
+  readonly shuffleServiceAddress?: string;
   /** A process already started that becomes this launch, if the host has one that fits. */
   takeStandby?(spec: LaunchSpec): Launched | undefined;
   /**
@@ -95,6 +98,9 @@ export class ExecutorRunner {
           ...this.appDesc.command.env,
           ...this.host.credentialEnv?.('app', this.appId),
           WICK_EXECUTOR_DIRS: this.appLocalDirs.join(delimiter),
+          ...(this.host.shuffleServiceAddress
+            ? { [SHUFFLE_SERVICE_ADDRESS_ENV]: this.host.shuffleServiceAddress }
+            : {}),
           WICK_LOG_URL_STDOUT: logUrl('stdout'),
           WICK_LOG_URL_STDERR: logUrl('stderr'),
         },

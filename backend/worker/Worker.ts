@@ -54,6 +54,8 @@ export interface WorkerOptions {
   exit?: (code: number, reason: string) => void;
   /** The CLI that standby executors run (default dist/wick.cjs). */
   wickCli?: string;
+  /** host:port of the worker's external shuffle service (wick.shuffle.service.enabled), if on. */
+  shuffleServiceAddress?: string;
 }
 
 /**
@@ -75,6 +77,7 @@ export class Worker extends RpcEndpoint implements RunnerHost {
   readonly webUiUrl: string;
   readonly killTimeoutMs: number;
   readonly exit: (code: number, reason: string) => void;
+  readonly shuffleServiceAddress: string | undefined;
 
   readonly resources: WorkerResources;
   readonly runners: Runners;
@@ -101,6 +104,7 @@ export class Worker extends RpcEndpoint implements RunnerHost {
     this.webUiUrl = options.webUiUrl;
     this.killTimeoutMs = this.conf.get(WorkerConf.killTimeout);
     this.exit = options.exit ?? ((code) => process.exit(code));
+    this.shuffleServiceAddress = options.shuffleServiceAddress;
     this.resources = new WorkerResources(options.cores, options.memoryMB);
     this.runners = new Runners({
       executors: this.conf.get(WorkerConf.retainedExecutors),
@@ -129,10 +133,12 @@ export class Worker extends RpcEndpoint implements RunnerHost {
     });
     this.workDirCleaner = new WorkDirCleaner({
       workDir: this.workDir,
+      localDirs: options.localDirs,
       conf: this.conf,
       clock: this.clock,
       inUse: () => [
         ...this.runners.runningExecutors().map((r) => r.appId),
+        ...this.appDirectories.applications(),
         ...this.runners.runningDriverIds(),
       ],
       post,

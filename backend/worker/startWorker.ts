@@ -2,10 +2,12 @@ import { access, constants, mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { DaemonConf } from '../conf/daemon.js';
 import type { WickConf } from '../conf/WickConf.js';
+import { WorkerConf } from '../conf/worker.js';
 import { WORKER_ENDPOINT, WORKER_SYSTEM } from '../protocol/endpoints.js';
 import { wickProtocol } from '../protocol/index.js';
 import { type RpcAddress, RpcConf, RpcEnv } from '../rpc/index.js';
 import type { Clock } from '../util/clock.js';
+import { startShuffleService } from './shuffleService.js';
 import { Worker } from './Worker.js';
 import { workerId } from './workerId.js';
 
@@ -82,6 +84,23 @@ export async function startWorker(
     throw err;
   }
   const uiPort = webUi.port;
+  // Before the Worker, which tells its executors the service's address; it reads the Worker's
+  // application dirs once set up (none exist before the Worker launches an executor).
+  let appDirs: Worker['appDirectories'] | undefined;
+  let shuffleService: RpcEnv | undefined;
+  if (conf.get(WorkerConf.shuffleServiceEnabled)) {
+    try {
+      shuffleService = await startShuffleService(conf, host, env.clusterSecret, {
+        existing: (appId) => appDirs?.existing(appId) ?? [],
+      });
+    } catch (err) {
+      await Promise.all([webUi.stop(), env.stop()]);
+      throw new Error(
+        `Cannot start the external shuffle service (wick.shuffle.service.enabled) on port ${conf.get(WorkerConf.shuffleServicePort)}: ${(err as Error).message}; choose another with wick.shuffle.service.port`,
+        { cause: err },
+      );
+    }
+  }
   const worker = new Worker({
     conf,
     masterAddresses: masters,
@@ -98,7 +117,9 @@ export async function startWorker(
       .filter(Boolean),
     clock: options.clock,
     exit: options.exit,
+    shuffleServiceAddress: shuffleService?.address,
   });
+  appDirs = worker.appDirectories;
   env.setupEndpoint(WORKER_ENDPOINT, worker);
   webUi.attach(env, worker);
   return {
@@ -108,6 +129,7 @@ export async function startWorker(
     async stop() {
       await webUi.stop();
       await env.stop();
+      await shuffleService?.stop();
     },
   };
 }

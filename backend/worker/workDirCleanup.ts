@@ -1,3 +1,4 @@
+import type { Dirent } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WickConf } from '../conf/WickConf.js';
@@ -10,9 +11,15 @@ const log = getLogger('Worker');
 
 export interface WorkDirCleanerOptions {
   readonly workDir: string;
+  /** The roots of applications' local dirs (wick.local.dir), where their shuffle files are. */
+  readonly localDirs?: readonly string[];
   readonly conf: WickConf;
   readonly clock: Clock;
-  /** The names of the work dir's entries still in use: running applications' ids, drivers' ids. */
+  /**
+   * The names of the work dir's entries still in use: running applications' ids (also those
+   * whose local dirs this worker still keeps: with the shuffle service their map outputs outlive
+   * their executors), drivers' ids.
+   */
   readonly inUse: () => Iterable<string>;
   /** Posts a self-message to the worker's inbox (the periodic cleanup runs there). */
   readonly post: (message: ReturnType<typeof WorkDirCleanup>) => void;
@@ -26,6 +33,13 @@ export interface WorkDirCleanerOptions {
  * wick.worker.cleanup.interval once the worker registered, if wick.worker.cleanup.enabled. The
  * worker's own folders (named with a dot: `.prestart`, where a standby executor waits) are not
  * application data and stay, however long a standby has waited.
+ *
+ * The same goes for applications' local dirs (`wick-executor-<appId>-…` under each
+ * wick.local.dir, where shuffle files are): a worker deletes its own at ApplicationFinished and at
+ * shutdown (AppDirectories), but one that crashed (SIGKILL, a lost host) left them, and its next
+ * run does not know them. Spark leaves these to its executors' shutdown hooks and its shuffle
+ * service's applicationRemoved, neither of which runs after a crash. Only entries named so are
+ * looked at: a local dir root is often the shared temp folder.
  */
 export class WorkDirCleaner {
   private timer: TimerHandle | undefined;
@@ -61,6 +75,28 @@ export class WorkDirCleaner {
     } catch (err) {
       log.error('App dir cleanup failed', err);
     }
+    for (const root of this.o.localDirs ?? []) await this.cleanLocalRoot(root, inUse, cutoff);
+  }
+
+  private async cleanLocalRoot(root: string, inUse: Set<string>, cutoff: number): Promise<void> {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(root, { withFileTypes: true });
+    } catch {
+      return; // Not made yet: no application ran here.
+    }
+    for (const entry of entries) {
+      const appId = LOCAL_DIR.exec(entry.name)?.[1];
+      if (!entry.isDirectory() || appId === undefined || inUse.has(appId)) continue;
+      const dir = join(root, entry.name);
+      try {
+        if ((await stat(dir)).mtimeMs > cutoff || (await hasNewerThan(dir, cutoff))) continue;
+        log.info(`Removing local directory of application ${appId}: ${dir}`);
+        await rm(dir, { recursive: true, force: true });
+      } catch (err) {
+        log.error(`Local dir cleanup of ${dir} failed`, err);
+      }
+    }
   }
 
   private schedule(): void {
@@ -71,6 +107,9 @@ export class WorkDirCleaner {
     }, this.o.conf.get(WorkerConf.cleanupInterval));
   }
 }
+
+/** An application's local dir, as AppDirectories names it (mkdtemp adds six characters). */
+const LOCAL_DIR = /^wick-executor-(.+)-[A-Za-z0-9]{6}$/;
 
 async function hasNewerThan(dir: string, cutoff: number): Promise<boolean> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {

@@ -18,7 +18,6 @@ import {
   FetchFailedError,
   fetchShuffleBlocks,
 } from '../../backend/app/executor/fetchShuffleBlocks.js';
-import { ShuffleBlockServer } from '../../backend/app/executor/ShuffleBlockServer.js';
 import { parseBlock, shuffleFiles } from '../../backend/app/shuffle/blocks.js';
 import { canonicalJson, hashKey } from '../../backend/app/shuffle/keys.js';
 import { partitionFunction } from '../../backend/app/shuffle/partitioners.js';
@@ -30,6 +29,7 @@ import type { MapStatus } from '../../backend/protocol/shuffle.js';
 import { SHUFFLE_ENDPOINT } from '../../backend/protocol/shuffle.js';
 import { AppKeyRing, parseCredential } from '../../backend/rpc/credentials.js';
 import { RpcEnv } from '../../backend/rpc/index.js';
+import { ShuffleBlockServer } from '../../backend/shuffle/ShuffleBlockServer.js';
 import { repoRoot } from '../helpers/cli.js';
 
 const pyDir = join(repoRoot, 'examples', 'python');
@@ -215,7 +215,10 @@ test('blocks travel between Python and Wick servers and fetchers, in chunks, wit
     host: '127.0.0.1',
     auth: { credential, keys },
   });
-  server.setupEndpoint(SHUFFLE_ENDPOINT, new ShuffleBlockServer(jsDir));
+  server.setupEndpoint(
+    SHUFFLE_ENDPOINT,
+    new ShuffleBlockServer(() => ({ dir: jsDir, where: 'the JS server' })),
+  );
   const client = await RpcEnv.create({
     protocol: wickProtocol,
     name: 'jsReducer',

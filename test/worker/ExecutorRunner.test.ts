@@ -38,6 +38,7 @@ function runner(
   argv: string[],
   extra: Partial<ApplicationDescription> = {},
   localDirs: string[] = ['/tmp/local-a', '/tmp/local-b'],
+  on: RunnerHost = host,
 ) {
   const workDir = mkdtempSync(join(tmpdir(), 'wick-exec-'));
   const states: { state: string; message: string | undefined; exitCode: number | undefined }[] = [];
@@ -47,7 +48,7 @@ function runner(
     appDesc(argv, extra),
     2,
     512,
-    host,
+    on,
     workDir,
     localDirs,
     (x) => states.push({ state: x.state, message: x.message, exitCode: x.exitCode }),
@@ -169,6 +170,21 @@ test('the variables are substituted and the environment set', async (t) => {
     readFileSync(join(r.dir, 'stderr'), 'utf8'),
     /^Wick Executor Command: [\s\S]* "3" "127\.0\.0\.1" "2" "512" "app-20261130120000-0001"/,
   );
+});
+
+test("a worker with its shuffle service tells its executors the service's address; one without, nothing", async (t) => {
+  const script = 'console.log(JSON.stringify(process.env.WICK_SHUFFLE_SERVICE_ADDRESS ?? null))';
+  const printed = async (on: RunnerHost) => {
+    const { r } = runner(t, [node, '-e', script], {}, undefined, on);
+    await r.start();
+    await r.finished;
+    return JSON.parse(readFileSync(join(r.dir, 'stdout'), 'utf8'));
+  };
+  assert.equal(
+    await printed({ ...host, shuffleServiceAddress: '127.0.0.1:7337' }),
+    '127.0.0.1:7337',
+  );
+  assert.equal(await printed(host), null);
 });
 
 test('without a driver URL, {{DRIVER_URL}} becomes empty', async (t) => {

@@ -1,14 +1,17 @@
 /**
  * The Worker's handlers against its boundaries: every message the protocol sends a worker has a
  * handler, it handles nothing else but its own self-messages, and each handler takes the message
- * the way it is sent (a request as an ask, the rest one-way).
+ * the way it is sent (a request as an ask, the rest one-way). The worker's shuffle service, an
+ * endpoint of its own on its own RpcEnv, handles the shuffle's.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { WickConf } from '../../backend/conf/WickConf.js';
 import { wickProtocol } from '../../backend/protocol/index.js';
 import { isMessageDef } from '../../backend/protocol/registry.js';
+import { ShuffleBlockServer } from '../../backend/shuffle/ShuffleBlockServer.js';
 import * as selfMessages from '../../backend/worker/messages.js';
+import { serviceDirResolver } from '../../backend/worker/shuffleService.js';
 import { Worker } from '../../backend/worker/Worker.js';
 import { messagesTo, selfMessagesOf } from '../helpers/boundaries.js';
 
@@ -24,9 +27,13 @@ const worker = new Worker({
   localDirs: [],
 });
 const handled = worker.handledMessages();
+const service = new ShuffleBlockServer(serviceDirResolver({ existing: () => [] }));
+const serviceHandles = new Set(service.handledMessages().map((d) => d.type));
 
 test('the worker handles every message its boundaries send it, and its self-messages', () => {
-  const toWorker = messagesTo('worker');
+  const toWorker = messagesTo('worker').filter((t) => !serviceHandles.has(t));
+  assert.deepEqual([...serviceHandles], ['FetchShuffleBlock'], "the shuffle service's");
+  assert.ok(messagesTo('worker').includes('FetchShuffleBlock'));
   const own = selfMessagesOf(selfMessages);
   assert.ok(toWorker.includes('LaunchExecutor') && toWorker.includes('FollowLog'));
   assert.ok(toWorker.includes('MasterChanged'), 'MasterChanged goes to workers and drivers');

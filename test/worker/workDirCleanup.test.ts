@@ -103,3 +103,44 @@ test('without wick.worker.cleanup.enabled, nothing is scheduled', async (t) => {
   const { w } = await setup(t, { 'wick.worker.cleanup.interval': '1s' });
   assert.equal(w.clock.pendingTimers(), 1, 'the heartbeat only');
 });
+
+test("after a crash: stale applications' local dirs go; a running app's, an unfinished one's, recent ones and other entries stay", async (t) => {
+  const { m, w } = await setup(t, { 'wick.worker.cleanup.appDataTtl': '1h' });
+  const now = w.clock.now();
+  const old = now - 2 * HOUR;
+  /** What a worker that crashed left: <local>/wick-executor-<appId>-XXXXXX/blockmgr-0/…. */
+  const localDir = (appId: string, ms: number) => {
+    const dir = join(w.localDir, `wick-executor-${appId}-Ab12Cd`);
+    mkdirSync(join(dir, 'blockmgr-0'), { recursive: true });
+    writeFileSync(join(dir, 'blockmgr-0', 'shuffle_0_0_0.data'), 'x');
+    age(dir, ms);
+    return dir;
+  };
+  const stale = localDir('app-20261130000000-0001', old);
+  const fresh = localDir('app-20261130000000-0002', now - 10 * 60_000);
+  // Not a local dir of Wick's, however old: a local dir root is often the shared temp folder.
+  const foreign = join(w.localDir, 'someone-elses-folder');
+  mkdirSync(foreign, { recursive: true });
+  age(foreign, old);
+
+  const running = 'app-20261130120000-0003';
+  await m.launchRunning(running, 0, app(['sleep', '300']));
+  // An application still running whose executor here ended: with the shuffle service, its map
+  // outputs are still served from its local dir.
+  const ended = 'app-20261130120000-0004';
+  const from = m.rec.mark;
+  m.launchExecutor(ended, 0, app(['true']));
+  await m.executorState(ended, 0, 'EXITED', from);
+  const kept = [
+    ...w.worker.appDirectories.existing(running),
+    ...w.worker.appDirectories.existing(ended),
+  ];
+  assert.equal(kept.length, 2);
+  for (const d of kept) age(d, old);
+
+  await w.worker.workDirCleaner.run();
+  assert.equal(existsSync(stale), false, "a stale application's local dir removed");
+  assert.ok(existsSync(fresh), 'a recent one kept');
+  assert.ok(existsSync(foreign), 'an entry not named as a local dir kept');
+  for (const d of kept) assert.ok(existsSync(d), `${d} kept`);
+});

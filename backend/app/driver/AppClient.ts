@@ -42,6 +42,8 @@ export interface AppClientListener {
     exitStatus: number | undefined,
     workerLost: boolean,
   ): void;
+  /** A worker the application used was lost (its shuffle service's outputs with it). */
+  workerRemoved?(workerId: string, host: string, message: string): void;
   /** The master ended the application (killed, or its executors kept failing). */
   dead(reason: string): void;
 }
@@ -89,8 +91,12 @@ export class AppClient extends RpcEndpoint {
         this.listener.executorRemoved(m.id, m.message ?? m.state, m.exitStatus, m.workerLost);
       }
     });
-    // Its executors' ExecutorUpdated say what the loss means to the application.
-    this.on(WorkerRemoved, () => {});
+    // Its executors' ExecutorUpdated say what the loss means to their tasks; this, what it
+    // means to the map outputs its shuffle service served (Spark's workerRemoved).
+    this.on(WorkerRemoved, (m) => {
+      log.info(`Worker ${m.id} on ${m.host} was lost: ${m.message}`);
+      this.listener.workerRemoved?.(m.id, m.host, m.message);
+    });
     this.on(ApplicationRemoved, (m) => {
       log.error(`Master removed our application: ${m.message}`);
       this.listener.dead(`Master removed our application: ${m.message}`);

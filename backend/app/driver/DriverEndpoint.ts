@@ -86,7 +86,9 @@ export class DriverEndpoint extends RpcEndpoint {
   /** Told of each executor this endpoint accepts (WickContext tells the master). */
   onExecutorRegistered: (executorId: string) => void = () => {};
   /** A registered executor is gone (its map outputs with it: the DAGScheduler's to know). */
-  onExecutorRemoved: (executorId: string) => void = () => {};
+  onExecutorRemoved: (executorId: string, workerLost: boolean) => void = () => {};
+  /** A worker the application used was lost (the master's WorkerRemoved). */
+  onWorkerRemoved: (workerId: string, host: string) => void = () => {};
   /** Told of each task's end, before the scheduler acts on it (WickContext's listeners). */
   onTaskEnd: (event: TaskEnd) => void = () => {};
 
@@ -179,7 +181,12 @@ export class DriverEndpoint extends RpcEndpoint {
    * The executor is gone (the master said so, or its connection dropped): rerun its tasks.
    * `exitStatus` is set when the master reports how its process ended.
    */
-  removeExecutor(executorId: string, reason: string, exitStatus?: number): void {
+  removeExecutor(
+    executorId: string,
+    reason: string,
+    exitStatus?: number,
+    workerLost = false,
+  ): void {
     if (this.starting.delete(executorId)) {
       // It never registered: the user's job waits on executors that cannot start, so say why.
       if (!this.stopping && exitStatus !== undefined && exitStatus !== 0) {
@@ -202,7 +209,7 @@ export class DriverEndpoint extends RpcEndpoint {
       if (this.registered.size === 0) this.allStopped?.();
       return;
     }
-    this.onExecutorRemoved(executorId);
+    this.onExecutorRemoved(executorId, workerLost);
     const onCores = new Set(executor.onCores());
     const lost = this.scheduler.executorLost(executorId);
     this.log.info(

@@ -98,7 +98,8 @@ export class WickContext {
       conf.get(AppConf.stageMaxConsecutiveAttempts),
       { info: (t) => log.info(t), warn: (t) => log.warn(t) },
     );
-    driver.onExecutorRemoved = (id) => this.dagScheduler.executorLost(id);
+    driver.onExecutorRemoved = (id, workerLost) => this.dagScheduler.executorLost(id, workerLost);
+    driver.onWorkerRemoved = (id, host) => this.dagScheduler.workerRemoved(id, host);
     driver.onTaskEnd = (e) => {
       for (const l of [...this.listeners]) {
         try {
@@ -215,7 +216,13 @@ export class WickContext {
           },
           executorAdded: (id) => driver.executorGranted(String(id)),
           executorRemoved: (id, message, exitStatus, workerLost) =>
-            driver.removeExecutor(String(id), message, workerLost ? undefined : exitStatus),
+            driver.removeExecutor(
+              String(id),
+              message,
+              workerLost ? undefined : exitStatus,
+              workerLost,
+            ),
+          workerRemoved: (id, host) => driver.onWorkerRemoved(id, host),
           dead: (reason) => driver.applicationEnded(reason),
         },
       );

@@ -17,14 +17,17 @@ import {
 } from '../../protocol/executor.js';
 import { wickProtocol } from '../../protocol/index.js';
 import type { AnyMessageDef, MessageOf, WireMessage } from '../../protocol/registry.js';
-import { SHUFFLE_ENDPOINT } from '../../protocol/shuffle.js';
+import { SHUFFLE_ENDPOINT, SHUFFLE_SERVICE_ADDRESS_ENV } from '../../protocol/shuffle.js';
 import { APP_CREDENTIAL_ENV, AppKeyRing, parseCredential } from '../../rpc/credentials.js';
 import {
   RpcEndpoint,
   type RpcEndpointRef,
   RpcEnv,
+  RpcError,
+  RpcErrorCode,
   type RpcSenderContext,
 } from '../../rpc/index.js';
+import { ShuffleBlockServer } from '../../shuffle/ShuffleBlockServer.js';
 import { removeTaskTempFiles, spillDirOf, tempFile } from '../shuffle/spillFiles.js';
 import type { TaskPlace } from '../task/compile.js';
 import type { TaskWithBlocks } from '../task/runTask.js';
@@ -38,7 +41,6 @@ import {
   fetchShuffleBlocksToFile,
   shuffleReadsOf,
 } from './fetchShuffleBlocks.js';
-import { ShuffleBlockServer } from './ShuffleBlockServer.js';
 import { type TaskPool, takeTaskPool } from './taskPool.js';
 
 export interface BackendOptions {
@@ -81,6 +83,8 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
     held: new Set<number>(),
   };
   private filesDir: string | undefined;
+  /** Where this executor's map outputs are served from (its own server, or its worker's). */
+  private shuffleLocation: string | undefined;
   /** The app's shuffle memory settings (AppConfig) and where its tasks' temporary files go. */
   private readonly shuffle = {
     maxSizeFetchToMem: ShuffleConf.maxSizeFetchToMem.defaultValue,
@@ -153,7 +157,7 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
       const read = { local: 0, total: 0, toDisk: 0 };
       // A coalesced partition's shuffle parts, one after another, as the task reads them.
       for (const src of shuffleReadsOf(task.source)) {
-        this.log.info(fetchPlanLine(src, this.shuffleEnv?.address));
+        this.log.info(fetchPlanLine(src, this.shuffleLocation));
         inputs.push(await this.fetchRead(task.taskId, src, read));
       }
       t.shuffleInputs = inputs;
@@ -217,13 +221,17 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
       this.shuffle.inMemory += total;
       this.fetchedToMemory.set(taskId, (this.fetchedToMemory.get(taskId) ?? 0) + total);
       return {
-        blocks: await fetchShuffleBlocks(this.rpcEnv, src.shuffleId, src.reduceId, src.blocks),
+        blocks: await fetchShuffleBlocks(this.rpcEnv, src.shuffleId, src.reduceId, src.blocks, {
+          appId: this.opts.appId,
+        }),
       };
     }
     read.toDisk += total - local;
     const path = tempFile(this.shuffle.spillDir as string, 'fetch', taskId);
     this.fetchedFiles.set(taskId, [...(this.fetchedFiles.get(taskId) ?? []), path]);
-    await fetchShuffleBlocksToFile(this.rpcEnv, src.shuffleId, src.reduceId, src.blocks, path);
+    await fetchShuffleBlocksToFile(this.rpcEnv, src.shuffleId, src.reduceId, src.blocks, path, {
+      appId: this.opts.appId,
+    });
     return { file: path, bytes: total };
   }
 
@@ -353,6 +361,7 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
     this.shuffle.maxSizeFetchToMem = conf.get(ShuffleConf.maxSizeFetchToMem);
     if (place.shuffleDir) this.shuffle.spillDir = spillDirOf(place.shuffleDir);
     this.filesDir = place.filesDir;
+    this.shuffleLocation = place.shuffleLocation;
     if (!config.code && !config.files) return place;
     const server = await this.fileServerRef();
     if (config.code) place.codeRoot = await fetchAppCode(server, config.code);
@@ -364,11 +373,24 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
   }
 
   /**
-   * This executor's shuffle block server, on an RpcEnv of its own that listens (the executor's
-   * dials out only) and lets in only the application's key, as the driver's does; its files live
-   * in a folder of the application's local dir, which the worker removes when the application ends.
+   * Where this executor's map outputs are served from. With the worker's shuffle service
+   * (WICK_SHUFFLE_SERVICE_ADDRESS, wick.shuffle.service.enabled), the worker serves them, so they
+   * outlive this process, and the executor listens on nothing. Otherwise its own shuffle block
+   * server, on an RpcEnv of its own that listens (the executor's dials out only) and lets in only
+   * the application's key, as the driver's does. Either way the files live in a folder of the
+   * application's local dir, which the worker removes when the application ends.
    */
   private async startShuffleServer(): Promise<Partial<TaskPlace>> {
+    const shuffleDir = join(appLocalDir(), `blockmgr-${this.opts.executorId}`);
+    const service = process.env[SHUFFLE_SERVICE_ADDRESS_ENV];
+    if (service) {
+      return {
+        shuffleDir,
+        shuffleLocation: service,
+        shuffleService: true,
+        executorId: this.opts.executorId,
+      };
+    }
     const handed = process.env[APP_CREDENTIAL_ENV];
     const credential = handed ? parseCredential(handed) : undefined;
     let keys: AppKeyRing | undefined;
@@ -384,9 +406,27 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
       auth: { credential, keys },
     });
     this.shuffleEnv = env;
-    const shuffleDir = join(appLocalDir(), `blockmgr-${this.opts.executorId}`);
-    env.setupEndpoint(SHUFFLE_ENDPOINT, new ShuffleBlockServer(shuffleDir));
-    return { shuffleDir, shuffleLocation: env.address, executorId: this.opts.executorId };
+    const own = this.opts.executorId;
+    const where = `executor ${own}`;
+    env.setupEndpoint(
+      SHUFFLE_ENDPOINT,
+      new ShuffleBlockServer((msg) => {
+        if (msg.executorId !== undefined && msg.executorId !== own) {
+          throw new RpcError(
+            RpcErrorCode.ShuffleBlockNotFound,
+            `This is executor ${own}'s shuffle server; it has no map outputs of executor ${JSON.stringify(msg.executorId)}`,
+          );
+        }
+        if (msg.appId !== undefined && msg.appId !== this.opts.appId) {
+          throw new RpcError(
+            RpcErrorCode.ShuffleBlockNotFound,
+            `This is a shuffle server of application ${this.opts.appId}; it has no map outputs of ${JSON.stringify(msg.appId)}`,
+          );
+        }
+        return { dir: shuffleDir, where };
+      }),
+    );
+    return { shuffleDir, shuffleLocation: env.address, executorId: own };
   }
 
   /**

@@ -10,6 +10,12 @@ const CHUNK = 1024 * 1024;
 /** Map outputs fetched at once (Spark's spark.reducer.maxReqsInFlight, in spirit). */
 const PARALLEL = 8;
 
+export interface FetchOptions {
+  timeoutMs?: number;
+  /** The blocks' application: a worker's shuffle service running open needs it to be told. */
+  appId?: string;
+}
+
 /** A block could not be read or did not match its MapStatus: the driver recomputes its map output. */
 export class FetchFailedError extends Error {
   constructor(
@@ -33,19 +39,12 @@ export async function fetchShuffleBlocks(
   shuffleId: number,
   reduceId: number,
   blocks: readonly ShuffleBlockRef[],
-  timeoutMs?: number,
+  options: FetchOptions = {},
 ): Promise<Uint8Array[]> {
   const out: Uint8Array[] = new Array(blocks.length);
   await eachBlock(blocks, async (b, i) => {
     const data = Buffer.alloc(b.size);
-    await fetchOne(
-      env,
-      shuffleId,
-      reduceId,
-      b,
-      (chunk, at) => void chunk.copy(data, at),
-      timeoutMs,
-    );
+    await fetchOne(env, shuffleId, reduceId, b, (chunk, at) => void chunk.copy(data, at), options);
     out[i] = data;
   });
   return out;
@@ -62,7 +61,7 @@ export async function fetchShuffleBlocksToFile(
   reduceId: number,
   blocks: readonly ShuffleBlockRef[],
   path: string,
-  timeoutMs?: number,
+  options: FetchOptions = {},
 ): Promise<number> {
   const starts: number[] = [];
   let total = 0;
@@ -81,7 +80,7 @@ export async function fetchShuffleBlocksToFile(
         reduceId,
         b,
         (chunk, at) => void writes.push(fh.write(chunk, 0, chunk.length, base + at)),
-        timeoutMs,
+        options,
       );
       await Promise.all(writes);
     });
@@ -109,7 +108,7 @@ async function fetchOne(
   reduceId: number,
   b: ShuffleBlockRef,
   onChunk: (chunk: Buffer, offset: number) => void,
-  timeoutMs?: number,
+  { timeoutMs, appId }: FetchOptions,
 ): Promise<void> {
   const name = `shuffle_${shuffleId}_${b.mapId}_${reduceId} from executor ${b.executorId} (${b.location})`;
   if (b.size === 0) return;
@@ -123,6 +122,8 @@ async function fetchOne(
           shuffleId,
           mapId: b.mapId,
           reduceId,
+          executorId: b.executorId,
+          ...(appId ? { appId } : {}),
           offset,
           length: Math.min(CHUNK, b.size - offset),
         }),

@@ -1,18 +1,5 @@
-import { join } from 'node:path';
-
-/**
- * A map output on disk (Spark's IndexShuffleBlockResolver): `shuffle_<shuffleId>_<mapId>_0.data`
- * holds the reducers' blocks one after another, `….index` their offsets, numPartitions + 1
- * unsigned 64-bit big-endian integers. A block is newline-terminated JSON records (docs/protocol.md).
- */
-export function shuffleFiles(
-  dir: string,
-  shuffleId: number,
-  mapId: number,
-): { data: string; index: string } {
-  const base = join(dir, `shuffle_${shuffleId}_${mapId}_0`);
-  return { data: `${base}.data`, index: `${base}.index` };
-}
+/** The file names of a map output, shared with the worker's shuffle service (backend/shuffle). */
+export { shuffleFiles } from '../../shuffle/blockFiles.js';
 
 /**
  * The records of one block: newline-terminated JSON texts, each with the length of its text (what

@@ -17,6 +17,8 @@ export interface TaskPlace {
   shuffleDir?: string;
   /** host:port of this executor's shuffle block server, for its map tasks' MapStatus. */
   shuffleLocation?: string;
+  /** Whether shuffleLocation is the worker's shuffle service (the outputs outlive the executor). */
+  shuffleService?: boolean;
   executorId?: string;
   /** wick.shuffle.spill.memoryThreshold, in bytes: when a task's shuffle buffers spill. */
   spillThreshold?: number;

@@ -266,6 +266,7 @@ async function writeMapOutput(
   return {
     location: place.shuffleLocation,
     executorId: place.executorId,
+    ...(place.shuffleService ? { shuffleService: true } : {}),
     sizes,
     crc32s,
     records,

@@ -62,8 +62,12 @@ export class DAGScheduler {
   private readonly computing = new Map<number, Promise<void>>();
   private nextStageId = 0;
   private nextJobId = 0;
-  /** Executors lost so far (an application never reuses an id): their outputs are not kept. */
+  /**
+   * Executors lost so far (an application never reuses an id): the outputs they served
+   * themselves are not kept; those of executors lost with their worker are not kept at all.
+   */
   private readonly lostExecutors = new Set<string>();
+  private readonly lostWithWorker = new Set<string>();
 
   constructor(
     private readonly submit: (spec: JobSpec) => Promise<unknown[]>,
@@ -97,15 +101,47 @@ export class DAGScheduler {
     }
   }
 
-  /** An executor is gone: its map outputs with it (no external shuffle service yet). */
-  executorLost(executorId: string): void {
-    this.lostExecutors.add(executorId);
-    const n = this.mapOutputs.removeOutputsOnExecutor(executorId);
+  /**
+   * An executor is gone: the map outputs it served itself go with it. Those its worker's shuffle
+   * service serves (MapStatus.shuffleService) stay, unless its worker was lost too (Spark's
+   * removeExecutorAndUnregisterOutputs: with the external shuffle service, only a lost host or a
+   * FetchFailed unregisters them). Decided per output rather than by an application setting, so
+   * that executors on workers with and without the service can serve one shuffle.
+   */
+  executorLost(executorId: string, workerLost = false): void {
+    if (workerLost) this.lostWithWorker.add(executorId);
+    else this.lostExecutors.add(executorId);
+    const n = this.mapOutputs.removeOutputsOnExecutor(executorId, !workerLost);
     if (n > 0) this.log.info(`Lost ${n} map output(s) with executor ${executorId}`);
+  }
+
+  /** A worker is lost (WorkerRemoved): the outputs its shuffle service served are gone. */
+  workerRemoved(workerId: string, host: string): void {
+    const n = this.mapOutputs.removeOutputsOnHost(host);
+    if (n > 0) {
+      this.log.info(
+        `Lost ${n} map output(s) served by the shuffle service of worker ${workerId} on ${host}`,
+      );
+    }
+  }
+
+  /** Whether an output a task just reported was lost already (its executor or its worker gone). */
+  private lostAlready(s: MapStatus): boolean {
+    if (s.shuffleService === true) {
+      return this.lostWithWorker.has(s.executorId);
+    }
+    return this.lostExecutors.has(s.executorId) || this.lostWithWorker.has(s.executorId);
   }
 
   private fetchFailed(err: FetchFailedJobError, stageName: string, attempt: number): void {
     const f = err.fetchFailed;
+    // A shuffle service that failed a fetch is likely gone with its worker, which the master
+    // says only after its timeout: drop all it serves now, rather than one FetchFailed (and one
+    // attempt of wick.stage.maxConsecutiveAttempts) per executor that wrote there.
+    const s = this.mapOutputs.status(f.shuffleId, f.mapId);
+    if (s?.shuffleService === true && s.executorId === f.executorId) {
+      this.mapOutputs.removeOutputsAt(s.location);
+    }
     this.mapOutputs.removeOutputsOnExecutor(f.executorId);
     const parent = this.stages.get(f.shuffleId);
     if (attempt >= this.maxConsecutiveAttempts) {
@@ -202,8 +238,7 @@ export class DAGScheduler {
         }
         // A task set's results come when all its tasks are done: an executor lost meanwhile
         // took the outputs it wrote, which then run again.
-        if (!this.lostExecutors.has(r.executorId))
-          this.mapOutputs.registerMapOutput(dep.shuffleId, mapId, r);
+        if (!this.lostAlready(r)) this.mapOutputs.registerMapOutput(dep.shuffleId, mapId, r);
       }
       // Outputs lost meanwhile (an executor gone) are run again; their parents are checked then.
       if (this.mapOutputs.missing(dep.shuffleId).length === 0) return;

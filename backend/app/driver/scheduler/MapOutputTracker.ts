@@ -3,7 +3,8 @@ import type { MapStatus } from '../../../protocol/shuffle.js';
 
 /**
  * Where each shuffle's map outputs are (Spark's MapOutputTrackerMaster): a MapStatus per map
- * partition, dropped when its executor is lost or a reducer could not fetch it. Pure bookkeeping.
+ * partition, dropped when its executor is lost (unless its worker's shuffle service serves it),
+ * when its worker is lost, or when a reducer could not fetch it. Pure bookkeeping.
  */
 export class MapOutputTracker {
   private readonly shuffles = new Map<number, (MapStatus | undefined)[]>();
@@ -26,12 +27,39 @@ export class MapOutputTracker {
     return out;
   }
 
-  /** Forgets the outputs of an executor (lost, or a fetch from it failed); returns how many. */
-  removeOutputsOnExecutor(executorId: string): number {
+  /**
+   * Forgets the outputs of an executor (lost, or a fetch from it failed); returns how many.
+   * `keepServiced`: those its worker's shuffle service serves stay (only the executor is gone).
+   */
+  removeOutputsOnExecutor(executorId: string, keepServiced = false): number {
+    return this.removeWhere(
+      (s) => s.executorId === executorId && !(keepServiced && s.shuffleService === true),
+    );
+  }
+
+  /**
+   * Forgets the outputs a shuffle service on `host` serves (Spark's removeOutputsOnHost): its
+   * worker is lost, and with it whatever its service held, whichever executor wrote it.
+   */
+  removeOutputsOnHost(host: string): number {
+    return this.removeWhere((s) => s.shuffleService === true && hostOf(s.location) === host);
+  }
+
+  /** Forgets the outputs one shuffle service serves (a fetch from it failed). */
+  removeOutputsAt(location: string): number {
+    return this.removeWhere((s) => s.shuffleService === true && s.location === location);
+  }
+
+  /** The MapStatus of a map output, if it is available. */
+  status(shuffleId: number, mapId: number): MapStatus | undefined {
+    return this.shuffles.get(shuffleId)?.[mapId];
+  }
+
+  private removeWhere(drop: (s: MapStatus) => boolean): number {
     let n = 0;
     for (const outputs of this.shuffles.values()) {
       for (const [i, s] of outputs.entries()) {
-        if (s?.executorId === executorId) {
+        if (s && drop(s)) {
           outputs[i] = undefined;
           n++;
         }
@@ -71,4 +99,11 @@ export class MapOutputTracker {
     if (!o) throw new Error(`Shuffle ${shuffleId} is not registered`);
     return o;
   }
+}
+
+/** The host of a host:port (an IPv6 host is bracketed: [::1]:7337). */
+export function hostOf(location: string): string {
+  const colon = location.lastIndexOf(':');
+  const host = colon < 0 ? location : location.slice(0, colon);
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }

@@ -35,8 +35,16 @@ function shuffled(shuffleId: number, parent: RddPlan, reducers: number): RddPlan
   return { segments: [{ sources: () => sources, transformations: [] }], deps: [dep] };
 }
 
-/** Records each task set; map tasks return a MapStatus on executor `on(partition)`. */
-function harness(on: (shuffleId: number, partition: number) => string = () => 'e1') {
+/**
+ * Records each task set; map tasks return a MapStatus on executor `on(partition)`, served where
+ * `served(executor)` says (default: by the executor itself, at 127.0.0.1:1).
+ */
+function harness(
+  on: (shuffleId: number, partition: number) => string = () => 'e1',
+  served: (executorId: string) => { location: string; shuffleService?: true } = () => ({
+    location: '127.0.0.1:1',
+  }),
+) {
   const sets: { kind: string; shuffleId?: number; partitions: number[]; spec: JobSpec }[] = [];
   let fail: ((spec: JobSpec) => Error | undefined) | undefined;
   const logs: string[] = [];
@@ -54,7 +62,7 @@ function harness(on: (shuffleId: number, partition: number) => string = () => 'e
       if (err) throw err;
       if (a.kind === 'shuffleWrite') {
         return partitions.map((p) => ({
-          location: '127.0.0.1:1',
+          ...served(on(a.shuffleId, p)),
           executorId: on(a.shuffleId, p),
           sizes: Array(a.numPartitions).fill(1),
           crc32s: Array(a.numPartitions).fill(0),
@@ -187,6 +195,89 @@ test('FetchFailed: the outputs of that executor are dropped, the parent reruns, 
   );
 });
 
+/** e1 and e2 on worker host h1, e3 on h2, each worker with its shuffle service on port 7337. */
+const onServices = (e: string) => ({
+  location: e === 'e3' ? 'h2:7337' : 'h1:7337',
+  shuffleService: true as const,
+});
+
+test('with the shuffle service: a lost executor keeps the outputs its worker serves, no map task reruns', async () => {
+  const h = harness((_s, p) => (p % 2 === 0 ? 'e1' : 'e3'), onServices);
+  const plan = shuffled(0, source(4), 2);
+  await h.dag.runJob(plan, { kind: 'count' });
+  h.dag.executorLost('e3');
+  h.sets.length = 0;
+  await h.dag.runJob(plan, { kind: 'count' });
+  assert.deepEqual(
+    h.sets.map((s) => s.kind),
+    ['count'],
+  );
+  assert.equal(h.dag.stats.stagesResubmitted, 0);
+  assert.deepEqual(
+    h.dag.mapOutputs.blocksFor(0, 0).map((b) => b.location),
+    ['h1:7337', 'h2:7337', 'h1:7337', 'h2:7337'],
+  );
+});
+
+test('with the shuffle service: an executor lost with its worker takes its outputs', async () => {
+  const h = harness((_s, p) => (p % 2 === 0 ? 'e1' : 'e3'), onServices);
+  await h.dag.runJob(shuffled(0, source(4), 2), { kind: 'count' });
+  h.dag.executorLost('e3', true);
+  assert.deepEqual(h.dag.mapOutputs.missing(0), [1, 3]);
+});
+
+test('with the shuffle service: a lost worker takes what its host served, whoever wrote it', async () => {
+  const h = harness((_s, p) => ['e1', 'e2', 'e3'][p % 3] as string, onServices);
+  await h.dag.runJob(shuffled(0, source(6), 2), { kind: 'count' });
+  h.dag.executorLost('e2');
+  assert.deepEqual(h.dag.mapOutputs.missing(0), [], 'e2 alone lost: its worker serves on');
+  h.dag.workerRemoved('worker-1', 'h1');
+  assert.deepEqual(h.dag.mapOutputs.missing(0), [0, 1, 3, 4], "h1's outputs (e1's and e2's)");
+  assert.ok(
+    h.logs.some((l) =>
+      /Lost 4 map output\(s\) served by the shuffle service of worker worker-1 on h1/.test(l),
+    ),
+  );
+});
+
+test('with the shuffle service: a FetchFailed from a service drops all it serves', async () => {
+  const h = harness((_s, p) => ['e1', 'e2', 'e3'][p % 3] as string, onServices);
+  const plan = shuffled(0, source(3), 1);
+  let failures = 1;
+  h.failWith((spec) =>
+    spec.action.kind === 'count' && failures-- > 0
+      ? new FetchFailedJobError('gone', { shuffleId: 0, mapId: 0, executorId: 'e1' })
+      : undefined,
+  );
+  await h.dag.runJob(plan, { kind: 'count' });
+  assert.deepEqual(
+    h.sets.map((s) => [s.kind, s.partitions]),
+    [
+      ['shuffleWrite', [0, 1, 2]],
+      ['count', [0]],
+      ['shuffleWrite', [0, 1]],
+      ['count', [0]],
+    ],
+  );
+});
+
+test('with the shuffle service: an output of an executor lost before its stage ended is kept', async () => {
+  const h = harness((_s, p) => (p === 1 ? 'e2' : 'e1'), onServices);
+  let mapRuns = 0;
+  h.failWith((spec) => {
+    if (spec.action.kind === 'shuffleWrite' && ++mapRuns === 1) h.dag.executorLost('e2');
+    return undefined;
+  });
+  await h.dag.runJob(shuffled(0, source(2), 1), { kind: 'count' });
+  assert.deepEqual(
+    h.sets.map((s) => [s.kind, s.partitions]),
+    [
+      ['shuffleWrite', [0, 1]],
+      ['count', [0]],
+    ],
+  );
+});
+
 test('a resubmitted ResultStage runs only its partitions that had not finished', async () => {
   const h = harness((_s, p) => (p === 0 ? 'e1' : 'e2'));
   const plan = shuffled(0, source(2), 3);
@@ -254,4 +345,28 @@ test('MapOutputTracker: missing partitions, blocks per reducer, removal by execu
   assert.deepEqual(t.missing(3), [1]);
   assert.throws(() => t.blocksFor(3, 0), /map output 1 is missing/);
   assert.throws(() => t.registerMapOutput(3, 2, status('a')), /no map partition 2/);
+});
+
+test('MapOutputTracker: outputs a shuffle service serves go by host or location, others stay', () => {
+  const t = new MapOutputTracker();
+  t.registerShuffle(0, 5);
+  const put = (mapId: number, location: string, executorId: string, shuffleService?: true) =>
+    t.registerMapOutput(0, mapId, {
+      location,
+      executorId,
+      sizes: [1],
+      crc32s: [0],
+      ...(shuffleService ? { shuffleService } : {}),
+    });
+  put(0, '[::1]:7337', 'a', true);
+  put(1, '[::1]:7338', 'b', true);
+  put(2, '[::1]:40000', 'c');
+  put(3, 'h2:7337', 'd', true);
+  put(4, 'h2:7338', 'e', true);
+  assert.equal(t.removeOutputsOnExecutor('a', true), 0, "kept: a's worker serves it");
+  assert.equal(t.removeOutputsOnHost('::1'), 2, 'both services on ::1; not c, its own server');
+  assert.deepEqual(t.missing(0), [0, 1]);
+  assert.equal(t.removeOutputsAt('h2:7337'), 1);
+  assert.deepEqual(t.missing(0), [0, 1, 3]);
+  assert.equal(t.removeOutputsOnExecutor('e'), 1, 'without keepServiced, all of its outputs');
 });
