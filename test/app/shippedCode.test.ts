@@ -177,12 +177,28 @@ test('tasks use an imported TypeScript helper, CommonJS and ES npm packages, JSO
   for (const w of cluster.workers) {
     assert.equal(executors.filter((e) => e.workerId === w.workerId).length, 2, w.workerId);
   }
-  // Four executors, two workers: the code was fetched twice, once by an executor of each worker.
-  const stderr = cluster.executorOutput(appId, 'stderr');
-  const fetched = stderr.match(
-    /Fetched the application's code from \S+: \d+ files, \d+ bytes in \d+ ms/g,
+  // Four executors, two workers: each worker's code was fetched once, by one of its executors,
+  // however many of them got that far (a short job may end before a late executor registers).
+  const logOf = (id: number) => {
+    const path = join(cluster.workDir, appId, String(id), 'stderr');
+    return existsSync(path) ? readFileSync(path, 'utf8') : '';
+  };
+  for (const w of cluster.workers) {
+    const logs = executors.filter((e) => e.workerId === w.workerId).map((e) => logOf(e.id));
+    const fetches = logs.filter((l) =>
+      /Fetched the application's code from \S+: \d+ files/.test(l),
+    );
+    const registered = logs.filter((l) => /Successfully registered with driver/.test(l));
+    assert.ok(
+      fetches.length <= 1,
+      `${w.workerId}: fetched by one executor at most\n${logs.join('\n')}`,
+    );
+    if (registered.length > 0) assert.equal(fetches.length, 1, logs.join('\n'));
+  }
+  assert.ok(
+    executors.some((e) => /Successfully registered with driver/.test(logOf(e.id))),
+    'an executor ran the tasks',
   );
-  assert.equal(fetched?.length, 2, stderr);
   await assertLocalDirsRemoved(appId);
   await cluster.assertOnlyClusterLeft();
 });
