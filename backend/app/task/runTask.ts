@@ -54,13 +54,17 @@ export async function runTask(
   const inputs = [...((task as TaskWithBlocks).shuffleInputs ?? [])];
   await pushPartition(task.source, task.transformations, inputs, finish.push, finish.stopped, {
     fn,
+    compile: (spec) => compiler.compile(spec),
     ctx,
   });
   return finish.result();
 }
 
 interface Run {
+  /** A function of the task, bound to its env. */
   fn: (spec: FunctionSpec) => Fn;
+  /** The same, unbound: a fused pipeline passes the env itself. */
+  compile: (spec: FunctionSpec) => Fn;
   ctx: SpillContext;
 }
 
@@ -81,9 +85,7 @@ async function pushPartition(
   // mapPartitions needs the whole partition: split the pipeline there.
   const stages = splitAtMapPartitions(transformations);
   if (stages.mapPartitions.length === 0) {
-    let push = sink;
-    for (const t of [...stages.after].reverse()) push = compose(t.kind, fn(t.fn), push);
-    await emit(source, push, stopped, inputs, run);
+    await emit(source, fusedPush(stages.after, run.compile, sink), stopped, inputs, run);
     return;
   }
   let elements: unknown[] = [];
@@ -327,6 +329,82 @@ function compose(
     case 'mapPartitions':
       throw new Error('mapPartitions is handled apart');
   }
+}
+
+type Fused = (fns: Fn[], envs: unknown[], sink: (v: unknown) => void) => (v: unknown) => void;
+
+/** Fused pipelines by their shape and functions' sources (see fusedPush). */
+const fused = new Map<string, Fused>();
+
+/**
+ * The push of a pipeline of narrow transformations (no mapPartitions) as one function compiled
+ * for it, the same steps as compose's, in the same order: each call in it only ever sees the
+ * same function, so V8 inlines the task's functions into it, where compose's closures, shared by
+ * every pipeline, call through megamorphic sites. Keyed like pipelineLoop's loops.
+ */
+function fusedPush(
+  ts: readonly T[],
+  compile: (spec: FunctionSpec) => Fn,
+  sink: (v: unknown) => void,
+): (v: unknown) => void {
+  if (ts.length === 0) return sink;
+  let key = '';
+  for (const t of ts) key += `|${t.kind}${t.fn.env === undefined ? 0 : 1}${t.fn.source}`;
+  let make = fused.get(key);
+  if (!make) {
+    if (fused.size >= MAX_LOOPS) fused.clear();
+    make = compileFused(ts);
+    fused.set(key, make);
+  }
+  // As compose's: the last function is compiled first.
+  const fns: Fn[] = new Array(ts.length);
+  const envs: unknown[] = new Array(ts.length);
+  for (let i = ts.length - 1; i >= 0; i--) {
+    const t = ts[i] as T;
+    fns[i] = compile(t.fn);
+    envs[i] = t.fn.env;
+  }
+  return make(fns, envs, sink);
+}
+
+function compileFused(ts: readonly T[]): Fused {
+  const head: string[] = [];
+  let body = `sink(v${ts.length});`;
+  for (let i = ts.length - 1; i >= 0; i--) {
+    const t = ts[i] as T;
+    head.push(`const f${i} = fns[${i}], e${i} = envs[${i}];`);
+    const call = (arg: string) =>
+      t.fn.env === undefined ? `f${i}(${arg})` : `f${i}(${arg}, e${i})`;
+    const v = `v${i}`;
+    const out = `v${i + 1}`;
+    switch (t.kind) {
+      case 'map':
+        body = `const ${out} = ${call(v)};\n${body}`;
+        break;
+      case 'filter':
+        body = `if (${call(v)}) {\nconst ${out} = ${v};\n${body}\n}`;
+        break;
+      case 'flatMap':
+        body = `for (const ${out} of ${call(v)}) {\n${body}\n}`;
+        break;
+      case 'mapValues':
+        body = `const ${out} = [${v}[0], ${call(`${v}[1]`)}];\n${body}`;
+        break;
+      case 'flatMapValues':
+        body = `for (const y${i} of ${call(`${v}[1]`)}) {\nconst ${out} = [${v}[0], y${i}];\n${body}\n}`;
+        break;
+      case 'keyBy':
+        body = `const ${out} = [${call(v)}, ${v}];\n${body}`;
+        break;
+      case 'mapPartitions':
+        throw new Error('mapPartitions is handled apart');
+    }
+  }
+  const code = `${head.join('\n')}\nreturn function fusedPush(v0) {\n${body}\n};`;
+  // Named as the loops are: a stack through it points at no file of the user's.
+  return vm.compileFunction(code, ['fns', 'envs', 'sink'], {
+    filename: 'wick-task-pipeline.js',
+  }) as Fused;
 }
 
 interface Finish {

@@ -436,3 +436,77 @@ test('textFile: a file this host does not have says it may be the driver’s onl
     return true;
   });
 });
+
+test('chains of every narrow transformation give what a plain version does, in order (property)', async () => {
+  // A flatMap in every chain: the fused push pipeline, not the range/array loops, runs them.
+  type Pair = [number, number];
+  const steps: Record<
+    Transformation['kind'] & string,
+    { f: unknown; plain: (xs: Pair[]) => Pair[] }
+  > = {
+    map: { f: ([k, v]: Pair): Pair => [k, v + 1], plain: (xs) => xs.map(([k, v]) => [k, v + 1]) },
+    filter: { f: ([, v]: Pair) => v % 3 !== 0, plain: (xs) => xs.filter(([, v]) => v % 3 !== 0) },
+    flatMap: {
+      f: ([k, v]: Pair): Pair[] =>
+        v % 2 === 0
+          ? [
+              [k, v],
+              [k, -v],
+            ]
+          : [],
+      plain: (xs) =>
+        xs.flatMap(([k, v]): Pair[] =>
+          v % 2 === 0
+            ? [
+                [k, v],
+                [k, -v],
+              ]
+            : [],
+        ),
+    },
+    mapValues: { f: (v: number) => v * 2, plain: (xs) => xs.map(([k, v]) => [k, v * 2]) },
+    flatMapValues: {
+      f: (v: number) => [v, v + 10],
+      plain: (xs) =>
+        xs.flatMap(([k, v]): Pair[] => [
+          [k, v],
+          [k, v + 10],
+        ]),
+    },
+    keyBy: {
+      f: ([k]: Pair) => k % 4,
+      plain: (xs) => xs.map((p): Pair => [p[0] % 4, p[1]]),
+    },
+    mapPartitions: { f: (xs: Pair[]) => xs, plain: (xs) => xs },
+  };
+  // keyBy makes [k % 4, [k, v]]; map it back to a pair so that every step takes pairs.
+  const unnest = ['map', ([k, p]: [number, Pair]): Pair => [k, p[1]]] as Step;
+  const kinds = fc.constantFrom('map', 'filter', 'mapValues', 'flatMapValues', 'keyBy' as const);
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(fc.tuple(fc.integer({ min: -9, max: 9 }), fc.integer({ min: -20, max: 20 })), {
+        maxLength: 10,
+      }),
+      fc.array(kinds, { maxLength: 4 }),
+      fc.array(kinds, { maxLength: 3 }),
+      fc.boolean(),
+      async (data, before, after, withEnv) => {
+        const chain = [...before, 'flatMap' as const, ...after];
+        let xs = data as Pair[];
+        const shipped: Step[] = [];
+        for (const kind of chain) {
+          xs = steps[kind].plain(xs);
+          if (withEnv && kind === 'map') {
+            shipped.push([
+              'map',
+              ([k, v]: Pair, env: { d: number }): Pair => [k, v + env.d],
+              { d: 1 },
+            ]);
+          } else shipped.push([kind, steps[kind].f]);
+          if (kind === 'keyBy') shipped.push(unnest);
+        }
+        assert.deepEqual(await run(array(data), shipped), xs);
+      },
+    ),
+  );
+});
