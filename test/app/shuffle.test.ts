@@ -7,7 +7,7 @@
  * reduce stages; and no shuffle file left once the application ends.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -18,8 +18,14 @@ import { canonicalJson, compareKeys } from '../../backend/app/shuffle/keys.js';
 import { wickProtocol } from '../../backend/protocol/index.js';
 import { FetchShuffleBlock, SHUFFLE_ENDPOINT } from '../../backend/protocol/shuffle.js';
 import { RpcEnv } from '../../backend/rpc/index.js';
-import { eventually, type SharedCluster, startSharedCluster } from '../helpers/apps.js';
+import {
+  eventually,
+  executorsRegistered,
+  type SharedCluster,
+  startSharedCluster,
+} from '../helpers/apps.js';
 import { waitUntilGone } from '../helpers/cli.js';
+import { filesUnder, SHUFFLE_DATA } from '../helpers/localFiles.js';
 
 for (const k of ['WICK_MASTER', 'WICK_SUBMIT_CONF', 'WICK_APP_NAME', 'WICK_APP_DIR'])
   delete process.env[k];
@@ -33,11 +39,7 @@ const logLines: string[] = [];
 before(async () => {
   cluster = await startSharedCluster({ conf: { 'wick.local.dir': localRoot } });
   wc = await WickContext.create({ master: cluster.url, appName: 'shuffle under test' });
-  await eventually(AbortSignal.timeout(60_000), () =>
-    (wc as unknown as { driver: { executors: Map<string, unknown> } }).driver.executors.size === 2
-      ? true
-      : undefined,
-  );
+  await executorsRegistered(wc, 2);
   // The driver's log, as a user reads it: the scheduler's decisions must be in it.
   const write = process.stderr.write.bind(process.stderr);
   process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
@@ -54,25 +56,7 @@ after(async () => {
 });
 
 /** Shuffle data files under the workers' local dirs. */
-function shuffleFiles(): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    // The worker may be deleting what is listed here.
-    let names: string[];
-    try {
-      names = readdirSync(d);
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      const p = join(d, name);
-      if (/^shuffle_\d+_\d+_0\.data$/.test(name)) out.push(p);
-      else if (!name.includes('.')) walk(p);
-    }
-  };
-  walk(localRoot);
-  return out;
-}
+const shuffleFiles = () => filesUnder(localRoot, SHUFFLE_DATA);
 
 const key = (k: unknown) => canonicalJson(k);
 /** A multiset of records as sorted canonical texts (order-free comparison). */

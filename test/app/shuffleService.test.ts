@@ -7,7 +7,7 @@
  * application ends; a lost worker takes its outputs with it (resubmit, right answer).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -22,8 +22,14 @@ import {
 } from '../../backend/protocol/shuffle.js';
 import { deriveKey } from '../../backend/rpc/credentials.js';
 import { RpcEnv } from '../../backend/rpc/index.js';
-import { eventually, type SharedCluster, startSharedCluster } from '../helpers/apps.js';
+import {
+  eventually,
+  executorsRegistered,
+  type SharedCluster,
+  startSharedCluster,
+} from '../helpers/apps.js';
 import { waitUntilGone } from '../helpers/cli.js';
+import { filesUnder } from '../helpers/localFiles.js';
 
 for (const k of ['WICK_MASTER', 'WICK_SUBMIT_CONF', 'WICK_APP_NAME', 'WICK_APP_DIR'])
   delete process.env[k];
@@ -35,11 +41,7 @@ const logLines: string[] = [];
 
 async function context(name: string): Promise<WickContext> {
   const c = await WickContext.create({ master: cluster.url, appName: name });
-  await eventually(AbortSignal.timeout(60_000), () =>
-    (c as unknown as { driver: { executors: Map<string, unknown> } }).driver.executors.size === 2
-      ? true
-      : undefined,
-  );
+  await executorsRegistered(c, 2);
   return c;
 }
 
@@ -66,23 +68,8 @@ after(async () => {
   rmSync(localRoot, { recursive: true, force: true });
 });
 
-function shuffleFiles(): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    let names: string[];
-    try {
-      names = readdirSync(d);
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      if (/^shuffle_\d+_\d+_0\.(data|index)$/.test(name)) out.push(join(d, name));
-      else if (!name.includes('.')) walk(join(d, name));
-    }
-  };
-  walk(localRoot);
-  return out;
-}
+/** Map output files (data and index) under the workers' local dirs. */
+const shuffleFiles = () => filesUnder(localRoot, /^shuffle_\d+_\d+_0\.(data|index)$/);
 
 function mapStatuses(c: WickContext): MapStatus[] {
   const tracker = c.dagScheduler.mapOutputs as unknown as {

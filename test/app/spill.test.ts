@@ -9,12 +9,18 @@
  * many it holds as each takes a slot, and that some had to wait).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { addTaskMetrics, type TaskEnd, WickContext } from '../../backend/app/index.js';
-import { eventually, type SharedCluster, startSharedCluster } from '../helpers/apps.js';
+import {
+  eventually,
+  executorsRegistered,
+  type SharedCluster,
+  startSharedCluster,
+} from '../helpers/apps.js';
+import { filesUnder } from '../helpers/localFiles.js';
 
 for (const k of ['WICK_MASTER', 'WICK_SUBMIT_CONF', 'WICK_APP_NAME', 'WICK_APP_DIR'])
   delete process.env[k];
@@ -41,11 +47,7 @@ before(async () => {
     },
   });
   wc.addListener({ onTaskEnd: (e) => void ends.push(e) });
-  await eventually(AbortSignal.timeout(60_000), () =>
-    (wc as unknown as { driver: { executors: Map<string, unknown> } }).driver.executors.size === 2
-      ? true
-      : undefined,
-  );
+  await executorsRegistered(wc, 2);
 });
 
 after(async () => {
@@ -55,25 +57,7 @@ after(async () => {
 });
 
 /** Temporary shuffle files (spills, blocks fetched to disk) under the workers' local dirs. */
-function tempFiles(): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    let names: string[];
-    try {
-      names = readdirSync(d, { withFileTypes: true }).map((e) =>
-        e.isDirectory() ? `${e.name}/` : e.name,
-      );
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      if (name.endsWith('/')) walk(join(d, name));
-      else if (name.startsWith('temp_')) out.push(join(d, name));
-    }
-  };
-  walk(localRoot);
-  return out;
-}
+const tempFiles = () => filesUnder(localRoot, /^temp_/);
 
 /** The metrics of the tasks that ended during `job`: map side and reduce side apart. */
 async function measured<T>(job: () => Promise<T>): Promise<{

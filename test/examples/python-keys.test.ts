@@ -13,6 +13,7 @@ import { test } from 'node:test';
 import { canonicalJson, compareKeys, hashKey } from '../../backend/app/shuffle/keys.js';
 import { partitionFunction, rangeBounds } from '../../backend/app/shuffle/partitioners.js';
 import { repoRoot } from '../helpers/cli.js';
+import { seeded } from '../helpers/seeded.js';
 
 const PYTHON = `
 import json, sys
@@ -102,18 +103,6 @@ const HAND_PICKED = [
   '{"":null}',
 ];
 
-/** mulberry32: a seeded generator, so that a failure can be rerun. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function randomString(r: () => number): string {
   const pool = [
     'a',
@@ -176,7 +165,7 @@ function randomKey(r: () => number, depth = 0): unknown {
 }
 
 test('Python computes the canonical JSON, hash, partitions and order of every key as JavaScript does', () => {
-  const r = rng(19);
+  const r = seeded(19);
   const texts = [...HAND_PICKED];
   for (let i = 0; i < 300; i++) texts.push(JSON.stringify(randomKey(r)));
   const keys = texts.map((t) => JSON.parse(t) as unknown);

@@ -24,6 +24,8 @@ import {
   type WickProcess,
   waitUntilGone,
 } from '../helpers/cli.js';
+import { filesUnder, SHUFFLE_DATA } from '../helpers/localFiles.js';
+import { seeded } from '../helpers/seeded.js';
 
 const driverScript = join(repoRoot, 'examples', 'python', 'wordcount_driver.py');
 const TIMEOUT = { timeout: 120_000 };
@@ -38,21 +40,9 @@ let lc: WickProcess;
 let url: string;
 let expected: Map<string, number>;
 
-/** mulberry32: a seeded generator, so that a failure can be rerun. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** ~40k lines of skewed words (some not ASCII), blank lines and runs of spaces among them. */
 function writeCorpus(): Map<string, number> {
-  const r = rng(1913);
+  const r = seeded(1913);
   const vocab = ['the', 'of', 'Wick', 'spark', 'é', 'naïve', '日本', 'ß', 'x1', 'shuffle'];
   for (let i = 0; i < 2000; i++) vocab.push(`w${i.toString(36)}`);
   const lines: string[] = [];
@@ -198,27 +188,9 @@ function assertCounts(d: Driver, output: string, code: number | null): void {
   }
 }
 
-/** Shuffle data files of an application under the workers' local dirs. */
-function shuffleFilesOf(appId: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string, inApp: boolean) => {
-    let names: string[];
-    try {
-      names = readdirSync(d);
-    } catch {
-      return; // the worker may be removing it
-    }
-    for (const name of names) {
-      const p = join(d, name);
-      if (/^shuffle_\d+_\d+_0\.data$/.test(name)) {
-        if (inApp) out.push(p);
-      } else if (!name.includes('.') || name.includes(appId))
-        walk(p, inApp || name.includes(appId));
-    }
-  };
-  walk(localDir, false);
-  return out;
-}
+/** Shuffle data files of an application under the workers' local dirs (its `wick-executor-<appId>-…`). */
+const shuffleFilesOf = (appId: string) =>
+  filesUnder(localDir, SHUFFLE_DATA).filter((p) => p.includes(`wick-executor-${appId}-`));
 
 /** The executors' stdout files of an application (`<work dir>/<appId>/<execId>/stdout`). */
 function executorStdout(appId: string): string {

@@ -227,3 +227,11 @@ export async function eventually<T>(signal: AbortSignal, what: () => T | undefin
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** Waits until `n` executors have registered with a WickContext's driver (60 s at most). */
+export function executorsRegistered(wc: unknown, n: number): Promise<true> {
+  const driver = (wc as { driver: { executors: Map<string, unknown> } }).driver;
+  return eventually(AbortSignal.timeout(60_000), () =>
+    driver.executors.size >= n ? true : undefined,
+  );
+}

@@ -23,6 +23,7 @@ import {
   MAX_MEMORY_MB,
   MAX_WORKER_CORES,
 } from '../../backend/protocol/bounds.js';
+import { seeded } from '../helpers/seeded.js';
 
 // Generators ------------------------------------------------------------------------------------
 
@@ -71,18 +72,6 @@ const inputArb = fc.record({
 });
 
 type GenInput = Omit<ScheduleInput, 'random'> & { seed: number };
-
-/** A small seeded PRNG (mulberry32), so that a failing case replays. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Makes schedule()'s Fisher–Yates shuffle the identity (j = i at every step). */
 const noShuffle = () => 1 - Number.EPSILON;

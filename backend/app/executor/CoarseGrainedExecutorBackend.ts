@@ -83,8 +83,6 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
     held: new Set<number>(),
   };
   private filesDir: string | undefined;
-  /** Where this executor's map outputs are served from (its own server, or its worker's). */
-  private shuffleLocation: string | undefined;
   /** The app's shuffle memory settings (AppConfig) and where its tasks' temporary files go. */
   private readonly shuffle = {
     maxSizeFetchToMem: ShuffleConf.maxSizeFetchToMem.defaultValue,
@@ -157,7 +155,7 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
       const read = { local: 0, total: 0, toDisk: 0 };
       // A coalesced partition's shuffle parts, one after another, as the task reads them.
       for (const src of shuffleReadsOf(task.source)) {
-        this.log.info(fetchPlanLine(src, this.shuffleLocation));
+        this.log.info(fetchPlanLine(src, this.opts.executorId));
         inputs.push(await this.fetchRead(task.taskId, src, read));
       }
       t.shuffleInputs = inputs;
@@ -361,7 +359,6 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
     this.shuffle.maxSizeFetchToMem = conf.get(ShuffleConf.maxSizeFetchToMem);
     if (place.shuffleDir) this.shuffle.spillDir = spillDirOf(place.shuffleDir);
     this.filesDir = place.filesDir;
-    this.shuffleLocation = place.shuffleLocation;
     if (!config.code && !config.files) return place;
     const server = await this.fileServerRef();
     if (config.code) place.codeRoot = await fetchAppCode(server, config.code);

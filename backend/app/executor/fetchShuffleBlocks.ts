@@ -159,19 +159,18 @@ async function fetchOne(
 
 /**
  * Spark's ShuffleBlockFetcherIterator line: how many non-empty blocks a reducer gets and from
- * where, so a log shows whether a shuffle crossed executors (or hosts).
+ * where, so a log shows whether a shuffle crossed executors (or hosts). Local blocks are those
+ * this executor wrote, as in its metrics' localBytesRead.
  */
 export function fetchPlanLine(
   src: { shuffleId: number; reduceId: number; blocks: readonly ShuffleBlockRef[] },
-  ownLocation: string | undefined,
+  ownExecutorId: string,
 ): string {
   const nonEmpty = src.blocks.filter((b) => b.size > 0);
   const bytes = nonEmpty.reduce((n, b) => n + b.size, 0);
-  const local = nonEmpty.filter((b) => b.location === ownLocation).length;
-  const sources = [
-    ...new Set(nonEmpty.filter((b) => b.location !== ownLocation).map((b) => b.location)),
-  ];
-  return `Getting ${nonEmpty.length} (${bytes} B) non-empty blocks of shuffle ${src.shuffleId} reducer ${src.reduceId} including ${local} local and ${nonEmpty.length - local} remote blocks${sources.length > 0 ? ` from ${sources.sort().join(', ')}` : ''}`;
+  const remote = nonEmpty.filter((b) => b.executorId !== ownExecutorId);
+  const sources = [...new Set(remote.map((b) => b.location))];
+  return `Getting ${nonEmpty.length} (${bytes} B) non-empty blocks of shuffle ${src.shuffleId} reducer ${src.reduceId} including ${nonEmpty.length - remote.length} local and ${remote.length} remote blocks${sources.length > 0 ? ` from ${sources.sort().join(', ')}` : ''}`;
 }
 
 type ShuffleSource = Extract<PartitionSource, { kind: 'shuffle' }>;

@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import type { RDD } from '../../../backend/app/driver/RDD.js';
 import { WickContext } from '../../../backend/app/index.js';
-import { eventually, type SharedCluster, startSharedCluster } from '../../helpers/apps.js';
+import { executorsRegistered, type SharedCluster, startSharedCluster } from '../../helpers/apps.js';
 
 for (const k of ['WICK_MASTER', 'WICK_SUBMIT_CONF', 'WICK_APP_NAME', 'WICK_APP_DIR'])
   delete process.env[k];
@@ -21,11 +21,7 @@ let wc: WickContext;
 before(async () => {
   cluster = await startSharedCluster();
   wc = await WickContext.create({ master: cluster.url, appName: 'RDD operations under test' });
-  await eventually(AbortSignal.timeout(60_000), () =>
-    (wc as unknown as { driver: { executors: Map<string, unknown> } }).driver.executors.size === 2
-      ? true
-      : undefined,
-  );
+  await executorsRegistered(wc, 2);
 });
 
 after(async () => {
