@@ -543,7 +543,7 @@ type Part = Extract<PartitionSource, { kind: 'coalesced' }>['parts'][number];
 /**
  * An RDD's partitions, each as coalesce's parts (a source and its transformations). A partition
  * that is coalesced already stands for its parts, with what follows applied to each, which only
- * element-wise steps allow (a mapPartitions must see the whole partition).
+ * element-wise steps allow (not a mapPartitions or a zipWithIndex: each needs the whole partition).
  */
 function partsOf(plan: RddPlan): Part[][] {
   const out: Part[][] = [];
@@ -558,6 +558,13 @@ function partsOf(plan: RddPlan): Part[][] {
       if (transformations.some((t) => t.kind === 'mapPartitions')) {
         throw new Error(
           'coalesce of an RDD that was coalesced and then went through mapPartitions is not supported (mapPartitions must see its whole partition): coalesce once, after the mapPartitions, or use repartition(n)',
+        );
+      }
+      // zipWithIndex numbers a whole partition from its start: split into parts, each would
+      // start again.
+      if (seg.transformations.some((t) => t.kind === 'zipWithIndex')) {
+        throw new Error(
+          'coalesce of an RDD that was coalesced and then zipped with zipWithIndex is not supported (each index runs through a whole partition): zipWithIndex after the last coalesce, or use repartition(n)',
         );
       }
       out.push(

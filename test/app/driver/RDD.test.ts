@@ -168,4 +168,17 @@ test('coalesce with a shuffle is repartition; impossible coalesces say why and w
     mapped.collect(),
     /coalesce once, after the mapPartitions, or use repartition/,
   );
+  // zipWithIndex between two coalesces: its count would start again in every part.
+  await assert.rejects(
+    rdd.coalesce(1).zipWithIndex().coalesce(1).collect(),
+    /zipWithIndex after the last coalesce, or use repartition/,
+  );
+  assert.deepEqual(await rdd.coalesce(1).coalesce(1).zipWithIndex().collect(), [
+    [1, 0],
+    [2, 1],
+    [3, 2],
+    [4, 3],
+    [5, 4],
+    [6, 5],
+  ]);
 });
