@@ -209,6 +209,13 @@ async function submitActiveFile(page, { args, beforeLast }) {
   await page.keyboard.press('Enter');
   for (const step of ['deploy mode', 'executor memory', 'cores per executor']) {
     await title.filter({ hasText: step }).waitFor(long);
+    // A pick's Enter before its items are listed accepts nothing, which ends the questions.
+    if (step === 'deploy mode')
+      await page
+        .locator('.quick-input-list')
+        .getByRole('option', { name: /^(client|cluster)/ })
+        .first()
+        .waitFor(long);
     if (step === 'cores per executor') await beforeLast?.();
     await page.keyboard.press('Enter');
   }
