@@ -24,6 +24,7 @@ process.env.XDG_CACHE_HOME = cache;
 // processes it starts, as those of one user's machine share theirs.
 delete process.env.WICK_AUTH_SECRET;
 const files = named.length > 0 ? named : find('test').sort();
+// The runner and so every test file's process (its children inherit these --imports).
 const r = spawnSync(
   process.execPath,
   [
@@ -31,12 +32,7 @@ const r = spawnSync(
     'tsx',
     '--import',
     './test/helpers/configPerFile.mjs',
-    '--test',
-    '--test-concurrency=2',
-    // A bound on each test file (and on each test that sets none). The longest file, code-server
-    // and Chromium, takes a few minutes on a busy CI machine; a hang should cost no more than 5.
-    '--test-timeout=300000',
-    '--test-reporter=spec',
+    join(import.meta.dirname, 'testRunner.mjs'),
     ...files,
   ],
   { stdio: 'inherit' },

@@ -3,7 +3,8 @@
  * machine"): each host is a network namespace with one veth on a bridge that lives in a namespace
  * of its own, and every process started on it also gets a private mount namespace with its own
  * tmpfs /tmp and ~/.cache. So nothing passes between hosts but the network; the Wick install (this
- * repository, outside /tmp) is the one thing they share, as if installed on each.
+ * repository, bound back in where a host's own /tmp would hide it) is the one thing they share, as
+ * if installed on each.
  *
  * Each harness claims a free id, which names its namespaces (`wick<id>-…`) and its /24, so test
  * files may run at the same time. Cleanup, when the test ends however it ends: SIGTERM to every
@@ -31,9 +32,21 @@ import { waitFor } from './processes.js';
 
 const run = promisify(execFile);
 
-/** Runs on the host, in its fresh mount namespace, before the command replaces it. */
-const HOST_SHELL =
-  'mkdir -p "$HOME/.cache" && mount -t tmpfs none /tmp && mount -t tmpfs none "$HOME/.cache" && exec "$@"';
+/**
+ * Runs on the host, in its fresh mount namespace, before the command replaces it: its own /tmp and
+ * ~/.cache, and the Wick install ($1, this repository) where it was. A clone under /tmp (or
+ * ~/.cache) would be hidden by the host's fresh /tmp: the shell holds the install's folder open
+ * (fd 9) before mounting, and binds it back at its path from that descriptor (`mount -c`: the
+ * magic link names the hidden folder itself, not its path, which now names an empty one).
+ */
+const HOST_SHELL = `install=$1; shift
+exec 9<"$install" || exit 97
+mkdir -p "$HOME/.cache" && mount -t tmpfs none /tmp && mount -t tmpfs none "$HOME/.cache" || exit 97
+if [ ! -e "$install/package.json" ]; then
+  mkdir -p "$install" && mount -c --bind /proc/self/fd/9 "$install" || exit 97
+fi
+exec 9<&-
+exec "$@"`;
 
 /** How long cleanup lets SIGTERMed processes exit by themselves before SIGKILLing the rest. */
 const TERM_GRACE_MS = 3_000;
@@ -131,9 +144,15 @@ export interface Hosts {
 
 /**
  * Makes one simulated host per name on a fresh bridge; all of it is removed when `t` ends.
- * Names are short lowercase words ('master', 'w1', 'user').
+ * Names are short lowercase words ('master', 'w1', 'user'). `install` is the folder every host
+ * shares (this repository unless told; the harness's own test gives another, under /tmp).
  */
-export async function startHosts(t: TestContext, names: readonly string[]): Promise<Hosts> {
+export async function startHosts(
+  t: TestContext,
+  names: readonly string[],
+  options: { install?: string } = {},
+): Promise<Hosts> {
+  const install = options.install ?? repoRoot;
   const secret = randomBytes(24).toString('base64url');
   const why = hostsUnavailable();
   if (why) throw new Error(why);
@@ -177,7 +196,7 @@ export async function startHosts(t: TestContext, names: readonly string[]): Prom
     await ip('-n', ns, 'addr', 'add', `${address}/24`, 'dev', 'e0');
     await ip('-n', ns, 'link', 'set', 'e0', 'up');
     await ip('-n', ns, 'link', 'set', 'lo', 'up');
-    hosts[name] = makeHost(t, name, ns, address, children, secret, (state) =>
+    hosts[name] = makeHost(t, name, ns, address, children, secret, install, (state) =>
       ip('-n', hub, 'link', 'set', veth, state),
     );
   }
@@ -202,6 +221,7 @@ function makeHost(
   address: string,
   children: Set<ChildProcess>,
   secret: string,
+  install: string,
   link: (state: 'up' | 'down') => Promise<unknown>,
 ): Host {
   const launch: Launch = (file, args, options) => {
@@ -211,7 +231,7 @@ function makeHost(
     const child = spawn(
       'ip',
       ['netns', 'exec', netns, 'unshare', '-m', '--propagation', 'private'].concat(
-        ['bash', '-c', HOST_SHELL, '_', file],
+        ['bash', '-c', HOST_SHELL, '_', install, file],
         args,
       ),
       // detached: a process group of its own (setsid), killed as one at cleanup.

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { hostsUnavailable, startHosts } from '../helpers/hosts.js';
 import { isAlive } from '../helpers/processes.js';
@@ -65,6 +65,26 @@ test('hosts talk over the bridge, keep their own /tmp, can be cut off, and leave
   await net.cleanup();
   assert.equal(isAlive(pid), false, 'the server on host a was left running');
   for (const ns of net.namespaces) assert.doesNotMatch(netnsList(), new RegExp(`^${ns}\\b`, 'm'));
+});
+
+test('an install under /tmp (a clone there) is still there on every host, whose /tmp is its own', {
+  skip,
+}, async (t) => {
+  // As a repository cloned into /tmp: the hosts' fresh /tmp would hide it.
+  const install = mkdtempSync('/tmp/wick-install-');
+  t.after(() => rmSync(install, { recursive: true, force: true }));
+  writeFileSync(`${install}/package.json`, '{}');
+  writeFileSync(`${install}/marker`, 'the install');
+  const net = await startHosts(t, ['a'], { install });
+  const p = net
+    .host('a')
+    .spawn('sh', ['-c', `cat ${install}/marker; echo; ls -A /tmp; echo x > /tmp/mine`], {
+      cwd: install,
+    });
+  await p.closed;
+  // The install and nothing else of the machine's /tmp (its parent holds this test's own files).
+  assert.deepEqual(p.stdout.trim().split('\n'), ['the install', install.split('/')[2]]);
+  assert.equal(existsSync('/tmp/mine'), false, "a host's /tmp is its own");
 });
 
 test('a grandchild that left its process group is killed with its namespace', {
