@@ -89,7 +89,10 @@ export async function startCodeServer(folder, vsix) {
       try {
         process.kill(-child.pid, 'SIGTERM');
       } catch {}
-      await exited;
+      // Bounded: a server that does not leave in 10 s is killed below with its group.
+      let timer;
+      await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, 10_000)))]);
+      clearTimeout(timer);
       // The server's children (extension host, file watcher) leave with the process group.
       try {
         process.kill(-child.pid, 'SIGKILL');

@@ -5,6 +5,7 @@
 // Usage: node test/e2e/run.mjs [host|ui|vsix]... [--exit-with-parent]   (after npm run build)
 import { spawnSync } from 'node:child_process';
 import {
+  cpSync,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -70,12 +71,45 @@ for (const what of which) {
   } catch (err) {
     console.error(err);
     console.error(cs.log().slice(-3000));
+    keepLogs(cs, what);
     failed++;
   } finally {
     await cs.stop();
   }
 }
 process.exit(failed ? 1 : 0);
+
+/**
+ * The workbench's logs of a failed part (the extension host's, the Wick output channel's) into
+ * test-output/e2e/logs-PART, and the end of Wick's channel on stderr: what the extension and its
+ * agent were doing when a step gave up.
+ */
+function keepLogs(cs, what) {
+  const from = join(cs.tmp, 'ud', 'logs');
+  const to = join(out, `logs-${what}`);
+  try {
+    rmSync(to, { recursive: true, force: true });
+    cpSync(from, to, { recursive: true });
+    for (const f of readdirSync(to, { recursive: true }))
+      if (/(Wick|exthost)\.log$/.test(String(f)))
+        console.error(`${f} (end):\n${readFileSync(join(to, String(f)), 'utf8').slice(-4000)}`);
+    console.error(`the workbench's logs are in ${to}`);
+  } catch (err) {
+    console.error(`no workbench logs kept: ${err.message}`);
+  }
+}
+
+/** Closes the browser, or gives up on it after 15 s (a page stuck mid-navigation can hang close). */
+async function closeBrowser(ctx) {
+  let timer;
+  await Promise.race([
+    ctx.close().catch(() => {}),
+    new Promise((r) => {
+      timer = setTimeout(r, 15_000);
+    }),
+  ]);
+  clearTimeout(timer);
+}
 
 async function hostTests(cs) {
   const report = join(out, 'host-report.json');
@@ -129,7 +163,7 @@ async function hostTests(cs) {
     return code === 0 ? 0 : 1;
   } finally {
     stopDriving();
-    await ctx.close();
+    await closeBrowser(ctx);
   }
 }
 
@@ -191,7 +225,7 @@ async function ui(cs) {
     await runUi(page, workbenchUrl(cs.host, root, payload), join(out, 'screenshots'));
     return 0;
   } finally {
-    await ctx.close();
+    await closeBrowser(ctx);
   }
 }
 
@@ -216,6 +250,6 @@ async function vsixCheck(cs) {
     await page.screenshot({ path: join(out, 'screenshots', '0-vsix-installed.png') });
     return 0;
   } finally {
-    await ctx.close();
+    await closeBrowser(ctx);
   }
 }
