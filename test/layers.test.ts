@@ -36,6 +36,8 @@ const RULES: Record<Unit, readonly Unit[]> = {
   // Map output files and their block server: executors serve them, and so does a worker's
   // external shuffle service.
   'backend/shuffle': [...base, 'backend/rpc'],
+  // Event logs as files: written by a driver, read by the history and the master's web UI.
+  'backend/eventlog': ['backend/util', 'backend/conf', ...pure],
   'backend/master': [...base, 'backend/rpc', 'backend/files'],
   'backend/worker': [...base, 'backend/rpc', 'backend/logs', 'backend/files', 'backend/shuffle'],
   'backend/app': [...base, 'backend/rpc', 'backend/client', 'backend/files', 'backend/shuffle'],
