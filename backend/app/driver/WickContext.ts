@@ -82,6 +82,8 @@ export class WickContext {
    * for the end of the turn (see end()), and a failure or the process's exit meanwhile decides it.
    */
   private verdictPending = false;
+  /** The verdict a plain stop() left open was a failure (see end). */
+  private failedAfterStop = false;
   /** Once stop() has begun: the driver's RpcEnv closed, its application unregistered. */
   private closed: Promise<void> | undefined;
   /** The contexts not stopped yet: what a driver that fails reports its failure through. */
@@ -401,7 +403,7 @@ export class WickContext {
       if (failure && this.verdictPending) {
         this.verdictPending = false;
         this.client.unregister(failure, true, killed);
-        log.info(`Application ${this.appId} failed after its context stopped`);
+        this.failedAfterStop = true;
       }
       await this.closed;
       return;
@@ -444,8 +446,9 @@ export class WickContext {
    * wc.stop() }` stops the context *before* its error reaches the top of the application, and
    * an application that catches a job's failure may stop, then set process.exitCode or call
    * process.exit(1). All of that runs in promise jobs before the turn ends; the error (through
-   * failAll), the exit (onExit) or the exit status set by then ends the application FAILED, as
-   * Spark's standalone cluster ends an application by its driver's exit. Else it FINISHED.
+   * failAll), the exit (onExit) or the exit status set by then ends the application FAILED: how
+   * the driver's program ended says how its application did, not whether it stopped first. Else
+   * it FINISHED.
    */
   private async close(failed: boolean): Promise<void> {
     if (!failed) {
@@ -460,7 +463,7 @@ export class WickContext {
     WickContext.running.delete(this);
     process.off('exit', this.onExit);
     await this.env.stop();
-    log.info(`${failed ? 'Failed' : 'Stopped'} application ${this.appId}`);
+    log.info(`${failed || this.failedAfterStop ? 'Failed' : 'Stopped'} application ${this.appId}`);
   }
 }
 
