@@ -63,6 +63,8 @@ export function sparkAppJson(a: AppSummary, now: number): Record<string, unknown
     submitdate: new Date(a.startTime).toString(),
     state: a.state,
     duration: (a.endTime ?? now) - a.startTime,
+    // Wick's own, after Spark's fields: why a FAILED application failed.
+    ...(a.failure ? { failure: a.failure } : {}),
   };
 }
 

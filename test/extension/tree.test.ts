@@ -195,6 +195,29 @@ test('an app whose executors keep failing says why in its description and quotes
   );
 });
 
+test("a FAILED app's tooltip says what its driver said and the user's line", () => {
+  const m = model({
+    completedApps: [
+      app('app-4', 'FAILED', {
+        endTime: 9_000,
+        failure: {
+          message: 'JobFailedError: Job aborted due to stage failure: Error: no embers here',
+          location: { file: '/home/me/job.ts', line: 14, column: 15 },
+        },
+      }),
+    ] as MasterState['completedApps'],
+  });
+  const failedApp = roots('applications', m)
+    .flatMap((g) => children(g, m))
+    .find((n) => n.kind === 'app' && n.app.id === 'app-4');
+  const it = item(failedApp as Node, m);
+  assert.match(it.description ?? '', /^FAILED/);
+  assert.match(
+    String(it.tooltip),
+    /Failed: JobFailedError: Job aborted due to stage failure: Error: no embers here\nat \/home\/me\/job\.ts:14:15/,
+  );
+});
+
 test('ids are stable across pushes, so expansion and selection survive refreshes', () => {
   const a = model();
   const b = model({ seq: 8 });

@@ -385,6 +385,29 @@ test('after UnregisterApplication, how each executor really ended replaces the K
   assert.equal(workerIn(s, w.id)?.coresUsed, 0, 'no resources taken back twice');
 });
 
+test("a killed application's executors stay KILLED though they exit 0 (their driver stopped them as the kill came)", {
+  timeout: 60_000,
+}, async (t) => {
+  const { master, client, w, app, appId, launch } = await oneAppOnOneWorker(t);
+  const execId = launch.execId as number;
+  w.executorStateChanged(appId, execId, 'RUNNING');
+  await client.waitFor((s) => appIn(s, appId)?.executors[0]?.state === 'RUNNING');
+  assert.equal((await client.master.ask(RequestKillApplication({ appId }))).success, true);
+  await app.endpoint.next('ApplicationRemoved');
+  await w.endpoint.next('KillExecutor');
+  const mark = master.stderr.length;
+  w.executorStateChanged(appId, execId, 'EXITED', 0, 'Command exited with code 0');
+  const s = await client.waitFor(
+    (s) => appIn(s, appId)?.removedExecutors[0]?.message !== undefined,
+  );
+  const exec = appIn(s, appId)?.removedExecutors[0];
+  assert.equal(appIn(s, appId)?.state, 'KILLED');
+  assert.equal(exec?.state, 'KILLED', JSON.stringify(exec));
+  assert.equal(exec?.exitStatus, undefined, 'no "exit 0" on a killed executor');
+  assert.equal(exec?.message, `Killed with application ${appId}`);
+  await master.waitForStderr(/of the finished application ended EXITED/, mark);
+});
+
 test('RequestKillApplication kills an application and says so; an unknown one is refused', {
   timeout: 60_000,
 }, async (t) => {

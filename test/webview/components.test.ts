@@ -153,6 +153,23 @@ test('an application page shows executors, removed ones, and every state change 
   );
 });
 
+test("a FAILED application's page says what its driver said, and the user's line", () => {
+  const html = render(
+    h(AppPage, {
+      app: app({
+        state: 'FAILED',
+        endTime: T0 + 5000,
+        failure: {
+          message: 'TypeError: the report has nowhere to go',
+          location: { file: '/home/me/job.ts', line: 12, column: 11 },
+        },
+      }),
+    }),
+  );
+  assert.match(text(html), /Failed because TypeError: the report has nowhere to go/);
+  assert.match(text(html), /at \/home\/me\/job\.ts:12:11/);
+});
+
 test('an application page quotes the last executor failure, line by line', () => {
   const message =
     'Command exited with code 1\nThe end of its stderr:\nconnection refused — is wick.driver.host reachable from the worker hosts?';

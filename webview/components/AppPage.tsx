@@ -34,6 +34,16 @@ export function AppPage({ app }: { app: AppSummary }) {
   ];
   if (app.state === 'WAITING' && app.waitingReason)
     facts.push(['Waiting because', app.waitingReason]);
+  if (app.failure) {
+    const at = app.failure.location;
+    facts.push([
+      'Failed because',
+      <div key="why">
+        <pre class="failure">{app.failure.message}</pre>
+        {at && <code>{`at ${at.file}:${at.line}:${at.column}`}</code>}
+      </div>,
+    ]);
+  }
   const failure = app.lastExecutorFailure;
   if (failure)
     facts.push([

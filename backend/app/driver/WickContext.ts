@@ -18,7 +18,7 @@ import { useShippedCode } from '../closure.js';
 import { ModuleScopes } from '../moduleScopes.js';
 import { setDriverFiles } from '../WickFiles.js';
 import { AppClient } from './AppClient.js';
-import { describeFailure } from './appFailure.js';
+import { describeFailure, exitFailure } from './appFailure.js';
 import { DriverEndpoint, type ShippedApp } from './DriverEndpoint.js';
 import { chooseDriverAddress, routeToMasters } from './driverAddress.js';
 import { driverAuth } from './driverAuth.js';
@@ -71,14 +71,21 @@ export class WickContext {
    * drop and ends the application FAILED anyway.
    */
   private readonly onExit = (code: number) => {
-    if (this.stopped) return;
+    if (this.stopped && !this.verdictPending) return;
     this.stopped = true;
+    this.verdictPending = false;
     WickContext.running.delete(this);
-    this.client.unregister(
-      code === 0 ? undefined : { message: `Error: the driver exited with status ${code}` },
-      true,
-    );
+    this.client.unregister(code === 0 ? undefined : exitFailure(code), true);
   };
+  /**
+   * stop() has stopped the executors, but how the application ended is not said yet: that waits
+   * for the end of the turn (see end()), and a failure or the process's exit meanwhile decides it.
+   */
+  private verdictPending = false;
+  /** The verdict a plain stop() left open was a failure (see end). */
+  private failedAfterStop = false;
+  /** Once stop() has begun: the driver's RpcEnv closed, its application unregistered. */
+  private closed: Promise<void> | undefined;
   /** The contexts not stopped yet: what a driver that fails reports its failure through. */
   private static readonly running = new Set<WickContext>();
 
@@ -390,11 +397,19 @@ export class WickContext {
   }
 
   private async end(failure: AppFailure | undefined, killed = false): Promise<void> {
-    if (this.stopped) return;
+    if (this.stopped) {
+      // Stopped, its verdict still open: this failure is it (an error on its way through the
+      // application's `finally { await wc.stop() }`, or a SIGTERM).
+      if (failure && this.verdictPending) {
+        this.verdictPending = false;
+        this.client.unregister(failure, true, killed);
+        this.failedAfterStop = true;
+      }
+      await this.closed;
+      return;
+    }
     this.stopped = true;
-    WickContext.running.delete(this);
     process.off('beforeExit', this.onBeforeExit);
-    process.off('exit', this.onExit);
     // As a job does: the driver's sockets do not keep the process alive (see create), and without
     // this the process could end in the middle of stopping, before what the application does
     // after `await stop()`.
@@ -413,13 +428,42 @@ export class WickContext {
       // (they may take seconds), and a driver being killed may not get that long.
       this.client.requestTotalExecutors(0);
       if (failure) this.client.unregister(failure, true, killed);
+      else this.verdictPending = true;
       await this.driver.stopExecutors();
-      if (!failure) this.client.unregister();
-      await this.env.stop();
-      log.info(`${failure ? 'Failed' : 'Stopped'} application ${this.appId}`);
-    } finally {
+    } catch (err) {
       clearInterval(stopping);
+      throw err;
     }
+    this.closed = this.close(failure !== undefined).finally(() => clearInterval(stopping));
+    // A plain stop() returns before the verdict: `finally { await wc.stop() }` must let the
+    // application's error go on its way, to be the verdict (see close).
+    if (failure) await this.closed;
+  }
+
+  /**
+   * Unregisters (unless a failure did) and closes the driver's RpcEnv. After a plain stop() the
+   * unregister waits for the end of the turn: the job template's `try { … } finally { await
+   * wc.stop() }` stops the context *before* its error reaches the top of the application, and
+   * an application that catches a job's failure may stop, then set process.exitCode or call
+   * process.exit(1). All of that runs in promise jobs before the turn ends; the error (through
+   * failAll), the exit (onExit) or the exit status set by then ends the application FAILED: how
+   * the driver's program ended says how its application did, not whether it stopped first. Else
+   * it FINISHED.
+   */
+  private async close(failed: boolean): Promise<void> {
+    if (!failed) {
+      await new Promise((r) => setImmediate(r));
+      if (this.verdictPending) {
+        this.verdictPending = false;
+        const code = Number(process.exitCode ?? 0);
+        this.client.unregister(code ? exitFailure(code) : undefined);
+        failed = code !== 0;
+      }
+    }
+    WickContext.running.delete(this);
+    process.off('exit', this.onExit);
+    await this.env.stop();
+    log.info(`${failed || this.failedAfterStop ? 'Failed' : 'Stopped'} application ${this.appId}`);
   }
 }
 

@@ -21,6 +21,11 @@ export function describeFailure(err: unknown, not: NotUserCode = wickCode()): Ap
   return failure;
 }
 
+/** A driver whose process exits (or is set to exit) with a non-zero status, nothing thrown. */
+export function exitFailure(code: number): AppFailure {
+  return { message: `Error: the driver exited with status ${code}` };
+}
+
 /**
  * The failure as the driver prints it (docs/protocol.md): `<name>: <message>` and the stack's
  * frames; Node's stack already starts with the name and message.

@@ -12,7 +12,9 @@ import { parseMemoryMB } from '../../conf/daemon.js';
 import { parseInteger } from '../../conf/parse.js';
 import { WickConf } from '../../conf/WickConf.js';
 import type { LocalCluster } from '../../launcher/localClusterProcess.js';
+import { bytesOf } from '../../protocol/base64.js';
 import { RequestSubmitDriver } from '../../protocol/client.js';
+import { RequestLogRange } from '../../protocol/worker.js';
 import { withoutSecrets } from '../../rpc/clusterSecret.js';
 import type { RpcEndpointRef } from '../../rpc/index.js';
 import { latestRun } from '../../shared/driverRuns.js';
@@ -256,6 +258,41 @@ async function driverLogRoute(
   }
 }
 
+/** How much of a failed driver's stderr `submit --wait` reads, and the most lines it prints. */
+const DRIVER_TAIL_BYTES = 16 * 1024;
+const DRIVER_TAIL_LINES = 40;
+
+/**
+ * The end of a failed driver's stderr: from the last error it printed (`wick: <name>: <message>`
+ * and its stack, docs/protocol.md), else its last lines. Empty when it cannot be read: the
+ * driver's state still says how it ended.
+ */
+async function driverErrorTail(from: RpcEndpointRef, driverId: string): Promise<string> {
+  let text: string;
+  let whole: boolean;
+  try {
+    const range = await from.ask(
+      RequestLogRange({ driverId, stream: 'stderr', length: DRIVER_TAIL_BYTES }),
+    );
+    text = bytesOf(range, 'data').toString('utf8');
+    whole = range.offset === 0;
+  } catch (err) {
+    process.stderr.write(`Could not read the driver's stderr: ${(err as Error).message}\n`);
+    return '';
+  }
+  const lines = text.trimEnd().split('\n');
+  let start = -1;
+  for (let i = lines.length - 1; i >= 0 && start < 0; i--)
+    if (lines[i]?.startsWith('wick: ')) start = i;
+  // Else its last lines; the first one read may be cut.
+  const shown =
+    start >= 0
+      ? lines.slice(start, start + DRIVER_TAIL_LINES)
+      : lines.slice(whole ? 0 : 1).slice(-DRIVER_TAIL_LINES);
+  if (shown.length === 0) return '';
+  return `The end of the driver's stderr:\n${shown.join('\n')}\n`;
+}
+
 async function submitToCluster(
   masterUrl: string,
   bundled: BundledApp,
@@ -329,6 +366,12 @@ async function submitToCluster(
       );
       const d = find(final);
       const run = d && d.id !== driverId ? ` (relaunched as ${d.id})` : '';
+      // As a client-mode driver prints its error: the end of the driver's stderr says what
+      // failed, and where in the user's code.
+      if (worker && d && d.state !== 'FINISHED') {
+        const tail = await driverErrorTail(worker, d.id);
+        if (tail) process.stderr.write(tail);
+      }
       process.stderr.write(
         `Driver ${driverId}${run} ended ${d?.state}${d?.exception ? `: ${d.exception}` : ''}\n`,
       );

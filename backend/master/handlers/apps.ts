@@ -156,7 +156,8 @@ export async function removeApplication(
  * The end of an executor whose application has ended: on a clean stop the executors exit on the
  * driver's StopExecutor while the application unregisters, and the master, which killed what it
  * still listed, hears from their workers how they really ended. That end replaces the KILLED the
- * master presumed (the history shows EXITED 0 for a clean stop); nothing else follows from it.
+ * master presumed (the history shows EXITED 0 for a clean stop), except in a KILLED application,
+ * whose executors stay KILLED; nothing else follows from it.
  */
 function finalStateOfFinishedApp(
   m: Master,
@@ -168,7 +169,13 @@ function finalStateOfFinishedApp(
   if (!app || !exec) return false;
   checkFromWorker(exec.worker, sender, `ExecutorStateChanged of ${exec.fullId}`);
   if (isExecutorFinished(msg.state)) {
-    exec.setState(msg.state, m.clock.now(), msg.message, msg.exitStatus);
+    if (app.state === 'KILLED' && msg.state === 'EXITED' && msg.exitStatus === 0) {
+      // Its driver, told of the kill, stopped it before the worker's SIGTERM landed: the kill
+      // ended it all the same, and "EXITED · exit 0" would read as a clean end.
+      exec.setState('KILLED', m.clock.now(), `Killed with application ${app.id}`);
+    } else {
+      exec.setState(msg.state, m.clock.now(), msg.message, msg.exitStatus);
+    }
     m.broadcaster.app(app);
     log.info(
       `Executor ${app.id}/${exec.id} of the finished application ended ${msg.state}${msg.message ? `: ${msg.message}` : ''}`,

@@ -23,6 +23,7 @@ export function appItem(n: A, m: Model): Item {
     `Memory per executor: ${mb(a.memoryPerExecutorMB)}`,
     `Executors: ${running} running, ${a.removedExecutors.length} ended`,
     `Duration: ${took}`,
+    ...(a.failure ? [`Failed: ${failureText(a.failure)}`] : []),
     ...(failed
       ? [
           `Last executor failure (executor ${failed.execId} on ${failed.workerHostPort}):`,
@@ -42,6 +43,12 @@ export function appItem(n: A, m: Model): Item {
     contextValue: `wick.app.${lower(a.state)}`,
     collapsible: 'collapsed',
   };
+}
+
+/** What the driver said when its application failed, and the line of the user's code. */
+function failureText(f: NonNullable<A['app']['failure']>): string {
+  const at = f.location ? `\nat ${f.location.file}:${f.location.line}:${f.location.column}` : '';
+  return `${f.message}${at}`;
 }
 
 function isFinished(state: string): boolean {
