@@ -323,6 +323,57 @@ await wc.stop();
   await cluster.assertOnlyClusterLeft();
 });
 
+/**
+ * textFile by the name a file was shipped under (--files, relative to where the submit runs) or
+ * added under (wc.addFile), as WickFiles.get takes it: its executors read their own copy. In
+ * cluster mode the driver runs in a folder of its worker, where no words.txt is but the one
+ * shipped.
+ */
+const readsShippedText = (name: string) => `
+import { writeFileSync } from 'node:fs';
+import { WickContext } from 'wick';
+const wc = await WickContext.create({ appName: '${name}' });
+writeFileSync('more.txt', 'x y\\nz\\n');
+await wc.addFile('more.txt');
+const words = async (file: string) =>
+  (await wc.textFile(file, 3).flatMap((line: string) => line.split(' ')).collect()).sort();
+console.log(JSON.stringify({ shipped: await words('words.txt'), added: await words('more.txt') }));
+await wc.stop();
+`;
+
+for (const mode of ['client', 'cluster'] as const) {
+  test(`textFile('words.txt') after --files words.txt, and of a file added with wc.addFile, in ${mode} mode`, {
+    timeout: 60_000,
+  }, async () => {
+    const dir = join(apps.path, `text-by-name-${mode}`);
+    write(dir, {
+      'words.txt': 'a b\nc d e\nf\n',
+      'app.ts': readsShippedText(`text by name ${mode}`),
+    });
+    const r = await runWick(
+      [
+        'submit',
+        '--master',
+        cluster.url,
+        '--executor-memory',
+        '512m',
+        ...(mode === 'cluster' ? ['--deploy-mode', 'cluster', '--wait'] : []),
+        '--files',
+        'words.txt',
+        'app.ts',
+      ],
+      { mark: cluster.mark, cwd: dir },
+    );
+    assert.equal(r.code, 0, `${r.stderr}\n${r.stdout}`);
+    assert.deepEqual(resultOf(r.stdout), {
+      shipped: ['a', 'b', 'c', 'd', 'e', 'f'],
+      added: ['x', 'y', 'z'],
+    });
+    await cluster.watch.waitFor((s) => s.activeApps.length === 0 && s.activeDrivers.length === 0);
+    await cluster.assertOnlyClusterLeft();
+  });
+}
+
 test('after the application ends, no local dir of it is left on the workers', () => {
   // Each test above checked its own application's dirs; none of any application is left.
   assert.deepEqual(
