@@ -325,16 +325,19 @@ await wc.stop();
 
 /**
  * textFile by the name a file was shipped under (--files, relative to where the submit runs) or
- * added under (wc.addFile), as WickFiles.get takes it: its executors read their own copy. In
- * cluster mode the driver runs in a folder of its worker, where no words.txt is but the one
- * shipped.
+ * added under (wc.addFile), as WickFiles.get takes it: its executors read their own copy, and
+ * the name means the added file even where the driver runs has another of that name. In cluster
+ * mode the driver runs in a folder of its worker, where no words.txt is but the one shipped.
  */
 const readsShippedText = (name: string) => `
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { WickContext } from 'wick';
 const wc = await WickContext.create({ appName: '${name}' });
-writeFileSync('more.txt', 'x y\\nz\\n');
-await wc.addFile('more.txt');
+// The added file, by its name, wins over another of that name where the driver runs.
+mkdirSync('sub', { recursive: true });
+writeFileSync('sub/more.txt', 'x y\\nz\\n');
+writeFileSync('more.txt', 'not this one\\n');
+await wc.addFile('sub/more.txt');
 const words = async (file: string) =>
   (await wc.textFile(file, 3).flatMap((line: string) => line.split(' ')).collect()).sort();
 console.log(JSON.stringify({ shipped: await words('words.txt'), added: await words('more.txt') }));
@@ -370,6 +373,12 @@ for (const mode of ['client', 'cluster'] as const) {
       added: ['x', 'y', 'z'],
     });
     await cluster.watch.waitFor((s) => s.activeApps.length === 0 && s.activeDrivers.length === 0);
+    // Its workers clean its local dirs up once the master says it finished.
+    await waitFor(
+      'the application’s local dirs to go',
+      () => readdirSync(localDir).filter((d) => d.startsWith('wick-executor-')).length === 0,
+      10_000,
+    );
     await cluster.assertOnlyClusterLeft();
   });
 }
