@@ -43,7 +43,7 @@ test('a registering executor gets AddFiles with every file added so far, before 
   const from = 'client-executor-0123456789ab';
   await raw.hello(from);
   const order: string[] = [];
-  raw.onFrame = (f) => order.push(f.method ?? `reply to ${f.id}`);
+  raw.onFrame = (f) => order.push(typeof f.method === 'string' ? f.method : `reply to ${f.id}`);
   const to = DriverEndpoint.ENDPOINT_NAME;
   const config = await raw.ask(from, to, { type: 'RetrieveAppConfig' });
   assert.deepEqual((config.result as { files?: ShippedFile[] }).files, [one]);
@@ -60,10 +60,10 @@ test('a registering executor gets AddFiles with every file added so far, before 
   assert.equal((registered.result as { type: string }).type, 'RegisteredExecutor');
   const addFiles = raw.frames.filter((f) => f.method === 'AddFiles');
   assert.equal(addFiles.length, 1, JSON.stringify(raw.frames));
-  assert.deepEqual((addFiles[0]?.params as { message: { files: ShippedFile[] } }).message.files, [
-    one,
-    two,
-  ]);
+  assert.deepEqual(
+    (addFiles[0]?.params as { message: { files: ShippedFile[] } } | undefined)?.message.files,
+    [one, two],
+  );
   const registerReply = `reply to ${registered.id}`;
   assert.ok(
     order.indexOf('AddFiles') >= 0 && order.indexOf('AddFiles') < order.indexOf(registerReply),
