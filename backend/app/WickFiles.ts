@@ -29,10 +29,20 @@ export function setDriverFiles(files: ReadonlyMap<string, string>): void {
   install({ root: undefined, get: (name) => files.get(name) });
 }
 
+/**
+ * Whether `name` can be an added file's name (the added path's last part): not empty, no path
+ * separator, not `.` or `..`. A textFile path of this form names the added file (runTask.ts).
+ */
+export function isAddedFileName(name: string): boolean {
+  return (
+    name !== '' && !name.includes('/') && !name.includes('\\') && name !== '.' && name !== '..'
+  );
+}
+
 export const WickFiles = {
   /** The local path of an added file, by its name (the added path's last part). */
   get(name: string): string {
-    if (!name || name.includes('/') || name.includes('\\') || name === '.' || name === '..') {
+    if (!isAddedFileName(name)) {
       throw new Error(
         `WickFiles.get expects the name of an added file (e.g. "data.csv"), got "${name}"`,
       );

@@ -168,7 +168,11 @@ const LeafSource = Type.Union([
   Type.Object(
     {
       kind: Type.Literal('textFile'),
-      path: Type.String({ maxLength: MAX_PATH_LENGTH }),
+      path: Type.String({
+        maxLength: MAX_PATH_LENGTH,
+        description:
+          "An absolute path, read as it is on the executor's host; or the name of a file the application added (AppConfig.files, AddFiles), read from the executor's copy of it",
+      }),
       start: TaskCounter,
       end: TaskCounter,
     },

@@ -25,20 +25,43 @@ export const MAX_SHUFFLE_CHUNK = 4 * 1024 * 1024;
 /** The endpoint name of an executor's shuffle block server. */
 export const SHUFFLE_ENDPOINT = 'ShuffleBlocks';
 
-/** What a ShuffleMapStage's task returns (Spark's MapStatus): where its output is, and its sizes. */
+/**
+ * What a ShuffleMapStage's task returns (Spark's MapStatus): where its output is, and its sizes.
+ * It travels as StatusUpdate.result, a field open to any action's result, so it has a schema of
+ * its own (docs/protocol/structures/MapStatus.schema.json), which the driver checks it against.
+ */
 export const MapStatus = Type.Object(
   {
-    location: Type.String({ minLength: 1, maxLength: 300, description: 'host:port of its server' }),
-    executorId: Type.String({ minLength: 1, maxLength: 100 }),
+    location: Type.String({
+      minLength: 1,
+      maxLength: 300,
+      description:
+        "`host:port` of the RpcEnv whose `ShuffleBlocks` endpoint serves the blocks: the executor's own shuffle RpcEnv, or its worker's shuffle service (then `shuffleService` is true). Reducers fetch from it with FetchShuffleBlock",
+    }),
+    executorId: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description:
+        'The executor that ran the map task and wrote the files (its `RegisterExecutor.executorId`). Reducers send it as `FetchShuffleBlock.executorId`; the driver drops the output when that executor is lost (unless `shuffleService`)',
+    }),
     sizes: Type.Array(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }), {
       maxItems: MAX_SHUFFLE_PARTITIONS,
-      description: "Bytes of each reducer's block",
+      description:
+        "Bytes of each reducer's block, one entry per reducer (`numPartitions` of the task's `shuffleWrite`, in reducer order; the driver refuses another count). 0 is an empty block, which no reducer fetches",
     }),
     crc32s: Type.Array(Type.Integer({ minimum: 0, maximum: 2 ** 32 - 1 }), {
       maxItems: MAX_SHUFFLE_PARTITIONS,
-      description: "CRC-32 of each reducer's block",
+      description:
+        "CRC-32 of each reducer's block, one entry per reducer as `sizes`: zlib's CRC-32 (ISO-HDLC, as Python's `zlib.crc32`) of the block's bytes, unsigned; 0 for an empty block. A reducer checks what it fetched against it",
     }),
-    records: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+    records: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description:
+          'How many records the task wrote, over all its blocks (one line of a block each; after a map-side combine, one per key and spill). For information only: the driver uses it for nothing, and may be sent without it',
+      }),
+    ),
     shuffleService: Type.Optional(
       Type.Boolean({
         description:

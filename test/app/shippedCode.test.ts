@@ -323,6 +323,66 @@ await wc.stop();
   await cluster.assertOnlyClusterLeft();
 });
 
+/**
+ * textFile by the name a file was shipped under (--files, relative to where the submit runs) or
+ * added under (wc.addFile), as WickFiles.get takes it: its executors read their own copy, and
+ * the name means the added file even where the driver runs has another of that name. In cluster
+ * mode the driver runs in a folder of its worker, where no words.txt is but the one shipped.
+ */
+const readsShippedText = (name: string) => `
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { WickContext } from 'wick';
+const wc = await WickContext.create({ appName: '${name}' });
+// The added file, by its name, wins over another of that name where the driver runs.
+mkdirSync('sub', { recursive: true });
+writeFileSync('sub/more.txt', 'x y\\nz\\n');
+writeFileSync('more.txt', 'not this one\\n');
+await wc.addFile('sub/more.txt');
+const words = async (file: string) =>
+  (await wc.textFile(file, 3).flatMap((line: string) => line.split(' ')).collect()).sort();
+console.log(JSON.stringify({ shipped: await words('words.txt'), added: await words('more.txt') }));
+await wc.stop();
+`;
+
+for (const mode of ['client', 'cluster'] as const) {
+  test(`textFile('words.txt') after --files words.txt, and of a file added with wc.addFile, in ${mode} mode`, {
+    timeout: 60_000,
+  }, async () => {
+    const dir = join(apps.path, `text-by-name-${mode}`);
+    write(dir, {
+      'words.txt': 'a b\nc d e\nf\n',
+      'app.ts': readsShippedText(`text by name ${mode}`),
+    });
+    const r = await runWick(
+      [
+        'submit',
+        '--master',
+        cluster.url,
+        '--executor-memory',
+        '512m',
+        ...(mode === 'cluster' ? ['--deploy-mode', 'cluster', '--wait'] : []),
+        '--files',
+        'words.txt',
+        'app.ts',
+      ],
+      { mark: cluster.mark, cwd: dir },
+    );
+    assert.equal(r.code, 0, `${r.stderr}\n${r.stdout}`);
+    assert.deepEqual(resultOf(r.stdout), {
+      shipped: ['a', 'b', 'c', 'd', 'e', 'f'],
+      added: ['x', 'y', 'z'],
+    });
+    await cluster.watch.waitFor((s) => s.activeApps.length === 0 && s.activeDrivers.length === 0);
+    // Its workers clean its local dirs up once the master says it finished.
+    await waitFor(
+      'the application’s local dirs to go',
+      () => readdirSync(localDir).filter((d) => d.startsWith('wick-executor-')).length === 0,
+      10_000,
+    );
+    await cluster.assertOnlyClusterLeft();
+  });
+}
+
 test('after the application ends, no local dir of it is left on the workers', () => {
   // Each test above checked its own application's dirs; none of any application is left.
   assert.deepEqual(

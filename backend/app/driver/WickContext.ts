@@ -16,7 +16,7 @@ import { getLogger } from '../../util/log.js';
 import { CODE_MANIFEST } from '../../util/shippedCode.js';
 import { useShippedCode } from '../closure.js';
 import { ModuleScopes } from '../moduleScopes.js';
-import { setDriverFiles } from '../WickFiles.js';
+import { isAddedFileName, setDriverFiles } from '../WickFiles.js';
 import { AppClient } from './AppClient.js';
 import { describeFailure, exitFailure } from './appFailure.js';
 import { DriverEndpoint, type ShippedApp } from './DriverEndpoint.js';
@@ -328,17 +328,23 @@ export class WickContext {
   }
 
   /**
-   * The lines of a text file every executor can read, in at least `minPartitions` partitions.
-   * Lazy, as Spark's sc.textFile: it returns the RDD at once, and the file is sized (its splits
-   * computed) when a job first needs them; a missing file fails that job. The RDD is no promise,
-   * so code written for the old `await wc.textFile(…)` still works (awaiting a value gives it).
+   * The lines of a text file, in at least `minPartitions` partitions: a file the application
+   * added (`wick submit --files`, addFile), named as it was added or by its name alone, which
+   * every executor reads from its own copy; or any other file, by a path every executor can read
+   * (a shared file system). Lazy, as Spark's sc.textFile: it returns the RDD at once, and the file
+   * is sized (its splits computed) when a job first needs them, so a file added after this call
+   * but before the job counts as added; a missing file fails that job. The RDD is no promise, so
+   * code written for the old `await wc.textFile(…)` still works (awaiting a value gives it).
    */
   textFile(path: string, minPartitions = Math.min(this.defaultParallelism, 2)): RDD<string> {
     checkSlices(minPartitions);
-    const abs = resolve(path);
     return new RDD<string>(
       this,
       planOf(() => {
+        // An added file travels by its name: executors on other hosts read their fetched copy
+        // (the driver's path means nothing there), and tasks wait for it (TaskDescription.files).
+        const added = this.addedFileOf(path);
+        const abs = added?.abs ?? resolve(path);
         let size: number;
         try {
           size = statSync(abs).size;
@@ -352,7 +358,7 @@ export class WickContext {
         for (let i = 0; i < n; i++) {
           sources.push({
             kind: 'textFile',
-            path: abs,
+            path: added?.name ?? abs,
             start: Math.floor((i * size) / n),
             end: Math.floor(((i + 1) * size) / n),
           });
@@ -360,6 +366,20 @@ export class WickContext {
         return sources;
       }),
     );
+  }
+
+  /**
+   * The added file a textFile path means: its name alone (as WickFiles.get takes it), or the path
+   * it was added from (relative paths resolved as addFile resolved them).
+   */
+  private addedFileOf(path: string): { name: string; abs: string } | undefined {
+    if (isAddedFileName(path)) {
+      const abs = this.addedFiles.get(path);
+      if (abs !== undefined) return { name: path, abs };
+    }
+    const abs = resolve(path);
+    const name = basename(abs);
+    return this.addedFiles.get(name) === abs ? { name, abs } : undefined;
   }
 
   /** @internal A new shuffle's id (Spark's SparkContext.newShuffleId). */

@@ -3,7 +3,7 @@
 // together so that a change to one is made next to the other.
 import { open } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
-import { basename } from 'node:path';
+import { basename, isAbsolute, join } from 'node:path';
 import vm from 'node:vm';
 import type {
   FunctionSpec,
@@ -13,6 +13,7 @@ import type {
   TaskMetrics,
 } from '../../protocol/executor.js';
 import { spillDirOf } from '../shuffle/spillFiles.js';
+import { isAddedFileName } from '../WickFiles.js';
 import type { FunctionCompiler, TaskPlace } from './compile.js';
 import { emitShuffle, type ShuffleInput } from './shuffleRead.js';
 import { DEFAULT_SPILL_THRESHOLD, shuffleWriter } from './shuffleWrite.js';
@@ -56,6 +57,7 @@ export async function runTask(
     fn,
     compile: (spec) => compiler.compile(spec),
     ctx,
+    filesDir: compiler.place.filesDir,
   });
   return finish.result();
 }
@@ -66,6 +68,8 @@ interface Run {
   /** The same, unbound: a fused pipeline passes the env itself. */
   compile: (spec: FunctionSpec) => Fn;
   ctx: SpillContext;
+  /** Where this executor keeps the files the application added (a textFile may name one). */
+  filesDir: string | undefined;
 }
 
 /**
@@ -503,22 +507,45 @@ async function emit(
       return;
     }
     case 'textFile':
-      await emitLines(src.path, src.start, src.end, push, finish);
+      await emitLines(src.path, run.filesDir, src.start, src.end, push, finish);
       return;
   }
 }
 
 /**
- * Opens a textFile's file, saying what to do when this host does not have it: the driver saw it
- * (it sized the splits), so it is most likely a file of the driver's machine only.
+ * The file a textFile source reads: an absolute path as it is, and a bare name as the file the
+ * application added under that name (wick submit --files, addFile), in this executor's copy — the
+ * driver sends an added file so, since its own path means nothing on another host.
  */
-async function openSplit(path: string): Promise<Awaited<ReturnType<typeof open>>> {
+function textFilePath(path: string, filesDir: string | undefined): string {
+  if (isAbsolute(path)) return path;
+  if (isAddedFileName(path) && filesDir !== undefined) return join(filesDir, path);
+  throw new Error(
+    `textFile: ${JSON.stringify(path)} is neither an absolute path nor the name of a file the application added${filesDir === undefined ? ' (and this executor keeps no added files)' : ''}: give the driver an absolute path every worker can read, or add the file (wick submit --files, wc.addFile) and name it`,
+  );
+}
+
+/**
+ * Opens a textFile's file, saying what to do when this host does not have it: the driver saw it
+ * (it sized the splits), so it is most likely a file of the driver's machine only — or, for an
+ * added file named by its name, one this executor was not told of.
+ */
+async function openSplit(
+  path: string,
+  filesDir: string | undefined,
+): Promise<Awaited<ReturnType<typeof open>>> {
+  const file = textFilePath(path, filesDir);
   try {
-    return await open(path, 'r');
+    return await open(file, 'r');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    if (file !== path) {
+      throw new Error(
+        `textFile: the added file ${path} is not in ${filesDir} on ${hostname()}, where this executor keeps the application's added files; the driver added it (wick submit --files or wc.addFile) before this job, so this executor should have fetched it before the task ran`,
+      );
+    }
     throw new Error(
-      `textFile: ${path} does not exist on ${hostname()}, where this executor runs; the driver found it, so it may exist on the driver's machine only. Put it where every worker reads it at the same path (a shared file system), or ship it with wick submit --files ${path} (or wc.addFile) and read WickFiles.get('${basename(path)}') in the task.`,
+      `textFile: ${path} does not exist on ${hostname()}, where this executor runs; the driver found it, so it may exist on the driver's machine only. Put it where every worker reads it at the same path (a shared file system), or ship it with wick submit --files ${path} (or wc.addFile('${path}')) and read it by its name: textFile('${basename(path)}') in the driver, WickFiles.get('${basename(path)}') in a task.`,
     );
   }
 }
@@ -530,12 +557,13 @@ async function openSplit(path: string): Promise<Awaited<ReturnType<typeof open>>
  */
 async function emitLines(
   path: string,
+  filesDir: string | undefined,
   start: number,
   end: number,
   push: (v: unknown) => void,
   finish: Pick<Finish, 'stopped'>,
 ): Promise<void> {
-  const fh = await openSplit(path);
+  const fh = await openSplit(path, filesDir);
   try {
     const chunk = Buffer.allocUnsafe(1 << 20);
     let pos = start;

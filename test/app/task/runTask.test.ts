@@ -431,10 +431,62 @@ test('textFile: a file this host does not have says it may be the driver’s onl
     assert.match(err.message, /may exist on the driver's machine only/);
     assert.match(
       err.message,
-      /wick submit --files .*only-on-the-driver\.csv .*WickFiles\.get\('only-on-the-driver\.csv'\)/,
+      /wick submit --files .*only-on-the-driver\.csv .*textFile\('only-on-the-driver\.csv'\) in the driver, WickFiles\.get\('only-on-the-driver\.csv'\) in a task/,
     );
     return true;
   });
+});
+
+test('textFile by the name of an added file reads the executor’s copy of it, in splits', async () => {
+  const filesDir = mkdtempSync(join(tmpdir(), 'wick-test-added-'));
+  after(() => rmSync(filesDir, { recursive: true, force: true }));
+  writeFileSync(join(filesDir, 'words.txt'), 'a b\nc\nd e f\n');
+  const withFiles = new FunctionCompiler({ appDir, filesDir });
+  const read = (start: number, end: number) =>
+    runTask(
+      {
+        taskId: 0,
+        jobId: 0,
+        stageId: 0,
+        partition: 0,
+        attempt: 0,
+        source: { kind: 'textFile', path: 'words.txt', start, end },
+        transformations: [],
+        action: { kind: 'collect' },
+      },
+      withFiles,
+    );
+  assert.deepEqual(await read(0, 12), ['a b', 'c', 'd e f']);
+  assert.deepEqual(
+    [...((await read(0, 5)) as string[]), ...((await read(5, 12)) as string[])],
+    ['a b', 'c', 'd e f'],
+  );
+  // A name this executor has no file for: said so, not "ship it with --files".
+  const missing = runTask(
+    {
+      taskId: 1,
+      jobId: 0,
+      stageId: 0,
+      partition: 0,
+      attempt: 0,
+      source: { kind: 'textFile', path: 'other.txt', start: 0, end: 1 },
+      transformations: [],
+      action: { kind: 'collect' },
+    },
+    withFiles,
+  );
+  await assert.rejects(missing, (err: Error) => {
+    assert.match(err.message, /^textFile: the added file other\.txt is not in /);
+    assert.doesNotMatch(err.message, /ship it/);
+    return true;
+  });
+});
+
+test('textFile of a relative path that is no added file’s name is refused, saying what a path may be', async () => {
+  await assert.rejects(
+    run({ kind: 'textFile', path: 'data/words.txt', start: 0, end: 1 }, []),
+    /textFile: "data\/words\.txt" is neither an absolute path nor the name of a file the application added/,
+  );
 });
 
 test('chains of every narrow transformation give what a plain version does, in order (property)', async () => {
