@@ -7,8 +7,9 @@
  * to stdout or stderr that is not the bar's clears the line first, and the bar is drawn again at
  * the next tick, below that output. Nothing is drawn when stderr is no terminal.
  */
-import { type Clock, systemClock, type TimerHandle } from '../../../util/clock.js';
+
 import { renderProgressBar, type StageProgress } from '../../../shared/progressBar.js';
+import { type Clock, systemClock, type TimerHandle } from '../../../util/clock.js';
 
 export interface ActiveStage extends StageProgress {
   /** When the stage was submitted (ms, the clock's). */
