@@ -32,7 +32,7 @@ import { WorkerInfo } from '../backend/master/WorkerInfo.js';
 import { RegisterWorker } from '../backend/protocol/deploy.js';
 import { setLogLevel } from '../backend/util/log.js';
 import { workerId } from '../backend/worker/workerId.js';
-import { int } from './lib/args.js';
+import { int, sized } from './lib/args.js';
 import { benchClusterSecret, rawHandshake } from './lib/auth.js';
 import { machineLoad } from './lib/procStat.js';
 import { writeResults } from './lib/results.js';
@@ -42,9 +42,9 @@ import { fmt, printTable } from './lib/table.js';
 
 const { values: opts } = parseArgs({
   options: {
-    workers: { type: 'string', default: '10000' },
-    rounds: { type: 'string', default: '9' },
-    'per-write': { type: 'string', default: '1000' },
+    workers: { type: 'string', default: sized('10000', '200') },
+    rounds: { type: 'string', default: sized('9', '2') },
+    'per-write': { type: 'string', default: sized('1000', '50') },
   },
   strict: true,
 });

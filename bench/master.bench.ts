@@ -62,7 +62,7 @@ import { wickProtocol } from '../backend/protocol/index.js';
 import { RequestMasterState } from '../backend/protocol/state.js';
 import { RpcEnv } from '../backend/rpc/index.js';
 import { setLogLevel } from '../backend/util/log.js';
-import { int } from './lib/args.js';
+import { int, sized } from './lib/args.js';
 import { Control } from './lib/control.js';
 import {
   firstDifference,
@@ -93,15 +93,15 @@ const FD_MARGIN = 200;
 
 const { values: opts } = parseArgs({
   options: {
-    workers: { type: 'string', default: '1000,10000' },
-    processes: { type: 'string', default: '4' },
-    warmup: { type: 'string', default: '5' },
-    window: { type: 'string', default: '15' },
-    'idle-window': { type: 'string', default: '5' },
+    workers: { type: 'string', default: sized('1000,10000', '20') },
+    processes: { type: 'string', default: sized('4', '1') },
+    warmup: { type: 'string', default: sized('5', '1') },
+    window: { type: 'string', default: sized('15', '2') },
+    'idle-window': { type: 'string', default: sized('5', '1') },
     'probe-hz': { type: 'string', default: '100' },
     'probe-every': { type: 'string', default: '100' },
-    'schedule-runs': { type: 'string', default: '9' },
-    'naive-runs': { type: 'string', default: '3' },
+    'schedule-runs': { type: 'string', default: sized('9', '1') },
+    'naive-runs': { type: 'string', default: sized('3', '1') },
     'skip-schedule': { type: 'boolean', default: false },
     'skip-cluster': { type: 'boolean', default: false },
     'skip-raw': { type: 'boolean', default: false },

@@ -58,7 +58,7 @@ import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import type { WickContext } from '../backend/app/index.js';
 import { setLogLevel } from '../backend/util/log.js';
-import { int } from './lib/args.js';
+import { int, sized } from './lib/args.js';
 import { runCommand } from './lib/command.js';
 import { stopAll } from './lib/process.js';
 import { cpuSeconds, kernelCounts, threadCpuSeconds } from './lib/procStat.js';
@@ -77,9 +77,9 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 const { values: opts } = parseArgs({
   options: {
-    slices: { type: 'string', default: '1000' },
-    rounds: { type: 'string', default: '3' },
-    'e2e-rounds': { type: 'string', default: '3' },
+    slices: { type: 'string', default: sized('1000', '20') },
+    rounds: { type: 'string', default: sized('3', '1') },
+    'e2e-rounds': { type: 'string', default: sized('3', '1') },
     profile: { type: 'string' },
   },
   strict: true,
