@@ -123,6 +123,11 @@ const probeEvery = int('probe-every', opts['probe-every'], 0, 1_000_000);
 const scheduleRuns = int('schedule-runs', opts['schedule-runs'], 1, 100);
 const naiveRuns = int('naive-runs', opts['naive-runs'], 1, 100);
 
+/** schedule()'s input: waiting apps × workers, and × fewer workers (smoke mode: tiny). */
+const scheduleApps = Number(sized('1000', '20'));
+const scheduleWorkers = Number(sized('10000', '200'));
+const scheduleWorkersSmall = Number(sized('1000', '50'));
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const wallNow = () => performance.timeOrigin + performance.now();
 
@@ -400,10 +405,10 @@ async function main(): Promise<void> {
 
   if (!opts['skip-schedule']) {
     console.log(
-      `master: schedule() for 1,000 waiting apps × 10,000 workers (and × 1,000), ${scheduleRuns} runs, naive baseline ${naiveRuns} runs (${machineLoad()})`,
+      `master: schedule() for ${fmt(scheduleApps)} waiting apps × ${fmt(scheduleWorkers)} workers (and × ${fmt(scheduleWorkersSmall)}), ${scheduleRuns} runs, naive baseline ${naiveRuns} runs (${machineLoad()})`,
     );
-    const big = scheduleWorkload(1000, 10_000);
-    const small = scheduleWorkload(1000, 1000);
+    const big = scheduleWorkload(scheduleApps, scheduleWorkers);
+    const small = scheduleWorkload(scheduleApps, scheduleWorkersSmall);
     const spread = measureSchedule(big, true, scheduleRuns);
     const packed = measureSchedule(big, false, scheduleRuns);
     const spreadSmall = measureSchedule(small, true, scheduleRuns);
@@ -416,11 +421,11 @@ async function main(): Promise<void> {
     ratios.scheduleVsNaive = round(spread.ms / spread.naiveMs, 4);
     ratios.scheduleVsNaivePacked = round(packed.ms / packed.naiveMs, 4);
     printTable(
-      `schedule() — 1,000 waiting apps (${fmt(big.coresWanted)} cores wanted); median of ${scheduleRuns} runs (naive: ${naiveRuns})`,
+      `schedule() — ${fmt(scheduleApps)} waiting apps (${fmt(big.coresWanted)} cores wanted); median of ${scheduleRuns} runs (naive: ${naiveRuns})`,
       ['', 'schedule() ms', 'naive ms', 'ratio', 'executors', 'all runs (ms)'],
       [
         [
-          '10,000 workers, spread out',
+          `${fmt(scheduleWorkers)} workers, spread out`,
           fmt(spread.ms, 1),
           fmt(spread.naiveMs, 0),
           (spread.ms / spread.naiveMs).toFixed(4),
@@ -428,7 +433,7 @@ async function main(): Promise<void> {
           spread.runs.map((t) => t.toFixed(0)).join(' '),
         ],
         [
-          '10,000 workers, packed',
+          `${fmt(scheduleWorkers)} workers, packed`,
           fmt(packed.ms, 1),
           fmt(packed.naiveMs, 0),
           (packed.ms / packed.naiveMs).toFixed(4),
@@ -436,7 +441,7 @@ async function main(): Promise<void> {
           packed.runs.map((t) => t.toFixed(0)).join(' '),
         ],
         [
-          '1,000 workers, spread out',
+          `${fmt(scheduleWorkersSmall)} workers, spread out`,
           fmt(spreadSmall.ms, 1),
           fmt(spreadSmall.naiveMs, 0),
           (spreadSmall.ms / spreadSmall.naiveMs).toFixed(4),

@@ -1,11 +1,13 @@
 import { smoke } from './args.js';
+import { benchClusterSecret } from './auth.js';
 import { liveCount, stopAll } from './process.js';
 
 /** The watchdog of a smoke run: seconds of work, with room for a loaded machine. */
 const SMOKE_WATCHDOG_MS = 3 * 60_000;
 
 /**
- * Runs a benchmark's main function the way every benchmark must end: a watchdog that stops it
+ * Runs a benchmark's main function the way every benchmark must end, with the run's cluster secret
+ * for everything it starts (auth.ts): a watchdog that stops it
  * after `watchdogMs` (in smoke mode, at most SMOKE_WATCHDOG_MS), SIGINT/SIGTERM stopping every server it started, a check that none is left
  * running, and a non-zero exit code on failure.
  */
@@ -14,6 +16,7 @@ export async function runBenchmark(
   main: () => Promise<void>,
   watchdogMs: number,
 ): Promise<void> {
+  benchClusterSecret();
   const limitMs = smoke ? Math.min(watchdogMs, SMOKE_WATCHDOG_MS) : watchdogMs;
   const watchdog = setTimeout(() => {
     console.error(
