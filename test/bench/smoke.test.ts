@@ -1,0 +1,142 @@
+/**
+ * Every benchmark still runs: each bench/NAME.bench.ts, found by its file name, runs in smoke mode
+ * (`npm run bench -- --smoke NAME`: tiny sizes, seconds; bench/lib/args.ts) as a real process, and
+ * must exit 0 having written its results, with figures, all of them finite numbers. A benchmark
+ * that no longer runs fails here, not on the next person to run it.
+ *
+ * Nothing here checks how fast anything is: a smoke run on a shared machine says that a benchmark
+ * runs and measures, not what it measures. Results go to a folder of this test, never to
+ * bench/results/. Two benchmarks run at a time.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { hostsUnavailable } from '../helpers/hosts.js';
+import { zooKeeperMissing } from '../helpers/zookeeper.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const names = readdirSync(join(root, 'bench'))
+  .filter((f) => f.endsWith('.bench.ts'))
+  .map((f) => f.slice(0, -'.bench.ts'.length))
+  .sort();
+/** A smoke run takes seconds; this bounds one that hangs (its watchdog is 3 minutes). */
+const BENCH_TIMEOUT_MS = 150_000;
+
+const results = mkdtempSync(join(tmpdir(), 'wick-bench-smoke-'));
+after(() => rmSync(results, { recursive: true, force: true }));
+
+/** Why a benchmark cannot run here; undefined when it can. */
+function cannotRun(name: string): string | undefined {
+  switch (name) {
+    case 'multihost':
+      return hostsUnavailable();
+    case 'failover': {
+      const why = zooKeeperMissing();
+      if (why && process.env.CI) throw new Error(`${why} (CI must install it: see .ci/run)`);
+      return why;
+    }
+    case 'tree':
+      // Its measurement is a step of the in-host VS Code suite, minutes of code-server, which
+      // test/e2e/vscode.test.ts runs in every `npm test` (and fails on) already.
+      return 'tree runs the whole in-host VS Code suite; test/e2e/vscode.test.ts runs it, its tree benchmark step included';
+    default:
+      return undefined;
+  }
+}
+
+interface Run {
+  code: number | string | null;
+  output: string;
+  ms: number;
+}
+
+/** `npm run bench -- --smoke NAME` in its own process group, killed whole if it overruns. */
+function runSmoke(name: string): Promise<Run> {
+  const t0 = performance.now();
+  const child: ChildProcess = spawn(process.execPath, ['scripts/bench.mjs', '--smoke', name], {
+    cwd: root,
+    env: { ...process.env, WICK_BENCH_RESULTS_DIR: results, WICK_LOG_LEVEL: 'WARN' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  const group = (sig: NodeJS.Signals) => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, sig);
+    } catch {
+      // Gone already.
+    }
+  };
+  const timer = setTimeout(() => {
+    output += `\n[smoke test: no end within ${BENCH_TIMEOUT_MS / 1000} s; stopped]`;
+    group('SIGTERM');
+    setTimeout(() => group('SIGKILL'), 10_000).unref();
+  }, BENCH_TIMEOUT_MS);
+  return new Promise((resolve) => {
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      // Whatever the benchmark left behind in its group goes with it.
+      group('SIGKILL');
+      resolve({ code: code ?? signal, output, ms: performance.now() - t0 });
+    });
+  });
+}
+
+/** What is wrong with a results file: a missing section, no figures, a value that is no number. */
+function resultProblems(file: string): string[] {
+  if (!existsSync(file)) return [`it wrote no ${file}`];
+  const r = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  const problems: string[] = [];
+  for (const section of ['figures', 'baseline', 'ratios']) {
+    const values = r[section];
+    if (typeof values !== 'object' || values === null || Array.isArray(values)) {
+      problems.push(`${section} is not an object of figures`);
+      continue;
+    }
+    for (const [key, v] of Object.entries(values)) {
+      if (typeof v !== 'number' || !Number.isFinite(v)) {
+        problems.push(`${section}.${key} is ${JSON.stringify(v)}, not a finite number`);
+      }
+    }
+  }
+  const figures = r.figures as Record<string, unknown> | undefined;
+  if (figures && Object.keys(figures).length === 0) problems.push('figures is empty');
+  return problems;
+}
+
+test('every benchmark runs in smoke mode and writes its figures', { concurrency: 2 }, async (t) => {
+  await Promise.all(
+    names.map((name) =>
+      t.test(name, async (t) => {
+        const why = cannotRun(name);
+        if (why) {
+          t.skip(why);
+          return;
+        }
+        const run = await runSmoke(name);
+        t.diagnostic(`${name}: ${(run.ms / 1000).toFixed(1)} s`);
+        const tail = run.output.trim().split('\n').slice(-25).join('\n');
+        if (run.code !== 0) {
+          throw new Error(
+            `bench ${name} exited ${run.code} in smoke mode; its output ends:\n${tail}`,
+          );
+        }
+        const problems = resultProblems(join(results, `${name}.json`));
+        if (problems.length > 0) {
+          throw new Error(
+            `bench ${name} ran but its results are not figures: ${problems.join('; ')}; its output ends:\n${tail}`,
+          );
+        }
+      }),
+    ),
+  );
+});
