@@ -269,7 +269,7 @@ async function main(): Promise<void> {
     const jobPoolCpuMs: number[] = [];
     const jobDriverCpuMs: number[] = [];
     const jobKernel: { executors: KernelCounts; driver: KernelCounts }[] = [];
-    const pids = executorPids(context.appId);
+    const pids = executorPids(context.appId, cluster.pid);
     const efficiency: number[] = [];
     const parallelMs: number[] = [];
     const parallelCpuMs: number[] = [];

@@ -126,7 +126,7 @@ async function main(): Promise<void> {
     const rawPids = rawExecutors.map((s) => s.pid);
     wc = await connect(cluster.ready.url, 'bench-tasks', EXECUTORS);
     const context = wc;
-    const wickPids = executorPids(context.appId);
+    const wickPids = executorPids(context.appId, cluster.pid);
     if (wickPids.length !== EXECUTORS) {
       throw new Error(
         `found ${wickPids.length} executor processes of ${context.appId}, expected 2`,

@@ -277,7 +277,7 @@ async function main(): Promise<void> {
         const ms = performance.now() - t0;
         checkSame('Wick', top, expected.top);
         const after = shuffleBytes(localDir);
-        rss[label] = executorPids(wc.appId).map(peakRssMB);
+        rss[label] = executorPids(wc.appId, cluster.pid).map(peakRssMB);
         if (label === 'big') {
           shuffle = { bytes: after.bytes - before.bytes, files: after.files - before.files };
           metrics = m;
@@ -304,12 +304,17 @@ async function main(): Promise<void> {
         'wick.executor.memory': `${executorMb}m`,
       });
       try {
-        const startRss = executorPids(vc.appId).map(rssMB);
+        const startRss = executorPids(vc.appId, cluster.pid).map(rssMB);
         const t0 = performance.now();
         const [top, m] = await measured(vc, () => wordCountRepartitioned(vc, file));
         const ms = performance.now() - t0;
         checkSame('Wick (repartitioned)', top, expected.top);
-        variant[label] = { ms, metrics: m, rss: executorPids(vc.appId).map(peakRssMB), startRss };
+        variant[label] = {
+          ms,
+          metrics: m,
+          rss: executorPids(vc.appId, cluster.pid).map(peakRssMB),
+          startRss,
+        };
       } finally {
         await vc.stop();
       }

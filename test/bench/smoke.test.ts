@@ -53,12 +53,24 @@ interface Run {
   ms: number;
 }
 
+/**
+ * This process's environment, with the results folder. The benchmarks' daemons log at their own
+ * level: some wait for an INFO line (failover for "New state: ALIVE", multihost for the code
+ * fetch). And no node:test context: a benchmark is not a test file of this run.
+ */
+function benchEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, WICK_BENCH_RESULTS_DIR: results };
+  delete env.NODE_TEST_CONTEXT;
+  delete env.WICK_LOG_LEVEL;
+  return env;
+}
+
 /** `npm run bench -- --smoke NAME` in its own process group, killed whole if it overruns. */
 function runSmoke(name: string): Promise<Run> {
   const t0 = performance.now();
   const child: ChildProcess = spawn(process.execPath, ['scripts/bench.mjs', '--smoke', name], {
     cwd: root,
-    env: { ...process.env, WICK_BENCH_RESULTS_DIR: results, WICK_LOG_LEVEL: 'WARN' },
+    env: benchEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
