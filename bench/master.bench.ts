@@ -95,8 +95,8 @@ const { values: opts } = parseArgs({
   options: {
     workers: { type: 'string', default: sized('1000,10000', '20') },
     processes: { type: 'string', default: sized('4', '1') },
-    warmup: { type: 'string', default: sized('5', '1') },
-    window: { type: 'string', default: sized('15', '2') },
+    warmup: { type: 'string', default: sized('5', '0') },
+    window: { type: 'string', default: sized('15', '1') },
     'idle-window': { type: 'string', default: sized('5', '1') },
     'probe-hz': { type: 'string', default: '100' },
     'probe-every': { type: 'string', default: '100' },

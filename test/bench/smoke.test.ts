@@ -18,10 +18,17 @@ import { hostsUnavailable } from '../helpers/hosts.js';
 import { zooKeeperMissing } from '../helpers/zookeeper.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
+/** The longest smoke runs start first, so that two at a time end close together. */
+const LONGEST = ['wordcount', 'multihost', 'master'];
 const names = readdirSync(join(root, 'bench'))
   .filter((f) => f.endsWith('.bench.ts'))
   .map((f) => f.slice(0, -'.bench.ts'.length))
-  .sort();
+  .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+
+function rank(name: string): number {
+  const i = LONGEST.indexOf(name);
+  return i === -1 ? LONGEST.length : i;
+}
 /** A smoke run takes seconds; this bounds one that hangs (its watchdog is 3 minutes). */
 const BENCH_TIMEOUT_MS = 150_000;
 
