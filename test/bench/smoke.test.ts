@@ -8,6 +8,7 @@
  * runs and measures, not what it measures. Results go to a folder of this test, never to
  * bench/results/. Two benchmarks run at a time.
  */
+import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -157,5 +158,21 @@ test('every benchmark runs in smoke mode and writes its figures', { concurrency:
         }
       }),
     ),
+  );
+});
+
+test('the tree benchmark reads figures the in-host VS Code suite still records', () => {
+  // tree is not run above (cannotRun): its figures come from test/e2e's report. Should a name
+  // change on one side only, the benchmark would write undefined; this catches it without
+  // code-server.
+  const bench = readFileSync(join(root, 'bench', 'tree.bench.ts'), 'utf8');
+  const suite = readFileSync(join(root, 'test', 'e2e', 'host', 'suite.ts'), 'utf8');
+  const read = [...bench.matchAll(/\bf\.(\w+) as number/g)].map((m) => m[1] as string);
+  assert.ok(read.length > 0, 'bench/tree.bench.ts reads no figure of the report (f.NAME)');
+  const missing = read.filter((name) => !new RegExp(`\\bfigures\\.${name} =`).test(suite));
+  assert.deepEqual(
+    missing,
+    [],
+    'figures tree.bench.ts reads that test/e2e/host/suite.ts no longer sets',
   );
 });
