@@ -133,7 +133,11 @@ function resultProblems(file: string): string[] {
   return problems;
 }
 
-test('every benchmark runs in smoke mode and writes its figures', { concurrency: 2 }, async (t) => {
+// A bound for the whole file, with room for a loaded machine (about 4 minutes at a load of 25 on 2
+// cores; each benchmark is stopped after BENCH_TIMEOUT_MS anyway).
+const options = { concurrency: 2, timeout: 480_000 };
+
+test('every benchmark runs in smoke mode and writes its figures', options, async (t) => {
   await Promise.all(
     names.map((name) =>
       t.test(name, async (t) => {
