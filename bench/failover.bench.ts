@@ -24,6 +24,7 @@ import { RpcEnv } from '../backend/rpc/index.js';
 import { setLogLevel } from '../backend/util/log.js';
 import { Daemon, type MasterProcess, startMaster, startWorker } from '../test/helpers/cluster.js';
 import { startZooKeeper, type ZooKeeperServer } from '../test/helpers/zookeeper.js';
+import { sized } from './lib/args.js';
 import { writeResults } from './lib/results.js';
 import { median, round } from './lib/stats.js';
 import { fmt, printTable } from './lib/table.js';
@@ -33,8 +34,8 @@ const WATCHDOG_MS = 10 * 60_000;
 
 const { values: opts } = parseArgs({
   options: {
-    rounds: { type: 'string', default: '5' },
-    workers: { type: 'string', default: '4' },
+    rounds: { type: 'string', default: sized('5', '1') },
+    workers: { type: 'string', default: sized('4', '1') },
     'session-timeout': { type: 'string', default: '2' },
   },
   strict: true,

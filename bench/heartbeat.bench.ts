@@ -8,9 +8,10 @@
  * load: here nothing else runs between the two sides and CPU time is this process's own
  * (process.cpuUsage), so the difference between them is what Wick's layers add per heartbeat.
  *
- * A real Master (startMaster) holds --workers workers; they are put in its table directly, because
- * registration is not what is measured. One loopback socket, after the wick.hello handshake, sends
- * one heartbeat per worker per round, two ways:
+ * A real Master (startMaster) holds --workers workers. One loopback socket proves the cluster secret
+ * at the handshake (wick.hello, wick.auth) as a worker does, and registers the first worker; the
+ * others are put in the master's table directly, bound to that connection, because registration is
+ * not what is measured. The socket sends one heartbeat per worker per round, two ways:
  *
  *   - chunked: --per-write heartbeats per write, so each read carries many: the per-message cost;
  *   - single: one heartbeat per write with a turn of the event loop between writes, so each read
@@ -28,9 +29,11 @@ import { WickConf } from '../backend/conf/WickConf.js';
 import { MasterWebUI } from '../backend/http/MasterWebUI.js';
 import { startMaster } from '../backend/master/startMaster.js';
 import { WorkerInfo } from '../backend/master/WorkerInfo.js';
+import { RegisterWorker } from '../backend/protocol/deploy.js';
 import { setLogLevel } from '../backend/util/log.js';
 import { workerId } from '../backend/worker/workerId.js';
-import { int } from './lib/args.js';
+import { int, sized } from './lib/args.js';
+import { benchClusterSecret, rawHandshake } from './lib/auth.js';
 import { machineLoad } from './lib/procStat.js';
 import { writeResults } from './lib/results.js';
 import { runBenchmark } from './lib/run.js';
@@ -39,9 +42,9 @@ import { fmt, printTable } from './lib/table.js';
 
 const { values: opts } = parseArgs({
   options: {
-    workers: { type: 'string', default: '10000' },
-    rounds: { type: 'string', default: '9' },
-    'per-write': { type: 'string', default: '1000' },
+    workers: { type: 'string', default: sized('10000', '200') },
+    rounds: { type: 'string', default: sized('9', '2') },
+    'per-write': { type: 'string', default: sized('1000', '50') },
   },
   strict: true,
 });
@@ -77,7 +80,8 @@ const lines = ids.map(
  * heartbeat is handled: `reset` forgets that one, `done` says whether it came back.
  */
 interface Target {
-  port: number;
+  /** The sender's connection to it, after the handshake. */
+  socket: net.Socket;
   reset(): void;
   done(): boolean;
   stop(): Promise<void>;
@@ -86,6 +90,7 @@ interface Target {
 const lastId = ids[ids.length - 1] as string;
 
 async function wickTarget(): Promise<Target> {
+  const secret = benchClusterSecret();
   const running = await startMaster(
     new WickConf({
       'wick.master.host': '127.0.0.1',
@@ -97,16 +102,49 @@ async function wickTarget(): Promise<Target> {
   );
   const m = running.master;
   while (m.state !== 'ALIVE') await new Promise((r) => setTimeout(r, 10));
+  // The sender is a worker as the master sees one: it proves the cluster secret, and the first
+  // worker registers over its connection (RegisterWorker, the master's own handler). A worker's
+  // messages count only over the connection it registered on (master/senders.ts), so the others,
+  // put in the table directly (registration is not what is measured), are bound to it too.
+  const socket = await connect(running.env.rpcAddress?.port as number, secret);
+  const first = ids[0] as string;
+  socket.write(
+    `${JSON.stringify({
+      jsonrpc: '2.0',
+      method: 'RegisterWorker',
+      params: {
+        to: 'Master',
+        from: FROM,
+        message: RegisterWorker({
+          id: first,
+          host: '127.0.0.1',
+          port: 20_000,
+          worker: { address: '127.0.0.1:20000', name: 'Worker' },
+          cores: 8,
+          memory: 32 * 1024,
+          workerWebUiUrl: 'http://127.0.0.1:20000',
+          masterAddress: running.env.address,
+        }),
+      },
+    })}\n`,
+  );
+  const t0 = performance.now();
+  while (!m.cluster.workerById(first)) {
+    if (performance.now() - t0 > 30_000) throw new Error('the first worker did not register');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const connection = (m.cluster.workerById(first) as WorkerInfo).connection;
   for (const [i, id] of ids.entries()) {
+    if (i === 0) continue;
     // Each at its own address, as the heartbeats say: the table keeps one worker per address.
     const ref = running.env.endpointRef({ address: `127.0.0.1:${20_000 + i}`, name: 'Worker' });
     m.cluster.addWorker(
-      new WorkerInfo(id, '127.0.0.1', 20_000 + i, 8, 32 * 1024, ref, '', m.clock.now()),
+      new WorkerInfo(id, '127.0.0.1', 20_000 + i, 8, 32 * 1024, ref, '', m.clock.now(), connection),
     );
   }
   const lastWorker = m.cluster.workerById(lastId) as WorkerInfo;
   return {
-    port: running.env.rpcAddress?.port as number,
+    socket,
     reset: () => {
       lastWorker.lastHeartbeat = 0;
     },
@@ -152,7 +190,7 @@ async function bareTarget(): Promise<Target> {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
-    port: (server.address() as net.AddressInfo).port,
+    socket: await connect((server.address() as net.AddressInfo).port, undefined),
     reset: () => last.delete(lastId),
     done: () => last.has(lastId),
     stop: () => new Promise<void>((r) => server.close(() => r())),
@@ -161,14 +199,14 @@ async function bareTarget(): Promise<Target> {
 
 const turn = () => new Promise((r) => setImmediate(r));
 
-/** Connects and shakes hands; returns the socket. */
-async function connect(port: number): Promise<net.Socket> {
+/** Connects and shakes hands (proving the secret, if given); returns the socket. */
+async function connect(port: number, secret: string | undefined): Promise<net.Socket> {
   const socket = net.connect(port, '127.0.0.1');
   socket.setNoDelay(true);
   await new Promise((r) => socket.once('connect', r));
-  const hello = { jsonrpc: '2.0', id: 1, method: 'wick.hello', params: { version: 1, from: FROM } };
-  socket.write(`${JSON.stringify(hello)}\n`);
-  await new Promise((r) => socket.once('data', r));
+  await rawHandshake(socket, FROM, secret);
+  // What the server sends after it (RegisteredWorker) is not read.
+  socket.on('data', () => {});
   return socket;
 }
 
@@ -195,7 +233,7 @@ async function main(): Promise<void> {
     `heartbeat: ${fmt(workers)} workers, ${rounds} rounds each way, chunks of ${fmt(perWrite)} (${machineLoad()})`,
   );
   const sides = { wick: await wickTarget(), bare: await bareTarget() };
-  const sockets = { wick: await connect(sides.wick.port), bare: await connect(sides.bare.port) };
+  const sockets = { wick: sides.wick.socket, bare: sides.bare.socket };
   const us = {
     wick: { chunked: [] as number[], single: [] as number[] },
     bare: { chunked: [] as number[], single: [] as number[] },

@@ -39,7 +39,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { execa } from 'execa';
 import { setLogLevel } from '../backend/util/log.js';
-import { int } from './lib/args.js';
+import { int, sized } from './lib/args.js';
 import { Control } from './lib/control.js';
 import { MockMaster } from './lib/mockMaster.js';
 import { type ServerProcess, startServer, stopAll } from './lib/process.js';
@@ -57,8 +57,8 @@ const APP_ID = 'app-20260101000000-0000';
 
 const { values: opts } = parseArgs({
   options: {
-    launches: { type: 'string', default: '40' },
-    warmup: { type: 'string', default: '5' },
+    launches: { type: 'string', default: sized('40', '3') },
+    warmup: { type: 'string', default: sized('5', '1') },
     profile: { type: 'string' },
   },
   strict: true,

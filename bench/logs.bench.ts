@@ -56,7 +56,7 @@ import type { WireMessage } from '../backend/protocol/registry.js';
 import { FollowLog, LogChunk, LogFollowEnded } from '../backend/protocol/worker.js';
 import { RpcEndpoint, RpcEnv } from '../backend/rpc/index.js';
 import { setLogLevel } from '../backend/util/log.js';
-import { int } from './lib/args.js';
+import { int, sized } from './lib/args.js';
 import { Control } from './lib/control.js';
 import { MockMaster } from './lib/mockMaster.js';
 import { type ServerProcess, startServer, stopAll } from './lib/process.js';
@@ -76,10 +76,10 @@ const WRITER = fileURLToPath(new URL('./lib/logWriter.mjs', import.meta.url));
 
 const { values: opts } = parseArgs({
   options: {
-    mb: { type: 'string', default: '200' },
+    mb: { type: 'string', default: sized('200', '2') },
     'block-kib': { type: 'string', default: '64' },
-    rates: { type: 'string', default: '20,100' },
-    runs: { type: 'string', default: '3' },
+    rates: { type: 'string', default: sized('20,100', '20') },
+    runs: { type: 'string', default: sized('3', '1') },
     profile: { type: 'string' },
   },
   strict: true,

@@ -62,7 +62,7 @@ import { wickProtocol } from '../backend/protocol/index.js';
 import { RequestMasterState } from '../backend/protocol/state.js';
 import { RpcEnv } from '../backend/rpc/index.js';
 import { setLogLevel } from '../backend/util/log.js';
-import { int } from './lib/args.js';
+import { int, sized } from './lib/args.js';
 import { Control } from './lib/control.js';
 import {
   firstDifference,
@@ -93,15 +93,15 @@ const FD_MARGIN = 200;
 
 const { values: opts } = parseArgs({
   options: {
-    workers: { type: 'string', default: '1000,10000' },
-    processes: { type: 'string', default: '4' },
-    warmup: { type: 'string', default: '5' },
-    window: { type: 'string', default: '15' },
-    'idle-window': { type: 'string', default: '5' },
+    workers: { type: 'string', default: sized('1000,10000', '20') },
+    processes: { type: 'string', default: sized('4', '1') },
+    warmup: { type: 'string', default: sized('5', '0') },
+    window: { type: 'string', default: sized('15', '1') },
+    'idle-window': { type: 'string', default: sized('5', '1') },
     'probe-hz': { type: 'string', default: '100' },
     'probe-every': { type: 'string', default: '100' },
-    'schedule-runs': { type: 'string', default: '9' },
-    'naive-runs': { type: 'string', default: '3' },
+    'schedule-runs': { type: 'string', default: sized('9', '1') },
+    'naive-runs': { type: 'string', default: sized('3', '1') },
     'skip-schedule': { type: 'boolean', default: false },
     'skip-cluster': { type: 'boolean', default: false },
     'skip-raw': { type: 'boolean', default: false },
@@ -122,6 +122,11 @@ const probeHz = int('probe-hz', opts['probe-hz'], 1, 1000);
 const probeEvery = int('probe-every', opts['probe-every'], 0, 1_000_000);
 const scheduleRuns = int('schedule-runs', opts['schedule-runs'], 1, 100);
 const naiveRuns = int('naive-runs', opts['naive-runs'], 1, 100);
+
+/** schedule()'s input: waiting apps × workers, and × fewer workers (smoke mode: tiny). */
+const scheduleApps = Number(sized('1000', '20'));
+const scheduleWorkers = Number(sized('10000', '200'));
+const scheduleWorkersSmall = Number(sized('1000', '50'));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const wallNow = () => performance.timeOrigin + performance.now();
@@ -400,10 +405,10 @@ async function main(): Promise<void> {
 
   if (!opts['skip-schedule']) {
     console.log(
-      `master: schedule() for 1,000 waiting apps × 10,000 workers (and × 1,000), ${scheduleRuns} runs, naive baseline ${naiveRuns} runs (${machineLoad()})`,
+      `master: schedule() for ${fmt(scheduleApps)} waiting apps × ${fmt(scheduleWorkers)} workers (and × ${fmt(scheduleWorkersSmall)}), ${scheduleRuns} runs, naive baseline ${naiveRuns} runs (${machineLoad()})`,
     );
-    const big = scheduleWorkload(1000, 10_000);
-    const small = scheduleWorkload(1000, 1000);
+    const big = scheduleWorkload(scheduleApps, scheduleWorkers);
+    const small = scheduleWorkload(scheduleApps, scheduleWorkersSmall);
     const spread = measureSchedule(big, true, scheduleRuns);
     const packed = measureSchedule(big, false, scheduleRuns);
     const spreadSmall = measureSchedule(small, true, scheduleRuns);
@@ -416,11 +421,11 @@ async function main(): Promise<void> {
     ratios.scheduleVsNaive = round(spread.ms / spread.naiveMs, 4);
     ratios.scheduleVsNaivePacked = round(packed.ms / packed.naiveMs, 4);
     printTable(
-      `schedule() — 1,000 waiting apps (${fmt(big.coresWanted)} cores wanted); median of ${scheduleRuns} runs (naive: ${naiveRuns})`,
+      `schedule() — ${fmt(scheduleApps)} waiting apps (${fmt(big.coresWanted)} cores wanted); median of ${scheduleRuns} runs (naive: ${naiveRuns})`,
       ['', 'schedule() ms', 'naive ms', 'ratio', 'executors', 'all runs (ms)'],
       [
         [
-          '10,000 workers, spread out',
+          `${fmt(scheduleWorkers)} workers, spread out`,
           fmt(spread.ms, 1),
           fmt(spread.naiveMs, 0),
           (spread.ms / spread.naiveMs).toFixed(4),
@@ -428,7 +433,7 @@ async function main(): Promise<void> {
           spread.runs.map((t) => t.toFixed(0)).join(' '),
         ],
         [
-          '10,000 workers, packed',
+          `${fmt(scheduleWorkers)} workers, packed`,
           fmt(packed.ms, 1),
           fmt(packed.naiveMs, 0),
           (packed.ms / packed.naiveMs).toFixed(4),
@@ -436,7 +441,7 @@ async function main(): Promise<void> {
           packed.runs.map((t) => t.toFixed(0)).join(' '),
         ],
         [
-          '1,000 workers, spread out',
+          `${fmt(scheduleWorkersSmall)} workers, spread out`,
           fmt(spreadSmall.ms, 1),
           fmt(spreadSmall.naiveMs, 0),
           (spreadSmall.ms / spreadSmall.naiveMs).toFixed(4),

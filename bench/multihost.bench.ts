@@ -20,15 +20,16 @@
 import type { TestContext } from 'node:test';
 import { parseArgs } from 'node:util';
 import { type Host, hostsUnavailable, startHosts } from '../test/helpers/hosts.js';
+import { sized } from './lib/args.js';
 import { writeResults } from './lib/results.js';
 import { median, round } from './lib/stats.js';
 import { fmt, printTable } from './lib/table.js';
 
 const { values: opts } = parseArgs({
   options: {
-    runs: { type: 'string', default: '3' },
-    slices: { type: 'string', default: '20' },
-    tasks: { type: 'string', default: '2000' },
+    runs: { type: 'string', default: sized('3', '1') },
+    slices: { type: 'string', default: sized('20', '2') },
+    tasks: { type: 'string', default: sized('2000', '50') },
   },
   strict: true,
 });

@@ -24,6 +24,7 @@ import { wickProtocol } from '../backend/protocol/index.js';
 import { Ping } from '../backend/protocol/rpc.js';
 import { RpcEnv } from '../backend/rpc/index.js';
 import { setLogLevel } from '../backend/util/log.js';
+import { sized } from './lib/args.js';
 import { startServer, stopAll } from './lib/process.js';
 import { writeResults } from './lib/results.js';
 import { runBenchmark } from './lib/run.js';
@@ -41,11 +42,11 @@ const THROUGHPUT_BLOCKS = 5;
 
 const { values: opts } = parseArgs({
   options: {
-    rounds: { type: 'string', default: '3' },
-    'latency-asks': { type: 'string', default: '10000' },
-    'throughput-asks': { type: 'string', default: '100000' },
+    rounds: { type: 'string', default: sized('3', '1') },
+    'latency-asks': { type: 'string', default: sized('10000', '200') },
+    'throughput-asks': { type: 'string', default: sized('100000', '1000') },
     'in-flight': { type: 'string', default: '64' },
-    warmup: { type: 'string', default: '3000' },
+    warmup: { type: 'string', default: sized('3000', '100') },
     profile: { type: 'string' },
   },
   strict: true,

@@ -30,6 +30,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setLogLevel } from '../backend/util/log.js';
+import { sized } from './lib/args.js';
 import { type CommandLine, runCommand } from './lib/command.js';
 import { stopAll } from './lib/process.js';
 import { writeResults } from './lib/results.js';
@@ -43,7 +44,7 @@ const WATCHDOG_MS = 15 * 60_000;
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 const { values: opts } = parseArgs({
-  options: { runs: { type: 'string', default: '15' } },
+  options: { runs: { type: 'string', default: sized('15', '2') } },
   strict: true,
 });
 const runs = Number(opts.runs);

@@ -40,7 +40,7 @@ import { parseArgs } from 'node:util';
 import { PREFETCH_PER_CORE } from '../backend/app/driver/DriverEndpoint.js';
 import type { WickContext } from '../backend/app/index.js';
 import { setLogLevel } from '../backend/util/log.js';
-import { int } from './lib/args.js';
+import { int, sized } from './lib/args.js';
 import { startServer, stopAll } from './lib/process.js';
 import { cpuSeconds } from './lib/procStat.js';
 import { executorProfileEnv } from './lib/profiling.js';
@@ -58,9 +58,9 @@ const CORES = 1;
 
 const { values: opts } = parseArgs({
   options: {
-    tasks: { type: 'string', default: '20000' },
-    warmup: { type: 'string', default: '10000' },
-    rounds: { type: 'string', default: '5' },
+    tasks: { type: 'string', default: sized('20000', '200') },
+    warmup: { type: 'string', default: sized('10000', '100') },
+    rounds: { type: 'string', default: sized('5', '1') },
     profile: { type: 'string' },
   },
   strict: true,
@@ -126,7 +126,7 @@ async function main(): Promise<void> {
     const rawPids = rawExecutors.map((s) => s.pid);
     wc = await connect(cluster.ready.url, 'bench-tasks', EXECUTORS);
     const context = wc;
-    const wickPids = executorPids(context.appId);
+    const wickPids = executorPids(context.appId, cluster.pid);
     if (wickPids.length !== EXECUTORS) {
       throw new Error(
         `found ${wickPids.length} executor processes of ${context.appId}, expected 2`,

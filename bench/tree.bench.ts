@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { sized, smoke } from './lib/args.js';
 import { writeResults } from './lib/results.js';
 import { runBenchmark } from './lib/run.js';
 import { round } from './lib/stats.js';
@@ -24,7 +25,7 @@ const DEBOUNCE_MS = 100;
 const WATCHDOG_MS = 10 * 60_000;
 
 const { values: opts } = parseArgs({
-  options: { samples: { type: 'string', default: '20' } },
+  options: { samples: { type: 'string', default: sized('20', '1') } },
   strict: true,
 });
 const samples = Number(opts.samples);
@@ -89,7 +90,8 @@ async function main(): Promise<void> {
     ratios: { p50VsGoal: round(figures.stateToTreeP50Ms / GOAL_MS, 3) },
   });
   console.log(`wrote ${file}`);
-  if (figures.stateToTreeP50Ms > GOAL_MS) process.exitCode = 1;
+  // A smoke run shows that the benchmark runs, not how fast (args.ts).
+  if (figures.stateToTreeP50Ms > GOAL_MS && !smoke) process.exitCode = 1;
 }
 
 await runBenchmark('tree', main, WATCHDOG_MS);

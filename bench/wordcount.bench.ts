@@ -46,7 +46,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { addTaskMetrics, type TaskMetrics, type WickContext } from '../backend/app/index.js';
 import { setLogLevel } from '../backend/util/log.js';
-import { int } from './lib/args.js';
+import { int, sized } from './lib/args.js';
 import { runCommand } from './lib/command.js';
 import { stopAll } from './lib/process.js';
 import { machineLoad } from './lib/procStat.js';
@@ -62,10 +62,10 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 const { values: opts } = parseArgs({
   options: {
-    mb: { type: 'string', default: '256' },
-    'small-mb': { type: 'string', default: '64' },
+    mb: { type: 'string', default: sized('256', '2') },
+    'small-mb': { type: 'string', default: sized('64', '1') },
     rounds: { type: 'string', default: '1' },
-    partitions: { type: 'string', default: '8' },
+    partitions: { type: 'string', default: sized('8', '2') },
     'executor-mb': { type: 'string', default: '192' },
   },
   strict: true,
@@ -277,7 +277,7 @@ async function main(): Promise<void> {
         const ms = performance.now() - t0;
         checkSame('Wick', top, expected.top);
         const after = shuffleBytes(localDir);
-        rss[label] = executorPids(wc.appId).map(peakRssMB);
+        rss[label] = executorPids(wc.appId, cluster.pid).map(peakRssMB);
         if (label === 'big') {
           shuffle = { bytes: after.bytes - before.bytes, files: after.files - before.files };
           metrics = m;
@@ -304,12 +304,17 @@ async function main(): Promise<void> {
         'wick.executor.memory': `${executorMb}m`,
       });
       try {
-        const startRss = executorPids(vc.appId).map(rssMB);
+        const startRss = executorPids(vc.appId, cluster.pid).map(rssMB);
         const t0 = performance.now();
         const [top, m] = await measured(vc, () => wordCountRepartitioned(vc, file));
         const ms = performance.now() - t0;
         checkSame('Wick (repartitioned)', top, expected.top);
-        variant[label] = { ms, metrics: m, rss: executorPids(vc.appId).map(peakRssMB), startRss };
+        variant[label] = {
+          ms,
+          metrics: m,
+          rss: executorPids(vc.appId, cluster.pid).map(peakRssMB),
+          startRss,
+        };
       } finally {
         await vc.stop();
       }

@@ -2,7 +2,9 @@
  * A master as a worker sees one, in the benchmark process (for `launch` and `logs`): it accepts a
  * worker's registration, then lets the benchmark send it LaunchExecutor and wait for the
  * ExecutorStateChanged messages the worker sends back. Nothing is scheduled: the benchmark decides
- * what runs.
+ * what runs. Like a real master it holds the cluster secret (the run's, auth.ts), and answers and
+ * commands the worker over the connection the worker opened: a worker takes a master's messages
+ * over no other (backend/worker/fromMaster.ts).
  */
 import type { ApplicationDescription, ExecutorState } from '../../backend/protocol/common.js';
 import {
@@ -15,7 +17,13 @@ import {
   WorkerLatestState,
 } from '../../backend/protocol/deploy.js';
 import { wickProtocol } from '../../backend/protocol/index.js';
-import { RpcEndpoint, type RpcEndpointRef, RpcEnv } from '../../backend/rpc/index.js';
+import {
+  clusterRpcAuth,
+  RpcEndpoint,
+  type RpcEndpointRef,
+  RpcEnv,
+} from '../../backend/rpc/index.js';
+import { benchClusterSecret } from './auth.js';
 
 export interface StateChange {
   appId: string;
@@ -35,8 +43,12 @@ class MockMasterEndpoint extends RpcEndpoint {
 
   constructor() {
     super();
-    this.on(RegisterWorker, (msg) => {
-      const ref = this.rpcEnv.endpointRef(msg.worker);
+    this.on(RegisterWorker, (msg, sender) => {
+      // As the real master answers (master/handlers/workers.ts): over the connection the worker
+      // registered on. A worker takes its master's messages only over a connection it dialled.
+      const ref = sender.connection
+        ? this.rpcEnv.refOver(sender.connection, msg.worker.name)
+        : this.rpcEnv.endpointRef(msg.worker);
       this.worker = ref;
       ref.send(
         RegisteredWorker({
@@ -97,6 +109,8 @@ export class MockMaster {
       name: 'benchMaster',
       host: '127.0.0.1',
       port: 0,
+      // The run's cluster secret, which the worker it launches inherits (auth.ts).
+      auth: clusterRpcAuth(benchClusterSecret()),
     });
     const endpoint = new MockMasterEndpoint();
     env.setupEndpoint('Master', endpoint);

@@ -1,6 +1,8 @@
 /**
  * A floor for the `master` benchmark: the least a master written directly on node:net could do for
- * the same workers over the same wire protocol. It answers the handshake (wick.hello), the
+ * the same workers over the same wire protocol. It answers the handshake (wick.hello, and wick.auth:
+ * it proves the cluster secret in WICK_AUTH_SECRET and checks the worker's proof, as a master
+ * does, when there is one), the
  * endpoint verifier (CheckExistence), RegisterWorker (RegisteredWorker) and BoundPortsRequest, and
  * records each Heartbeat's time by worker id, all with one JSON.parse per line and no validation,
  * no JSON-RPC library, no inbox. The real master's CPU share is compared with this one's, measured
@@ -10,7 +12,13 @@
  * Prints {"address","pid"} when ready; exits on SIGTERM or when stdin closes.
  */
 import net from 'node:net';
+import { clientProof, newNonce, proofsEqual, serverProof } from '../../backend/rpc/auth.js';
 import { exitWithParent } from './process.js';
+
+/** The cluster secret the benchmark gave its processes (auth.ts); none: open. */
+const secret = process.env.WICK_AUTH_SECRET || undefined;
+/** Per connection while it authenticates: the worker's nonce and our challenge. */
+const handshakes = new WeakMap<net.Socket, { nonce: string; challenge: string }>();
 
 const lastHeartbeat = new Map<string, number>();
 const server = net.createServer();
@@ -23,6 +31,8 @@ interface Frame {
     to?: string;
     from?: string;
     message?: { type?: string; id?: string; workerId?: string; worker?: { address: string } };
+    nonce?: string;
+    proof?: string;
   };
 }
 
@@ -58,9 +68,32 @@ function handle(socket: net.Socket, line: string): void {
   const f = JSON.parse(line) as Frame;
   const msg = f.params?.message;
   switch (f.method) {
-    case 'wick.hello':
-      reply(socket, f.id, { version: 1, from: address });
+    case 'wick.hello': {
+      const nonce = f.params?.nonce;
+      if (secret === undefined || nonce === undefined) {
+        if (secret !== undefined) refuse(socket, f.id, 'authentication is on here');
+        else reply(socket, f.id, { version: 1, from: address });
+        return;
+      }
+      const challenge = newNonce();
+      handshakes.set(socket, { nonce, challenge });
+      const proof = serverProof(secret, nonce, challenge);
+      reply(socket, f.id, { version: 1, from: address, challenge, proof });
       return;
+    }
+    case 'wick.auth': {
+      const h = handshakes.get(socket);
+      handshakes.delete(socket);
+      const proof = f.params?.proof ?? '';
+      if (secret === undefined || h === undefined) {
+        refuse(socket, f.id, 'wick.auth without a wick.hello with a nonce');
+      } else if (!proofsEqual(proof, clientProof(secret, h.nonce, h.challenge))) {
+        refuse(socket, f.id, 'authentication failed');
+      } else {
+        reply(socket, f.id, { ok: true });
+      }
+      return;
+    }
     case 'CheckExistence':
       reply(socket, f.id, { type: 'CheckExistenceResponse', exists: true });
       return;
@@ -96,6 +129,10 @@ function handle(socket: net.Socket, line: string): void {
         );
       }
   }
+}
+
+function refuse(socket: net.Socket, id: number | string | undefined, message: string): void {
+  socket.end(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32005, message } })}\n`);
 }
 
 function reply(socket: net.Socket, id: number | string | undefined, result: unknown): void {

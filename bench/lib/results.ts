@@ -1,5 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { smoke } from './args.js';
 
 /** What every benchmark writes to bench/results/NAME.json. */
 export interface BenchResult {
@@ -8,12 +10,24 @@ export interface BenchResult {
   ratios: Record<string, number>;
 }
 
-const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
+/** Where results go, so that a smoke run never overwrites a real run's bench/results/. */
+export const RESULTS_DIR_ENV = 'WICK_BENCH_RESULTS_DIR';
 
-/** Writes bench/results/NAME.json and returns its path. */
+function resultsDir(): string {
+  const given = process.env[RESULTS_DIR_ENV];
+  if (given) return given;
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  return smoke ? join(root, 'test-output', 'bench-smoke') : join(root, 'bench', 'results');
+}
+
+/**
+ * Writes NAME.json to bench/results/ (test-output/bench-smoke/ in smoke mode, or the folder in
+ * WICK_BENCH_RESULTS_DIR) and returns its path.
+ */
 export function writeResults(name: string, result: BenchResult): string {
-  mkdirSync(resultsDir, { recursive: true });
-  const file = `${resultsDir}${name}.json`;
+  const dir = resultsDir();
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${name}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
   return file;
 }

@@ -1,8 +1,14 @@
+import { smoke } from './args.js';
+import { benchClusterSecret } from './auth.js';
 import { liveCount, stopAll } from './process.js';
 
+/** The watchdog of a smoke run: seconds of work, with room for a loaded machine. */
+const SMOKE_WATCHDOG_MS = 3 * 60_000;
+
 /**
- * Runs a benchmark's main function the way every benchmark must end: a watchdog that stops it
- * after `watchdogMs`, SIGINT/SIGTERM stopping every server it started, a check that none is left
+ * Runs a benchmark's main function the way every benchmark must end, with the run's cluster secret
+ * for everything it starts (auth.ts): a watchdog that stops it
+ * after `watchdogMs` (in smoke mode, at most SMOKE_WATCHDOG_MS), SIGINT/SIGTERM stopping every server it started, a check that none is left
  * running, and a non-zero exit code on failure.
  */
 export async function runBenchmark(
@@ -10,12 +16,14 @@ export async function runBenchmark(
   main: () => Promise<void>,
   watchdogMs: number,
 ): Promise<void> {
+  benchClusterSecret();
+  const limitMs = smoke ? Math.min(watchdogMs, SMOKE_WATCHDOG_MS) : watchdogMs;
   const watchdog = setTimeout(() => {
     console.error(
-      `${name} benchmark did not finish within ${Math.round(watchdogMs / 1000)} s; stopping`,
+      `${name} benchmark did not finish within ${Math.round(limitMs / 1000)} s; stopping`,
     );
     void stopAll().finally(() => process.exit(1));
-  }, watchdogMs);
+  }, limitMs);
   watchdog.unref();
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     process.once(sig, () => {

@@ -3,6 +3,8 @@
  * RpcEnv's address, so each simulated worker is its own listening RpcEnv on loopback (port 0) with
  * a "Worker" endpoint, and talks to the master over its own TCP connection exactly as a real worker
  * does: setupEndpointRef (the endpoint verifier), RegisterWorker, then a Heartbeat every second.
+ * Like a real worker each proves the cluster secret when it dials: the one the benchmark put in
+ * WICK_AUTH_SECRET for its processes (auth.ts), which RpcEnv finds by itself.
  *
  *   node --import tsx bench/lib/simWorkers.ts MASTER_ADDRESS COUNT SLOT SLOTS TOTAL
  *

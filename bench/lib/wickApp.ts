@@ -89,8 +89,13 @@ export async function connect(
   return wc;
 }
 
-/** Pids of the executor processes of application `appId` on this machine (Linux /proc). */
-export function executorPids(appId: string): number[] {
+/**
+ * Pids of the executor processes of application `appId` that descend from process `ancestor` (the
+ * cluster server: its workers launch them), on this machine (Linux /proc). App ids are unique
+ * within one master only: another cluster on this machine that started in the same second, a
+ * benchmark or a test beside this one, has its own app-…-0000.
+ */
+export function executorPids(appId: string, ancestor: number): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -102,9 +107,30 @@ export function executorPids(appId: string): number[] {
       continue;
     }
     const at = argv.indexOf('--app-id');
-    if (argv.includes('executor') && at >= 0 && argv[at + 1] === appId) pids.push(Number(entry));
+    if (
+      argv.includes('executor') &&
+      at >= 0 &&
+      argv[at + 1] === appId &&
+      descendsFrom(Number(entry), ancestor)
+    ) {
+      pids.push(Number(entry));
+    }
   }
   return pids.sort((a, b) => a - b);
+}
+
+function descendsFrom(pid: number, ancestor: number): boolean {
+  for (let p = pid, hops = 0; p > 1 && hops < 64; hops++) {
+    if (p === ancestor) return true;
+    try {
+      // The parent is the field after the command name, which may hold spaces and parentheses.
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      p = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    } catch {
+      return false;
+    }
+  }
+  return false;
 }
 
 /**
