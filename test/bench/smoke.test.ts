@@ -96,6 +96,13 @@ function runSmoke(name: string): Promise<Run> {
       // Gone already.
     }
   };
+  // Should this test process be killed (its file's timeout), the benchmark's group goes with it.
+  const watchdog = spawn(
+    'sh',
+    ['-c', `tail --pid=${process.pid} -f /dev/null; kill -KILL -${child.pid} 2>/dev/null`],
+    { detached: true, stdio: 'ignore' },
+  );
+  watchdog.unref();
   const timer = setTimeout(() => {
     output += `\n[smoke test: no end within ${BENCH_TIMEOUT_MS / 1000} s; stopped]`;
     group('SIGTERM');
@@ -106,6 +113,11 @@ function runSmoke(name: string): Promise<Run> {
       clearTimeout(timer);
       // Whatever the benchmark left behind in its group goes with it.
       group('SIGKILL');
+      try {
+        if (watchdog.pid !== undefined) process.kill(-watchdog.pid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
       resolve({ code: code ?? signal, output, ms: performance.now() - t0 });
     });
   });
