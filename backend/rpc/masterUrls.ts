@@ -3,7 +3,7 @@ import { RpcAddress } from './RpcAddress.js';
 /** `wick://` or Spark's `spark://`, before one master or each of a list. */
 const SCHEME = /^(?:wick|spark):\/\//;
 
-const EXPECTED = 'expected wick://host:port[,host:port…] (or spark://…)';
+const EXPECTED = 'expected wick://host:port[,host:port…] or spark://host:port[,host:port…]';
 
 /**
  * Parses `wick://h1:7077,h2:7077` (or Spark's `spark://h1:7077,h2:7077`, or `h1:7077,h2:7077`)
@@ -19,7 +19,7 @@ export function parseMasterUrls(spec: string): string[] {
     try {
       return RpcAddress.parse(p).hostPort;
     } catch {
-      throw new Error(`Invalid master URL "${spec}": "${p}" is not host:port (${EXPECTED})`);
+      throw new Error(`Invalid master URL "${spec}": "${p}" is not host:port; ${EXPECTED}`);
     }
   });
 }
