@@ -7,7 +7,7 @@
  */
 
 /** Spark keys whose Wick key is not simply `wick.` + the rest. */
-const RENAMED: Readonly<Record<string, string>> = {
+export const SPARK_RENAMED_KEYS: Readonly<Record<string, string>> = {
   'spark.network.maxRemoteBlockSizeFetchToMem': 'wick.reducer.maxSizeFetchToMem',
   'spark.shuffle.spill.initialMemoryThreshold': 'wick.shuffle.spill.memoryThreshold',
 };
@@ -16,7 +16,7 @@ const RENAMED: Readonly<Record<string, string>> = {
  * The unit of a bare number under Spark's name, where it is not Wick's default unit for the key:
  * Spark's spark.rpc.askTimeout=120 is seconds and spark.rpc.message.maxSize=128 is MiB.
  */
-const SPARK_BARE_UNIT: Readonly<Record<string, string>> = {
+export const SPARK_BARE_UNITS: Readonly<Record<string, string>> = {
   'wick.rpc.askTimeout': 's',
   'wick.rpc.message.maxSize': 'm',
 };
@@ -26,7 +26,7 @@ const SPARK_BARE_UNIT: Readonly<Record<string, string>> = {
  * has it; any other key unchanged.
  */
 export function wickKeyFor(key: string, isKnown: (key: string) => boolean): string {
-  const renamed = RENAMED[key];
+  const renamed = SPARK_RENAMED_KEYS[key];
   if (renamed !== undefined) return renamed;
   if (!key.startsWith('spark.')) return key;
   const wick = `wick.${key.slice('spark.'.length)}`;
@@ -35,7 +35,7 @@ export function wickKeyFor(key: string, isKnown: (key: string) => boolean): stri
 
 /** A value given under Spark's name, as Wick reads it under `wickKey`. */
 export function wickValueFor(wickKey: string, value: string): string {
-  const unit = SPARK_BARE_UNIT[wickKey];
+  const unit = SPARK_BARE_UNITS[wickKey];
   return unit !== undefined && /^\s*\d+\s*$/.test(value) ? `${value.trim()}${unit}` : value;
 }
 
