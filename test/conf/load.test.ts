@@ -376,7 +376,10 @@ test('parseMasterUrls refuses a bad URL, quoting it and saying what is expected'
       () => parseMasterUrls(spec),
       (err: Error) => {
         assert.ok(err.message.includes(`"${spec}"`), `quotes "${spec}": ${err.message}`);
-        assert.match(err.message, /expected wick:\/\/host:port\[,host:port…\] or spark:\/\/host:port/);
+        assert.match(
+          err.message,
+          /expected wick:\/\/host:port\[,host:port…\] or spark:\/\/host:port/,
+        );
         return true;
       },
       spec,
