@@ -2,6 +2,7 @@ import '../conf/all.js';
 import { Command } from 'commander';
 import { version } from '../util/version.js';
 import { COMMAND_NAMES as N } from './commandNames.js';
+import { describeCliError } from './errors.js';
 
 type Register = (program: Command) => void;
 
@@ -49,7 +50,7 @@ export async function buildProgram(only?: string): Promise<Command> {
 
 buildProgram(process.argv[2])
   .then((program) => program.parseAsync(process.argv))
-  .catch((err: Error) => {
-    console.error(`wick: ${err.message}`);
+  .catch((err: unknown) => {
+    console.error(`wick: ${describeCliError(err)}`);
     process.exit(1);
   });

@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { AppConf } from '../conf/app.js';
+import type { WickConf } from '../conf/WickConf.js';
 
 /** Collects a repeatable option (`--conf a=b --conf c=d`). */
 export function collect(value: string, previous: string[] = []): string[] {
@@ -10,7 +12,7 @@ export function addConfOptions(cmd: Command): Command {
     .option('--conf <key=value>', 'set a configuration value (repeatable)', collect, [])
     .option(
       '--properties-file <file>',
-      'read configuration from this file (default conf/wick-defaults.conf)',
+      'read configuration from this file (default: spark-defaults.conf and wick-defaults.conf in $WICK_CONF_DIR or conf/)',
     );
 }
 
@@ -50,4 +52,12 @@ export function onSignals(shutdown: () => Promise<void>): void {
 
 export function defaultMasterUrl(): string {
   return process.env.WICK_MASTER ?? 'wick://127.0.0.1:7077';
+}
+
+/**
+ * The master a command talks to: --master, else wick.master (spark.master) from --conf or a
+ * properties file, else $WICK_MASTER (which loadConf reads as wick.master), else the local one.
+ */
+export function masterUrlOf(flag: string | undefined, conf: WickConf): string {
+  return flag ?? (conf.get(AppConf.master) || 'wick://127.0.0.1:7077');
 }

@@ -1,4 +1,5 @@
 import { parseBoolean, parseDurationMs, parseInteger, parseSizeBytes } from './parse.js';
+import { wickKeyFor, wickValueFor } from './sparkNames.js';
 
 /**
  * A typed configuration key with its default, in the manner of Spark's ConfigEntry. Entries are
@@ -65,7 +66,16 @@ export class ConfigError extends Error {
   }
 }
 
-/** Wick's SparkConf: string settings read through typed entries. */
+/** The key Wick reads for `key`: Spark's `spark.x` is `wick.x` when Wick has it (sparkNames.ts). */
+export function wickKey(key: string): string {
+  return wickKeyFor(key, isKnownKey);
+}
+
+/**
+ * Wick's SparkConf: string settings read through typed entries. A setting given under Spark's name
+ * (`spark.executor.memory`) is kept under Wick's (`wick.executor.memory`), so that every reader
+ * sees it whichever name it was given by.
+ */
 export class WickConf {
   private readonly settings = new Map<string, string>();
 
@@ -76,16 +86,17 @@ export class WickConf {
   }
 
   set(key: string, value: string): this {
-    this.settings.set(key, value);
+    const k = wickKey(key);
+    this.settings.set(k, k === key ? value : wickValueFor(k, value));
     return this;
   }
 
   getRaw(key: string): string | undefined {
-    return this.settings.get(key);
+    return this.settings.get(wickKey(key));
   }
 
   contains(key: string): boolean {
-    return this.settings.has(key);
+    return this.settings.has(wickKey(key));
   }
 
   get<T>(entry: ConfigEntry<T>): T {

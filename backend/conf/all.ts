@@ -11,4 +11,5 @@ import './master.js';
 import './reverseProxy.js';
 import './rpc.js';
 import './shuffle.js';
+import './submit.js';
 import './worker.js';

@@ -1,12 +1,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getLogger } from '../util/log.js';
-import { ConfigError, isKnownKey, WickConf } from './WickConf.js';
+import { ignoredSparkEnv, SPARK_ENV_KEYS } from './sparkNames.js';
+import { ConfigError, isKnownKey, WickConf, wickKey } from './WickConf.js';
 
 const log = getLogger('WickConf');
 
-/** Environment variables and the keys they set (Spark's SPARK_MASTER_HOST and friends). */
+/**
+ * Environment variables and the keys they set (Spark's SPARK_MASTER_HOST and friends, whose
+ * spark-env.sh names are taken too: sparkNames.ts).
+ */
 export const ENV_KEYS: Readonly<Record<string, string>> = {
+  WICK_MASTER: 'wick.master',
   WICK_MASTER_HOST: 'wick.master.host',
   WICK_MASTER_PORT: 'wick.master.port',
   WICK_MASTER_WEBUI_PORT: 'wick.master.ui.port',
@@ -18,69 +23,114 @@ export const ENV_KEYS: Readonly<Record<string, string>> = {
   WICK_LOCAL_DIRS: 'wick.local.dir',
 };
 
+/** The properties files read when no --properties-file is given, lowest precedence first. */
+export const DEFAULT_PROPERTIES_FILES = ['spark-defaults.conf', 'wick-defaults.conf'] as const;
+
 export interface ConfSources {
   /** `--conf key=value`, in order; a later one wins. */
   confPairs?: readonly string[];
-  /** `--properties-file`; default `$WICK_CONF_DIR/wick-defaults.conf` or `conf/wick-defaults.conf`. */
+  /**
+   * `--properties-file`; default `spark-defaults.conf` then `wick-defaults.conf` (which wins) in
+   * `$WICK_CONF_DIR`, or `conf/`, those that exist.
+   */
   propertiesFile?: string;
   env?: NodeJS.ProcessEnv;
   /** Command-line flags and the keys they set; those with an undefined value were not given. */
   flags?: readonly { flag: string; key: string; value: string | undefined }[];
 }
 
+/** A configuration and, for each key set, where it was set (`wick submit --verbose` prints it). */
+export interface ResolvedConf {
+  conf: WickConf;
+  /** Key → its source: `--conf`, `properties file F`, `environment variable V` or a flag. */
+  origins: ReadonlyMap<string, string>;
+}
+
 /**
- * Builds a daemon's configuration. Precedence, highest first: flags, `--conf`, the properties
- * file, environment variables, defaults. Unknown keys are warned about; a bad value of a known
- * key stops start-up with a message naming the key, the value and what is expected.
+ * Builds a daemon's or a command's configuration. Precedence, highest first: flags, `--conf`, the
+ * properties file(s), environment variables, defaults. Within one source a key given under both
+ * Spark's name and Wick's takes Wick's (a warning says so when they differ). Unknown keys and
+ * SPARK_* variables Wick does not take are warned about, each once; a bad value of a known key
+ * stops start-up with a message naming the key, the value, what is expected and where it was set.
  */
-export function loadConf(sources: ConfSources): WickConf {
+export function resolveConf(sources: ConfSources): ResolvedConf {
   const env = sources.env ?? process.env;
   const conf = new WickConf();
-  const origin = new Map<string, string>();
-  const put = (key: string, value: string, from: string) => {
-    conf.set(key, value);
-    origin.set(key, from);
-  };
-  for (const [variable, key] of Object.entries(ENV_KEYS)) {
-    const v = env[variable];
-    if (v !== undefined && v !== '') put(key, v, `environment variable ${variable}`);
-  }
-  const file = sources.propertiesFile ?? defaultPropertiesFile(env);
-  if (file !== undefined) {
-    for (const [k, v] of readPropertiesFile(file)) put(k, v, `properties file ${file}`);
-  }
-  for (const pair of sources.confPairs ?? []) {
-    const eq = pair.indexOf('=');
-    if (eq <= 0) {
-      throw new Error(
-        `Invalid --conf "${pair}": expected key=value, e.g. --conf wick.worker.timeout=30s`,
-      );
+  const origins = new Map<string, string>();
+  const layer = (pairs: readonly (readonly [string, string])[], from: string | string[]) => {
+    // Spark's names first, so that Wick's own wins within the source; else a later pair wins.
+    const indexed = pairs.map(([k, v], i) => ({ k, v, i, spark: wickKey(k) !== k }));
+    const ordered = [...indexed.filter((p) => p.spark), ...indexed.filter((p) => !p.spark)];
+    const given = new Map<string, { k: string; v: string }>();
+    for (const { k, v, i, spark } of ordered) {
+      const key = wickKey(k);
+      const source = typeof from === 'string' ? from : (from[i] as string);
+      const earlier = given.get(key);
+      if (earlier && earlier.k !== k && earlier.v !== v) {
+        log.warn(`${earlier.k}=${earlier.v} and ${k}=${v} are both set by ${source}: using ${k}`);
+      }
+      given.set(key, { k, v });
+      conf.set(k, v);
+      origins.set(key, spark ? `${source} (as ${k})` : source);
     }
-    put(pair.slice(0, eq).trim(), pair.slice(eq + 1), '--conf');
+  };
+  const envPairs: [string, string][] = [];
+  const envNames: string[] = [];
+  for (const table of [SPARK_ENV_KEYS, ENV_KEYS]) {
+    for (const [variable, key] of Object.entries(table)) {
+      const v = env[variable];
+      if (v === undefined || v === '') continue;
+      envPairs.push([key, v]);
+      envNames.push(`environment variable ${variable}`);
+    }
   }
+  layer(envPairs, envNames);
+  const files =
+    sources.propertiesFile !== undefined ? [sources.propertiesFile] : defaultPropertiesFiles(env);
+  for (const file of files) layer(readPropertiesFile(file), `properties file ${file}`);
+  layer(
+    (sources.confPairs ?? []).map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq <= 0) {
+        throw new Error(
+          `Invalid --conf "${pair}": expected key=value, e.g. --conf wick.worker.timeout=30s`,
+        );
+      }
+      return [pair.slice(0, eq).trim(), pair.slice(eq + 1)] as const;
+    }),
+    '--conf',
+  );
   for (const { flag, key, value } of sources.flags ?? []) {
-    if (value !== undefined) put(key, value, flag);
+    if (value !== undefined) {
+      conf.set(key, value);
+      origins.set(wickKey(key), flag);
+    }
   }
   for (const key of conf.unknownKeys()) {
-    log.warn(`Ignoring unknown configuration key ${key} (from ${origin.get(key)})`);
+    log.warn(`Ignoring unknown configuration key ${key} (from ${origins.get(key)})`);
   }
+  for (const line of ignoredSparkEnv(env)) log.warn(line);
   try {
     conf.validate();
   } catch (err) {
     if (err instanceof ConfigError) {
-      throw new ConfigError(err.key, err.value, `${err.reason} (set by ${origin.get(err.key)})`, {
+      throw new ConfigError(err.key, err.value, `${err.reason} (set by ${origins.get(err.key)})`, {
         cause: err.cause,
       });
     }
     throw err;
   }
-  return conf;
+  return { conf, origins };
 }
 
-function defaultPropertiesFile(env: NodeJS.ProcessEnv): string | undefined {
+/** resolveConf's configuration alone: what a daemon runs with. */
+export function loadConf(sources: ConfSources): WickConf {
+  return resolveConf(sources).conf;
+}
+
+function defaultPropertiesFiles(env: NodeJS.ProcessEnv): string[] {
   const dir = env.WICK_CONF_DIR ?? 'conf';
-  const path = join(dir, 'wick-defaults.conf');
-  return existsSync(path) ? path : undefined;
+  return DEFAULT_PROPERTIES_FILES.map((f) => join(dir, f)).filter((p) => existsSync(p));
 }
 
 /** Spark's spark-defaults.conf format: `key value`, `key=value` or `key: value`; # and ! comment. */

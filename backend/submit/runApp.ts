@@ -1,7 +1,8 @@
-import { dirname } from 'node:path';
+import { dirname, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { formatFailure } from '../app/driver/appFailure.js';
+import { formatFailure, wickCode } from '../app/driver/appFailure.js';
 import { WickContext } from '../app/driver/WickContext.js';
+import { parseStackFrames } from '../shared/stackFrames.js';
 import { importModule } from '../util/importModule.js';
 import { distFile } from '../util/paths.js';
 
@@ -73,15 +74,27 @@ async function failAll(err: unknown, killed = false): Promise<void> {
 
 /**
  * The application threw: the error as the driver prints it (`wick: <name>: <message>` and its
- * source-mapped stack, docs/protocol.md), its applications ended FAILED first.
+ * source-mapped stack, docs/protocol.md), its applications ended FAILED first. An Error that
+ * Wick threw about what it was given (no master answered, a bad setting) prints its message
+ * alone, which says what was wrong: its stack is Wick's, and comes with --verbose or WICK_DEBUG
+ * (as `stack`).
  */
 export class DriverFailed extends Error {
   constructor(readonly error: unknown) {
-    super(formatFailure(error), { cause: error });
+    super(wicksOwn(error) ? (error as Error).message : formatFailure(error), { cause: error });
     this.name = 'DriverFailed';
+    this.stack = formatFailure(error);
   }
 }
 
+/** A plain Error thrown in Wick's own code (its first frame), not a user's or a job's failure. */
+function wicksOwn(err: unknown): boolean {
+  if (!(err instanceof Error) || err.name !== 'Error' || !err.stack) return false;
+  const head = `${err.name}: ${err.message}`;
+  const frames = err.stack.startsWith(head) ? err.stack.slice(head.length) : err.stack;
+  const [first] = parseStackFrames(frames);
+  return first !== undefined && wickCode().dirs.some((d) => first.file.startsWith(`${d}${sep}`));
+}
 let failing = false;
 
 /** An error nobody caught, outside the main module's own run: report it once, print it. */

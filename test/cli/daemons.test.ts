@@ -79,8 +79,8 @@ test('a bad value from --conf or a properties file says where it came from', asy
 
 test('wick worker with a bad master URL says what a master URL looks like', async () => {
   await assertRefuses(
-    ['worker', 'spark://m:7077', '--work-dir', join(dir, 'w3')],
-    ['"spark://m:7077"', 'expected wick://host:port'],
+    ['worker', 'mesos://m:5050', '--work-dir', join(dir, 'w3')],
+    ['"mesos://m:5050"', 'expected wick://host:port', 'spark://'],
   );
 });
 

@@ -21,8 +21,8 @@ test("every command's --help shows its usage and options", async () => {
     master: ['--host', '--port', '--webui-port', '--conf', '--properties-file'],
     worker: ['<master-url>', '--cores', '--memory', '--work-dir', '--conf', '--properties-file'],
     'local-cluster': ['--workers', '--cores', '--memory', '--port', '--webui-port', '--work-dir'],
-    status: ['--master', '--json'],
-    logs: ['<id>', '--master', '--follow', '--stderr'],
+    status: ['--master', '--json', '--conf', '--properties-file'],
+    logs: ['<id>', '--master', '--follow', '--stderr', '--conf', '--properties-file'],
     demo: [],
   };
   await Promise.all(

@@ -7,11 +7,18 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { AppConf } from '../../backend/conf/app.js';
 import { DaemonConf } from '../../backend/conf/daemon.js';
-import { type ConfSources, loadConf, readPropertiesFile } from '../../backend/conf/load.js';
+import {
+  type ConfSources,
+  loadConf,
+  readPropertiesFile,
+  resolveConf,
+} from '../../backend/conf/load.js';
 import { MasterConf } from '../../backend/conf/master.js';
 import { RpcConf } from '../../backend/conf/rpc.js';
-import { ConfigError } from '../../backend/conf/WickConf.js';
+import { ShuffleConf } from '../../backend/conf/shuffle.js';
+import { ConfigError, type WickConf } from '../../backend/conf/WickConf.js';
 import { WorkerConf } from '../../backend/conf/worker.js';
 import { parseMasterUrls } from '../../backend/rpc/masterUrls.js';
 import { setLogSink } from '../../backend/util/log.js';
@@ -332,7 +339,7 @@ test('a properties file that cannot be read or parsed is named, with the line', 
 
 // Master URLs ----------------------------------------------------------------------------------------
 
-test('parseMasterUrls takes one or several masters, with or without wick://', () => {
+test('parseMasterUrls takes one or several masters, with or without wick:// or spark://', () => {
   const cases: [string, string[]][] = [
     ['wick://127.0.0.1:7077', ['127.0.0.1:7077']],
     ['wick://m1:7077,m2:7078', ['m1:7077', 'm2:7078']],
@@ -341,6 +348,10 @@ test('parseMasterUrls takes one or several masters, with or without wick://', ()
     [' wick://m1:7077/ , m2:1 ', ['m1:7077', 'm2:1']],
     ['wick://[::1]:7077', ['[::1]:7077']],
     ['wick://host.example.com:65535', ['host.example.com:65535']],
+    // Spark's scheme, as a Spark user writes it.
+    ['spark://m1:7077', ['m1:7077']],
+    ['spark://m1:7077,m2:7078', ['m1:7077', 'm2:7078']],
+    ['spark://m1:7077,spark://m2:7078', ['m1:7077', 'm2:7078']],
   ];
   for (const [spec, expected] of cases) assert.deepEqual(parseMasterUrls(spec), expected, spec);
 });
@@ -355,18 +366,161 @@ test('parseMasterUrls refuses a bad URL, quoting it and saying what is expected'
     'wick://m1:70000',
     'wick://m1:7077,',
     'wick://m1:7077,,m2:7078',
-    'spark://m1:7077',
+    'spark://m1',
     'http://m1:7077',
+    'yarn',
+    'local[*]',
     'wick://m1:7077/extra',
   ]) {
     assert.throws(
       () => parseMasterUrls(spec),
       (err: Error) => {
         assert.ok(err.message.includes(`"${spec}"`), `quotes "${spec}": ${err.message}`);
-        assert.match(err.message, /expected wick:\/\/host:port\[,host:port…\]/);
+        assert.match(
+          err.message,
+          /expected wick:\/\/host:port\[,host:port…\] or spark:\/\/host:port/,
+        );
         return true;
       },
       spec,
     );
   }
+});
+
+// Spark's names ---------------------------------------------------------------------------------
+
+test("spark.* keys that Wick has as wick.* are taken, in Spark's units; unknown ones are warned about once", () => {
+  const file = propertiesFile(
+    'spark.executor.memory 2g\nspark.cores.max 1\nspark.serializer org.apache.spark.serializer.KryoSerializer\n',
+  );
+  let c: ReturnType<typeof resolveConf> | undefined;
+  const lines = captureLog(() => {
+    c = resolveConf({
+      env: isolated,
+      propertiesFile: file,
+      confPairs: [
+        'spark.rpc.askTimeout=30',
+        'spark.rpc.message.maxSize=64',
+        'spark.network.maxRemoteBlockSizeFetchToMem=8m',
+        'spark.serializer=again',
+        'wick.bogus.key=1',
+      ],
+    });
+  });
+  const conf = c?.conf as WickConf;
+  assert.equal(conf.get(AppConf.executorMemory), 2048);
+  assert.equal(conf.get(AppConf.coresMax), 1);
+  assert.equal(conf.get(RpcConf.askTimeout), 30_000, 'a bare spark.rpc.askTimeout is seconds');
+  assert.equal(
+    conf.get(RpcConf.maxMessageSize),
+    64 * 1024 * 1024,
+    'spark.rpc.message.maxSize is MiB',
+  );
+  assert.equal(conf.get(ShuffleConf.maxSizeFetchToMem), 8 * 1024 * 1024, 'a renamed key');
+  assert.equal(conf.getRaw('spark.executor.memory'), '2g', 'read back under either name');
+  assert.equal(conf.contains('spark.executor.memory'), true);
+  assert.equal(
+    c?.origins.get('wick.executor.memory'),
+    `properties file ${file} (as spark.executor.memory)`,
+  );
+  const warnings = lines.filter((l) => / WARN /.test(l));
+  assert.equal(warnings.length, 2, lines.join('\n'));
+  assert.match(
+    warnings.join('\n'),
+    /Ignoring unknown configuration key spark\.serializer \(from --conf\)/,
+  );
+  assert.match(
+    warnings.join('\n'),
+    /Ignoring unknown configuration key wick\.bogus\.key \(from --conf\)/,
+  );
+});
+
+test("spark.x and wick.x in one source: Wick's name wins, and a warning says so; a higher source wins whatever its name", () => {
+  let c: WickConf | undefined;
+  const lines = captureLog(() => {
+    c = load({ confPairs: ['wick.executor.memory=3g', 'spark.executor.memory=2g'] });
+  });
+  assert.equal(c?.get(AppConf.executorMemory), 3072);
+  assert.match(
+    lines.join('\n'),
+    /WARN WickConf: spark\.executor\.memory=2g and wick\.executor\.memory=3g are both set by --conf: using wick\.executor\.memory/,
+  );
+  const file = propertiesFile('wick.executor.memory 3g\n');
+  const d = load({ propertiesFile: file, confPairs: ['spark.executor.memory=2g'] });
+  assert.equal(d.get(AppConf.executorMemory), 2048, '--conf over the file, under either name');
+  // The same value under both names: nothing to warn about.
+  assert.deepEqual(
+    captureLog(() => load({ confPairs: ['spark.cores.max=2', 'wick.cores.max=2'] })),
+    [],
+  );
+});
+
+test('without --properties-file, spark-defaults.conf and wick-defaults.conf are both read; wick-defaults.conf wins', () => {
+  const confDir = join(dir, 'both-conf');
+  mkdirSync(confDir);
+  writeFileSync(
+    join(confDir, 'spark-defaults.conf'),
+    'spark.executor.memory 2g\nspark.deploy.spreadOut false\n',
+  );
+  writeFileSync(join(confDir, 'wick-defaults.conf'), 'wick.executor.memory 3g\n');
+  const { conf, origins } = resolveConf({ env: { WICK_CONF_DIR: confDir } });
+  assert.equal(conf.get(AppConf.executorMemory), 3072);
+  assert.equal(conf.get(MasterConf.spreadOut), false);
+  assert.equal(
+    origins.get('wick.deploy.spreadOut'),
+    `properties file ${join(confDir, 'spark-defaults.conf')} (as spark.deploy.spreadOut)`,
+  );
+  // An explicit file replaces both.
+  const other = propertiesFile('wick.deploy.defaultCores 4\n');
+  const d = loadConf({ env: { WICK_CONF_DIR: confDir }, propertiesFile: other });
+  assert.equal(d.get(AppConf.executorMemory), 1024);
+});
+
+test("spark-env.sh's SPARK_* variables set Wick's keys, WICK_* ones win; others are warned about by name", () => {
+  let c: ReturnType<typeof resolveConf> | undefined;
+  const lines = captureLog(() => {
+    c = resolveConf({
+      env: {
+        ...isolated,
+        SPARK_WORKER_CORES: '1',
+        SPARK_WORKER_MEMORY: '512m',
+        SPARK_WORKER_DIR: '/spark-work',
+        SPARK_MASTER_HOST: 'spark-host',
+        SPARK_MASTER_PORT: '7100',
+        SPARK_MASTER_WEBUI_PORT: '8100',
+        SPARK_WORKER_PORT: '7200',
+        SPARK_WORKER_WEBUI_PORT: '8200',
+        SPARK_LOCAL_DIRS: '/l',
+        WICK_MASTER_HOST: 'wick-host',
+        SPARK_WORKER_INSTANCES: '3',
+        SPARK_DAEMON_MEMORY: '1g',
+        SPARK_HOME: '/opt/spark',
+      },
+    });
+  });
+  const conf = c?.conf as WickConf;
+  assert.equal(conf.get(DaemonConf.workerCores), 1);
+  assert.equal(conf.get(DaemonConf.workerMemory), 512);
+  assert.equal(conf.get(DaemonConf.workerDir), '/spark-work');
+  assert.equal(
+    conf.get(DaemonConf.masterHost),
+    'wick-host',
+    'WICK_MASTER_HOST over SPARK_MASTER_HOST',
+  );
+  assert.equal(conf.get(DaemonConf.masterPort), 7100);
+  assert.equal(conf.get(DaemonConf.masterUiPort), 8100);
+  assert.equal(conf.get(DaemonConf.workerPort), 7200);
+  assert.equal(conf.get(DaemonConf.workerUiPort), 8200);
+  assert.equal(conf.get(DaemonConf.localDirs), '/l');
+  assert.equal(c?.origins.get('wick.worker.cores'), 'environment variable SPARK_WORKER_CORES');
+  const warnings = lines.filter((l) => / WARN /.test(l));
+  assert.equal(warnings.length, 2, lines.join('\n'));
+  assert.match(
+    warnings[0] ?? '',
+    /Ignoring environment variable SPARK_DAEMON_MEMORY: Wick has no such setting/,
+  );
+  assert.match(
+    warnings[1] ?? '',
+    /Ignoring environment variable SPARK_WORKER_INSTANCES: Wick has no such setting \(this starts one worker/,
+  );
 });

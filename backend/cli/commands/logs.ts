@@ -8,7 +8,7 @@ import { bytesOf } from '../../protocol/base64.js';
 import { RequestLogRange } from '../../protocol/worker.js';
 import type { RpcEndpointRef, RpcEnv } from '../../rpc/index.js';
 import { type LogSource, type LogStream, logFields } from '../../shared/logSource.js';
-import { addConfOptions, defaultMasterUrl } from '../options.js';
+import { addConfOptions, masterUrlOf } from '../options.js';
 import { listExecutorLogs } from './logList.js';
 
 interface LogsFlags {
@@ -32,7 +32,10 @@ export function registerLogs(program: Command): void {
         "Print an executor's or a driver's log (stdout, or stderr with --stderr), or list an application's executor logs",
       )
       .argument('<id>', 'app-id/exec-id (an executor), driver-id, or app-id (list its logs)')
-      .option('--master <url>', 'master URL (default $WICK_MASTER or wick://127.0.0.1:7077)')
+      .option(
+        '--master <url>',
+        'master URL (default wick.master, $WICK_MASTER or wick://127.0.0.1:7077)',
+      )
       .option('-f, --follow', 'keep printing what is written until the process ends')
       .option('--stderr', 'stderr instead of stdout'),
   ).action(async (id: string, flags: LogsFlags) => {
@@ -41,7 +44,7 @@ export function registerLogs(program: Command): void {
     const source = listed === undefined ? parseLogId(id) : undefined;
     const conf = loadConf({ confPairs: flags.conf, propertiesFile: flags.propertiesFile });
     await withMaster(
-      flags.master ?? defaultMasterUrl(),
+      masterUrlOf(flags.master, conf),
       async (master, env) => {
         const router = new LogRouter(env, logRouterOptions(conf));
         const state = await masterState(master);

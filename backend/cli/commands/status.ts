@@ -6,47 +6,68 @@ import {
   masterState,
   withMaster,
 } from '../../client/masterConnection.js';
+import { loadConf } from '../../conf/load.js';
+import type { WickConf } from '../../conf/WickConf.js';
 import type { MessageOf } from '../../protocol/registry.js';
 import type { AppSummary, DriverSummary, MasterStateResponse } from '../../protocol/state.js';
 import { parseMasterUrls } from '../../rpc/masterUrls.js';
 import { sparkMasterJson } from '../../shared/sparkJson.js';
-import { defaultMasterUrl } from '../options.js';
+import { addConfOptions, masterUrlOf } from '../options.js';
+
+interface StatusFlags {
+  master?: string;
+  json?: boolean;
+  conf: string[];
+  propertiesFile?: string;
+}
 
 /** `wick status`: the master's state, for people or (--json) in the shape of Spark's /json. */
 export function registerStatus(program: Command): void {
-  program
-    .command('status')
-    .description(
-      "Print the cluster's state: master, workers, applications, drivers (or one of them, by id)",
-    )
-    .argument(
-      '[id]',
-      'an application (app-…) or driver (driver-…) id: print only it, and why it waits',
-    )
-    .option('--master <url>', 'master URL (default $WICK_MASTER or wick://127.0.0.1:7077)')
-    .option('--json', "print JSON in the shape of Spark's master /json")
-    .action(async (id: string | undefined, flags: { master?: string; json?: boolean }) => {
-      const url = flags.master ?? defaultMasterUrl();
-      let state: MessageOf<typeof MasterStateResponse>;
-      let masters = '';
-      if (parseMasterUrls(url).length > 1) {
-        // Standby masters: every master's status, then the leader's view of the cluster.
-        const statuses = await allMasterStates(url);
-        state = leaderState(statuses);
-        masters = formatMasters(statuses);
-      } else {
-        state = await withMaster(url, (master) => masterState(master));
-      }
-      if (id !== undefined) {
-        process.stdout.write(formatOne(state, id, flags.json === true));
-        return;
-      }
-      process.stdout.write(
-        flags.json
-          ? `${JSON.stringify(sparkMasterJson(state), null, 2)}\n`
-          : masters + formatState(state),
-      );
-    });
+  addConfOptions(
+    program
+      .command('status')
+      .description(
+        "Print the cluster's state: master, workers, applications, drivers (or one of them, by id)",
+      )
+      .argument(
+        '[id]',
+        'an application (app-…) or driver (driver-…) id: print only it, and why it waits',
+      )
+      .option(
+        '--master <url>',
+        'master URL (default wick.master, $WICK_MASTER or wick://127.0.0.1:7077)',
+      )
+      .option('--json', "print JSON in the shape of Spark's master /json"),
+  ).action(async (id: string | undefined, flags: StatusFlags) => {
+    const conf = loadConf({ confPairs: flags.conf, propertiesFile: flags.propertiesFile });
+    await printStatus(id, masterUrlOf(flags.master, conf), flags.json === true, conf);
+  });
+}
+
+/** Prints the cluster's state, or one application's or driver's (also `wick submit --status`). */
+export async function printStatus(
+  id: string | undefined,
+  url: string,
+  json: boolean,
+  conf: WickConf,
+): Promise<void> {
+  let state: MessageOf<typeof MasterStateResponse>;
+  let masters = '';
+  if (parseMasterUrls(url).length > 1) {
+    // Standby masters: every master's status, then the leader's view of the cluster.
+    const statuses = await allMasterStates(url, conf);
+    state = leaderState(statuses);
+    masters = formatMasters(statuses);
+  } else {
+    state = await withMaster(url, (master) => masterState(master), conf);
+  }
+  if (id !== undefined) {
+    process.stdout.write(formatOne(state, id, json));
+    return;
+  }
+  process.stdout.write(
+    json ? `${JSON.stringify(sparkMasterJson(state), null, 2)}\n` : masters + formatState(state),
+  );
 }
 
 /** One line per master: its URL and its state (ALIVE, STANDBY, …), or why it did not answer. */

@@ -8,91 +8,126 @@ import { LogRouter, logRouterOptions } from '../../client/LogRouter.js';
 import { MasterStateMirror } from '../../client/MasterStateMirror.js';
 import { withMaster } from '../../client/masterConnection.js';
 import { LookupFailed } from '../../client/workerLookup.js';
+import { AppConf } from '../../conf/app.js';
 import { parseMemoryMB } from '../../conf/daemon.js';
+import { loadConf, type ResolvedConf, resolveConf } from '../../conf/load.js';
 import { parseInteger } from '../../conf/parse.js';
-import { WickConf } from '../../conf/WickConf.js';
+import { SubmitConf } from '../../conf/submit.js';
+import type { WickConf } from '../../conf/WickConf.js';
 import type { LocalCluster } from '../../launcher/localClusterProcess.js';
 import { bytesOf } from '../../protocol/base64.js';
 import { RequestSubmitDriver } from '../../protocol/client.js';
 import { RequestLogRange } from '../../protocol/worker.js';
 import { withoutSecrets } from '../../rpc/clusterSecret.js';
 import type { RpcEndpointRef } from '../../rpc/index.js';
+import { parseMasterUrls } from '../../rpc/masterUrls.js';
 import { latestRun } from '../../shared/driverRuns.js';
 import { type BundledApp, bundleApp } from '../../submit/bundle.js';
 import { driverDescription } from '../../submit/driverDescription.js';
 import { handOverToDriver } from '../../submit/handOver.js';
 import { runAppHere } from '../../submit/runApp.js';
 import { uploadToMasters } from '../../submit/uploadApp.js';
-import { collect, exitWithParent } from '../options.js';
+import { showErrorStacks } from '../errors.js';
+import { addConfOptions, exitWithParent, masterUrlOf } from '../options.js';
+import { kill } from './kill.js';
 import { followLog } from './logs.js';
+import { printStatus } from './status.js';
 
 interface Flags {
   master?: string;
-  deployMode: string;
+  deployMode?: string;
   name?: string;
   executorMemory?: string;
   executorCores?: string;
   totalExecutorCores?: string;
-  driverMemory: string;
-  driverCores: string;
+  driverMemory?: string;
+  driverCores?: string;
   supervise?: boolean;
   files?: string;
   wait?: boolean;
   exitWithParent?: boolean;
   conf: string[];
+  propertiesFile?: string;
+  verbose?: boolean;
+  status?: string;
+  kill?: string;
 }
 
 /** `wick submit`: spark-submit for Wick applications. */
 export function registerSubmit(program: Command): void {
-  program
-    .command('submit')
-    .description('Run an application (.js, .mjs or .ts) on a cluster')
-    .argument('<app>', 'the application file')
-    .argument('[args...]', 'arguments for the application')
-    .option(
-      '--master <url>',
-      'wick://host:port[,host:port…], or "local" for an embedded local cluster (default $WICK_MASTER)',
-    )
-    .option(
-      '--deploy-mode <mode>',
-      'client (the driver runs here) or cluster (on a worker)',
-      'client',
-    )
-    .option('--name <name>', 'application name (default: the file name)')
-    .option('--executor-memory <size>', 'memory per executor, e.g. 512m (default 1g)')
-    .option('--executor-cores <n>', 'cores per executor (default: all a worker offers)')
-    .option('--total-executor-cores <n>', 'cores for the application in all')
-    .option('--driver-memory <size>', 'memory for the driver (cluster mode)', '1g')
-    .option('--driver-cores <n>', 'cores for the driver (cluster mode)', '1')
-    .option('--supervise', 'restart the driver when it fails (cluster mode)')
-    .option('--wait', 'cluster mode: follow the driver’s output and exit with its status')
-    .option(
-      '--files <paths>',
-      'files to ship to every executor, comma-separated; tasks find them at WickFiles.get(name)',
-    )
-    .option('--conf <key=value>', 'a wick.* setting for the application (repeatable)', collect, [])
+  addConfOptions(
+    program
+      .command('submit')
+      .description('Run an application (.js, .mjs or .ts) on a cluster')
+      .argument('[app]', 'the application file')
+      .argument('[args...]', 'arguments for the application')
+      .option(
+        '--master <url>',
+        'wick://host:port[,host:port…] (or spark://…), or "local" for an embedded local cluster (default wick.master, $WICK_MASTER)',
+      )
+      .option(
+        '--deploy-mode <mode>',
+        'client (the driver runs here, the default) or cluster (on a worker)',
+      )
+      .option('--name <name>', 'application name (default: the file name)')
+      .option('--executor-memory <size>', 'memory per executor, e.g. 512m (default 1g)')
+      .option('--executor-cores <n>', 'cores per executor (default: all a worker offers)')
+      .option('--total-executor-cores <n>', 'cores for the application in all')
+      .option('--driver-memory <size>', 'memory for the driver (cluster mode; default 1g)')
+      .option('--driver-cores <n>', 'cores for the driver (cluster mode; default 1)')
+      .option('--supervise', 'restart the driver when it fails (cluster mode)')
+      .option('--wait', 'cluster mode: follow the driver’s output and exit with its status')
+      .option(
+        '--files <paths>',
+        'files to ship to every executor, comma-separated; tasks find them at WickFiles.get(name)',
+      ),
+  )
+    .option('--verbose', 'print each setting and where it came from; errors with their stack')
+    .option('--status <id>', "print a driver's or an application's status (as wick status ID)")
+    .option('--kill <id>', 'kill a driver or an application (as wick kill ID)')
     // For launchers (the VS Code agent): the driver ends when whoever started it goes away.
     .addOption(new Option('--exit-with-parent', 'stop when stdin closes').hideHelp())
     .passThroughOptions()
-    .action(async (app: string, args: string[], flags: Flags) => {
+    .action(async (app: string | undefined, args: string[], flags: Flags) => {
+      if (flags.verbose) showErrorStacks();
+      if (flags.status !== undefined || flags.kill !== undefined) {
+        // spark-submit --status / --kill: no application, only the master and its credentials.
+        const conf = loadConf({ confPairs: flags.conf, propertiesFile: flags.propertiesFile });
+        const url = masterUrlOf(flags.master, conf);
+        if (flags.kill !== undefined) await kill(flags.kill, url, conf);
+        else await printStatus(flags.status, url, false, conf);
+        return;
+      }
+      if (app === undefined) {
+        throw new Error(
+          "missing required argument 'app': the application file to run (.js, .mjs or .ts), or --status ID / --kill ID",
+        );
+      }
       takeLauncherFd();
       // SIGTERM, as a kill would: the driver's handlers stop the application cleanly.
       if (flags.exitWithParent)
         exitWithParent(async () => void process.kill(process.pid, 'SIGTERM'), false);
-      const conf = appConf(flags);
-      const master = flags.master ?? process.env.WICK_MASTER;
+      const { conf, origins } = submitConf(flags);
+      const master = conf.get(AppConf.master);
       if (!master)
         throw new Error(
-          'A master URL must be set: pass --master wick://host:port (or "local"), or set WICK_MASTER',
+          'A master URL must be set: pass --master wick://host:port (or spark://…, or "local"), set wick.master (spark.master) in a properties file, or set WICK_MASTER',
         );
-      if (flags.deployMode !== 'client' && flags.deployMode !== 'cluster') {
-        throw new Error(`--deploy-mode must be "client" or "cluster", got "${flags.deployMode}"`);
-      }
+      const local = LOCAL_MASTER.test(master);
+      // Checked here, so that a bad URL fails before anything is bundled or started.
+      if (!local) parseMasterUrls(master);
+      const deployMode = conf.get(SubmitConf.deployMode);
+      const files = conf
+        .get(AppConf.files)
+        .split(',')
+        .map((f) => f.trim())
+        .filter((f) => f !== '');
+      if (flags.verbose) process.stderr.write(describeSettings(conf, origins));
       const bundled = await bundleApp(app);
-      const name = flags.name ?? undefined;
+      const name = conf.get(AppConf.appName) || undefined;
       let cluster: LocalCluster | undefined;
       let masterUrl = master;
-      if (master === 'local') {
+      if (local) {
         process.stderr.write('Starting an embedded local cluster (a master and 2 workers)…\n');
         // Loaded only here: process management is not needed to submit to a running cluster.
         const { startLocalCluster } = await import('../../launcher/localClusterProcess.js');
@@ -110,10 +145,16 @@ export function registerSubmit(program: Command): void {
         process.stderr.write(`Local cluster ready at ${cluster.url} (logs in ${cluster.logDir})\n`);
         stopClusterWhenDone(cluster);
       }
-      if (flags.deployMode === 'client') {
+      // What the application's WickContext reads: every setting resolved here, the master the
+      // one it registers with (the local cluster's for "local").
+      const appSettings = Object.fromEntries(conf.entries());
+      appSettings['wick.master'] = masterUrl;
+      if (deployMode === 'client') {
+        // The files as this machine's paths; in cluster mode they are uploaded to the masters.
+        if (files.length > 0) appSettings['wick.files'] = files.map((f) => resolve(f)).join(',');
         // The bundle is only needed while the application runs here.
         process.once('exit', () => rmSync(bundled.root, { recursive: true, force: true }));
-        handOverToDriver(conf);
+        handOverToDriver(appSettings);
         await runAppHere({
           bundle: bundled.bundle,
           root: bundled.root,
@@ -121,16 +162,18 @@ export function registerSubmit(program: Command): void {
           args,
           master: masterUrl,
           appName: name,
-          conf: withoutSecrets(conf),
+          conf: withoutSecrets(appSettings),
         });
         return;
       }
+      delete appSettings['wick.files'];
       const status = await submitToCluster(
         masterUrl,
         bundled,
         args,
-        flags,
+        files,
         conf,
+        appSettings,
         name,
         flags.wait || cluster !== undefined,
       );
@@ -139,17 +182,15 @@ export function registerSubmit(program: Command): void {
     });
 }
 
-/** The flags as wick.* settings, checked here so that a bad value fails before anything starts. */
-function appConf(flags: Flags): Record<string, string> {
-  const conf: Record<string, string> = {};
-  for (const pair of flags.conf) {
-    const eq = pair.indexOf('=');
-    if (eq <= 0)
-      throw new Error(
-        `Invalid --conf "${pair}": expected key=value, e.g. --conf wick.task.maxFailures=8`,
-      );
-    conf[pair.slice(0, eq)] = pair.slice(eq + 1);
-  }
+/** `--master local` (or Spark's local[N], local[*]): an embedded local cluster. */
+const LOCAL_MASTER = /^local(\[[^\]]*\])?$/;
+
+/**
+ * The submit's settings: its flags over --conf, the properties file(s), the environment and the
+ * defaults (loadConf, as every daemon and command). Flags are checked first, so that a bad one is
+ * named as the flag the user typed.
+ */
+function submitConf(flags: Flags): ResolvedConf {
   const check = (flag: string, value: string | undefined, parse: (raw: string) => unknown) => {
     if (value === undefined) return;
     try {
@@ -163,19 +204,71 @@ function appConf(flags: Flags): Record<string, string> {
   check('--total-executor-cores', flags.totalExecutorCores, (r) => parseInteger(r, 1, 10_000_000));
   check('--driver-memory', flags.driverMemory, parseMemoryMB);
   check('--driver-cores', flags.driverCores, (r) => parseInteger(r, 1, 100_000));
-  if (flags.executorMemory) conf['wick.executor.memory'] = flags.executorMemory;
-  if (flags.executorCores) conf['wick.executor.cores'] = flags.executorCores;
-  if (flags.totalExecutorCores) conf['wick.cores.max'] = flags.totalExecutorCores;
-  if (flags.name) conf['wick.app.name'] = flags.name;
-  // Cluster mode uploads them to the masters instead: these paths are this machine's.
-  if (flags.files && flags.deployMode === 'client') {
-    conf['wick.files'] = flags.files
-      .split(',')
-      .filter((f) => f.trim())
-      .map((f) => resolve(f.trim()))
-      .join(',');
+  if (
+    flags.deployMode !== undefined &&
+    flags.deployMode !== 'client' &&
+    flags.deployMode !== 'cluster'
+  ) {
+    throw new Error(`--deploy-mode must be "client" or "cluster", got "${flags.deployMode}"`);
   }
-  return conf;
+  return resolveConf({
+    confPairs: flags.conf,
+    propertiesFile: flags.propertiesFile,
+    flags: [
+      { flag: '--master', key: 'wick.master', value: flags.master },
+      { flag: '--deploy-mode', key: 'wick.submit.deployMode', value: flags.deployMode },
+      { flag: '--name', key: 'wick.app.name', value: flags.name },
+      { flag: '--executor-memory', key: 'wick.executor.memory', value: flags.executorMemory },
+      { flag: '--executor-cores', key: 'wick.executor.cores', value: flags.executorCores },
+      { flag: '--total-executor-cores', key: 'wick.cores.max', value: flags.totalExecutorCores },
+      { flag: '--driver-memory', key: 'wick.driver.memory', value: flags.driverMemory },
+      { flag: '--driver-cores', key: 'wick.driver.cores', value: flags.driverCores },
+      {
+        flag: '--supervise',
+        key: 'wick.driver.supervise',
+        value: flags.supervise ? 'true' : undefined,
+      },
+      { flag: '--files', key: 'wick.files', value: flags.files },
+    ],
+  });
+}
+
+/** The application's and the submit's own settings, shown with their defaults when not set. */
+const SHOWN_WITH_DEFAULTS = [
+  AppConf.master,
+  SubmitConf.deployMode,
+  AppConf.appName,
+  AppConf.executorMemory,
+  AppConf.executorCores,
+  AppConf.coresMax,
+  SubmitConf.driverMemory,
+  SubmitConf.driverCores,
+  SubmitConf.driverSupervise,
+  AppConf.files,
+];
+
+/**
+ * `--verbose`: each setting and where it came from (spark-submit's "Spark properties used"),
+ * secrets masked; the application's own settings are shown even when they are defaults.
+ */
+export function describeSettings(conf: WickConf, origins: ReadonlyMap<string, string>): string {
+  const keys = new Set<string>([
+    ...SHOWN_WITH_DEFAULTS.map((e) => e.key),
+    ...conf.entries().map(([k]) => k),
+  ]);
+  const lines = ['Settings (flags, then --conf, properties files, environment, defaults):'];
+  for (const key of [...keys].sort()) {
+    const raw = conf.getRaw(key);
+    const entry = SHOWN_WITH_DEFAULTS.find((e) => e.key === key);
+    const value = raw ?? entry?.defaultText ?? '';
+    const shown = isSecretKey(key) && raw !== undefined ? '*********(redacted)' : value;
+    lines.push(`  ${key}=${shown}  (${origins.get(key) ?? 'default'})`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function isSecretKey(key: string): boolean {
+  return /secret|password|token/i.test(key) && !key.endsWith('.file');
 }
 
 /**
@@ -237,13 +330,10 @@ async function driverLogRoute(
   driverId: string,
   env: Parameters<typeof followLog>[1],
   master: RpcEndpointRef,
-  conf: Record<string, string>,
+  conf: WickConf,
 ) {
-  const options = new WickConf();
-  for (const [k, v] of Object.entries(conf))
-    if (k.startsWith('wick.ui.reverseProxy')) options.set(k, v);
   try {
-    const route = await new LogRouter(env, logRouterOptions(options)).route(
+    const route = await new LogRouter(env, logRouterOptions(conf)).route(
       state,
       { driverId },
       master,
@@ -297,24 +387,18 @@ async function submitToCluster(
   masterUrl: string,
   bundled: BundledApp,
   args: string[],
-  flags: Flags,
-  conf: Record<string, string>,
+  files: string[],
+  conf: WickConf,
+  appSettings: Record<string, string>,
   name: string | undefined,
   wait: boolean,
 ): Promise<number> {
   // The submitter's own client finds the secret as every Wick process does, --conf included.
-  const auth = new WickConf(
-    Object.entries(conf).filter(([k]) => k.startsWith('wick.authenticate')),
-  );
   return withMaster(
     masterUrl,
     async (master, env) => {
-      const shipped = await uploadToMasters(
-        env,
-        masterUrl,
-        bundled,
-        (flags.files ?? '').split(',').filter((f) => f.trim()),
-        (line) => process.stderr.write(`${line}\n`),
+      const shipped = await uploadToMasters(env, masterUrl, bundled, files, (line) =>
+        process.stderr.write(`${line}\n`),
       );
       await rm(bundled.root, { recursive: true, force: true });
       const reply = await master.ask(
@@ -324,11 +408,11 @@ async function submitToCluster(
             shipped,
             args,
             masterUrl,
-            conf,
+            conf: appSettings,
             name,
-            memoryMB: parseMemoryMB(flags.driverMemory),
-            cores: Number(flags.driverCores),
-            supervise: flags.supervise === true,
+            memoryMB: conf.get(SubmitConf.driverMemory),
+            cores: conf.get(SubmitConf.driverCores),
+            supervise: conf.get(SubmitConf.driverSupervise),
           }),
         }),
       );
@@ -378,6 +462,6 @@ async function submitToCluster(
       mirror.unsubscribe(master);
       return d?.state === 'FINISHED' ? 0 : 1;
     },
-    auth,
+    conf,
   );
 }

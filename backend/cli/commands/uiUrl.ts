@@ -4,7 +4,7 @@ import { findWorker } from '../../client/workerLookup.js';
 import { loadConf } from '../../conf/load.js';
 import { uiClusterSecret } from '../../http/uiAuth.js';
 import { LOGIN_LINK_TTL_MS, loginLink } from '../../shared/uiLogin.js';
-import { addConfOptions, defaultMasterUrl } from '../options.js';
+import { addConfOptions, masterUrlOf } from '../options.js';
 
 interface Flags {
   master?: string;
@@ -26,7 +26,10 @@ export function registerUiUrl(program: Command): void {
       .description(
         "Print the master's web UI address (or a worker's), as a one-time login link when the cluster authenticates",
       )
-      .option('--master <url>', 'master URL (default $WICK_MASTER or wick://127.0.0.1:7077)')
+      .option(
+        '--master <url>',
+        'master URL (default wick.master, $WICK_MASTER or wick://127.0.0.1:7077)',
+      )
       .option('--worker <id>', "a worker's own web UI instead of the master's")
       .option(
         '--ui <http-url>',
@@ -50,7 +53,7 @@ export function registerUiUrl(program: Command): void {
 
 /** The web UI address the master advertises: its own, or (--worker) that worker's. */
 async function advertised(flags: Flags, conf: ReturnType<typeof loadConf>): Promise<string> {
-  const state = leaderState(await allMasterStates(flags.master ?? defaultMasterUrl(), conf));
+  const state = leaderState(await allMasterStates(masterUrlOf(flags.master, conf), conf));
   if (flags.worker === undefined) return state.webUiUrl;
   const w = findWorker(state, flags.worker);
   if (!/^https?:\/\//.test(w.webUiAddress)) {

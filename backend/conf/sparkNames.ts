@@ -1,0 +1,91 @@
+/**
+ * Spark's names for Wick's settings, so that a spark-defaults.conf, a `--conf spark.…` or a
+ * spark-env.sh works as it is. A key `spark.x` is Wick's `wick.x` when Wick has that key, and a
+ * few keys that Wick named otherwise are listed here; a bare number is read in Spark's unit where
+ * Spark's differs from Wick's. A Spark name Wick does not have stays as it is, so that it is
+ * warned about (and an application can still read a setting of its own).
+ */
+
+/** Spark keys whose Wick key is not simply `wick.` + the rest. */
+export const SPARK_RENAMED_KEYS: Readonly<Record<string, string>> = {
+  'spark.network.maxRemoteBlockSizeFetchToMem': 'wick.reducer.maxSizeFetchToMem',
+  'spark.shuffle.spill.initialMemoryThreshold': 'wick.shuffle.spill.memoryThreshold',
+};
+
+/**
+ * The unit of a bare number under Spark's name, where it is not Wick's default unit for the key:
+ * Spark's spark.rpc.askTimeout=120 is seconds and spark.rpc.message.maxSize=128 is MiB.
+ */
+export const SPARK_BARE_UNITS: Readonly<Record<string, string>> = {
+  'wick.rpc.askTimeout': 's',
+  'wick.rpc.message.maxSize': 'm',
+};
+
+/**
+ * The key Wick reads for `key`: `spark.x` → `wick.x` (or its renamed key) when `isKnown` says Wick
+ * has it; any other key unchanged.
+ */
+export function wickKeyFor(key: string, isKnown: (key: string) => boolean): string {
+  const renamed = SPARK_RENAMED_KEYS[key];
+  if (renamed !== undefined) return renamed;
+  if (!key.startsWith('spark.')) return key;
+  const wick = `wick.${key.slice('spark.'.length)}`;
+  return isKnown(wick) ? wick : key;
+}
+
+/** A value given under Spark's name, as Wick reads it under `wickKey`. */
+export function wickValueFor(wickKey: string, value: string): string {
+  const unit = SPARK_BARE_UNITS[wickKey];
+  return unit !== undefined && /^\s*\d+\s*$/.test(value) ? `${value.trim()}${unit}` : value;
+}
+
+/**
+ * spark-env.sh's variables, each read as Wick's WICK_* of the same key (load.ts). A WICK_* one
+ * set too wins.
+ */
+export const SPARK_ENV_KEYS: Readonly<Record<string, string>> = {
+  SPARK_MASTER_HOST: 'wick.master.host',
+  SPARK_MASTER_PORT: 'wick.master.port',
+  SPARK_MASTER_WEBUI_PORT: 'wick.master.ui.port',
+  SPARK_WORKER_CORES: 'wick.worker.cores',
+  SPARK_WORKER_MEMORY: 'wick.worker.memory',
+  SPARK_WORKER_PORT: 'wick.worker.port',
+  SPARK_WORKER_WEBUI_PORT: 'wick.worker.ui.port',
+  SPARK_WORKER_DIR: 'wick.worker.dir',
+  SPARK_LOCAL_DIRS: 'wick.local.dir',
+};
+
+/** SPARK_* variables that are not settings: never warned about. */
+const SPARK_ENV_NOT_SETTINGS: ReadonlySet<string> = new Set([
+  'SPARK_HOME',
+  'SPARK_ENV_LOADED',
+  'SPARK_SCALA_VERSION',
+]);
+
+/** What to do instead, for the SPARK_* variables a Spark operator most often sets. */
+const SPARK_ENV_HINTS: Readonly<Record<string, string>> = {
+  SPARK_WORKER_INSTANCES: 'this starts one worker; start one `wick worker` per instance',
+  SPARK_LOCAL_IP: 'use --host (wick.master.host, wick.worker.host)',
+  SPARK_MASTER_IP: 'use SPARK_MASTER_HOST or --host',
+  SPARK_PUBLIC_DNS: 'use --host (wick.master.host, wick.worker.host)',
+  SPARK_CONF_DIR:
+    'Wick reads spark-defaults.conf and wick-defaults.conf from $WICK_CONF_DIR, default conf/',
+};
+
+/** The SPARK_* variables of `env` that Wick does not take, each with why it is ignored. */
+export function ignoredSparkEnv(env: NodeJS.ProcessEnv): string[] {
+  return Object.keys(env)
+    .filter(
+      (v) =>
+        v.startsWith('SPARK_') &&
+        env[v] !== undefined &&
+        env[v] !== '' &&
+        SPARK_ENV_KEYS[v] === undefined &&
+        !SPARK_ENV_NOT_SETTINGS.has(v),
+    )
+    .sort()
+    .map((v) => {
+      const hint = SPARK_ENV_HINTS[v];
+      return `Ignoring environment variable ${v}: Wick has no such setting${hint ? ` (${hint})` : ''}`;
+    });
+}
