@@ -13,12 +13,6 @@ import { boundary, defineMessage } from './registry.js';
  * blocks of the application whose key it proved, and nothing else.
  */
 
-/**
- * The environment variable through which a worker with its shuffle service on tells the
- * executors it launches the service's host:port, for their MapStatus.location.
- */
-export const SHUFFLE_SERVICE_ADDRESS_ENV = 'WICK_SHUFFLE_SERVICE_ADDRESS';
-
 /** The largest chunk one FetchShuffleBlock may ask for (its base64 is a third larger). */
 export const MAX_SHUFFLE_CHUNK = 4 * 1024 * 1024;
 

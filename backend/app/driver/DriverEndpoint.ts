@@ -1,5 +1,6 @@
 import { AppConf } from '../../conf/app.js';
 import type { WickConf } from '../../conf/WickConf.js';
+import { DRIVER_ENDPOINT } from '../../protocol/endpoints.js';
 import {
   AddFiles,
   AppConfig,
@@ -55,7 +56,7 @@ export const EXECUTOR_STOP_PATIENCE_MS = 10_000;
  * an idle one: prefetch.ts decides both, this applies its decisions.
  */
 export class DriverEndpoint extends RpcEndpoint {
-  static readonly ENDPOINT_NAME = 'CoarseGrainedScheduler';
+  static readonly ENDPOINT_NAME = DRIVER_ENDPOINT;
 
   private readonly registered = new Map<string, ExecutorData>();
   /**

@@ -6,6 +6,7 @@ import { AppConf } from '../../conf/app.js';
 import { WickConf } from '../../conf/WickConf.js';
 import { describeFiles } from '../../files/describeFiles.js';
 import { FileServer } from '../../files/FileServer.js';
+import { ADDED_FILES_ENV, APP_CODE_ENV, APP_DIR_ENV } from '../../protocol/childEnv.js';
 import type { AppFailure } from '../../protocol/common.js';
 import { FILE_SERVER_ENDPOINT } from '../../protocol/endpoints.js';
 import type { PartitionAction, PartitionSource } from '../../protocol/executor.js';
@@ -241,7 +242,7 @@ export class WickContext {
       const wc = new WickContext(conf, appName, master, env, driver, client, shipped.server);
       for (const f of conf.get(AppConf.files).split(',')) if (f.trim()) await wc.addFile(f.trim());
       // A cluster-mode driver's --files, fetched by its worker (worker/fetchDriverApp.ts).
-      const fetched = process.env.WICK_ADDED_FILES;
+      const fetched = process.env[ADDED_FILES_ENV];
       if (fetched) for (const name of await readdir(fetched)) await wc.addFile(join(fetched, name));
       return wc;
     } catch (err) {
@@ -472,7 +473,7 @@ function checkSlices(n: number): void {
 async function offerCode(env: RpcEnv): Promise<{ server: FileServer; app: ShippedApp }> {
   const server = new FileServer();
   env.setupEndpoint(FILE_SERVER_ENDPOINT, server);
-  const root = process.env.WICK_APP_CODE;
+  const root = process.env[APP_CODE_ENV];
   if (!root) {
     useShippedCode(undefined);
     return { server, app: { files: [] } };
@@ -485,7 +486,8 @@ async function offerCode(env: RpcEnv): Promise<{ server: FileServer; app: Shippe
 
 /** Where the application's modules resolve from on executors: its main file's folder. */
 async function applicationDir(): Promise<string> {
-  if (process.env.WICK_APP_DIR) return process.env.WICK_APP_DIR;
+  const dir = process.env[APP_DIR_ENV];
+  if (dir) return dir;
   const main = process.argv[1];
   return main ? dirname(resolve(main)) : process.cwd();
 }

@@ -2,7 +2,12 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ShuffleConf } from '../../conf/shuffle.js';
 import { WickConf } from '../../conf/WickConf.js';
-import { FILE_SERVER_ENDPOINT } from '../../protocol/endpoints.js';
+import {
+  LOG_URL_STDERR_ENV,
+  LOG_URL_STDOUT_ENV,
+  SHUFFLE_SERVICE_ADDRESS_ENV,
+} from '../../protocol/childEnv.js';
+import { EXECUTOR_ENDPOINT, FILE_SERVER_ENDPOINT } from '../../protocol/endpoints.js';
 import {
   AddFiles,
   type AppConfig,
@@ -17,7 +22,7 @@ import {
 } from '../../protocol/executor.js';
 import { wickProtocol } from '../../protocol/index.js';
 import type { AnyMessageDef, MessageOf, WireMessage } from '../../protocol/registry.js';
-import { SHUFFLE_ENDPOINT, SHUFFLE_SERVICE_ADDRESS_ENV } from '../../protocol/shuffle.js';
+import { SHUFFLE_ENDPOINT } from '../../protocol/shuffle.js';
 import { APP_CREDENTIAL_ENV, AppKeyRing, parseCredential } from '../../rpc/credentials.js';
 import {
   RpcEndpoint,
@@ -63,7 +68,7 @@ export interface BackendOptions {
  * their status. It exits when the driver says so or its connection to the driver is lost.
  */
 export class CoarseGrainedExecutorBackend extends RpcEndpoint {
-  static readonly ENDPOINT_NAME = 'Executor';
+  static readonly ENDPOINT_NAME = EXECUTOR_ENDPOINT;
 
   private driver: RpcEndpointRef | undefined;
   private executor: Executor | undefined;
@@ -306,8 +311,8 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
           hostname: o.hostname,
           cores: o.cores,
           logUrls: {
-            ...(process.env.WICK_LOG_URL_STDOUT ? { stdout: process.env.WICK_LOG_URL_STDOUT } : {}),
-            ...(process.env.WICK_LOG_URL_STDERR ? { stderr: process.env.WICK_LOG_URL_STDERR } : {}),
+            ...(process.env[LOG_URL_STDOUT_ENV] ? { stdout: process.env[LOG_URL_STDOUT_ENV] } : {}),
+            ...(process.env[LOG_URL_STDERR_ENV] ? { stderr: process.env[LOG_URL_STDERR_ENV] } : {}),
           },
         }),
       );
