@@ -34,8 +34,13 @@ import { UnregisteredExits } from './executorFailure.js';
 import type { TaskEnd } from './listener.js';
 import { ReviveOffers } from './messages.js';
 import { firstWriteSize, queueSlots, takeBack } from './prefetch.js';
+import {
+  type JobSpec,
+  type LostTask,
+  type Offer,
+  TaskScheduler,
+} from './scheduler/TaskScheduler.js';
 import { TaskDurations } from './TaskDurations.js';
-import { type JobSpec, type LostTask, type Offer, TaskScheduler } from './TaskScheduler.js';
 
 export { PREFETCH_PER_CORE } from './prefetch.js';
 

@@ -5,7 +5,6 @@ import type {
   Transformation,
 } from '../../../protocol/executor.js';
 import { MapStatus } from '../../../protocol/shuffle.js';
-import { FetchFailedJobError, JobFailedError, type JobSpec } from '../TaskScheduler.js';
 import { MapOutputTracker } from './MapOutputTracker.js';
 import {
   numPartitionsOf,
@@ -14,6 +13,7 @@ import {
   type ShuffleDependency,
   transformationsAt,
 } from './plan.js';
+import { FetchFailedJobError, JobFailedError, type JobSpec } from './TaskScheduler.js';
 
 export interface DagLog {
   info(text: string): void;

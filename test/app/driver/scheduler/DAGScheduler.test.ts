@@ -8,7 +8,10 @@ import { test } from 'node:test';
 import { DAGScheduler } from '../../../../backend/app/driver/scheduler/DAGScheduler.js';
 import { MapOutputTracker } from '../../../../backend/app/driver/scheduler/MapOutputTracker.js';
 import type { RddPlan, ShuffleDependency } from '../../../../backend/app/driver/scheduler/plan.js';
-import { FetchFailedJobError, type JobSpec } from '../../../../backend/app/driver/TaskScheduler.js';
+import {
+  FetchFailedJobError,
+  type JobSpec,
+} from '../../../../backend/app/driver/scheduler/TaskScheduler.js';
 import type { PartitionSource } from '../../../../backend/protocol/executor.js';
 
 function source(n: number): RddPlan {
