@@ -1,5 +1,6 @@
 import { AppConf } from '../../conf/app.js';
 import type { WickConf } from '../../conf/WickConf.js';
+import { truncateMessage } from '../../protocol/bounds.js';
 import { DRIVER_ENDPOINT } from '../../protocol/endpoints.js';
 import {
   AddFiles,
@@ -31,7 +32,7 @@ import {
 } from '../../shared/outOfMemory.js';
 import { ExecutorData } from './ExecutorData.js';
 import { UnregisteredExits } from './executorFailure.js';
-import type { TaskEnd } from './listener.js';
+import { LiveListenerBus } from './LiveListenerBus.js';
 import { ReviveOffers } from './messages.js';
 import { firstWriteSize, queueSlots, takeBack } from './prefetch.js';
 import {
@@ -89,14 +90,6 @@ export class DriverEndpoint extends RpcEndpoint {
    * their cores, which fail after the fact if the end shows that they killed it (out of memory).
    */
   private readonly lostUnexplained = new Map<string, { tasks: LostTask[]; cores: number }>();
-  /** Told of each executor this endpoint accepts (WickContext tells the master). */
-  onExecutorRegistered: (executorId: string) => void = () => {};
-  /** A registered executor is gone (its map outputs with it: the DAGScheduler's to know). */
-  onExecutorRemoved: (executorId: string, workerLost: boolean) => void = () => {};
-  /** A worker the application used was lost (the master's WorkerRemoved). */
-  onWorkerRemoved: (workerId: string, host: string) => void = () => {};
-  /** Told of each task's end, before the scheduler acts on it (WickContext's listeners). */
-  onTaskEnd: (event: TaskEnd) => void = () => {};
 
   constructor(
     private readonly conf: WickConf,
@@ -106,6 +99,11 @@ export class DriverEndpoint extends RpcEndpoint {
     private readonly now: () => number = () => performance.now(),
     /** The application's code tree and added files, which executors fetch from the driver. */
     private readonly shipped: ShippedApp = { files: [] },
+    /**
+     * Where it posts executors added and removed and tasks ended (assembleDriver.ts subscribes the
+     * DAGScheduler, the application's client and listeners), each before it acts on it.
+     */
+    readonly bus: LiveListenerBus = new LiveListenerBus(),
   ) {
     super();
     this.scheduler = new TaskScheduler(maxFailures);
@@ -215,7 +213,12 @@ export class DriverEndpoint extends RpcEndpoint {
       if (this.registered.size === 0) this.allStopped?.();
       return;
     }
-    this.onExecutorRemoved(executorId, workerLost);
+    this.bus.post({
+      event: 'WickListenerExecutorRemoved',
+      executorId,
+      reason: truncateMessage(reason),
+      workerLost,
+    });
     const onCores = new Set(executor.onCores());
     const lost = this.scheduler.executorLost(executorId);
     this.log.info(
@@ -316,7 +319,12 @@ export class DriverEndpoint extends RpcEndpoint {
     this.log.info(
       `Registered executor ${ref} (${m.hostname}) with ID ${m.executorId}, ${m.cores} core(s)`,
     );
-    this.onExecutorRegistered(m.executorId);
+    this.bus.post({
+      event: 'WickListenerExecutorAdded',
+      executorId: m.executorId,
+      host: m.hostname,
+      cores: m.cores,
+    });
     for (const w of this.firstExecutorWaiters.splice(0)) w();
     // The files added so far, all of them: the executor asked for its AppConfig before it
     // registered, and a file added in between reached neither that AppConfig nor filesAdded's
@@ -358,7 +366,8 @@ export class DriverEndpoint extends RpcEndpoint {
     const executor = this.registered.get(m.executorId);
     if (m.state === 'LAUNCHING' || m.state === 'RUNNING') return;
     const jobId = this.scheduler.jobOf(m.taskId);
-    this.onTaskEnd({
+    this.bus.post({
+      event: 'WickListenerTaskEnd',
       taskId: m.taskId,
       ...(jobId !== undefined ? { jobId } : {}),
       executorId: m.executorId,

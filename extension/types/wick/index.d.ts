@@ -350,17 +350,18 @@ export declare class WickContext {
 	readonly conf: WickConf;
 	readonly appName: string;
 	readonly master: string;
-	private readonly env;
-	private readonly driver;
-	private readonly client;
-	private readonly fileServer;
 	private stopped;
 	private readonly addedFiles;
 	private activeJobs;
 	private keepAlive;
 	private readonly onBeforeExit;
 	private nextShuffleId;
-	private readonly listeners;
+	private readonly env;
+	private readonly driver;
+	private readonly client;
+	private readonly fileServer;
+	/** The driver's events: where the application's listeners hang (assembleDriver.ts). */
+	private readonly bus;
 	/**
 	 * The program called process.exit() before stop(): no stop can run now (nothing asynchronous
 	 * does), but the unregister is one write on an open socket, which goes out at once. Its status
