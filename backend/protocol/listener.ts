@@ -1,7 +1,7 @@
 import { type Static, type TObject, type TProperties, Type } from '@sinclair/typebox';
 import { Counter, Host, MAX_COUNTER, Message } from './bounds.js';
 import { WorkerId } from './common.js';
-import { TaskMetrics } from './executor.js';
+import { TaskMetrics } from './task.js';
 
 /**
  * What happens in a driver, as its listener bus carries it (Spark's SparkListener.scala): the

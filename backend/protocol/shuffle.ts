@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { MAX_ID_LENGTH, MAX_INT32 } from './bounds.js';
-import { MAX_SHUFFLE_PARTITIONS } from './executor.js';
 import { boundary, defineMessage } from './registry.js';
+import { MAX_SHUFFLE_PARTITIONS } from './task.js';
 
 /**
  * Shuffle blocks to reducers (Spark's BlockTransferService): a reducer reads its block of a map

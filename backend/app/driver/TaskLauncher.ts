@@ -1,4 +1,5 @@
-import { KillTask, LaunchTask, type TaskDescription } from '../../protocol/executor.js';
+import { KillTask, LaunchTask } from '../../protocol/executor.js';
+import type { TaskDescription } from '../../protocol/task.js';
 import type { ExecutorData } from './ExecutorData.js';
 import { firstWriteSize } from './prefetch.js';
 import type { TaskScheduler } from './scheduler/TaskScheduler.js';

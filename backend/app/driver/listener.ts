@@ -1,5 +1,5 @@
-import type { TaskState } from '../../protocol/executor.js';
 import type { WickListenerTaskEnd } from '../../protocol/listener.js';
+import type { TaskState } from '../../protocol/task.js';
 import type { TaskMetrics } from '../task/metrics.js';
 
 /** A task's end as a driver program hears of it (Spark's SparkListenerTaskEnd). */

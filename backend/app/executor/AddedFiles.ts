@@ -1,5 +1,6 @@
-import type { AddFiles, TaskDescription } from '../../protocol/executor.js';
+import type { AddFiles } from '../../protocol/executor.js';
 import type { MessageOf } from '../../protocol/registry.js';
+import type { TaskDescription } from '../../protocol/task.js';
 import type { RpcEndpointRef } from '../../rpc/index.js';
 import { fetchAddedFiles } from './fetchAppFiles.js';
 

@@ -11,9 +11,9 @@ import {
   RegisterExecutor,
   RetrieveAppConfig,
   StopExecutor,
-  type TaskDescription,
 } from '../../protocol/executor.js';
 import type { AnyMessageDef, MessageOf, WireMessage } from '../../protocol/registry.js';
+import type { TaskDescription } from '../../protocol/task.js';
 import {
   RpcEndpoint,
   type RpcEndpointRef,

@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { ShuffleConf } from '../../conf/shuffle.js';
-import type { TaskDescription } from '../../protocol/executor.js';
+import type { TaskDescription } from '../../protocol/task.js';
 import type { RpcEnv } from '../../rpc/index.js';
 import type { Logger } from '../../util/log.js';
 import { tempFile } from '../shuffle/spillFiles.js';

@@ -1,5 +1,6 @@
-import { boundedTaskError, StatusUpdate } from '../../protocol/executor.js';
+import { StatusUpdate } from '../../protocol/executor.js';
 import type { MessageOf } from '../../protocol/registry.js';
+import { boundedTaskError } from '../../protocol/task.js';
 import type { TaskReport } from './StatusReporter.js';
 
 /**

@@ -9,7 +9,7 @@ import type {
   PartitionSource,
   TaskDescription,
   TaskMetrics,
-} from '../../protocol/executor.js';
+} from '../../protocol/task.js';
 import { spillDirOf } from '../shuffle/spillFiles.js';
 import type { FunctionCompiler, TaskPlace } from './compile.js';
 import { emitShuffle, type ShuffleInput } from './shuffleRead.js';

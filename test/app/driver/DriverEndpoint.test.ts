@@ -9,13 +9,9 @@ import { after, before, test } from 'node:test';
 import { Value } from '@sinclair/typebox/value';
 import { DriverEndpoint } from '../../../backend/app/driver/DriverEndpoint.js';
 import { WickConf } from '../../../backend/conf/WickConf.js';
-import {
-  RetrieveAppConfig,
-  StatusUpdate,
-  type TaskDescription,
-  type TaskState,
-} from '../../../backend/protocol/executor.js';
+import { RetrieveAppConfig, StatusUpdate } from '../../../backend/protocol/executor.js';
 import { WickListenerEvent } from '../../../backend/protocol/listener.js';
+import type { TaskDescription, TaskState } from '../../../backend/protocol/task.js';
 import { type RpcEndpointRef, RpcEnv } from '../../../backend/rpc/index.js';
 import { type MockExecutorEndpoint, registerMockExecutor } from '../../helpers/mockExecutor.js';
 import { waitFor } from '../../helpers/processes.js';

@@ -1,10 +1,6 @@
 import { Value } from '@sinclair/typebox/value';
-import type {
-  PartitionAction,
-  PartitionSource,
-  Transformation,
-} from '../../../protocol/executor.js';
 import { MapStatus } from '../../../protocol/shuffle.js';
+import type { PartitionAction, PartitionSource, Transformation } from '../../../protocol/task.js';
 import { MapOutputTracker } from './MapOutputTracker.js';
 import {
   numPartitionsOf,

@@ -12,7 +12,7 @@ import {
   FetchFailedJobError,
   type JobSpec,
 } from '../../../../backend/app/driver/scheduler/TaskScheduler.js';
-import type { PartitionSource } from '../../../../backend/protocol/executor.js';
+import type { PartitionSource } from '../../../../backend/protocol/task.js';
 
 function source(n: number): RddPlan {
   const sources: PartitionSource[] = Array.from({ length: n }, (_, i) => ({

@@ -10,7 +10,7 @@ import {
   type Offer,
   TaskScheduler,
 } from '../../../../backend/app/driver/scheduler/TaskScheduler.js';
-import type { TaskError } from '../../../../backend/protocol/executor.js';
+import type { TaskError } from '../../../../backend/protocol/task.js';
 
 function job(partitions: number): JobSpec {
   return {
