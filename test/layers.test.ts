@@ -180,6 +180,16 @@ test('the rules check what they claim: a forbidden edge and a loop are caught', 
   assert.equal(allows('backend/http', 'backend/master/Master.ts'), false);
   assert.equal(allows('extension', 'backend/agent/Agent.ts'), false);
   assert.equal(allows('extension', 'backend/agent/protocol.ts'), true);
+  // Names across processes: the worker and the executor both import protocol/childEnv.ts, which
+  // the transport may not; the one assertNever is shared code the extension may import.
+  assert.equal(allows('backend/worker', 'backend/protocol/childEnv.ts'), true);
+  assert.equal(allows('backend/app', 'backend/protocol/childEnv.ts'), true);
+  assert.equal(allows('backend/rpc', 'backend/protocol/childEnv.ts'), false);
+  assert.equal(allows('extension', 'backend/shared/assertNever.ts'), true);
+  assert.equal(allows('extension', 'backend/util/log.ts'), false);
+  // The driver's events are protocol (to leave the driver later); the protocol knows no driver.
+  assert.equal(allows('backend/app', 'backend/protocol/listener.ts'), true);
+  assert.equal(allows('backend/protocol', 'backend/app/driver/LiveListenerBus.ts'), false);
   const loop = new Map([
     ['a', new Map([['b', '']])],
     ['b', new Map([['c', '']])],

@@ -1,3 +1,4 @@
+import { WORKER_WATCHER_ENDPOINT } from '../protocol/endpoints.js';
 import { RpcEndpoint } from '../rpc/index.js';
 import { parseEndpointURI } from '../rpc/RpcAddress.js';
 
@@ -6,7 +7,7 @@ import { parseEndpointURI } from '../rpc/RpcAddress.js';
  * cluster-mode driver never outlives the worker that started it.
  */
 export class WorkerWatcher extends RpcEndpoint {
-  static readonly ENDPOINT_NAME = 'WorkerWatcher';
+  static readonly ENDPOINT_NAME = WORKER_WATCHER_ENDPOINT;
   private readonly workerAddress: string;
 
   constructor(

@@ -1,6 +1,6 @@
 import { type Node, parse } from 'acorn';
 import { analyze } from 'periscopic';
-import type { FunctionSpec } from '../protocol/executor.js';
+import type { FunctionSpec } from '../protocol/task.js';
 import { layOut } from './functionOrigin.js';
 import type { FreeName, ModuleScopes } from './moduleScopes.js';
 

@@ -3,7 +3,7 @@
 export { ClosureError } from './closure.js';
 export type { TaskEnd, WickListener } from './driver/listener.js';
 export { RDD } from './driver/RDD.js';
-export { JobFailedError } from './driver/TaskScheduler.js';
+export { JobFailedError } from './driver/scheduler/TaskScheduler.js';
 export { WickContext, type WickContextOptions } from './driver/WickContext.js';
 export { addTaskMetrics, type TaskMetrics } from './task/metrics.js';
 export { WickFiles } from './WickFiles.js';

@@ -73,9 +73,9 @@ export const MAX_EXECUTOR_HISTORY = 16;
 /** Ids that count up (executors, tasks, jobs, sequence numbers): what a double holds exactly. */
 export const MAX_COUNTER = Number.MAX_SAFE_INTEGER;
 /** A time in ms since the epoch: the last one a JavaScript Date holds. */
-export const MAX_EPOCH_MS = 8_640_000_000_000_000;
+const MAX_EPOCH_MS = 8_640_000_000_000_000;
 /** An exit status, a pid: a 32-bit int. */
-export const MIN_INT32 = -(2 ** 31);
+const MIN_INT32 = -(2 ** 31);
 export const MAX_INT32 = 2 ** 31 - 1;
 
 // Lists
@@ -91,11 +91,6 @@ export const MASTER_STATE_PAGE_BYTES = 4 * 1024 * 1024;
 export const MAX_MASTERS = 100;
 
 // Schemas built from them
-
-export const boundedString = (
-  max: number,
-  options: { minLength?: number; description?: string } = {},
-) => Type.String({ maxLength: max, ...options });
 
 /** A count or id that counts up from 0. */
 export const Counter = (description?: string) =>
@@ -135,8 +130,6 @@ export function BoundedRecord<V extends TSchema>(
 
 /** Any name of up to MAX_KEY_LENGTH characters, newlines included. */
 export const KEY_PATTERN = `^[\\s\\S]{1,${MAX_KEY_LENGTH}}$`;
-/** A portable environment variable name (POSIX: letters, digits, underscore; not a digit first). */
-export const ENV_NAME_PATTERN = `^[A-Za-z_][A-Za-z0-9_]{0,${MAX_KEY_LENGTH - 1}}$`;
 
 /** Cuts a message for people to what its field allows, saying that it did. */
 export function truncateMessage(text: string, max = MAX_MESSAGE_LENGTH): string {

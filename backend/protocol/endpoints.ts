@@ -21,3 +21,16 @@ export const WEB_UI_STATE_ENDPOINT = 'WebUIState';
 export const APP_CLIENT_ENDPOINT = 'AppClient';
 /** The files an RpcEnv offers to fetch by content (a driver's application code and files). */
 export const FILE_SERVER_ENDPOINT = 'Files';
+/**
+ * The driver's scheduler endpoint that executors register with and report task status to
+ * (Spark's CoarseGrainedSchedulerBackend.ENDPOINT_NAME); a driver in another language registers
+ * its own under this name, and the executor command's {{DRIVER_URL}} names it.
+ */
+export const DRIVER_ENDPOINT = 'CoarseGrainedScheduler';
+/** An executor's endpoint, in the executor's RpcEnv: where its driver sends tasks. */
+export const EXECUTOR_ENDPOINT = 'Executor';
+/**
+ * What watches the worker that started a process (Spark's WorkerWatcher), in an executor's or a
+ * cluster-mode driver's RpcEnv.
+ */
+export const WORKER_WATCHER_ENDPOINT = 'WorkerWatcher';

@@ -38,12 +38,6 @@ export const RpcErrorCode = {
 
 export type RpcErrorCode = (typeof RpcErrorCode)[keyof typeof RpcErrorCode];
 
-const codeNames = new Map<number, string>(Object.entries(RpcErrorCode).map(([k, v]) => [v, k]));
-
-export function rpcErrorCodeName(code: number): string {
-  return codeNames.get(code) ?? `code ${code}`;
-}
-
 export class RpcError extends Error {
   constructor(
     readonly code: number,

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { MAX_ID_LENGTH, MAX_INT32 } from './bounds.js';
-import { MAX_SHUFFLE_PARTITIONS } from './executor.js';
 import { boundary, defineMessage } from './registry.js';
+import { MAX_SHUFFLE_PARTITIONS } from './task.js';
 
 /**
  * Shuffle blocks to reducers (Spark's BlockTransferService): a reducer reads its block of a map
@@ -12,12 +12,6 @@ import { boundary, defineMessage } from './registry.js';
  * ExternalShuffleService), which lets in any application's key and serves each connection the
  * blocks of the application whose key it proved, and nothing else.
  */
-
-/**
- * The environment variable through which a worker with its shuffle service on tells the
- * executors it launches the service's host:port, for their MapStatus.location.
- */
-export const SHUFFLE_SERVICE_ADDRESS_ENV = 'WICK_SHUFFLE_SERVICE_ADDRESS';
 
 /** The largest chunk one FetchShuffleBlock may ask for (its base64 is a third larger). */
 export const MAX_SHUFFLE_CHUNK = 4 * 1024 * 1024;

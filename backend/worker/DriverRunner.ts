@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import type { DriverDescription, DriverState } from '../protocol/common.js';
+import { type DriverDescription, type DriverState, isDriverFinished } from '../protocol/common.js';
 import type { Clock } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
 import type { RunnerHost } from './ExecutorRunner.js';
@@ -58,12 +58,7 @@ export class DriverRunner {
   }
 
   get isFinished(): boolean {
-    return (
-      this.state === 'FINISHED' ||
-      this.state === 'KILLED' ||
-      this.state === 'FAILED' ||
-      this.state === 'ERROR'
-    );
+    return isDriverFinished(this.state);
   }
 
   /** Runs the driver, supervised if asked, until its final state; never throws. */

@@ -1,8 +1,17 @@
 import { mkdir } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { EXECUTOR_STDERR_TAIL, readLogTail } from '../logs/logTail.js';
-import type { ApplicationDescription, ExecutorState } from '../protocol/common.js';
-import { SHUFFLE_SERVICE_ADDRESS_ENV } from '../protocol/shuffle.js';
+import {
+  EXECUTOR_DIRS_ENV,
+  LOG_URL_STDERR_ENV,
+  LOG_URL_STDOUT_ENV,
+  SHUFFLE_SERVICE_ADDRESS_ENV,
+} from '../protocol/childEnv.js';
+import {
+  type ApplicationDescription,
+  type ExecutorState,
+  isExecutorFinished,
+} from '../protocol/common.js';
 import { isOutOfMemoryExit } from '../shared/outOfMemory.js';
 import { getLogger } from '../util/log.js';
 import { describeExit, exitStatusOf } from './exitStatus.js';
@@ -97,12 +106,12 @@ export class ExecutorRunner {
         env: {
           ...this.appDesc.command.env,
           ...this.host.credentialEnv?.('app', this.appId),
-          WICK_EXECUTOR_DIRS: this.appLocalDirs.join(delimiter),
+          [EXECUTOR_DIRS_ENV]: this.appLocalDirs.join(delimiter),
           ...(this.host.shuffleServiceAddress
             ? { [SHUFFLE_SERVICE_ADDRESS_ENV]: this.host.shuffleServiceAddress }
             : {}),
-          WICK_LOG_URL_STDOUT: logUrl('stdout'),
-          WICK_LOG_URL_STDERR: logUrl('stderr'),
+          [LOG_URL_STDOUT_ENV]: logUrl('stdout'),
+          [LOG_URL_STDERR_ENV]: logUrl('stderr'),
         },
         header: `Wick Executor Command: ${formatCommand(argv)}`,
       };
@@ -153,12 +162,7 @@ export class ExecutorRunner {
   }
 
   get isFinished(): boolean {
-    return (
-      this.state === 'EXITED' ||
-      this.state === 'KILLED' ||
-      this.state === 'FAILED' ||
-      this.state === 'LOST'
-    );
+    return isExecutorFinished(this.state);
   }
 
   private finish(state: ExecutorState, message: string, exitCode: number | undefined): void {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Value } from '@sinclair/typebox/value';
 import type { FetchStats } from '../files/fetchFiles.js';
+import { ADDED_FILES_ENV, APP_CODE_ENV } from '../protocol/childEnv.js';
 import type { FileRef, ShippedFile } from '../protocol/files.js';
 import { ShippedAppManifest } from '../protocol/files.js';
 import { distFile } from '../util/paths.js';
@@ -40,11 +41,11 @@ export async function fetchDriverApp(
   await mkdir(join(shim, '..'), { recursive: true });
   await writeFile(shim, wickShim(pathToFileURL(distFile('cli/lib.mjs')).href));
   await writeFile(join(app, WICK_TREE_DIR, 'code.json'), JSON.stringify(parsed.code));
-  const env: Record<string, string> = { WICK_APP_CODE: app };
+  const env: Record<string, string> = { [APP_CODE_ENV]: app };
   if (parsed.files.length > 0) {
     const files = join(dir, 'files');
     await fetch(parsed.files, files);
-    env.WICK_ADDED_FILES = files;
+    env[ADDED_FILES_ENV] = files;
   }
   return { entry: join(app, ...parsed.code.entry.split('/')), env };
 }

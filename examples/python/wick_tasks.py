@@ -180,7 +180,7 @@ def _lines(path, start, end):
 
 
 class Combiners:
-    """An Aggregator's three functions (Aggregator in backend/protocol/executor.ts): a value
+    """An Aggregator's three functions (Aggregator in backend/protocol/task.ts): a value
     becomes a combiner with createCombiner (absent: the value itself; with `zero`:
     mergeValue(copy of zero, value))."""
 

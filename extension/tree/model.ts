@@ -2,6 +2,7 @@
  * The state → tree mapping: roots, children and items of both views, from the agent's pushed
  * model. Pure: no vscode import, so test/extension/tree.test.ts exercises it directly.
  */
+import { assertNever } from '../../backend/shared/assertNever.js';
 import { appChildren, appItem } from './nodes/app.js';
 import { driverChildren, driverItem } from './nodes/driver.js';
 import { executorChildren, executorItem } from './nodes/executor.js';
@@ -67,7 +68,7 @@ export function children(n: Node, m: Model): Node[] {
     case 'output':
       return [];
     default:
-      return assertNever(n);
+      return assertNever(n, 'node');
   }
 }
 
@@ -94,7 +95,7 @@ export function item(n: Node, m: Model, parentId = ''): Item {
     case 'output':
       return outputItem(n);
     default:
-      return assertNever(n);
+      return assertNever(n, 'node');
   }
 }
 
@@ -109,8 +110,4 @@ export function findApp(appId: string, m: Model): { node: Node; parent: Node } |
 
 function firstLine(s: string): string {
   return s.split('\n')[0] ?? s;
-}
-
-function assertNever(x: never): never {
-  throw new Error(`Unexpected node ${JSON.stringify(x)}`);
 }

@@ -10,7 +10,7 @@ import { parseExpressionAt } from 'acorn';
 import { transformSync } from 'esbuild';
 import { layOut } from '../../backend/app/functionOrigin.js';
 import { bodyOf, placeOf } from '../../backend/app/task/compile.js';
-import type { FunctionSpec } from '../../backend/protocol/executor.js';
+import type { FunctionSpec } from '../../backend/protocol/task.js';
 import { parseStackFrames } from '../../backend/shared/stackFrames.js';
 
 const ORIGINAL = '/home/u/proj/throws.ts';

@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { ClosureError, prepareFunction, useShippedCode } from '../../backend/app/closure.js';
 import { ModuleScopes } from '../../backend/app/moduleScopes.js';
 import { FunctionCompiler } from '../../backend/app/task/compile.js';
-import type { FunctionSpec, TaskDescription } from '../../backend/protocol/executor.js';
+import type { FunctionSpec, TaskDescription } from '../../backend/protocol/task.js';
 import { type BundledApp, bundleApp } from '../../backend/submit/bundle.js';
 import { assertBuilt } from '../helpers/cli.js';
 

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { DriverEndpoint } from '../../backend/app/driver/DriverEndpoint.js';
-import { JobFailedError } from '../../backend/app/driver/TaskScheduler.js';
+import { JobFailedError } from '../../backend/app/driver/scheduler/TaskScheduler.js';
 import { WickContext } from '../../backend/app/index.js';
 import { eventually, type SharedCluster, startSharedCluster } from '../helpers/apps.js';
 

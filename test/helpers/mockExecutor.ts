@@ -9,9 +9,9 @@ import {
   LaunchTask,
   RegisterExecutor,
   StopExecutor,
-  type TaskDescription,
 } from '../../backend/protocol/executor.js';
 import type { MessageOf, WireMessage } from '../../backend/protocol/registry.js';
+import type { TaskDescription } from '../../backend/protocol/task.js';
 import { RpcEndpoint, type RpcEndpointRef, RpcEnv } from '../../backend/rpc/index.js';
 import { testProtocol } from './protocol.js';
 

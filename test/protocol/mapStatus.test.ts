@@ -12,8 +12,8 @@ import { after, test } from 'node:test';
 import { Value } from '@sinclair/typebox/value';
 import type { TaskPlace } from '../../backend/app/task/compile.js';
 import { shuffleWriter } from '../../backend/app/task/shuffleWrite.js';
-import type { PartitionAction, TaskDescription } from '../../backend/protocol/executor.js';
 import { MapStatus } from '../../backend/protocol/shuffle.js';
+import type { PartitionAction, TaskDescription } from '../../backend/protocol/task.js';
 
 const doc = readFileSync(new URL('../../docs/protocol.md', import.meta.url), 'utf8');
 const schemaFile = new URL('../../docs/protocol/structures/MapStatus.schema.json', import.meta.url);

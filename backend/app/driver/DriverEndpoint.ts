@@ -1,17 +1,17 @@
 import { AppConf } from '../../conf/app.js';
 import type { WickConf } from '../../conf/WickConf.js';
+import { truncateMessage } from '../../protocol/bounds.js';
+import { DRIVER_ENDPOINT } from '../../protocol/endpoints.js';
 import {
   AddFiles,
   AppConfig,
   KillTask,
-  LaunchTask,
   RegisterExecutor,
   RegisterExecutorFailed,
   RegisteredExecutor,
   RetrieveAppConfig,
   StatusUpdate,
   StopExecutor,
-  type TaskDescription,
 } from '../../protocol/executor.js';
 import type { AppCode, ShippedFile } from '../../protocol/files.js';
 import type { AnyMessageDef, MessageOf, WireMessage } from '../../protocol/registry.js';
@@ -29,12 +29,18 @@ import {
   outOfMemoryReason,
 } from '../../shared/outOfMemory.js';
 import { ExecutorData } from './ExecutorData.js';
-import { UnregisteredExits } from './executorFailure.js';
-import type { TaskEnd } from './listener.js';
+import { ExecutorLoss } from './ExecutorLoss.js';
+import { LiveListenerBus } from './LiveListenerBus.js';
 import { ReviveOffers } from './messages.js';
-import { firstWriteSize, queueSlots, takeBack } from './prefetch.js';
+import { queueSlots, takeBack } from './prefetch.js';
+import {
+  type JobSpec,
+  type LostTask,
+  type Offer,
+  TaskScheduler,
+} from './scheduler/TaskScheduler.js';
 import { TaskDurations } from './TaskDurations.js';
-import { type JobSpec, type LostTask, type Offer, TaskScheduler } from './TaskScheduler.js';
+import { TaskLauncher } from './TaskLauncher.js';
 
 export { PREFETCH_PER_CORE } from './prefetch.js';
 
@@ -55,42 +61,20 @@ export const EXECUTOR_STOP_PATIENCE_MS = 10_000;
  * an idle one: prefetch.ts decides both, this applies its decisions.
  */
 export class DriverEndpoint extends RpcEndpoint {
-  static readonly ENDPOINT_NAME = 'CoarseGrainedScheduler';
+  static readonly ENDPOINT_NAME = DRIVER_ENDPOINT;
 
   private readonly registered = new Map<string, ExecutorData>();
-  /**
-   * Executors the master has granted that have not registered yet. While there are any, no task
-   * is queued ahead on the others: a short job would otherwise be queued whole on the first
-   * executor to register, leaving the one still starting with nothing to do.
-   */
-  private readonly starting = new Set<string>();
+  /** Executors granted and not registered yet, and lost ones the master has not explained. */
+  private readonly loss = new ExecutorLoss(this.log);
   readonly scheduler: TaskScheduler;
   private currentAppId = '';
-  private readonly maxMessageSize: number;
   private readonly firstExecutorWaiters: (() => void)[] = [];
-  /** The serialized size of what a job's tasks share, by the job's action (see serializedSize). */
-  private readonly sharedSizes = new WeakMap<
-    object,
-    { transformations: TaskDescription['transformations']; bytes: number }
-  >();
+  /** What sends the tasks placed, and kills those of an aborted job. */
+  private readonly launcher: TaskLauncher;
   private readonly taskMs = new TaskDurations();
   /** Set by stopExecutors: resolves its wait once the last executor has hung up. */
   private allStopped: (() => void) | undefined;
   private stopping = false;
-  private readonly unregisteredExits = new UnregisteredExits();
-  /**
-   * Executors whose connection dropped before the master said how they ended: the tasks that held
-   * their cores, which fail after the fact if the end shows that they killed it (out of memory).
-   */
-  private readonly lostUnexplained = new Map<string, { tasks: LostTask[]; cores: number }>();
-  /** Told of each executor this endpoint accepts (WickContext tells the master). */
-  onExecutorRegistered: (executorId: string) => void = () => {};
-  /** A registered executor is gone (its map outputs with it: the DAGScheduler's to know). */
-  onExecutorRemoved: (executorId: string, workerLost: boolean) => void = () => {};
-  /** A worker the application used was lost (the master's WorkerRemoved). */
-  onWorkerRemoved: (workerId: string, host: string) => void = () => {};
-  /** Told of each task's end, before the scheduler acts on it (WickContext's listeners). */
-  onTaskEnd: (event: TaskEnd) => void = () => {};
 
   constructor(
     private readonly conf: WickConf,
@@ -100,10 +84,20 @@ export class DriverEndpoint extends RpcEndpoint {
     private readonly now: () => number = () => performance.now(),
     /** The application's code tree and added files, which executors fetch from the driver. */
     private readonly shipped: ShippedApp = { files: [] },
+    /**
+     * Where it posts executors added and removed and tasks ended (assembleDriver.ts subscribes the
+     * DAGScheduler, the application's client and listeners), each before it acts on it.
+     */
+    readonly bus: LiveListenerBus = new LiveListenerBus(),
   ) {
     super();
     this.scheduler = new TaskScheduler(maxFailures);
-    this.maxMessageSize = conf.get(RpcConf.maxMessageSize);
+    this.launcher = new TaskLauncher(
+      this.scheduler,
+      this.registered,
+      conf.get(RpcConf.maxMessageSize),
+      () => this.shipped.files.length,
+    );
     this.on(RetrieveAppConfig, () =>
       AppConfig({
         appId: this.currentAppId,
@@ -174,7 +168,7 @@ export class DriverEndpoint extends RpcEndpoint {
 
   /** The master granted the application this executor; it registers once started. */
   executorGranted(executorId: string): void {
-    if (!this.registered.has(executorId)) this.starting.add(executorId);
+    if (!this.registered.has(executorId)) this.loss.granted(executorId);
   }
 
   /**
@@ -187,19 +181,11 @@ export class DriverEndpoint extends RpcEndpoint {
     exitStatus?: number,
     workerLost = false,
   ): void {
-    if (this.starting.delete(executorId)) {
-      // It never registered: the user's job waits on executors that cannot start, so say why.
-      if (!this.stopping && exitStatus !== undefined && exitStatus !== 0) {
-        const { level, text } = this.unregisteredExits.explain(executorId, reason);
-        this.log[level](text);
-      }
-      this.makeOffers();
-    }
-    const unexplained = this.lostUnexplained.get(executorId);
-    if (unexplained && exitStatus !== undefined) {
+    if (this.loss.endedStarting(executorId, reason, exitStatus, this.stopping)) this.makeOffers();
+    const holding = this.loss.takeHolding(executorId, exitStatus);
+    if (holding) {
       // The master's word on an executor whose connection dropped first.
-      this.lostUnexplained.delete(executorId);
-      this.executorEnded(executorId, unexplained.tasks, unexplained.cores, reason);
+      this.executorEnded(executorId, holding.tasks, holding.cores, reason);
       return;
     }
     const executor = this.registered.get(executorId);
@@ -209,7 +195,12 @@ export class DriverEndpoint extends RpcEndpoint {
       if (this.registered.size === 0) this.allStopped?.();
       return;
     }
-    this.onExecutorRemoved(executorId, workerLost);
+    this.bus.post({
+      event: 'WickListenerExecutorRemoved',
+      executorId,
+      reason: truncateMessage(reason),
+      workerLost,
+    });
     const onCores = new Set(executor.onCores());
     const lost = this.scheduler.executorLost(executorId);
     this.log.info(
@@ -218,7 +209,7 @@ export class DriverEndpoint extends RpcEndpoint {
     const running = lost.filter((t) => onCores.has(t.taskId));
     if (exitStatus !== undefined) this.executorEnded(executorId, running, executor.cores, reason);
     else if (running.length > 0)
-      this.lostUnexplained.set(executorId, { tasks: running, cores: executor.cores });
+      this.loss.awaitEnd(executorId, { tasks: running, cores: executor.cores });
     this.makeOffers();
   }
 
@@ -248,7 +239,7 @@ export class DriverEndpoint extends RpcEndpoint {
     this.log.warn(
       `Executor ${executorId} ran out of memory: ${running.map((t) => `task ${t.taskId}`).join(', ')} failed with it`,
     );
-    this.killTasks(kill);
+    this.launcher.killTasks(kill);
     this.makeOffers();
   }
 
@@ -302,7 +293,7 @@ export class DriverEndpoint extends RpcEndpoint {
     }
     // Tasks go out over the connection it registered on, and only its StatusUpdates count.
     const ref = c ? this.rpcEnv.refOver(c, m.executor.name) : this.rpcEnv.endpointRef(m.executor);
-    this.starting.delete(m.executorId);
+    this.loss.registered(m.executorId);
     this.registered.set(
       m.executorId,
       new ExecutorData(m.executorId, ref, ctx.senderAddress, m.hostname, m.cores, this.now(), c),
@@ -310,7 +301,12 @@ export class DriverEndpoint extends RpcEndpoint {
     this.log.info(
       `Registered executor ${ref} (${m.hostname}) with ID ${m.executorId}, ${m.cores} core(s)`,
     );
-    this.onExecutorRegistered(m.executorId);
+    this.bus.post({
+      event: 'WickListenerExecutorAdded',
+      executorId: m.executorId,
+      host: m.hostname,
+      cores: m.cores,
+    });
     for (const w of this.firstExecutorWaiters.splice(0)) w();
     // The files added so far, all of them: the executor asked for its AppConfig before it
     // registered, and a file added in between reached neither that AppConfig nor filesAdded's
@@ -352,7 +348,8 @@ export class DriverEndpoint extends RpcEndpoint {
     const executor = this.registered.get(m.executorId);
     if (m.state === 'LAUNCHING' || m.state === 'RUNNING') return;
     const jobId = this.scheduler.jobOf(m.taskId);
-    this.onTaskEnd({
+    this.bus.post({
+      event: 'WickListenerTaskEnd',
       taskId: m.taskId,
       ...(jobId !== undefined ? { jobId } : {}),
       executorId: m.executorId,
@@ -382,7 +379,7 @@ export class DriverEndpoint extends RpcEndpoint {
           `Lost task ${m.taskId} on executor ${m.executorId}: ${m.error?.message ?? m.state}`,
         );
       }
-      if (failed) this.killTasks(failed.toKill);
+      if (failed) this.launcher.killTasks(failed.toKill);
     }
     this.makeOffers();
   }
@@ -402,13 +399,13 @@ export class DriverEndpoint extends RpcEndpoint {
     for (const e of this.registered.values()) {
       if (e.freeCores > 0) offers.push({ executorId: e.id, freeCores: e.freeCores });
     }
-    if (offers.length > 0) this.launch(this.scheduler.resourceOffers(offers), false);
-    if (this.starting.size > 0) return;
+    if (offers.length > 0) this.launcher.launch(this.scheduler.resourceOffers(offers), false);
+    if (this.loss.anyStarting) return;
     for (const [jobId, ms] of this.taskMs.entries()) {
       if (!this.scheduler.hasPending) return;
       const slots = queueSlots(this.registered.values(), ms);
       if (slots.length > 0)
-        this.launch(
+        this.launcher.launch(
           this.scheduler.resourceOffers(slots, (id) => id === jobId),
           true,
           ms,
@@ -432,84 +429,5 @@ export class DriverEndpoint extends RpcEndpoint {
       );
     }
     this.log.debug(`Asked executor ${donor.id} to give back ${decision.count} queued task(s)`);
-  }
-
-  /**
-   * Sends the tasks placed: on free cores, or (`queued`, with their job's task duration `ms`) to
-   * queue slots. What one turn sends goes out in one write per executor at the end of the turn,
-   * but a queue's refill is up to PREFETCH_PER_CORE tasks per core, a few milliseconds to
-   * serialize, during which an executor that is short of work would wait for all of them. So
-   * tasks for free cores go out at once, and a refill's first part too (firstWriteSize).
-   */
-  private launch(
-    placed: { executorId: string; task: TaskDescription }[],
-    queued: boolean,
-    ms = 0,
-  ): void {
-    const sent = new Map<ExecutorData, number>();
-    for (const { executorId, task } of placed) {
-      // An earlier task of this batch may have aborted the job (it was too large).
-      if (this.scheduler.jobOf(task.taskId) === undefined) continue;
-      const e = this.registered.get(executorId) as ExecutorData;
-      if (this.tooLarge(task)) continue;
-      e.launched(task.taskId, queued);
-      const files = this.shipped.files.length;
-      e.ref.send(LaunchTask({ task: files > 0 ? { ...task, files } : task }));
-      const n = (sent.get(e) ?? 0) + 1;
-      sent.set(e, n);
-      if (queued && n === firstWriteSize(e.cores, ms)) e.ref.flush();
-    }
-    if (!queued) for (const e of sent.keys()) e.ref.flush();
-  }
-
-  /**
-   * Asks executors to stop tasks of an aborted job (Spark cancels them too). Each frees what it
-   * held when it reports its end; tasks placed but never launched need nothing.
-   */
-  private killTasks(tasks: { taskId: number; executorId: string }[]): void {
-    for (const { taskId, executorId } of tasks) {
-      const e = this.registered.get(executorId);
-      if (e?.holds(taskId)) e.ref.send(KillTask({ taskId, reason: 'its job was aborted' }));
-    }
-  }
-
-  /**
-   * Buffer.byteLength(JSON.stringify(task)), without serializing what every task of a job shares:
-   * its transformations and action (the functions' sources and values) are measured once per job.
-   */
-  private serializedSize(task: TaskDescription): number {
-    let shared = this.sharedSizes.get(task.action);
-    if (shared?.transformations !== task.transformations) {
-      shared = {
-        transformations: task.transformations,
-        bytes: Buffer.byteLength(
-          `,"transformations":${JSON.stringify(task.transformations)},"action":${JSON.stringify(task.action)}`,
-        ),
-      };
-      this.sharedSizes.set(task.action, shared);
-    }
-    // The task's own fields, in the order describe() gives them; their closing brace stands for
-    // the whole object's.
-    const own = JSON.stringify({
-      taskId: task.taskId,
-      jobId: task.jobId,
-      stageId: task.stageId,
-      partition: task.partition,
-      attempt: task.attempt,
-      source: task.source,
-    });
-    return Buffer.byteLength(own) + shared.bytes;
-  }
-
-  /** Spark's check in launchTasks: a task larger than a frame aborts its job with advice. */
-  private tooLarge(task: TaskDescription): boolean {
-    const size = this.serializedSize(task);
-    if (size < this.maxMessageSize) return false;
-    const kill = this.scheduler.abort(
-      task.jobId,
-      `Serialized task ${task.taskId}:${task.partition} was ${size} bytes, which exceeds max allowed: wick.rpc.message.maxSize (${this.maxMessageSize} bytes). Consider increasing wick.rpc.message.maxSize or using broadcast variables for large values.`,
-    );
-    this.killTasks(kill);
-    return true;
   }
 }

@@ -5,7 +5,7 @@ import type {
   PartitionerSpec,
   PartitionSource,
   Transformation,
-} from '../../protocol/executor.js';
+} from '../../protocol/task.js';
 import { prepareFunction } from '../closure.js';
 import { rangeBounds } from '../shuffle/partitioners.js';
 import {

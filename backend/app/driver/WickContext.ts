@@ -1,36 +1,30 @@
 import { statSync } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import os from 'node:os';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { AppConf } from '../../conf/app.js';
 import { WickConf } from '../../conf/WickConf.js';
 import { describeFiles } from '../../files/describeFiles.js';
-import { FileServer } from '../../files/FileServer.js';
+import type { FileServer } from '../../files/FileServer.js';
+import { ADDED_FILES_ENV } from '../../protocol/childEnv.js';
 import type { AppFailure } from '../../protocol/common.js';
-import { FILE_SERVER_ENDPOINT } from '../../protocol/endpoints.js';
-import type { PartitionAction, PartitionSource } from '../../protocol/executor.js';
-import type { AppCode, ShippedFile } from '../../protocol/files.js';
-import { type RpcAuth, RpcEnv } from '../../rpc/index.js';
+import type { ShippedFile } from '../../protocol/files.js';
+import type { PartitionAction, PartitionSource } from '../../protocol/task.js';
+import type { RpcEnv } from '../../rpc/index.js';
 import { parseMasterUrls } from '../../rpc/masterUrls.js';
 import { getLogger } from '../../util/log.js';
-import { CODE_MANIFEST } from '../../util/shippedCode.js';
-import { useShippedCode } from '../closure.js';
-import { ModuleScopes } from '../moduleScopes.js';
 import { isAddedFileName, setDriverFiles } from '../WickFiles.js';
-import { AppClient } from './AppClient.js';
+import type { AppClient } from './AppClient.js';
 import { describeFailure, exitFailure } from './appFailure.js';
-import { DriverEndpoint, type ShippedApp } from './DriverEndpoint.js';
-import { chooseDriverAddress, routeToMasters } from './driverAddress.js';
-import { driverAuth } from './driverAuth.js';
-import { reportToLauncher } from './launcherReport.js';
+import { type AssembledDriver, assembleDriver } from './assembleDriver.js';
+import type { DriverEndpoint } from './DriverEndpoint.js';
+import type { LiveListenerBus } from './LiveListenerBus.js';
 import type { WickListener } from './listener.js';
 import { RDD } from './RDD.js';
-import { DAGScheduler } from './scheduler/DAGScheduler.js';
+import type { DAGScheduler } from './scheduler/DAGScheduler.js';
 import { once, type RddPlan } from './scheduler/plan.js';
 
 import '../../conf/all.js';
 import '../../protocol/index.js';
-import { wickProtocol } from '../../protocol/index.js';
 
 const log = getLogger('WickContext');
 
@@ -61,9 +55,14 @@ export class WickContext {
   private keepAlive: NodeJS.Timeout | undefined;
   private readonly onBeforeExit = () => void this.stop();
   private nextShuffleId = 0;
-  private readonly listeners = new Set<WickListener>();
   /** @internal Cuts jobs into stages and keeps the application's shuffle outputs. */
   readonly dagScheduler: DAGScheduler;
+  private readonly env: RpcEnv;
+  private readonly driver: DriverEndpoint;
+  private readonly client: AppClient;
+  private readonly fileServer: FileServer;
+  /** The driver's events: where the application's listeners hang (assembleDriver.ts). */
+  private readonly bus: LiveListenerBus;
   /**
    * The program called process.exit() before stop(): no stop can run now (nothing asynchronous
    * does), but the unregister is one write on an open socket, which goes out at once. Its status
@@ -93,29 +92,16 @@ export class WickContext {
     readonly conf: WickConf,
     readonly appName: string,
     readonly master: string,
-    private readonly env: RpcEnv,
-    private readonly driver: DriverEndpoint,
-    private readonly client: AppClient,
-    private readonly fileServer: FileServer,
+    parts: AssembledDriver,
   ) {
+    this.env = parts.env;
+    this.driver = parts.driver;
+    this.client = parts.client;
+    this.fileServer = parts.fileServer;
+    this.bus = parts.bus;
+    this.dagScheduler = parts.dagScheduler;
     // An application that never calls stop() still unregisters when it has nothing left to do.
     process.once('beforeExit', this.onBeforeExit);
-    this.dagScheduler = new DAGScheduler(
-      (spec) => driver.runJob(spec),
-      conf.get(AppConf.stageMaxConsecutiveAttempts),
-      { info: (t) => log.info(t), warn: (t) => log.warn(t) },
-    );
-    driver.onExecutorRemoved = (id, workerLost) => this.dagScheduler.executorLost(id, workerLost);
-    driver.onWorkerRemoved = (id, host) => this.dagScheduler.workerRemoved(id, host);
-    driver.onTaskEnd = (e) => {
-      for (const l of [...this.listeners]) {
-        try {
-          l.onTaskEnd?.(e);
-        } catch (err) {
-          log.warn(`A listener's onTaskEnd threw: ${(err as Error).stack ?? String(err)}`);
-        }
-      }
-    };
     process.once('exit', this.onExit);
     WickContext.running.add(this);
   }
@@ -136,8 +122,7 @@ export class WickContext {
    * end with its metrics. Returns what removes it.
    */
   addListener(listener: WickListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.bus.on('WickListenerTaskEnd', ({ event: _, ...end }) => listener.onTaskEnd?.(end));
   }
 
   get appId(): string {
@@ -167,92 +152,17 @@ export class WickContext {
     }
     conf.set('wick.master', master).set('wick.app.name', appName);
     conf.validate();
-    const masters = parseMasterUrls(master);
 
-    const { auth, appKeys } = driverAuth(conf);
-    const env = await createDriverEnv(conf, masters, auth);
+    const parts = await assembleDriver(conf, parseMasterUrls(master), appName);
     try {
-      const appDir = await applicationDir();
-      const shipped = await offerCode(env);
-      const driver = new DriverEndpoint(
-        conf,
-        appDir,
-        conf.get(AppConf.maxFailures),
-        undefined,
-        shipped.app,
-      );
-      const driverRef = env.setupEndpoint(DriverEndpoint.ENDPOINT_NAME, driver);
-      const cores = conf.get(AppConf.executorCores);
-      const maxCores = conf.get(AppConf.coresMax);
-      const client = new AppClient(
-        masters,
-        {
-          name: appName,
-          user: os.userInfo().username,
-          memoryPerExecutorMB: conf.get(AppConf.executorMemory),
-          ...(cores > 0 ? { coresPerExecutor: cores } : {}),
-          ...(maxCores > 0 ? { maxCores } : {}),
-          command: {
-            argv: [
-              '{{WICK_NODE}}',
-              '{{WICK_CLI}}',
-              'executor',
-              '--driver-url',
-              '{{DRIVER_URL}}',
-              '--executor-id',
-              '{{EXECUTOR_ID}}',
-              '--hostname',
-              '{{HOSTNAME}}',
-              '--cores',
-              '{{CORES}}',
-              '--memory',
-              '{{MEMORY}}',
-              '--app-id',
-              '{{APP_ID}}',
-              '--worker-url',
-              '{{WORKER_URL}}',
-            ],
-            env: {},
-          },
-          driverUrl: driverRef.toString(),
-        },
-        {
-          connected: (appId, appKey) => {
-            if (appKey) appKeys?.add(appId, appKey);
-            driver.applicationRegistered(appId);
-          },
-          executorAdded: (id) => driver.executorGranted(String(id)),
-          executorRemoved: (id, message, exitStatus, workerLost) =>
-            driver.removeExecutor(
-              String(id),
-              message,
-              workerLost ? undefined : exitStatus,
-              workerLost,
-            ),
-          workerRemoved: (id, host) => driver.onWorkerRemoved(id, host),
-          dead: (reason) => driver.applicationEnded(reason),
-        },
-      );
-      env.setupEndpoint(AppClient.ENDPOINT_NAME, client);
-      driver.onExecutorRegistered = (id) => {
-        // The master's ids are numbers; an executor that registered under another is not its.
-        if (/^\d+$/.test(id)) client.executorRegistered(Number(id));
-      };
-      const keep = setInterval(() => {}, 1 << 30);
-      try {
-        await client.register(conf.get(AppConf.registrationTimeout));
-      } finally {
-        clearInterval(keep);
-      }
-      reportToLauncher(client.appId ?? '');
-      const wc = new WickContext(conf, appName, master, env, driver, client, shipped.server);
+      const wc = new WickContext(conf, appName, master, parts);
       for (const f of conf.get(AppConf.files).split(',')) if (f.trim()) await wc.addFile(f.trim());
       // A cluster-mode driver's --files, fetched by its worker (worker/fetchDriverApp.ts).
-      const fetched = process.env.WICK_ADDED_FILES;
+      const fetched = process.env[ADDED_FILES_ENV];
       if (fetched) for (const name of await readdir(fetched)) await wc.addFile(join(fetched, name));
       return wc;
     } catch (err) {
-      await env.stop();
+      await parts.env.stop();
       throw err;
     }
   }
@@ -487,37 +397,6 @@ export class WickContext {
   }
 }
 
-/** The driver's RpcEnv, on an address its executors can reach (see driverAddress.ts). */
-async function createDriverEnv(conf: WickConf, masters: string[], auth: RpcAuth): Promise<RpcEnv> {
-  const settings = {
-    host: conf.get(AppConf.driverHost),
-    bindAddress: conf.get(AppConf.driverBindAddress),
-  };
-  const address = chooseDriverAddress(
-    settings,
-    settings.host ? undefined : await routeToMasters(masters),
-  );
-  log.info(`Driver address ${address.advertise} (${address.reason}), listening on ${address.bind}`);
-  try {
-    return await RpcEnv.create({
-      protocol: wickProtocol,
-      name: 'wickDriver',
-      host: address.bind,
-      advertiseHost: address.advertise,
-      port: conf.get(AppConf.driverPort),
-      conf,
-      unref: true,
-      auth,
-    });
-  } catch (err) {
-    if (!/EADDRNOTAVAIL/.test(String(err)) || settings.bindAddress) throw err;
-    throw new Error(
-      `The driver cannot listen on ${address.bind} (wick.driver.host): it is not an address of this machine. Behind NAT or a tunnel, set wick.driver.bindAddress to one that is (e.g. 0.0.0.0)`,
-      { cause: err },
-    );
-  }
-}
-
 /** The plan of an RDD read from a source: one run of partitions, no shuffle, sources memoized. */
 function planOf(sources: () => PartitionSource[]): RddPlan {
   return { segments: [{ sources: once(sources), transformations: [] }], deps: [] };
@@ -526,30 +405,4 @@ function planOf(sources: () => PartitionSource[]): RddPlan {
 function checkSlices(n: number): void {
   if (!Number.isInteger(n) || n < 1)
     throw new Error(`The number of partitions must be a whole number ≥ 1, got ${n}`);
-}
-
-/**
- * The driver's file server, offering the application's code tree when it runs from one
- * (WICK_APP_CODE, set by wick submit) and the files it adds; shipped functions then resolve the
- * names their modules give what they import (ModuleScopes).
- */
-async function offerCode(env: RpcEnv): Promise<{ server: FileServer; app: ShippedApp }> {
-  const server = new FileServer();
-  env.setupEndpoint(FILE_SERVER_ENDPOINT, server);
-  const root = process.env.WICK_APP_CODE;
-  if (!root) {
-    useShippedCode(undefined);
-    return { server, app: { files: [] } };
-  }
-  const code = JSON.parse(await readFile(join(root, CODE_MANIFEST), 'utf8')) as AppCode;
-  for (const f of code.files) server.offer(f.sha256, join(root, ...f.path.split('/')));
-  useShippedCode(new ModuleScopes(root, code.entry));
-  return { server, app: { code, files: [] } };
-}
-
-/** Where the application's modules resolve from on executors: its main file's folder. */
-async function applicationDir(): Promise<string> {
-  if (process.env.WICK_APP_DIR) return process.env.WICK_APP_DIR;
-  const main = process.argv[1];
-  return main ? dirname(resolve(main)) : process.cwd();
 }

@@ -1,4 +1,5 @@
-import type { TaskState } from '../../protocol/executor.js';
+import type { WickListenerTaskEnd } from '../../protocol/listener.js';
+import type { TaskState } from '../../protocol/task.js';
 import type { TaskMetrics } from '../task/metrics.js';
 
 /** A task's end as a driver program hears of it (Spark's SparkListenerTaskEnd). */
@@ -21,3 +22,9 @@ export interface TaskEnd {
 export interface WickListener {
   onTaskEnd?(event: TaskEnd): void;
 }
+
+// The bus's event and this interface say the same (a compile error here if they drift).
+const sameAsBus: (e: Omit<WickListenerTaskEnd, 'event'>) => TaskEnd = (e) => e;
+const busAsSame: (e: TaskEnd) => Omit<WickListenerTaskEnd, 'event'> = (e) => e;
+void sameAsBus;
+void busAsSame;

@@ -1,4 +1,4 @@
-import type { Offer } from './TaskScheduler.js';
+import type { Offer } from './scheduler/TaskScheduler.js';
 
 /**
  * The driver's prefetch policy, as pure functions of what it knows of its executors and of how

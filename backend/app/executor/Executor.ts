@@ -3,7 +3,7 @@
 // indirection per task; its parts are the sections below.
 import { availableParallelism } from 'node:os';
 import { MessageChannel, type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
-import type { TaskDescription, TaskError } from '../../protocol/executor.js';
+import type { TaskDescription, TaskError } from '../../protocol/task.js';
 import { OUT_OF_MEMORY_ERROR, outOfMemoryReason } from '../../shared/outOfMemory.js';
 import type { TaskPlace } from '../task/compile.js';
 import {

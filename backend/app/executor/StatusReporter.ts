@@ -1,4 +1,4 @@
-import type { TaskError, TaskMetrics } from '../../protocol/executor.js';
+import type { TaskError, TaskMetrics } from '../../protocol/task.js';
 
 export interface TaskReport {
   taskId: number;

@@ -4,6 +4,7 @@ import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { fetchFiles, fetchOnce } from '../../files/fetchFiles.js';
 import { shippedPathUnder } from '../../files/shippedPath.js';
+import { EXECUTOR_DIRS_ENV } from '../../protocol/childEnv.js';
 import type { AppCode, ShippedFile } from '../../protocol/files.js';
 import type { RpcEndpointRef } from '../../rpc/index.js';
 import { getLogger } from '../../util/log.js';
@@ -18,7 +19,7 @@ const log = getLogger('Executor');
  * worker removes when the application ends; else (an executor run by hand) its working folder.
  */
 export function appLocalDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.WICK_EXECUTOR_DIRS?.split(delimiter)[0] || process.cwd();
+  return env[EXECUTOR_DIRS_ENV]?.split(delimiter)[0] || process.cwd();
 }
 
 /**

@@ -1,8 +1,8 @@
 import { open } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { bytesOf } from '../../protocol/base64.js';
-import type { PartitionSource, ShuffleBlockRef } from '../../protocol/executor.js';
 import { FetchShuffleBlock, SHUFFLE_ENDPOINT } from '../../protocol/shuffle.js';
+import type { PartitionSource, ShuffleBlockRef } from '../../protocol/task.js';
 import type { RpcEnv } from '../../rpc/index.js';
 
 /**

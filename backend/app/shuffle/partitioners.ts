@@ -1,4 +1,4 @@
-import type { PartitionerSpec } from '../../protocol/executor.js';
+import type { PartitionerSpec } from '../../protocol/task.js';
 import { compareKeys, hashKey } from './keys.js';
 
 /**

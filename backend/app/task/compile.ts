@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import vm from 'node:vm';
-import type { Aggregator, FunctionSpec, TaskDescription } from '../../protocol/executor.js';
+import type { Aggregator, FunctionSpec, TaskDescription } from '../../protocol/task.js';
 import { BINDING_EXPORT, RETURN_PREFIX } from '../../util/shippedCode.js';
 
 /** Where an executor's tasks run: what their functions' modules and files resolve against. */

@@ -1,4 +1,4 @@
-import type { TaskMetrics as WireTaskMetrics } from '../../protocol/executor.js';
+import type { TaskMetrics as WireTaskMetrics } from '../../protocol/task.js';
 
 /**
  * What a task measured (Spark's TaskMetrics), as StatusUpdate.metrics carries it: written out

@@ -1,4 +1,4 @@
-import type { Aggregator, PartitionSource } from '../../protocol/executor.js';
+import type { Aggregator, PartitionSource } from '../../protocol/task.js';
 import { parseBlock } from '../shuffle/blocks.js';
 import { compareKeys } from '../shuffle/keys.js';
 import { readRecordFile } from '../shuffle/spillFiles.js';

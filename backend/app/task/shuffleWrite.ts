@@ -1,8 +1,8 @@
 import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { mkdir, open, rename } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
-import type { PartitionAction, TaskDescription, TaskMetrics } from '../../protocol/executor.js';
 import type { MapStatus } from '../../protocol/shuffle.js';
+import type { PartitionAction, TaskDescription, TaskMetrics } from '../../protocol/task.js';
 import { shuffleFiles } from '../shuffle/blocks.js';
 import { KeyMap } from '../shuffle/keys.js';
 import { partitionFunction } from '../shuffle/partitioners.js';

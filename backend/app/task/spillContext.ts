@@ -1,4 +1,4 @@
-import type { TaskMetrics } from '../../protocol/executor.js';
+import type { TaskMetrics } from '../../protocol/task.js';
 
 /** Where and when a task's reduce-side buffers spill, and what it counts them in. */
 export interface SpillContext {

@@ -1,5 +1,5 @@
 import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
-import type { TaskDescription, TaskError, TaskMetrics } from '../../protocol/executor.js';
+import type { TaskDescription, TaskError, TaskMetrics } from '../../protocol/task.js';
 import { setFilesDir } from '../WickFiles.js';
 import { FunctionCompiler, type TaskPlace } from './compile.js';
 import { runTask } from './runTask.js';

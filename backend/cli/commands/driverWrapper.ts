@@ -2,6 +2,7 @@ import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { executorAuth } from '../../app/driver/driverAuth.js';
 import { WorkerWatcher } from '../../app/WorkerWatcher.js';
+import { APP_DIR_ENV } from '../../protocol/childEnv.js';
 import { wickProtocol } from '../../protocol/index.js';
 import { RpcEnv } from '../../rpc/index.js';
 import { runAppHere } from '../../submit/runApp.js';
@@ -50,13 +51,13 @@ export function registerDriverWrapper(program: Command): void {
       const conf = JSON.parse(process.env.WICK_SUBMIT_CONF ?? '{}') as Record<string, string>;
       await runAppHere({
         bundle: userApp,
-        source: process.env.WICK_APP_DIR ? `${process.env.WICK_APP_DIR}/app` : userApp,
+        source: process.env[APP_DIR_ENV] ? `${process.env[APP_DIR_ENV]}/app` : userApp,
         args,
         master,
         appName: process.env.WICK_APP_NAME,
         conf,
       });
-      process.env.WICK_APP_DIR ??= dirname(userApp);
+      process.env[APP_DIR_ENV] ??= dirname(userApp);
       process.once('beforeExit', () => {
         done = true;
         void env.stop();

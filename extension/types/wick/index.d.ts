@@ -350,17 +350,18 @@ export declare class WickContext {
 	readonly conf: WickConf;
 	readonly appName: string;
 	readonly master: string;
-	private readonly env;
-	private readonly driver;
-	private readonly client;
-	private readonly fileServer;
 	private stopped;
 	private readonly addedFiles;
 	private activeJobs;
 	private keepAlive;
 	private readonly onBeforeExit;
 	private nextShuffleId;
-	private readonly listeners;
+	private readonly env;
+	private readonly driver;
+	private readonly client;
+	private readonly fileServer;
+	/** The driver's events: where the application's listeners hang (assembleDriver.ts). */
+	private readonly bus;
 	/**
 	 * The program called process.exit() before stop(): no stop can run now (nothing asynchronous
 	 * does), but the unregister is one write on an open socket, which goes out at once. Its status
@@ -368,6 +369,15 @@ export declare class WickContext {
 	 * drop and ends the application FAILED anyway.
 	 */
 	private readonly onExit;
+	/**
+	 * stop() has stopped the executors, but how the application ended is not said yet: that waits
+	 * for the end of the turn (see end()), and a failure or the process's exit meanwhile decides it.
+	 */
+	private verdictPending;
+	/** The verdict a plain stop() left open was a failure (see end). */
+	private failedAfterStop;
+	/** Once stop() has begun: the driver's RpcEnv closed, its application unregistered. */
+	private closed;
 	/** The contexts not stopped yet: what a driver that fails reports its failure through. */
 	private static readonly running;
 	private constructor();
@@ -391,15 +401,34 @@ export declare class WickContext {
 	/** The numbers start, start + step, … before end, in `numSlices` partitions; nothing is shipped. */
 	range(start: number, end: number, step?: number, numSlices?: number): RDD<number>;
 	/**
-	 * The lines of a text file every executor can read, in at least `minPartitions` partitions.
-	 * Lazy, as Spark's sc.textFile: it returns the RDD at once, and the file is sized (its splits
-	 * computed) when a job first needs them; a missing file fails that job. The RDD is no promise,
-	 * so code written for the old `await wc.textFile(…)` still works (awaiting a value gives it).
+	 * The lines of a text file, in at least `minPartitions` partitions: a file the application
+	 * added (`wick submit --files`, addFile), named as it was added or by its name alone, which
+	 * every executor reads from its own copy; or any other file, by a path every executor can read
+	 * (a shared file system). Lazy, as Spark's sc.textFile: it returns the RDD at once, and the file
+	 * is sized (its splits computed) when a job first needs them, so a file added after this call
+	 * but before the job counts as added; a missing file fails that job. The RDD is no promise, so
+	 * code written for the old `await wc.textFile(…)` still works (awaiting a value gives it).
 	 */
 	textFile(path: string, minPartitions?: number): RDD<string>;
+	/**
+	 * The added file a textFile path means: its name alone (as WickFiles.get takes it), or the path
+	 * it was added from (relative paths resolved as addFile resolved them).
+	 */
+	private addedFileOf;
 	/** Unregisters the application, stops its executors, and closes the driver's connections. */
 	stop(): Promise<void>;
 	private end;
+	/**
+	 * Unregisters (unless a failure did) and closes the driver's RpcEnv. After a plain stop() the
+	 * unregister waits for the end of the turn: the job template's `try { … } finally { await
+	 * wc.stop() }` stops the context *before* its error reaches the top of the application, and
+	 * an application that catches a job's failure may stop, then set process.exitCode or call
+	 * process.exit(1). All of that runs in promise jobs before the turn ends; the error (through
+	 * failAll), the exit (onExit) or the exit status set by then ends the application FAILED: how
+	 * the driver's program ended says how its application did, not whether it stopped first. Else
+	 * it FINISHED.
+	 */
+	private close;
 }
 export declare const WickFiles: {
 	/** The local path of an added file, by its name (the added path's last part). */

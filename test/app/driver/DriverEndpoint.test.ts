@@ -6,14 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { Value } from '@sinclair/typebox/value';
 import { DriverEndpoint } from '../../../backend/app/driver/DriverEndpoint.js';
 import { WickConf } from '../../../backend/conf/WickConf.js';
-import {
-  RetrieveAppConfig,
-  StatusUpdate,
-  type TaskDescription,
-  type TaskState,
-} from '../../../backend/protocol/executor.js';
+import { RetrieveAppConfig, StatusUpdate } from '../../../backend/protocol/executor.js';
+import { WickListenerEvent } from '../../../backend/protocol/listener.js';
+import type { TaskDescription, TaskState } from '../../../backend/protocol/task.js';
 import { type RpcEndpointRef, RpcEnv } from '../../../backend/rpc/index.js';
 import { type MockExecutorEndpoint, registerMockExecutor } from '../../helpers/mockExecutor.js';
 import { waitFor } from '../../helpers/processes.js';
@@ -27,11 +25,14 @@ let driverUrl: string;
 const mocks: MockExecutor[] = [];
 let e1: MockExecutor;
 let e2: MockExecutor;
+/** What the endpoint posted on its listener bus, over every test here. */
+const events: WickListenerEvent[] = [];
 
 before(async () => {
   const conf = new WickConf().set('wick.app.name', 'endpoint test');
   env = await RpcEnv.create({ protocol: testProtocol, name: 'testDriver', conf });
   driver = new DriverEndpoint(conf, '/apps/here', 3);
+  driver.bus.onEvent((e) => void events.push(e));
   driver.applicationRegistered('app-20260101000000-0000');
   driverUrl = env.setupEndpoint(DriverEndpoint.ENDPOINT_NAME, driver).toString();
 });
@@ -182,4 +183,43 @@ test('a disconnected executor is removed and its running task goes to another', 
   assert.equal(again.attempt, 0, 'a lost executor is not a failure of the task');
   e2.report(again.taskId, 'FINISHED', { result: ['again'] });
   assert.deepEqual(await done, [['again']]);
+});
+
+test('the endpoint posts executors added and removed and tasks ended on its bus, each a valid event', () => {
+  for (const e of events) assert.ok(Value.Check(WickListenerEvent, e), JSON.stringify(e));
+  const added = events.filter((e) => e.event === 'WickListenerExecutorAdded');
+  assert.deepEqual(
+    added.map((e) => [e.executorId, e.host, e.cores]),
+    [
+      ['1', '127.0.0.1', 1],
+      ['2', '127.0.0.1', 1],
+    ],
+    'the duplicate registration posts nothing',
+  );
+  const removed = events.filter((e) => e.event === 'WickListenerExecutorRemoved');
+  assert.deepEqual(
+    removed.map((e) => [e.executorId, e.reason, e.workerLost]),
+    [['1', 'Executor 1 disconnected', false]],
+  );
+  const ends = events.filter((e) => e.event === 'WickListenerTaskEnd');
+  // Every end reported above (RUNNING is none): 2 + 3 + 2 + 1.
+  assert.deepEqual(
+    ends.map((e) => e.state),
+    [
+      'FINISHED',
+      'FINISHED',
+      'FAILED',
+      'FINISHED',
+      'FAILED',
+      'FAILED',
+      'FAILED',
+      'KILLED',
+      'FINISHED',
+    ],
+  );
+  // The job of the task killed after its job aborted is gone by then: it is told without one.
+  assert.deepEqual(
+    ends.filter((e) => e.jobId === undefined).map((e) => e.state),
+    ['KILLED'],
+  );
 });

@@ -1,7 +1,10 @@
 /** The TaskScheduler's side of FetchFailed: the task set ends at once, keeping what finished. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FetchFailedJobError, TaskScheduler } from '../../../backend/app/driver/TaskScheduler.js';
+import {
+  FetchFailedJobError,
+  TaskScheduler,
+} from '../../../backend/app/driver/scheduler/TaskScheduler.js';
 
 test('a FetchFailed task ends its task set (no retry), kills the others, keeps the finished results', async () => {
   const s = new TaskScheduler(4);

@@ -8,11 +8,8 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { DriverEndpoint } from '../../../backend/app/driver/DriverEndpoint.js';
 import { WickConf } from '../../../backend/conf/WickConf.js';
-import {
-  StatusUpdate,
-  type TaskDescription,
-  type TaskState,
-} from '../../../backend/protocol/executor.js';
+import { StatusUpdate } from '../../../backend/protocol/executor.js';
+import type { TaskDescription, TaskState } from '../../../backend/protocol/task.js';
 import { RpcEnv } from '../../../backend/rpc/index.js';
 import { registerMockExecutor } from '../../helpers/mockExecutor.js';
 import { waitFor } from '../../helpers/processes.js';

@@ -23,7 +23,7 @@ import {
   ENDED,
   type TaskBatchRequest,
 } from '../../../backend/app/task/taskWorker.js';
-import type { TaskDescription } from '../../../backend/protocol/executor.js';
+import type { TaskDescription } from '../../../backend/protocol/task.js';
 import { waitFor } from '../../helpers/processes.js';
 
 /** How long a step may take here before the test fails naming it. */

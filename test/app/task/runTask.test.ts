@@ -17,7 +17,7 @@ import type {
   PartitionSource,
   TaskDescription,
   Transformation,
-} from '../../../backend/protocol/executor.js';
+} from '../../../backend/protocol/task.js';
 
 const appDir = mkdtempSync(join(tmpdir(), 'wick-test-runtask-'));
 after(() => rmSync(appDir, { recursive: true, force: true }));

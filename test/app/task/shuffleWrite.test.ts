@@ -21,7 +21,7 @@ import type {
   PartitionAction,
   TaskDescription,
   TaskMetrics,
-} from '../../../backend/protocol/executor.js';
+} from '../../../backend/protocol/task.js';
 
 const root = mkdtempSync(join(tmpdir(), 'wick-test-shufflewrite-'));
 after(() => rmSync(root, { recursive: true, force: true }));

@@ -19,7 +19,7 @@ import {
   ENDED,
   runBatch,
 } from '../../../backend/app/task/taskWorker.js';
-import type { TaskDescription } from '../../../backend/protocol/executor.js';
+import type { TaskDescription } from '../../../backend/protocol/task.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wick-test-task-worker-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,11 +1,6 @@
 import { Value } from '@sinclair/typebox/value';
-import type {
-  PartitionAction,
-  PartitionSource,
-  Transformation,
-} from '../../../protocol/executor.js';
 import { MapStatus } from '../../../protocol/shuffle.js';
-import { FetchFailedJobError, JobFailedError, type JobSpec } from '../TaskScheduler.js';
+import type { PartitionAction, PartitionSource, Transformation } from '../../../protocol/task.js';
 import { MapOutputTracker } from './MapOutputTracker.js';
 import {
   numPartitionsOf,
@@ -14,6 +9,7 @@ import {
   type ShuffleDependency,
   transformationsAt,
 } from './plan.js';
+import { FetchFailedJobError, JobFailedError, type JobSpec } from './TaskScheduler.js';
 
 export interface DagLog {
   info(text: string): void;

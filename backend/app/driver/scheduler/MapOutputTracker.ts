@@ -1,5 +1,5 @@
-import type { ShuffleBlockRef } from '../../../protocol/executor.js';
 import type { MapStatus } from '../../../protocol/shuffle.js';
+import type { ShuffleBlockRef } from '../../../protocol/task.js';
 
 /**
  * Where each shuffle's map outputs are (Spark's MapOutputTrackerMaster): a MapStatus per map

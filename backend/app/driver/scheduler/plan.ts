@@ -3,7 +3,7 @@ import type {
   PartitionerSpec,
   PartitionSource,
   Transformation,
-} from '../../../protocol/executor.js';
+} from '../../../protocol/task.js';
 
 /**
  * What an RDD is to the DAGScheduler (its lineage): runs of partitions that share their

@@ -8,8 +8,11 @@ import { test } from 'node:test';
 import { DAGScheduler } from '../../../../backend/app/driver/scheduler/DAGScheduler.js';
 import { MapOutputTracker } from '../../../../backend/app/driver/scheduler/MapOutputTracker.js';
 import type { RddPlan, ShuffleDependency } from '../../../../backend/app/driver/scheduler/plan.js';
-import { FetchFailedJobError, type JobSpec } from '../../../../backend/app/driver/TaskScheduler.js';
-import type { PartitionSource } from '../../../../backend/protocol/executor.js';
+import {
+  FetchFailedJobError,
+  type JobSpec,
+} from '../../../../backend/app/driver/scheduler/TaskScheduler.js';
+import type { PartitionSource } from '../../../../backend/protocol/task.js';
 
 function source(n: number): RddPlan {
   const sources: PartitionSource[] = Array.from({ length: n }, (_, i) => ({

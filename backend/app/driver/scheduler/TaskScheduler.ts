@@ -4,7 +4,7 @@ import type {
   TaskDescription,
   TaskError,
   Transformation,
-} from '../../protocol/executor.js';
+} from '../../../protocol/task.js';
 
 /**
  * Which task runs where, and what a job's tasks came to (Spark's TaskSchedulerImpl and

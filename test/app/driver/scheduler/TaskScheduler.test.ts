@@ -9,8 +9,8 @@ import {
   type JobSpec,
   type Offer,
   TaskScheduler,
-} from '../../../backend/app/driver/TaskScheduler.js';
-import type { TaskError } from '../../../backend/protocol/executor.js';
+} from '../../../../backend/app/driver/scheduler/TaskScheduler.js';
+import type { TaskError } from '../../../../backend/protocol/task.js';
 
 function job(partitions: number): JobSpec {
   return {

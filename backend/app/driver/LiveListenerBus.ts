@@ -1,0 +1,81 @@
+import type {
+  WickListenerEvent,
+  WickListenerEventName,
+  WickListenerEventOf,
+} from '../../protocol/listener.js';
+import { getLogger, type Logger } from '../../util/log.js';
+
+/** What hears a bus's events: one kind of them (`on`), or every one (`onEvent`). */
+type Handler<E> = (event: E) => void;
+
+/**
+ * The driver's one bus for what happens in it (Spark's LiveListenerBus): the DriverEndpoint and
+ * the application's client post executors added and removed, workers lost and tasks ended; the
+ * DAGScheduler, the client and the application's listeners (WickContext.addListener) subscribe.
+ * Events are the typed ones of protocol/listener.ts, so that what is posted here can later be
+ * logged and sent as it is.
+ *
+ * Unlike Spark's, delivery is synchronous, in the driver's event loop: the scheduler's own parts
+ * listen here, and what they do with an event (forget a lost executor's map outputs) must be done
+ * before its poster goes on (reruns the executor's tasks). An event posted while one is being
+ * delivered waits for that delivery to finish, so every subscriber hears events in the order they
+ * were posted. A subscriber that throws is logged, and the others and the poster go on.
+ */
+export class LiveListenerBus {
+  private readonly handlers: { kind: WickListenerEventName | undefined; fn: Handler<never> }[] = [];
+  private readonly queue: WickListenerEvent[] = [];
+  private delivering = false;
+
+  constructor(private readonly log: Logger = getLogger('LiveListenerBus')) {}
+
+  /** Subscribes to the events named `kind`; returns what unsubscribes. */
+  on<K extends WickListenerEventName>(
+    kind: K,
+    handler: Handler<WickListenerEventOf<K>>,
+  ): () => void {
+    return this.add(kind, handler);
+  }
+
+  /** Subscribes to every event; returns what unsubscribes. */
+  onEvent(handler: Handler<WickListenerEvent>): () => void {
+    return this.add(undefined, handler);
+  }
+
+  /** Tells every subscriber to the event, in the order they subscribed. */
+  post(event: WickListenerEvent): void {
+    this.queue.push(event);
+    if (this.delivering) return;
+    this.delivering = true;
+    try {
+      for (let e = this.queue.shift(); e !== undefined; e = this.queue.shift()) this.deliver(e);
+    } finally {
+      this.delivering = false;
+    }
+  }
+
+  /** How many subscribers there are (tests). */
+  get size(): number {
+    return this.handlers.length;
+  }
+
+  private add(kind: WickListenerEventName | undefined, fn: Handler<never>): () => void {
+    const entry = { kind, fn };
+    this.handlers.push(entry);
+    return () => {
+      const i = this.handlers.indexOf(entry);
+      if (i >= 0) this.handlers.splice(i, 1);
+    };
+  }
+
+  private deliver(event: WickListenerEvent): void {
+    // A snapshot: a subscriber that subscribes or unsubscribes another changes the next event's.
+    for (const { kind, fn } of [...this.handlers]) {
+      if (kind !== undefined && kind !== event.event) continue;
+      try {
+        (fn as Handler<WickListenerEvent>)(event);
+      } catch (err) {
+        this.log.error(`A listener of ${event.event} threw an exception`, err);
+      }
+    }
+  }
+}
