@@ -1,5 +1,13 @@
 import { MAX_WORKERS } from '../protocol/bounds.js';
-import type { AppSummary, DriverSummary, WorkerSummary } from '../protocol/state.js';
+import {
+  type AppSummary,
+  type DriverSummary,
+  STATE_TABLE_ORDER,
+  STATE_TABLES,
+  type StatePosition,
+  type StateTable,
+  type WorkerSummary,
+} from '../protocol/state.js';
 import { latestRun } from '../shared/driverRuns.js';
 import type { ApplicationInfo } from './ApplicationInfo.js';
 import type { DriverInfo } from './DriverInfo.js';
@@ -21,26 +29,9 @@ export interface ClusterStateOptions {
   forgotten: ForgetListener;
 }
 
-/** The tables a page of the state goes through, in order (see StateCursor in protocol/state.ts). */
-export const STATE_TABLES = ['w', 'a', 'c', 'd', 'e'] as const;
-export type StateTable = (typeof STATE_TABLES)[number];
-const TABLE_FIELDS = {
-  w: 'workers',
-  a: 'activeApps',
-  c: 'completedApps',
-  d: 'activeDrivers',
-  e: 'completedDrivers',
-} as const;
-
-/** Where a page ended: a table and the rank of its last entry there. */
-export interface StateCursor {
-  table: StateTable;
-  rank: number;
-}
-
 export interface StatePage {
   summaries: ClusterSummaries;
-  next?: StateCursor;
+  next?: StatePosition;
 }
 
 /** The entries of every table, as a snapshot lists them. */
@@ -356,7 +347,7 @@ export class ClusterState {
    * `maxEntries` or about `maxBytes` of JSON (at least one entry, however large); `next` is where
    * the following page starts, absent on the last.
    */
-  page(after: StateCursor | undefined, maxEntries: number, maxBytes: number): StatePage {
+  page(after: StatePosition | undefined, maxEntries: number, maxBytes: number): StatePage {
     const out: ClusterSummaries = {
       workers: [],
       activeApps: [],
@@ -366,13 +357,13 @@ export class ClusterState {
     };
     let entries = 0;
     let bytes = 0;
-    let last: StateCursor | undefined;
+    let last: StatePosition | undefined;
     for (const { table, entry, rank } of this.entriesAfter(after)) {
       if (entries > 0 && (entries >= maxEntries || bytes >= maxBytes)) {
         return { summaries: out, next: last };
       }
       const summary = entry.summary();
-      (out[TABLE_FIELDS[table]] as unknown[]).push(summary);
+      (out[STATE_TABLES[table]] as unknown[]).push(summary);
       entries++;
       // A page's size is what its entries take as JSON; the header is small.
       bytes += JSON.stringify(summary).length;
@@ -381,7 +372,7 @@ export class ClusterState {
     return { summaries: out };
   }
 
-  private *entriesAfter(after: StateCursor | undefined): Generator<{
+  private *entriesAfter(after: StatePosition | undefined): Generator<{
     table: StateTable;
     entry: { summary(): unknown };
     rank: number;
@@ -393,7 +384,7 @@ export class ClusterState {
       ['d', this.drivers.values()],
       ['e', this.completedDrivers],
     ];
-    const from = after ? STATE_TABLES.indexOf(after.table) : 0;
+    const from = after ? STATE_TABLE_ORDER.indexOf(after.table) : 0;
     for (const [i, [table, entries]] of tables.entries()) {
       if (i < from) continue;
       const skipTo = after && i === from ? after.rank : 0;

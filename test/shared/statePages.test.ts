@@ -7,11 +7,17 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { ApplicationInfo } from '../../backend/master/ApplicationInfo.js';
-import { ClusterState, type StateCursor } from '../../backend/master/ClusterState.js';
+import { ClusterState } from '../../backend/master/ClusterState.js';
 import { WorkerInfo } from '../../backend/master/WorkerInfo.js';
 import { wickProtocol } from '../../backend/protocol/index.js';
 import type { MessageOf } from '../../backend/protocol/registry.js';
-import type { MasterStateEvent, MasterStateResponse } from '../../backend/protocol/state.js';
+import {
+  formatStateCursor,
+  type MasterStateEvent,
+  type MasterStateResponse,
+  parseStateCursor,
+  type StatePosition,
+} from '../../backend/protocol/state.js';
 import { type RefTransport, RpcEndpointRef } from '../../backend/rpc/RpcEndpointRef.js';
 import { StatePages } from '../../backend/shared/statePages.js';
 import { appDescription } from '../helpers/masterMocks.js';
@@ -109,14 +115,15 @@ class Model {
       status: 'ALIVE',
       ...summaries,
       seq: this.seq,
-      ...(next ? { next: `${next.table}:${next.rank}` } : {}),
+      ...(next ? { next: formatStateCursor(next) } : {}),
     };
   }
 }
 
-function parse(text: string): StateCursor {
-  const [table, rank] = text.split(':');
-  return { table: table as StateCursor['table'], rank: Number(rank) };
+function parse(text: string): StatePosition {
+  const at = parseStateCursor(text);
+  assert.ok(at, `a cursor: ${text}`);
+  return at;
 }
 
 const op = fc.oneof(

@@ -1,12 +1,14 @@
 import { MASTER_STATE_PAGE_BYTES } from '../../protocol/bounds.js';
 import { BoundPortsRequest, BoundPortsResponse } from '../../protocol/deploy.js';
 import {
+  formatStateCursor,
   MasterStateResponse,
+  parseStateCursor,
   RequestMasterState,
+  type StatePosition,
   SubscribeMasterState,
   UnsubscribeMasterState,
 } from '../../protocol/state.js';
-import { STATE_TABLES, type StateCursor, type StateTable } from '../ClusterState.js';
 import type { HandlerRegistry, Master } from '../Master.js';
 
 /** Clients ↔ Master: the state snapshot, subscriptions to its changes, and the bound ports. */
@@ -60,7 +62,7 @@ export function page(m: Master, after: string | undefined, limit: number) {
     ...header(m),
     ...summaries,
     seq: m.broadcaster.seq,
-    ...(next ? { next: `${next.table}:${next.rank}` } : {}),
+    ...(next ? { next: formatStateCursor(next) } : {}),
   });
 }
 
@@ -75,8 +77,8 @@ function header(m: Master) {
 }
 
 /** The schema's pattern has checked its form already (`w:123`). */
-function parseCursor(text: string): StateCursor {
-  const [table, rank] = text.split(':');
-  if (!STATE_TABLES.includes(table as StateTable)) throw new Error(`Bad state cursor ${text}`);
-  return { table: table as StateTable, rank: Number(rank) };
+function parseCursor(text: string): StatePosition {
+  const at = parseStateCursor(text);
+  if (!at) throw new Error(`Bad state cursor ${text}`);
+  return at;
 }
