@@ -8,7 +8,10 @@
  * a new one that forgets to announce cannot slip by.
  */
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { ApplicationInfo } from '../../backend/master/ApplicationInfo.js';
 import { ClusterState } from '../../backend/master/ClusterState.js';
 import { DriverInfo } from '../../backend/master/DriverInfo.js';
@@ -233,4 +236,33 @@ test('the lookups change nothing the tables show, and push nothing', () => {
     assert.deepEqual(tables(snapshot(state, 0)), before, name);
     assert.deepEqual(sent, [], `${name} pushed`);
   }
+});
+
+test('no other file of the master writes what a summary shows, nor pushes to the subscribers', () => {
+  const dir = fileURLToPath(new URL('../../backend/master/', import.meta.url));
+  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) =>
+    f.endsWith('.ts'),
+  );
+  // The tables, the entities themselves, the broadcaster and the Master's own state.
+  const allowed = new Set([
+    'ClusterState.ts',
+    'WorkerInfo.ts',
+    'ApplicationInfo.ts',
+    'DriverInfo.ts',
+    'ExecutorDesc.ts',
+    'StateBroadcaster.ts',
+    'Master.ts',
+  ]);
+  const writes =
+    /\.(state|lastHeartbeat|waitingReason|endTime|failure|exception|worker|coresUsed|memoryUsed)\s*=[^=]|broadcaster\.|\.setState\(|(?<!cluster|persistence)\.(add|remove)(Executor|Driver)\(/;
+  const bad = files
+    .filter((f) => !allowed.has(f))
+    .flatMap((f) =>
+      readFileSync(join(dir, f), 'utf8')
+        .split('\n')
+        .map((line, i) => ({ line, at: `${f}:${i + 1}` }))
+        .filter(({ line }) => writes.test(line) && !/^\s*(\/\/|\*)/.test(line))
+        .map(({ line, at }) => `${at}: ${line.trim()}`),
+    );
+  assert.deepEqual(bad, [], 'change the tables through ClusterState, which announces');
 });
