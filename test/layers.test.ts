@@ -171,6 +171,52 @@ test('no two folders import each other, directly or around a loop', () => {
   assert.ok(shown.length === 0, `Folders in an import cycle:\n  ${shown.join('\n  ')}`);
 });
 
+/**
+ * Inside the master (docs/architecture.md): operations/ is the library of what happens to
+ * workers, applications and drivers; handlers/ translate messages into its calls through a
+ * HandlerContext, never the Master endpoint; the recovery calls operations, not handlers.
+ */
+const MASTER_RULES: { from: RegExp; notTo: RegExp; why: string }[] = [
+  {
+    from: /^backend\/master\/handlers\//,
+    notTo: /^backend\/master\/(Master|recovery)\.ts$/,
+    why: 'a handler gets a HandlerContext, not the Master',
+  },
+  {
+    from: /^backend\/master\/operations\//,
+    notTo: /^backend\/master\/(handlers\/|Master\.ts$|recovery\.ts$)/,
+    why: 'operations are called by handlers, recovery and timers, and call none of them',
+  },
+  {
+    from: /^backend\/master\/(recovery|placement)\.ts$/,
+    notTo: /^backend\/master\/(handlers\/|Master\.ts$)/,
+    why: 'the recovery and placement call operations, not handlers',
+  },
+];
+
+function masterEdgeProblems(edges: Edge[]): string[] {
+  return edges.flatMap((e) =>
+    MASTER_RULES.filter((r) => r.from.test(e.from) && r.notTo.test(e.to)).map(
+      (r) => `${e.from} → ${e.to} (${r.why})`,
+    ),
+  );
+}
+
+test('inside the master, handlers and operations import only downwards', () => {
+  const bad = masterEdgeProblems(importEdges());
+  assert.ok(bad.length === 0, `Imports across the master's inner layers:\n  ${bad.join('\n  ')}`);
+  assert.deepEqual(
+    masterEdgeProblems([
+      { from: 'backend/master/handlers/apps.ts', to: 'backend/master/Master.ts' },
+      { from: 'backend/master/recovery.ts', to: 'backend/master/handlers/workers.ts' },
+      { from: 'backend/master/operations/apps.ts', to: 'backend/master/handlers/context.ts' },
+      { from: 'backend/master/handlers/apps.ts', to: 'backend/master/operations/apps.ts' },
+    ]).length,
+    3,
+    'the rules catch what they claim',
+  );
+});
+
 test('the rules check what they claim: a forbidden edge and a loop are caught', () => {
   assert.equal(allows('backend/master', 'backend/worker/Worker.ts'), false);
   assert.equal(allows('backend/worker', 'backend/master/config.ts'), false);

@@ -1,13 +1,37 @@
 import { MAX_WORKERS } from '../protocol/bounds.js';
-import type { AppSummary, DriverSummary, WorkerSummary } from '../protocol/state.js';
+import type {
+  AppFailure,
+  ApplicationState,
+  DriverState,
+  ExecutorState,
+  WorkerState,
+} from '../protocol/common.js';
+import {
+  type AppSummary,
+  type DriverSummary,
+  STATE_TABLE_ORDER,
+  STATE_TABLES,
+  type StatePosition,
+  type StateTable,
+  type WorkerSummary,
+} from '../protocol/state.js';
+import type { PeerConnection, RpcEndpointRef } from '../rpc/index.js';
 import { latestRun } from '../shared/driverRuns.js';
 import type { ApplicationInfo } from './ApplicationInfo.js';
 import type { DriverInfo } from './DriverInfo.js';
+import type { ExecutorDesc } from './ExecutorDesc.js';
 import { appId, driverId } from './ids.js';
 import type { WorkerInfo } from './WorkerInfo.js';
 
-/** Told of every entry the tables forget, so that the master's subscribers forget it too. */
-export interface ForgetListener {
+/**
+ * Told of every change of what the tables show: an entry added or changed (its summary is read
+ * when the change goes out), or forgotten. The master's is its StateBroadcaster, so that its
+ * subscribers see every change without anyone pushing by hand.
+ */
+export interface ClusterListener {
+  worker(worker: WorkerInfo): void;
+  app(app: ApplicationInfo): void;
+  driver(driver: DriverInfo): void;
   workerRemoved(id: string): void;
   appRemoved(id: string): void;
   driverRemoved(id: string): void;
@@ -18,29 +42,12 @@ export interface ClusterStateOptions {
   retainedApplications: number;
   /** Completed drivers kept (wick.deploy.retainedDrivers). */
   retainedDrivers: number;
-  forgotten: ForgetListener;
-}
-
-/** The tables a page of the state goes through, in order (see StateCursor in protocol/state.ts). */
-export const STATE_TABLES = ['w', 'a', 'c', 'd', 'e'] as const;
-export type StateTable = (typeof STATE_TABLES)[number];
-const TABLE_FIELDS = {
-  w: 'workers',
-  a: 'activeApps',
-  c: 'completedApps',
-  d: 'activeDrivers',
-  e: 'completedDrivers',
-} as const;
-
-/** Where a page ended: a table and the rank of its last entry there. */
-export interface StateCursor {
-  table: StateTable;
-  rank: number;
+  listener: ClusterListener;
 }
 
 export interface StatePage {
   summaries: ClusterSummaries;
-  next?: StateCursor;
+  next?: StatePosition;
 }
 
 /** The entries of every table, as a snapshot lists them. */
@@ -59,7 +66,12 @@ export interface ClusterSummaries {
  * in the list of known workers; an active application is in the id and address indexes, and in the
  * FIFO until it finishes; a finished application or driver is kept among the completed ones, the
  * oldest tenth dropped when full (as Spark does). It does no I/O: messages, persistence and
- * scheduling are the handlers' business.
+ * scheduling are the operations' business (operations/).
+ *
+ * It is also the only writer of what a summary shows (an entity's state, its executors, its
+ * worker, its times): each method that changes it tells the listener, so that no change can
+ * reach the tables without reaching the subscribers (test/master/ClusterState.test.ts calls
+ * every method and fails on one that changes a summary silently).
  */
 export class ClusterState {
   /** Every known worker, DEAD ones too until forgotten. */
@@ -115,8 +127,11 @@ export class ClusterState {
     return this.idToWorker.values();
   }
 
-  /** Adds a registered worker; its id and address must be free (see workerByAddress). */
-  addWorker(worker: WorkerInfo): void {
+  /**
+   * Adds a registered worker; its id and address must be free (see workerByAddress). UNKNOWN: one
+   * recovered from the persisted state, until it answers the master change.
+   */
+  addWorker(worker: WorkerInfo, state: Extract<WorkerState, 'ALIVE' | 'UNKNOWN'> = 'ALIVE'): void {
     const address = worker.endpoint.address;
     const taken = this.idToWorker.get(worker.id) ?? this.addressToWorker.get(address);
     if (taken) {
@@ -132,6 +147,32 @@ export class ClusterState {
     this.ranks.set(worker, ++this.lastRank);
     this.idToWorker.set(worker.id, worker);
     this.addressToWorker.set(address, worker);
+    worker.state = state;
+    this.options.listener.worker(worker);
+  }
+
+  /** A heartbeat from a registered worker: the pages' "Last heartbeat" is live. */
+  workerHeartbeat(worker: WorkerInfo, now: number): void {
+    worker.lastHeartbeat = now;
+    this.options.listener.worker(worker);
+  }
+
+  /**
+   * A worker answered a recovering master: ALIVE again, over `connection` (the one it answered
+   * on, from then on its own) if given.
+   */
+  workerReregistered(
+    worker: WorkerInfo,
+    now: number,
+    over?: { connection: PeerConnection; endpoint: RpcEndpointRef },
+  ): void {
+    if (over) {
+      worker.connection = over.connection;
+      worker.endpoint = over.endpoint;
+    }
+    worker.state = 'ALIVE';
+    worker.lastHeartbeat = now;
+    this.options.listener.worker(worker);
   }
 
   /**
@@ -151,6 +192,7 @@ export class ClusterState {
 
   /** Marks a worker DEAD: no longer registered, still listed until forgotten. */
   markWorkerDead(worker: WorkerInfo): void {
+    const was = worker.state;
     worker.state = 'DEAD';
     if (this.idToWorker.get(worker.id) === worker) this.idToWorker.delete(worker.id);
     if (this.addressToWorker.get(worker.endpoint.address) === worker) {
@@ -161,6 +203,7 @@ export class ClusterState {
       at.add(worker);
       this.deadAt.set(worker.hostPort, at);
     }
+    if (was !== 'DEAD') this.options.listener.worker(worker);
   }
 
   /** Forgets a DEAD worker (wick.dead.worker.persistence passed, or a new one at its host:port). */
@@ -169,7 +212,7 @@ export class ClusterState {
     this.markWorkerDead(worker);
     this.notDead(worker);
     this.workers.delete(worker.id);
-    this.options.forgotten.workerRemoved(worker.id);
+    this.options.listener.workerRemoved(worker.id);
   }
 
   /**
@@ -220,15 +263,53 @@ export class ClusterState {
     return this.waiting;
   }
 
-  /** Adds an active application; false if its driver's address has one already. */
-  addApp(app: ApplicationInfo): boolean {
+  /**
+   * Adds an active application; false if its driver's address has one already. UNKNOWN: one
+   * recovered from the persisted state, until its driver acknowledges the master change.
+   */
+  addApp(
+    app: ApplicationInfo,
+    state: Extract<ApplicationState, 'WAITING' | 'UNKNOWN'> = 'WAITING',
+  ): boolean {
     const address = app.driver.address;
     if (this.addressToApp.has(address) || this.idToApp.has(app.id)) return false;
     this.idToApp.set(app.id, app);
     this.ranks.set(app, ++this.lastRank);
     this.addressToApp.set(address, app);
     this.waiting.push(app);
+    app.state = state;
+    this.options.listener.app(app);
     return true;
+  }
+
+  /**
+   * A recovered application's driver acknowledged the master change: WAITING again, its driver
+   * over `connection` (the one it acknowledged on) if given.
+   */
+  appReregistered(
+    app: ApplicationInfo,
+    over?: { connection: PeerConnection; driver: RpcEndpointRef },
+  ): void {
+    if (over) {
+      app.connection = over.connection;
+      app.driver = over.driver;
+    }
+    app.state = 'WAITING';
+    this.options.listener.app(app);
+  }
+
+  /** An active application's state (RUNNING once it has executors). */
+  setAppState(app: ApplicationInfo, state: Extract<ApplicationState, 'WAITING' | 'RUNNING'>): void {
+    if (app.state === state) return;
+    app.state = state;
+    this.options.listener.app(app);
+  }
+
+  /** Why a WAITING application has no executors yet (placement.ts); undefined: none to say. */
+  setWaitingReason(app: ApplicationInfo, reason: string | undefined): void {
+    if (app.waitingReason === reason) return;
+    app.waitingReason = reason;
+    this.options.listener.app(app);
   }
 
   /** A completed application still retained, by id. */
@@ -236,17 +317,77 @@ export class ClusterState {
     return this.completedApps.find((a) => a.id === id);
   }
 
-  /** Moves an application to the completed ones; false if it was not active. */
-  finishApp(app: ApplicationInfo): boolean {
+  /**
+   * Moves an application to the completed ones, ended `state` at `now` (FAILED: with `failure`
+   * unless it has one already); false if it was not active. Its executors stay its own: the
+   * caller removes them (removeExecutor), as it tells their workers.
+   */
+  finishApp(
+    app: ApplicationInfo,
+    end: { state: ApplicationState; now: number; failure?: AppFailure },
+  ): boolean {
     if (this.idToApp.get(app.id) !== app) return false;
     this.idToApp.delete(app.id);
     this.addressToApp.delete(app.driver.address);
     remove(this.waiting, app);
     this.ranks.set(app, ++this.lastRank);
+    app.state = end.state;
+    app.endTime = end.now;
+    if (end.state === 'FAILED' && !app.failure && end.failure) app.failure = end.failure;
     retain(this.completedApps, app, this.options.retainedApplications, (a) =>
-      this.options.forgotten.appRemoved(a.id),
+      this.options.listener.appRemoved(a.id),
     );
+    this.options.listener.app(app);
     return true;
+  }
+
+  // Executors
+
+  /**
+   * A new executor of `app` on `worker`, holding `cores` there. `recovered`: one a worker reported
+   * to a recovering master, with its id and state.
+   */
+  addExecutor(
+    app: ApplicationInfo,
+    worker: WorkerInfo,
+    cores: number,
+    now: number,
+    recovered?: { id: number; state: ExecutorState },
+  ): ExecutorDesc {
+    const exec = app.addExecutor(worker, cores, now, recovered?.id);
+    if (recovered) exec.setState(recovered.state, now);
+    worker.addExecutor(exec);
+    this.options.listener.app(app);
+    this.options.listener.worker(worker);
+    return exec;
+  }
+
+  /**
+   * An executor's new state (of an active application, or the true end of one of a finished
+   * application's). `failure`: it ended by itself with an error, the end of its stderr.
+   */
+  setExecutorState(
+    app: ApplicationInfo,
+    exec: ExecutorDesc,
+    now: number,
+    change: { state: ExecutorState; message?: string; exitStatus?: number; failure?: string },
+  ): void {
+    exec.setState(change.state, now, change.message, change.exitStatus);
+    if (change.failure !== undefined) app.executorFailed(exec, change.failure, now);
+    this.options.listener.app(app);
+  }
+
+  /**
+   * An executor no longer runs: its worker's cores and memory are free, and its application (if
+   * still known) lists it among the removed ones.
+   */
+  removeExecutor(app: ApplicationInfo | undefined, exec: ExecutorDesc): void {
+    exec.worker.removeExecutor(exec);
+    this.options.listener.worker(exec.worker);
+    if (app) {
+      app.removeExecutor(exec);
+      this.options.listener.app(app);
+    }
   }
 
   // Drivers
@@ -291,33 +432,55 @@ export class ClusterState {
     return this.waitingDriverList.includes(driver);
   }
 
-  /** Adds an active driver (not waiting: enqueue it to have it placed). */
-  addDriver(driver: DriverInfo): void {
-    if (this.drivers.get(driver.id) === driver) return;
-    this.drivers.delete(driver.id);
-    this.drivers.set(driver.id, driver);
-    this.ranks.set(driver, ++this.lastRank);
+  /**
+   * Adds an active driver: `waiting` for a worker (a submission, a relaunch), or not (one
+   * recovered, which its worker may report).
+   */
+  addDriver(driver: DriverInfo, waiting: boolean): void {
+    if (this.drivers.get(driver.id) !== driver) {
+      this.drivers.delete(driver.id);
+      this.drivers.set(driver.id, driver);
+      this.ranks.set(driver, ++this.lastRank);
+    }
+    if (waiting && !this.waitingDriverList.includes(driver)) this.waitingDriverList.push(driver);
+    this.options.listener.driver(driver);
   }
 
-  /** Puts an active driver in the queue of those waiting for a worker. */
-  enqueueDriver(driver: DriverInfo): void {
-    this.waitingDriverList.push(driver);
-  }
-
-  /** Takes a driver out of the queue (it has a worker now). */
-  dequeueDriver(driver: DriverInfo): void {
+  /** A driver RUNNING on `worker` (launched there, or reported by it to a recovering master). */
+  driverRunsOn(driver: DriverInfo, worker: WorkerInfo): void {
     remove(this.waitingDriverList, driver);
+    worker.addDriver(driver);
+    driver.worker = worker;
+    driver.state = 'RUNNING';
+    this.options.listener.worker(worker);
+    this.options.listener.driver(driver);
   }
 
-  /** Moves a driver to the completed ones; false if it was not active. */
-  finishDriver(driver: DriverInfo): boolean {
+  /** An active driver's state as its worker reports it (not a final one: see finishDriver). */
+  setDriverState(driver: DriverInfo, state: DriverState): void {
+    driver.state = state;
+    this.options.listener.driver(driver);
+  }
+
+  /**
+   * Moves a driver to the completed ones, ended `state` (with `exception`), its worker's cores
+   * and memory freed; false if it was not active.
+   */
+  finishDriver(driver: DriverInfo, state: DriverState, exception?: string): boolean {
     if (this.drivers.get(driver.id) !== driver) return false;
     this.drivers.delete(driver.id);
     remove(this.waitingDriverList, driver);
     this.ranks.set(driver, ++this.lastRank);
+    driver.state = state;
+    driver.exception = exception;
+    if (driver.worker) {
+      driver.worker.removeDriver(driver);
+      this.options.listener.worker(driver.worker);
+    }
     retain(this.completedDrivers, driver, this.options.retainedDrivers, (d) =>
-      this.options.forgotten.driverRemoved(d.id),
+      this.options.listener.driverRemoved(d.id),
     );
+    this.options.listener.driver(driver);
     return true;
   }
 
@@ -356,7 +519,7 @@ export class ClusterState {
    * `maxEntries` or about `maxBytes` of JSON (at least one entry, however large); `next` is where
    * the following page starts, absent on the last.
    */
-  page(after: StateCursor | undefined, maxEntries: number, maxBytes: number): StatePage {
+  page(after: StatePosition | undefined, maxEntries: number, maxBytes: number): StatePage {
     const out: ClusterSummaries = {
       workers: [],
       activeApps: [],
@@ -366,13 +529,13 @@ export class ClusterState {
     };
     let entries = 0;
     let bytes = 0;
-    let last: StateCursor | undefined;
+    let last: StatePosition | undefined;
     for (const { table, entry, rank } of this.entriesAfter(after)) {
       if (entries > 0 && (entries >= maxEntries || bytes >= maxBytes)) {
         return { summaries: out, next: last };
       }
       const summary = entry.summary();
-      (out[TABLE_FIELDS[table]] as unknown[]).push(summary);
+      (out[STATE_TABLES[table]] as unknown[]).push(summary);
       entries++;
       // A page's size is what its entries take as JSON; the header is small.
       bytes += JSON.stringify(summary).length;
@@ -381,7 +544,7 @@ export class ClusterState {
     return { summaries: out };
   }
 
-  private *entriesAfter(after: StateCursor | undefined): Generator<{
+  private *entriesAfter(after: StatePosition | undefined): Generator<{
     table: StateTable;
     entry: { summary(): unknown };
     rank: number;
@@ -393,7 +556,7 @@ export class ClusterState {
       ['d', this.drivers.values()],
       ['e', this.completedDrivers],
     ];
-    const from = after ? STATE_TABLES.indexOf(after.table) : 0;
+    const from = after ? STATE_TABLE_ORDER.indexOf(after.table) : 0;
     for (const [i, [table, entries]] of tables.entries()) {
       if (i < from) continue;
       const skipTo = after && i === from ? after.rank : 0;
@@ -406,11 +569,11 @@ export class ClusterState {
 
   /** Forgets everything (a master that stops leading); the id counters go on. */
   clear(): void {
-    const { forgotten } = this.options;
-    for (const id of this.workers.keys()) forgotten.workerRemoved(id);
-    for (const a of [...this.idToApp.values(), ...this.completedApps]) forgotten.appRemoved(a.id);
+    const { listener } = this.options;
+    for (const id of this.workers.keys()) listener.workerRemoved(id);
+    for (const a of [...this.idToApp.values(), ...this.completedApps]) listener.appRemoved(a.id);
     for (const d of [...this.drivers.values(), ...this.completedDrivers]) {
-      forgotten.driverRemoved(d.id);
+      listener.driverRemoved(d.id);
     }
     this.workers.clear();
     this.deadAt.clear();

@@ -3,19 +3,18 @@ import type { WickConf } from '../conf/WickConf.js';
 import type { ContentStore } from '../files/ContentStore.js';
 import type { RecoveryState } from '../protocol/common.js';
 import { MASTER_ENDPOINT, MASTER_SYSTEM } from '../protocol/endpoints.js';
-import type { AnyMessageDef } from '../protocol/registry.js';
 import type { MasterEntry } from '../protocol/state.js';
 import { RpcEndpoint } from '../rpc/index.js';
 import { isClientAddress } from '../rpc/RpcAddress.js';
-import type { HandlerOf } from '../rpc/RpcEndpoint.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import { systemClock } from '../util/clock.js';
 import { ClusterState } from './ClusterState.js';
-import { appHandlers, driverDisconnected } from './handlers/apps.js';
+import { appHandlers } from './handlers/apps.js';
+import type { HandlerContext, HandlerRegistry } from './handlers/context.js';
 import { driverHandlers } from './handlers/drivers.js';
 import { fileHandlers } from './handlers/files.js';
 import { stateHandlers } from './handlers/state.js';
-import { removeWorker, workerHandlers } from './handlers/workers.js';
+import { workerHandlers } from './handlers/workers.js';
 import {
   type LeaderElectable,
   type LeaderElectionAgent,
@@ -28,6 +27,9 @@ import {
   ElectedLeader,
   RevokedLeadership,
 } from './messages.js';
+import { driverDisconnected } from './operations/apps.js';
+import type { OperationsContext } from './operations/context.js';
+import { removeWorker } from './operations/workers.js';
 import type { PersistenceEngine } from './persistence/PersistenceEngine.js';
 import { BlackHolePersistenceEngine } from './persistence/PersistenceEngine.js';
 import { Recovery } from './recovery.js';
@@ -48,32 +50,24 @@ export interface MasterOptions {
 }
 
 /**
- * How a handler file registers its handlers: the endpoint hands its own `on` to each concern's
- * `xxxHandlers(master, on)` in its constructor, so registering stays the endpoint's business.
- */
-export type HandlerRegistry = <D extends AnyMessageDef>(def: D, handler: HandlerOf<D>) => void;
-
-/**
  * The Master endpoint (Spark's Master): wiring over its parts. The cluster's tables are a
- * ClusterState, the pushes to subscribers a StateBroadcaster, leadership and recovery a Recovery,
- * placement placement.ts over the pure scheduling.ts; the handlers live in handlers/ by concern
- * (workers, apps, drivers, state), each registering its own messages.
+ * ClusterState, which tells its StateBroadcaster (the pushes to subscribers) of every change;
+ * what happens to workers, applications and drivers lives in operations/, which the handlers
+ * (handlers/, by concern, each registering its own messages), the Recovery (leadership) and the
+ * timers call; placement is placement.ts over the pure scheduling.ts. The parts are private: the
+ * handlers get a HandlerContext, the operations an OperationsContext, the recovery a RecoveryHost.
  */
 export class Master extends RpcEndpoint implements LeaderElectable {
   static readonly ENDPOINT_NAME = MASTER_ENDPOINT;
   static readonly SYSTEM_NAME = MASTER_SYSTEM;
 
-  readonly broadcaster: StateBroadcaster;
-  readonly cluster: ClusterState;
-  readonly recovery = new Recovery(this);
-  readonly conf: WickConf;
-  readonly clock: Clock;
-  readonly random: () => number;
-  readonly persistence: PersistenceEngine;
-  readonly webUiPort: number;
   readonly webUiUrl: string;
-  readonly files: ContentStore | undefined;
-  readonly workerTimeoutMs: number;
+  private readonly broadcaster: StateBroadcaster;
+  private readonly cluster: ClusterState;
+  private readonly ops: OperationsContext;
+  private readonly recovery: Recovery;
+  private readonly persistence: PersistenceEngine;
+  private readonly files: ContentStore | undefined;
   private status: RecoveryState = 'STANDBY';
   private timeoutTimer: TimerHandle | undefined;
   private readonly leaderElection: LeaderElectionAgentFactory;
@@ -83,17 +77,14 @@ export class Master extends RpcEndpoint implements LeaderElectable {
 
   constructor(options: MasterOptions) {
     super();
-    this.conf = options.conf;
-    this.clock = options.clock ?? systemClock;
-    this.random = options.random ?? Math.random;
+    const { conf } = options;
+    const clock = options.clock ?? systemClock;
     this.persistence = options.persistence ?? new BlackHolePersistenceEngine();
-    this.webUiPort = options.webUiPort;
     this.webUiUrl = options.webUiUrl;
     this.files = options.files;
-    this.workerTimeoutMs = this.conf.get(MasterConf.workerTimeout);
     this.leaderElection = options.leaderElection ?? monarchyLeaderAgent;
-    this.broadcaster = new StateBroadcaster({
-      maxBacklog: this.conf.get(MasterConf.subscriberMaxBacklog),
+    const broadcaster = new StateBroadcaster({
+      maxBacklog: conf.get(MasterConf.subscriberMaxBacklog),
       links: {
         backlog: (ref) => this.rpcEnv.backlog(ref).bytes,
         isClientOnly: (address) =>
@@ -103,18 +94,81 @@ export class Master extends RpcEndpoint implements LeaderElectable {
         disconnect: (ref, reason) => this.rpcEnv.disconnect(ref, reason),
       },
     });
+    this.broadcaster = broadcaster;
     this.cluster = new ClusterState({
-      retainedApplications: this.conf.get(MasterConf.retainedApplications),
-      retainedDrivers: this.conf.get(MasterConf.retainedDrivers),
-      forgotten: this.broadcaster,
+      retainedApplications: conf.get(MasterConf.retainedApplications),
+      retainedDrivers: conf.get(MasterConf.retainedDrivers),
+      listener: broadcaster,
     });
+    // Getters: the state, the address and the env are the endpoint's, and change or come later.
+    const master = this;
+    this.ops = {
+      cluster: this.cluster,
+      persistence: this.persistence,
+      conf,
+      clock,
+      random: options.random ?? Math.random,
+      files: this.files,
+      workerTimeoutMs: conf.get(MasterConf.workerTimeout),
+      get status() {
+        return master.status;
+      },
+      get masterUrl() {
+        return master.masterUrl;
+      },
+    };
+    this.recovery = new Recovery({
+      ops: this.ops,
+      get rpc() {
+        return master.rpcEnv;
+      },
+      get self() {
+        return master.self;
+      },
+      webUiUrl: this.webUiUrl,
+      setStatus: (state) => this.setStatus(state),
+    });
+    const context: HandlerContext = {
+      ops: this.ops,
+      cluster: this.cluster,
+      conf,
+      clock,
+      webUiUrl: this.webUiUrl,
+      webUiPort: options.webUiPort,
+      files: this.files,
+      get status() {
+        return master.status;
+      },
+      get masterUrl() {
+        return master.masterUrl;
+      },
+      get address() {
+        return master.address;
+      },
+      get self() {
+        return master.self;
+      },
+      get rpc() {
+        return master.rpcEnv;
+      },
+      masters: () => this.masters(),
+      subscriptions: {
+        subscribe: (ref) => broadcaster.subscribe(ref),
+        unsubscribe: (ref) => broadcaster.unsubscribe(ref),
+        flushedSeq: () => {
+          broadcaster.flush();
+          return broadcaster.seq;
+        },
+      },
+      completeRecoveryIfAnswered: () => this.recovery.completeIfAnswered(),
+    };
 
     const on: HandlerRegistry = (def, handler) => this.on(def, handler);
-    workerHandlers(this, on);
-    appHandlers(this, on);
-    driverHandlers(this, on);
-    stateHandlers(this, on);
-    fileHandlers(this, on);
+    workerHandlers(context, on);
+    appHandlers(context, on);
+    driverHandlers(context, on);
+    stateHandlers(context, on);
+    fileHandlers(context, on);
     on(ElectedLeader, () => this.recovery.electedLeader());
     on(RevokedLeadership, () => {
       this.log.error('Leadership has been revoked -- stepping down to STANDBY.');
@@ -135,6 +189,14 @@ export class Master extends RpcEndpoint implements LeaderElectable {
 
   get address(): string {
     return this.rpcEnv.address;
+  }
+
+  /**
+   * The master's tables, read only: the log relay beside it finds a log's worker there
+   * (startMaster.ts).
+   */
+  get clusterView(): HandlerContext['cluster'] {
+    return this.cluster;
   }
 
   override async onStart(): Promise<void> {
@@ -182,9 +244,9 @@ export class Master extends RpcEndpoint implements LeaderElectable {
   override async onDisconnected(address: string): Promise<void> {
     this.log.info(`${address} got disassociated, removing it.`);
     const worker = this.cluster.workerByAddress(address);
-    if (worker) await removeWorker(this, worker, `${address} got disassociated`);
+    if (worker) await removeWorker(this.ops, worker, `${address} got disassociated`);
     const app = this.cluster.appByAddress(address);
-    if (app) await driverDisconnected(this, app);
+    if (app) await driverDisconnected(this.ops, app);
     this.broadcaster.dropAddress(address);
     this.files?.peerGone(address);
     await this.recovery.completeIfAnswered();
@@ -193,7 +255,8 @@ export class Master extends RpcEndpoint implements LeaderElectable {
   /** Called after stepping down to STANDBY (Spark's master exits here; Wick's stays a standby). */
   onLeadershipRevoked: () => void = () => {};
 
-  setState(state: RecoveryState): void {
+  /** The master's own state changes; its subscribers are told. */
+  private setStatus(state: RecoveryState): void {
     this.status = state;
     this.broadcaster.statusChanged(state);
     const masters = this.masters();
@@ -201,10 +264,10 @@ export class Master extends RpcEndpoint implements LeaderElectable {
   }
 
   private scheduleTimeoutCheck(): void {
-    this.timeoutTimer = this.clock.setTimeout(() => {
+    this.timeoutTimer = this.ops.clock.setTimeout(() => {
       if (this.rpcEnv.isStopped) return;
       this.self.send(CheckForWorkerTimeOut({}));
       this.scheduleTimeoutCheck();
-    }, this.workerTimeoutMs);
+    }, this.ops.workerTimeoutMs);
   }
 }

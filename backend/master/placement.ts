@@ -5,7 +5,7 @@ import { LaunchDriver, LaunchExecutor } from '../protocol/deploy.js';
 import { getLogger } from '../util/log.js';
 import type { ApplicationInfo } from './ApplicationInfo.js';
 import type { DriverInfo } from './DriverInfo.js';
-import type { Master } from './Master.js';
+import type { OperationsContext } from './operations/context.js';
 import * as scheduling from './scheduling.js';
 import type { WorkerInfo } from './WorkerInfo.js';
 
@@ -13,14 +13,15 @@ import type { WorkerInfo } from './WorkerInfo.js';
  * Spark's Master.schedule(), launchDriver and launchExecutor: what scheduling.ts decides, done.
  * The decision is a pure function of the waiting drivers and apps and the alive workers; this
  * module feeds it from the cluster's tables and carries out its assignments (the tables, the
- * workers' and drivers' LaunchDriver / LaunchExecutor / ExecutorAdded, the subscribers).
+ * workers' and drivers' LaunchDriver / LaunchExecutor / ExecutorAdded; the tables tell the
+ * subscribers).
  */
 
 const log = getLogger('Master');
 
 /** Places waiting drivers, then executors for waiting apps; a leader's business only. */
-export function schedule(m: Master): void {
-  if (m.state !== 'ALIVE') return;
+export function schedule(m: OperationsContext): void {
+  if (m.status !== 'ALIVE') return;
   const { cluster } = m;
   const apps = cluster.waitingApps().filter((a) => a.coresLeft > 0);
   const waitingDrivers = cluster.waitingDrivers();
@@ -56,21 +57,20 @@ export function schedule(m: Master): void {
   updateWaitingReasons(m, apps, alive);
 }
 
-function launchDriver(m: Master, worker: WorkerInfo, driver: DriverInfo): void {
+function launchDriver(m: OperationsContext, worker: WorkerInfo, driver: DriverInfo): void {
   log.info(`Launching driver ${driver.id} on worker ${worker.id}`);
-  m.cluster.dequeueDriver(driver);
-  worker.addDriver(driver);
-  driver.worker = worker;
-  driver.state = 'RUNNING';
+  m.cluster.driverRunsOn(driver, worker);
   worker.endpoint.send(LaunchDriver({ driverId: driver.id, driverDesc: driver.desc }));
-  m.broadcaster.worker(worker);
-  m.broadcaster.driver(driver);
 }
 
-function launchExecutor(m: Master, worker: WorkerInfo, app: ApplicationInfo, cores: number): void {
-  const exec = app.addExecutor(worker, cores, m.clock.now());
+function launchExecutor(
+  m: OperationsContext,
+  worker: WorkerInfo,
+  app: ApplicationInfo,
+  cores: number,
+): void {
+  const exec = m.cluster.addExecutor(app, worker, cores, m.clock.now());
   log.info(`Launching executor ${exec.fullId} on worker ${worker.id}`);
-  worker.addExecutor(exec);
   worker.endpoint.send(
     LaunchExecutor({
       masterUrl: m.masterUrl,
@@ -90,12 +90,14 @@ function launchExecutor(m: Master, worker: WorkerInfo, app: ApplicationInfo, cor
       memory: exec.memory,
     }),
   );
-  app.state = 'RUNNING';
-  m.broadcaster.worker(worker);
-  m.broadcaster.app(app);
+  m.cluster.setAppState(app, 'RUNNING');
 }
 
-function updateWaitingReasons(m: Master, apps: ApplicationInfo[], alive: WorkerInfo[]): void {
+function updateWaitingReasons(
+  m: OperationsContext,
+  apps: ApplicationInfo[],
+  alive: WorkerInfo[],
+): void {
   const byId = new Map(alive.map((w) => [w.id, w]));
   const workers = alive.map((w) => ({
     id: w.id,
@@ -114,9 +116,6 @@ function updateWaitingReasons(m: Master, apps: ApplicationInfo[], alive: WorkerI
       workers,
       (w) => byId.get(w.id)?.memory ?? 0,
     );
-    if (reason !== app.waitingReason) {
-      app.waitingReason = reason;
-      m.broadcaster.app(app);
-    }
+    m.cluster.setWaitingReason(app, reason);
   }
 }

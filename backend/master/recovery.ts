@@ -1,16 +1,18 @@
 import { MasterConf } from '../conf/master.js';
+import type { RecoveryState } from '../protocol/common.js';
 import { MasterChanged } from '../protocol/deploy.js';
 import type { WireMessage } from '../protocol/registry.js';
 import { deriveKey } from '../rpc/credentials.js';
+import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import type { TimerHandle } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
 import { ApplicationInfo } from './ApplicationInfo.js';
 import { DriverInfo } from './DriverInfo.js';
-import { addApplication, removeApplication } from './handlers/apps.js';
-import { relaunchDriver, removeDriver } from './handlers/drivers.js';
-import { addWorker, removeWorker } from './handlers/workers.js';
-import type { Master } from './Master.js';
 import { CompleteRecovery } from './messages.js';
+import { addApplication, removeApplication } from './operations/apps.js';
+import type { OperationsContext } from './operations/context.js';
+import { relaunchDriver, removeDriver } from './operations/drivers.js';
+import { addWorker, removeWorker } from './operations/workers.js';
 import { schedule } from './placement.js';
 import { WorkerInfo } from './WorkerInfo.js';
 
@@ -24,21 +26,35 @@ import { WorkerInfo } from './WorkerInfo.js';
 
 const log = getLogger('Master');
 
+/** What the recovery needs of its master. */
+export interface RecoveryHost {
+  readonly ops: OperationsContext;
+  readonly rpc: Pick<
+    RpcEnv,
+    'endpointRef' | 'refOver' | 'connectAs' | 'clusterSecret' | 'isStopped'
+  >;
+  readonly self: RpcEndpointRef;
+  readonly webUiUrl: string;
+  /** The master's own state, announced to its subscribers. */
+  setStatus(state: RecoveryState): void;
+}
+
 export class Recovery {
   private timer: TimerHandle | undefined;
 
-  constructor(private readonly m: Master) {}
+  constructor(private readonly m: RecoveryHost) {}
 
   async electedLeader(): Promise<void> {
     const m = this.m;
+    const c = m.ops;
     const stored = await this.readPersisted();
     if (!stored) return;
     const empty =
       stored.apps.length === 0 && stored.drivers.length === 0 && stored.workers.length === 0;
-    m.setState(empty ? 'ALIVE' : 'RECOVERING');
-    log.info(`I have been elected leader! New state: ${m.state}`);
+    m.setStatus(empty ? 'ALIVE' : 'RECOVERING');
+    log.info(`I have been elected leader! New state: ${c.status}`);
     if (empty) {
-      schedule(m);
+      schedule(c);
       return;
     }
     const masterChanged = MasterChanged({ master: m.self.toData(), masterWebUiUrl: m.webUiUrl });
@@ -47,32 +63,30 @@ export class Recovery {
       const app = new ApplicationInfo(
         a.id,
         a.desc,
-        m.rpcEnv.endpointRef(a.driver),
+        m.rpc.endpointRef(a.driver),
         a.startTime,
-        m.conf.get(MasterConf.defaultCores),
+        c.conf.get(MasterConf.defaultCores),
         a.submission,
       );
-      if (!addApplication(m, app)) continue;
-      app.state = 'UNKNOWN';
-      m.cluster.reserveAppId(a.id);
+      if (!addApplication(c, app, 'UNKNOWN')) continue;
+      c.cluster.reserveAppId(a.id);
       tellDriver(m, app, masterChanged);
     }
     // A driver relaunched under a new id just before the last master died has both records.
     const replaced = new Set(stored.drivers.flatMap((d) => d.relaunchedFrom ?? []));
     for (const d of stored.drivers) {
-      m.cluster.reserveDriverId(d.id);
+      c.cluster.reserveDriverId(d.id);
       if (replaced.has(d.id)) {
         log.info(`Dropping the record of driver ${d.id}: it was relaunched under a new id`);
-        await m.persistence.removeDriver(d.id);
+        await c.persistence.removeDriver(d.id);
         continue;
       }
-      const driver = new DriverInfo(d.id, d.desc, d.submitDate, d.relaunchedFrom);
-      m.cluster.addDriver(driver);
-      m.broadcaster.driver(driver);
+      // Not waiting: its worker may report it; if none does, completing the recovery decides.
+      c.cluster.addDriver(new DriverInfo(d.id, d.desc, d.submitDate, d.relaunchedFrom), false);
     }
     for (const w of stored.workers) {
       log.info(`Trying to recover worker: ${w.id}`);
-      const ref = m.rpcEnv.endpointRef(w.endpoint);
+      const ref = m.rpc.endpointRef(w.endpoint);
       const worker = new WorkerInfo(
         w.id,
         w.host,
@@ -81,52 +95,49 @@ export class Recovery {
         w.memory,
         ref,
         w.webUiAddress,
-        m.clock.now(),
+        c.clock.now(),
       );
-      if (!(await addWorker(m, worker))) continue;
-      worker.state = 'UNKNOWN';
+      if (!(await addWorker(c, worker, 'UNKNOWN'))) continue;
       ref.send(masterChanged);
     }
-    this.timer = m.clock.setTimeout(() => {
-      if (!m.rpcEnv.isStopped) m.self.send(CompleteRecovery({}));
-    }, m.workerTimeoutMs);
+    this.timer = c.clock.setTimeout(() => {
+      if (!m.rpc.isStopped) m.self.send(CompleteRecovery({}));
+    }, c.workerTimeoutMs);
     await this.completeIfAnswered();
   }
 
   /** Completes the recovery once every persisted worker and application has answered. */
   async completeIfAnswered(): Promise<void> {
-    if (this.m.state === 'RECOVERING' && !this.m.cluster.anyUnknown()) await this.complete();
+    const c = this.m.ops;
+    if (c.status === 'RECOVERING' && !c.cluster.anyUnknown()) await this.complete();
   }
 
   /** Drops the workers and applications that did not answer, and leads. */
   async complete(): Promise<void> {
-    const m = this.m;
-    if (m.state !== 'RECOVERING') return;
+    const c = this.m.ops;
+    if (c.status !== 'RECOVERING') return;
     this.timer?.cancel();
-    m.setState('COMPLETING_RECOVERY');
-    for (const w of m.cluster.allWorkers()) {
-      if (w.state === 'UNKNOWN') await removeWorker(m, w, 'Not responding for recovery');
+    this.m.setStatus('COMPLETING_RECOVERY');
+    for (const w of c.cluster.allWorkers()) {
+      if (w.state === 'UNKNOWN') await removeWorker(c, w, 'Not responding for recovery');
     }
-    for (const app of m.cluster.activeApps()) {
-      if (app.state === 'UNKNOWN') await removeApplication(m, app, 'FINISHED');
+    for (const app of c.cluster.activeApps()) {
+      if (app.state === 'UNKNOWN') await removeApplication(c, app, 'FINISHED');
     }
-    for (const app of m.cluster.activeApps()) {
-      if (app.state === 'WAITING' && app.executors.size > 0) {
-        app.state = 'RUNNING';
-        m.broadcaster.app(app);
-      }
+    for (const app of c.cluster.activeApps()) {
+      if (app.state === 'WAITING' && app.executors.size > 0) c.cluster.setAppState(app, 'RUNNING');
     }
-    for (const driver of m.cluster.activeDrivers()) {
+    for (const driver of c.cluster.activeDrivers()) {
       if (driver.worker) continue;
       if (driver.desc.supervise) {
-        await relaunchDriver(m, driver);
+        await relaunchDriver(c, driver);
       } else {
-        await removeDriver(m, driver.id, 'ERROR', undefined);
+        await removeDriver(c, driver.id, 'ERROR', undefined);
         log.warn(`Did not re-launch ${driver.id} because it was not supervised`);
       }
     }
-    m.setState('ALIVE');
-    schedule(m);
+    this.m.setStatus('ALIVE');
+    schedule(c);
     log.info('Recovery complete - resuming operations!');
   }
 
@@ -137,8 +148,8 @@ export class Recovery {
    */
   stepDown(): void {
     this.stop();
-    this.m.cluster.clear();
-    this.m.setState('STANDBY');
+    this.m.ops.cluster.clear();
+    this.m.setStatus('STANDBY');
   }
 
   stop(): void {
@@ -150,9 +161,9 @@ export class Recovery {
   private async readPersisted() {
     for (;;) {
       try {
-        return await this.m.persistence.readPersistedData();
+        return await this.m.ops.persistence.readPersistedData();
       } catch (err) {
-        if (this.m.rpcEnv.isStopped) return undefined;
+        if (this.m.rpc.isStopped) return undefined;
         log.warn(`Could not read the persisted state (${(err as Error).message}); trying again`);
         await new Promise((r) => setTimeout(r, 500));
       }
@@ -164,15 +175,15 @@ export class Recovery {
  * MasterChanged to a recovered application's driver, which lets in only connections that prove
  * its application's key: the master derives it and dials with it.
  */
-function tellDriver(m: Master, app: ApplicationInfo, message: WireMessage): void {
-  const secret = m.rpcEnv.clusterSecret;
+function tellDriver(m: RecoveryHost, app: ApplicationInfo, message: WireMessage): void {
+  const secret = m.rpc.clusterSecret;
   if (secret === undefined) {
     app.driver.send(message);
     return;
   }
   const credential = { kind: 'app' as const, id: app.id, key: deriveKey(secret, 'app', app.id) };
-  m.rpcEnv.connectAs(app.driver.address, credential).then(
-    (c) => m.rpcEnv.refOver(c, app.driver.name).send(message),
+  m.rpc.connectAs(app.driver.address, credential).then(
+    (c) => m.rpc.refOver(c, app.driver.name).send(message),
     (err: Error) =>
       log.warn(`Cannot tell the driver of ${app.id} about the new master: ${err.message}`),
   );

@@ -128,7 +128,7 @@ export async function startMaster(
   env.setupEndpoint(
     LOG_RELAY_ENDPOINT,
     new LogRelay({
-      locate: (source) => locateLogWorker(master.cluster, source),
+      locate: (source) => locateLogWorker(master.clusterView, source),
       maxFollowsPerClient: conf.get(ReverseProxyConf.maxFollowsPerClient),
     }),
   );

@@ -183,11 +183,56 @@ export type MasterEntry = Static<typeof MasterEntry>;
 const masters = Type.Optional(Type.Array(MasterEntry, { maxItems: MAX_MASTERS }));
 
 /**
- * Where a page of the state ends: the table (w workers, a active and c completed applications, d
- * active and e completed drivers) and the position of its last entry in it. Opaque to clients.
+ * The tables a page of the state goes through, in order, by their letter in a cursor: w workers,
+ * a active and c completed applications, d active and e completed drivers; each names the field
+ * of MasterStateResponse that lists it. The master pages through them, a client compares cursors
+ * by them: both import them from here.
+ */
+export const STATE_TABLES = {
+  w: 'workers',
+  a: 'activeApps',
+  c: 'completedApps',
+  d: 'activeDrivers',
+  e: 'completedDrivers',
+} as const;
+export type StateTable = keyof typeof STATE_TABLES;
+/** The letters of STATE_TABLES in the order a page goes through them. */
+export const STATE_TABLE_ORDER = Object.keys(STATE_TABLES) as StateTable[];
+
+/** A StateCursor read: the table and the rank of the last entry a page listed there. */
+export interface StatePosition {
+  table: StateTable;
+  rank: number;
+}
+
+/** `w:12`, as a page's `next` carries it. */
+export function formatStateCursor(p: StatePosition): string {
+  return `${p.table}:${p.rank}`;
+}
+
+/** A cursor read back; undefined if it is not one (the schema's pattern checks its form). */
+export function parseStateCursor(text: string): StatePosition | undefined {
+  const [table = '', rank = ''] = text.split(':');
+  if (!Object.hasOwn(STATE_TABLES, table) || !/^[0-9]{1,16}$/.test(rank)) return undefined;
+  return { table: table as StateTable, rank: Number(rank) };
+}
+
+/** Whether cursor `a` (`w:12`) comes after `b` in the master's order of tables and ranks. */
+export function stateCursorAfter(a: string, b: string): boolean {
+  const pa = parseStateCursor(a);
+  const pb = parseStateCursor(b);
+  if (!pa || !pb) return false;
+  const ia = STATE_TABLE_ORDER.indexOf(pa.table);
+  const ib = STATE_TABLE_ORDER.indexOf(pb.table);
+  return ia > ib || (ia === ib && pa.rank > pb.rank);
+}
+
+/**
+ * Where a page of the state ends: the table (STATE_TABLES) and the position of its last entry
+ * in it. Opaque to clients.
  */
 export const StateCursor = Type.String({
-  pattern: '^[wacde]:[0-9]{1,16}$',
+  pattern: `^[${STATE_TABLE_ORDER.join('')}]:[0-9]{1,16}$`,
   maxLength: 18,
   description: "Where the next page starts (from the previous page's `next`)",
 });

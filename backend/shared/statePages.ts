@@ -1,5 +1,9 @@
 import type { MessageOf } from '../protocol/registry.js';
-import type { MasterStateEvent, MasterStateResponse } from '../protocol/state.js';
+import {
+  type MasterStateEvent,
+  type MasterStateResponse,
+  stateCursorAfter,
+} from '../protocol/state.js';
 import { applyEvent } from './applyEvent.js';
 
 /**
@@ -17,8 +21,6 @@ import { applyEvent } from './applyEvent.js';
 
 type State = MessageOf<typeof MasterStateResponse>;
 type Event = MessageOf<typeof MasterStateEvent>;
-
-const tables = ['w', 'a', 'c', 'd', 'e'];
 
 export class StatePages {
   private merged: State | undefined;
@@ -50,7 +52,7 @@ export class StatePages {
     }
     this.listedAt = listedAt;
     if (page.next !== undefined) {
-      if (this.lastCursor !== undefined && !after(page.next, this.lastCursor)) {
+      if (this.lastCursor !== undefined && !stateCursorAfter(page.next, this.lastCursor)) {
         throw new Error(
           `The master answered a page ending at ${page.next} after one ending at ${this.lastCursor}: its pages do not move forward`,
         );
@@ -128,13 +130,4 @@ export class StatePages {
     if (masters) s.masters = masters;
     return true;
   }
-}
-
-/** Whether cursor `a` (`w:12`) comes after `b` in the master's order of tables and ranks. */
-function after(a: string, b: string): boolean {
-  const [ta = '', ra = '0'] = a.split(':');
-  const [tb = '', rb = '0'] = b.split(':');
-  const ia = tables.indexOf(ta);
-  const ib = tables.indexOf(tb);
-  return ia > ib || (ia === ib && Number(ra) > Number(rb));
 }

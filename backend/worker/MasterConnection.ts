@@ -37,6 +37,8 @@ export interface MasterConnectionOptions {
   /** Ends the process (the worker gave up registering). */
   readonly exit: (code: number, reason: string) => void;
   readonly link: WorkerLink;
+  /** Told when the master it follows changes (the worker's page shows it). */
+  readonly changed?: () => void;
 }
 
 /**
@@ -143,6 +145,7 @@ export class MasterConnection {
     this.masterWebUiUrl = webUiUrl;
     this.isConnected = true;
     this.cancelRetry();
+    this.o.changed?.();
   }
 
   /** SendHeartbeat: the heartbeat timer fired. */

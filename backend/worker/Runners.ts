@@ -14,7 +14,14 @@ export class Runners {
 
   constructor(
     private readonly retained: { readonly executors: number; readonly drivers: number },
+    /** Told after each change of the runners or of a runner's state (the worker's page). */
+    private readonly changed: () => void = () => {},
   ) {}
+
+  /** A runner's own state changed (its process started, or ended): the page shows it. */
+  runnerChanged(): void {
+    this.changed();
+  }
 
   /** A running executor, by `appId/execId`. */
   executor(fullId: string): ExecutorRunner | undefined {
@@ -63,6 +70,7 @@ export class Runners {
       throw new Error(`Executor ${runner.fullId} is already running here`);
     }
     this.executors.set(runner.fullId, runner);
+    this.changed();
   }
 
   /** Adds a starting driver; refuses one whose id already runs. */
@@ -71,6 +79,7 @@ export class Runners {
       throw new Error(`Driver ${runner.driverId} is already running here`);
     }
     this.drivers.set(runner.driverId, runner);
+    this.changed();
   }
 
   /**
@@ -80,6 +89,7 @@ export class Runners {
   executorFinished(runner: ExecutorRunner): boolean {
     if (!this.executors.delete(runner.fullId)) return false;
     retain(this.finishedExecutors, runner.fullId, runner, this.retained.executors);
+    this.changed();
     return true;
   }
 
@@ -87,6 +97,7 @@ export class Runners {
   driverFinished(runner: DriverRunner): boolean {
     if (!this.drivers.delete(runner.driverId)) return false;
     retain(this.finishedDrivers, runner.driverId, runner, this.retained.drivers);
+    this.changed();
     return true;
   }
 

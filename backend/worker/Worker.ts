@@ -23,13 +23,14 @@ import { masterMessageProblem } from './fromMaster.js';
 import { launchHandlers } from './handlers/launch.js';
 import { logHandlers } from './handlers/logs.js';
 import { masterHandlers } from './handlers/master.js';
-import { type HandlerRegistry, notifyingAfter, type On } from './handlers/on.js';
+import type { HandlerRegistry, On } from './handlers/on.js';
 import { LogFollows } from './logs/LogFollows.js';
 import { MasterConnection } from './MasterConnection.js';
 import { WorkDirCleanup } from './messages.js';
 import type { Launched, LaunchSpec } from './process/launch.js';
 import { ExecutorPrestarter } from './process/prestart.js';
 import { Runners } from './Runners.js';
+import { StateChanges } from './StateChanges.js';
 import { WorkerResources } from './WorkerResources.js';
 import { WorkDirCleaner } from './workDirCleanup.js';
 
@@ -82,13 +83,13 @@ export class Worker extends RpcEndpoint implements RunnerHost {
   readonly resources: WorkerResources;
   readonly runners: Runners;
   readonly appDirectories: AppDirectories;
-  readonly logFollows = new LogFollows();
+  readonly logFollows: LogFollows;
   readonly masterConnection: MasterConnection;
   readonly workDirCleaner: WorkDirCleaner;
   /** A Wick executor process started ahead (wick.worker.executor.prestart), or none. */
   readonly prestart: ExecutorPrestarter | undefined;
   private prestartTimer: TimerHandle | undefined;
-  private readonly stateListeners = new Set<() => void>();
+  private readonly stateChanges = new StateChanges();
 
   /** Its configured masters, host:port: the only ones a MasterChanged may name. */
   private readonly masterAddresses: readonly string[];
@@ -105,11 +106,16 @@ export class Worker extends RpcEndpoint implements RunnerHost {
     this.killTimeoutMs = this.conf.get(WorkerConf.killTimeout);
     this.exit = options.exit ?? ((code) => process.exit(code));
     this.shuffleServiceAddress = options.shuffleServiceAddress;
-    this.resources = new WorkerResources(options.cores, options.memoryMB);
-    this.runners = new Runners({
-      executors: this.conf.get(WorkerConf.retainedExecutors),
-      drivers: this.conf.get(WorkerConf.retainedDrivers),
-    });
+    const { changed } = this.stateChanges;
+    this.resources = new WorkerResources(options.cores, options.memoryMB, changed);
+    this.runners = new Runners(
+      {
+        executors: this.conf.get(WorkerConf.retainedExecutors),
+        drivers: this.conf.get(WorkerConf.retainedDrivers),
+      },
+      changed,
+    );
+    this.logFollows = new LogFollows(changed);
     this.appDirectories = new AppDirectories(options.localDirs, (appId) =>
       this.runners.hasExecutorsOf(appId),
     );
@@ -122,6 +128,7 @@ export class Worker extends RpcEndpoint implements RunnerHost {
       random: options.random ?? Math.random,
       heartbeatMs: Math.max(1, Math.floor(this.conf.get(DeployConf.workerTimeout) / 4)),
       exit: this.exit,
+      changed,
       link: {
         connect: (address) =>
           this.rpcEnv.setupEndpointRef(RpcAddress.parse(address), MASTER_ENDPOINT),
@@ -155,12 +162,7 @@ export class Worker extends RpcEndpoint implements RunnerHost {
       : undefined;
 
     const on: On = (def, handler) => this.on(def, handler);
-    const stateChanged = () => this.stateChanged();
-    const registry: HandlerRegistry = {
-      on,
-      onChanging: notifyingAfter(on, stateChanged),
-      stateChanged,
-    };
+    const registry: HandlerRegistry = { on };
     masterHandlers(this, registry);
     launchHandlers(this, registry);
     logHandlers(this, registry);
@@ -233,12 +235,7 @@ export class Worker extends RpcEndpoint implements RunnerHost {
    * new state, a new master); the web UI pushes it to the pages. Returns a function that stops it.
    */
   onStateChange(fn: () => void): () => void {
-    this.stateListeners.add(fn);
-    return () => this.stateListeners.delete(fn);
-  }
-
-  private stateChanged(): void {
-    for (const fn of [...this.stateListeners]) fn();
+    return this.stateChanges.listen(fn);
   }
 
   private registerWorkerMessage(masterAddress: string): WireMessage {

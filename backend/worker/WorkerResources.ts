@@ -12,6 +12,8 @@ export class WorkerResources {
     readonly cores: number,
     /** MiB. */
     readonly memory: number,
+    /** Told after each reservation and release (the worker's page shows what is used). */
+    private readonly changed: () => void = () => {},
   ) {}
 
   get coresUsed(): number {
@@ -35,6 +37,7 @@ export class WorkerResources {
     checkAmount('reserve', cores, memory);
     this.coresHeld += cores;
     this.memoryHeld += memory;
+    this.changed();
   }
 
   /** Gives back what a finished executor or driver held. */
@@ -47,6 +50,7 @@ export class WorkerResources {
     }
     this.coresHeld -= cores;
     this.memoryHeld -= memory;
+    this.changed();
   }
 }
 

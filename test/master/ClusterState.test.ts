@@ -44,7 +44,10 @@ function cluster(retained = 10) {
   const state = new ClusterState({
     retainedApplications: retained,
     retainedDrivers: retained,
-    forgotten: {
+    listener: {
+      worker: () => {},
+      app: () => {},
+      driver: () => {},
       workerRemoved: (id) => forgotten.workers.push(id),
       appRemoved: (id) => forgotten.apps.push(id),
       driverRemoved: (id) => forgotten.drivers.push(id),
@@ -52,6 +55,8 @@ function cluster(retained = 10) {
   });
   return { state, forgotten };
 }
+
+const finished = { state: 'FINISHED' as const, now: 1 };
 
 test('a registered worker is found by id and address; a DEAD one is known until forgotten', () => {
   const { state, forgotten } = cluster();
@@ -124,8 +129,8 @@ test('applications: one per driver address, FIFO while active, then kept among t
   assert.deepEqual(state.waitingApps(), [a, b]);
   assert.equal(state.appByAddress('127.0.0.1:2002'), b);
 
-  assert.ok(state.finishApp(a));
-  assert.ok(!state.finishApp(a), 'finished once');
+  assert.ok(state.finishApp(a, finished));
+  assert.ok(!state.finishApp(a, finished), 'finished once');
   assert.equal(state.appById('app-a'), undefined);
   assert.equal(state.appByAddress('127.0.0.1:2001'), undefined);
   assert.deepEqual(state.waitingApps(), [b]);
@@ -146,10 +151,10 @@ test('a full completed list drops its oldest tenth, and says which it forgot', (
   for (let i = 0; i < 21; i++) {
     const a = app(`app-${i}`, `127.0.0.1:${3000 + i}`);
     state.addApp(a);
-    state.finishApp(a);
+    state.finishApp(a, finished);
     const d = driver(`driver-${i}`);
-    state.addDriver(d);
-    state.finishDriver(d);
+    state.addDriver(d, false);
+    state.finishDriver(d, 'FINISHED');
   }
   assert.deepEqual(forgotten.apps, ['app-0', 'app-1']);
   assert.deepEqual(forgotten.drivers, ['driver-0', 'driver-1']);
@@ -164,16 +169,22 @@ test('a full completed list drops its oldest tenth, and says which it forgot', (
 test('drivers: active until finished, waiting only while queued', () => {
   const { state } = cluster();
   const d = driver('driver-1');
-  state.addDriver(d);
+  state.addDriver(d, false);
   assert.ok(!state.isWaiting(d), 'added, not queued');
-  state.enqueueDriver(d);
+  state.addDriver(d, true);
   assert.ok(state.isWaiting(d));
   assert.deepEqual(state.waitingDrivers(), [d]);
-  state.dequeueDriver(d);
+  const w = worker('w1', 1001);
+  state.addWorker(w);
+  state.driverRunsOn(d, w);
   assert.deepEqual(state.waitingDrivers(), []);
+  assert.equal(d.state, 'RUNNING');
+  assert.equal(d.worker, w);
+  assert.equal(w.coresUsed, 1, 'the worker holds its cores');
   assert.equal(state.driverById('driver-1'), d);
-  state.enqueueDriver(d);
-  assert.ok(state.finishDriver(d));
+  state.addDriver(d, true);
+  assert.ok(state.finishDriver(d, 'FINISHED'));
+  assert.equal(w.coresUsed, 0, 'its worker freed what it held');
   assert.deepEqual(state.waitingDrivers(), [], 'a finished driver waits no more');
   assert.equal(state.driverById('driver-1'), undefined);
   assert.equal(state.findDriver('driver-1'), d);
@@ -197,15 +208,13 @@ test('recovery waits while a worker or an application is UNKNOWN', () => {
   const { state } = cluster();
   const w = worker('w1', 1001);
   const a = app('app-a', '127.0.0.1:2001');
-  state.addWorker(w);
-  state.addApp(a);
   assert.ok(!state.anyUnknown());
-  w.state = 'UNKNOWN';
-  a.state = 'UNKNOWN';
+  state.addWorker(w, 'UNKNOWN');
+  state.addApp(a, 'UNKNOWN');
   assert.ok(state.anyUnknown());
-  w.state = 'ALIVE';
+  state.workerReregistered(w, 1);
   assert.ok(state.anyUnknown(), 'the app has not answered');
-  a.state = 'WAITING';
+  state.appReregistered(a);
   assert.ok(!state.anyUnknown());
 });
 
@@ -215,11 +224,10 @@ test('clear forgets every entry, telling of each, and keeps numbering ids', () =
   state.addWorker(w);
   const done = app('app-done', '127.0.0.1:2001');
   state.addApp(done);
-  state.finishApp(done);
+  state.finishApp(done, finished);
   state.addApp(app('app-active', '127.0.0.1:2002'));
   const d = driver('driver-waiting');
-  state.addDriver(d);
-  state.enqueueDriver(d);
+  state.addDriver(d, true);
   const now = Date.now();
   state.nextAppId(now);
   state.clear();
@@ -259,8 +267,8 @@ test('pages list every entry of every table once, in the order of a whole snapsh
   const { state } = cluster(100);
   for (let i = 0; i < 7; i++) state.addWorker(worker(`w${i}`, 1000 + i));
   for (let i = 0; i < 5; i++) state.addApp(app(`app-${i}`, `127.0.0.1:${2000 + i}`));
-  state.finishApp(state.appById('app-1') as ApplicationInfo);
-  for (let i = 0; i < 3; i++) state.addDriver(driver(`driver-${i}`));
+  state.finishApp(state.appById('app-1') as ApplicationInfo, finished);
+  for (let i = 0; i < 3; i++) state.addDriver(driver(`driver-${i}`), false);
   const whole = state.summaries();
   for (const limit of [1, 2, 3, 16, 100]) {
     const pages = allPages(state, limit);

@@ -7,11 +7,17 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { ApplicationInfo } from '../../backend/master/ApplicationInfo.js';
-import { ClusterState, type StateCursor } from '../../backend/master/ClusterState.js';
+import { ClusterState } from '../../backend/master/ClusterState.js';
 import { WorkerInfo } from '../../backend/master/WorkerInfo.js';
 import { wickProtocol } from '../../backend/protocol/index.js';
 import type { MessageOf } from '../../backend/protocol/registry.js';
-import type { MasterStateEvent, MasterStateResponse } from '../../backend/protocol/state.js';
+import {
+  formatStateCursor,
+  type MasterStateEvent,
+  type MasterStateResponse,
+  parseStateCursor,
+  type StatePosition,
+} from '../../backend/protocol/state.js';
 import { type RefTransport, RpcEndpointRef } from '../../backend/rpc/RpcEndpointRef.js';
 import { StatePages } from '../../backend/shared/statePages.js';
 import { appDescription } from '../helpers/masterMocks.js';
@@ -26,15 +32,21 @@ const nowhere: RefTransport = {
   protocol: wickProtocol,
 };
 
-/** A master's tables, its change counter, and the events it pushed. */
+/**
+ * A master's tables, its change counter, and the events it pushed: each change the tables
+ * announce goes out as its own event (the StateBroadcaster gathers a message's changes in one).
+ */
 class Model {
   readonly cluster = new ClusterState({
     retainedApplications: 4,
     retainedDrivers: 4,
-    forgotten: {
+    listener: {
+      worker: (w) => this.push({ workers: [w.summary()] }),
+      app: (a) => this.push({ apps: [a.summary()] }),
+      driver: (d) => this.push({ drivers: [d.summary()] }),
       workerRemoved: (id) => this.push({ removedWorkers: [id] }),
       appRemoved: (id) => this.push({ removedApps: [id] }),
-      driverRemoved: () => {},
+      driverRemoved: (id) => this.push({ removedDrivers: [id] }),
     },
   });
   seq = 0;
@@ -51,7 +63,6 @@ class Model {
     const ref = new RpcEndpointRef(`127.0.0.1:${port}`, 'Worker', nowhere);
     const w = new WorkerInfo(`w${port}`, '127.0.0.1', port, 4, 4096, ref, '', 0);
     this.cluster.addWorker(w);
-    this.push({ workers: [w.summary()] });
   }
 
   /** A worker changes (a heartbeat): a new version of its entry. */
@@ -59,8 +70,7 @@ class Model {
     const all = [...this.cluster.registeredWorkers()];
     const w = all[pick % Math.max(1, all.length)];
     if (!w) return;
-    w.lastHeartbeat = ++this.beat;
-    this.push({ workers: [w.summary()] });
+    this.cluster.workerHeartbeat(w, ++this.beat);
   }
 
   removeWorker(pick: number): void {
@@ -75,10 +85,8 @@ class Model {
     const w = all[pick % Math.max(1, all.length)];
     if (!w) return;
     this.cluster.forgetWorker(w);
-    const again = new WorkerInfo(w.id, w.host, w.port, 8, 4096, w.endpoint, '', 0);
-    again.lastHeartbeat = ++this.beat;
+    const again = new WorkerInfo(w.id, w.host, w.port, 8, 4096, w.endpoint, '', ++this.beat);
     this.cluster.addWorker(again);
-    this.push({ workers: [again.summary()] });
   }
 
   addApp(): void {
@@ -86,7 +94,6 @@ class Model {
     const ref = new RpcEndpointRef(`127.0.0.1:${port}`, 'AppClient', nowhere);
     const a = new ApplicationInfo(`app-${port}`, appDescription(), ref, 0, 8);
     this.cluster.addApp(a);
-    this.push({ apps: [a.summary()] });
   }
 
   /** An application finishes: it moves to the completed table (the oldest dropped when full). */
@@ -94,9 +101,7 @@ class Model {
     const all = this.cluster.activeApps();
     const a = all[pick % Math.max(1, all.length)];
     if (!a) return;
-    a.state = 'FINISHED';
-    this.cluster.finishApp(a);
-    this.push({ apps: [a.summary()] });
+    this.cluster.finishApp(a, { state: 'FINISHED', now: ++this.beat });
   }
 
   page(after: string | undefined, limit: number): State {
@@ -109,14 +114,15 @@ class Model {
       status: 'ALIVE',
       ...summaries,
       seq: this.seq,
-      ...(next ? { next: `${next.table}:${next.rank}` } : {}),
+      ...(next ? { next: formatStateCursor(next) } : {}),
     };
   }
 }
 
-function parse(text: string): StateCursor {
-  const [table, rank] = text.split(':');
-  return { table: table as StateCursor['table'], rank: Number(rank) };
+function parse(text: string): StatePosition {
+  const at = parseStateCursor(text);
+  assert.ok(at, `a cursor: ${text}`);
+  return at;
 }
 
 const op = fc.oneof(

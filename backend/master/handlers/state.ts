@@ -1,17 +1,19 @@
 import { MASTER_STATE_PAGE_BYTES } from '../../protocol/bounds.js';
 import { BoundPortsRequest, BoundPortsResponse } from '../../protocol/deploy.js';
 import {
+  formatStateCursor,
   MasterStateResponse,
+  parseStateCursor,
   RequestMasterState,
+  type StatePosition,
   SubscribeMasterState,
   UnsubscribeMasterState,
 } from '../../protocol/state.js';
-import { STATE_TABLES, type StateCursor, type StateTable } from '../ClusterState.js';
-import type { HandlerRegistry, Master } from '../Master.js';
+import type { HandlerContext, HandlerRegistry } from './context.js';
 
 /** Clients ↔ Master: the state snapshot, subscriptions to its changes, and the bound ports. */
 
-export function stateHandlers(m: Master, on: HandlerRegistry): void {
+export function stateHandlers(m: HandlerContext, on: HandlerRegistry): void {
   // These answer at once, without a promise.
   on(RequestMasterState, (msg) =>
     msg.limit === undefined ? snapshot(m) : page(m, msg.after, msg.limit),
@@ -20,28 +22,28 @@ export function stateHandlers(m: Master, on: HandlerRegistry): void {
     // The snapshot flushes pending changes first, so the subscriber misses none and sees none twice.
     const state = msg.limit === undefined ? snapshot(m) : page(m, undefined, msg.limit);
     // Changes go back over the connection that asked, never to an address the message names.
-    m.broadcaster.subscribe(
+    m.subscriptions.subscribe(
       ctx.connection
-        ? m.rpcEnv.refOver(ctx.connection, msg.subscriber.name)
-        : m.rpcEnv.endpointRef(msg.subscriber),
+        ? m.rpc.refOver(ctx.connection, msg.subscriber.name)
+        : m.rpc.endpointRef(msg.subscriber),
     );
     return state;
   });
   on(UnsubscribeMasterState, (msg) => {
-    m.broadcaster.unsubscribe(m.rpcEnv.endpointRef(msg.subscriber));
+    m.subscriptions.unsubscribe(m.rpc.endpointRef(msg.subscriber));
   });
   on(BoundPortsRequest, () =>
     BoundPortsResponse({
-      rpcEndpointPort: m.rpcEnv.rpcAddress?.port ?? 0,
+      rpcEndpointPort: m.rpc.rpcAddress?.port ?? 0,
       webUIPort: m.webUiPort,
     }),
   );
 }
 
 /** The whole state, with the number of the last change pushed to subscribers. */
-export function snapshot(m: Master) {
-  m.broadcaster.flush();
-  return MasterStateResponse({ ...header(m), ...m.cluster.summaries(), seq: m.broadcaster.seq });
+export function snapshot(m: HandlerContext) {
+  const seq = m.subscriptions.flushedSeq();
+  return MasterStateResponse({ ...header(m), ...m.cluster.summaries(), seq });
 }
 
 /**
@@ -49,8 +51,8 @@ export function snapshot(m: Master) {
  * twice and skips none that stayed in its table; one moved meanwhile (an application that
  * finished) may appear in both of its tables, and a client keeps the later.
  */
-export function page(m: Master, after: string | undefined, limit: number) {
-  m.broadcaster.flush();
+export function page(m: HandlerContext, after: string | undefined, limit: number) {
+  const seq = m.subscriptions.flushedSeq();
   const { summaries, next } = m.cluster.page(
     after === undefined ? undefined : parseCursor(after),
     limit,
@@ -59,24 +61,24 @@ export function page(m: Master, after: string | undefined, limit: number) {
   return MasterStateResponse({
     ...header(m),
     ...summaries,
-    seq: m.broadcaster.seq,
-    ...(next ? { next: `${next.table}:${next.rank}` } : {}),
+    seq,
+    ...(next ? { next: formatStateCursor(next) } : {}),
   });
 }
 
-function header(m: Master) {
+function header(m: HandlerContext) {
   const masters = m.masters();
   return {
     url: m.masterUrl,
     webUiUrl: m.webUiUrl,
-    status: m.state,
+    status: m.status,
     ...(masters ? { masters } : {}),
   };
 }
 
 /** The schema's pattern has checked its form already (`w:123`). */
-function parseCursor(text: string): StateCursor {
-  const [table, rank] = text.split(':');
-  if (!STATE_TABLES.includes(table as StateTable)) throw new Error(`Bad state cursor ${text}`);
-  return { table: table as StateTable, rank: Number(rank) };
+function parseCursor(text: string): StatePosition {
+  const at = parseStateCursor(text);
+  if (!at) throw new Error(`Bad state cursor ${text}`);
+  return at;
 }

@@ -22,11 +22,11 @@ import type { HandlerRegistry } from './on.js';
 
 const log = getLogger('Worker');
 
-export function launchHandlers(w: Worker, { on, onChanging, stateChanged }: HandlerRegistry): void {
+export function launchHandlers(w: Worker, { on }: HandlerRegistry): void {
   // Awaited by the inbox: the next LaunchExecutor of the same application finds its dirs made.
-  onChanging(LaunchExecutor, (msg) => launchExecutor(w, msg, stateChanged));
+  on(LaunchExecutor, (msg) => launchExecutor(w, msg));
 
-  onChanging(KillExecutor, (msg) => {
+  on(KillExecutor, (msg) => {
     if (msg.masterUrl !== w.masterConnection.activeMasterUrl) {
       log.warn(
         `Invalid Master (${msg.masterUrl}) attempted to kill executor ${msg.appId}/${msg.execId}`,
@@ -42,21 +42,21 @@ export function launchHandlers(w: Worker, { on, onChanging, stateChanged }: Hand
     void runner.kill();
   });
 
-  onChanging(LaunchDriver, (msg) => {
+  on(LaunchDriver, (msg) => {
     log.info(`Asked to launch driver ${msg.driverId}`);
     if (w.runners.driver(msg.driverId)) {
       log.warn(`Driver ${msg.driverId} is already running here; ignoring the second launch`);
       return;
     }
     const runner = new DriverRunner(msg.driverId, msg.driverDesc, w, w.workDir, w.clock, (r) =>
-      driverFinished(w, r, stateChanged),
+      driverFinished(w, r),
     );
     w.runners.addDriver(runner);
     w.resources.reserve(msg.driverDesc.cores, msg.driverDesc.mem);
     void runner.run();
   });
 
-  onChanging(KillDriver, (msg) => {
+  on(KillDriver, (msg) => {
     log.info(`Asked to kill driver ${msg.driverId}`);
     const runner = w.runners.driver(msg.driverId);
     if (runner) void runner.kill();
@@ -66,11 +66,7 @@ export function launchHandlers(w: Worker, { on, onChanging, stateChanged }: Hand
   on(RequestWorkerState, () => workerState(w));
 }
 
-async function launchExecutor(
-  w: Worker,
-  m: MessageOf<typeof LaunchExecutor>,
-  stateChanged: () => void,
-): Promise<void> {
+async function launchExecutor(w: Worker, m: MessageOf<typeof LaunchExecutor>): Promise<void> {
   if (m.masterUrl !== w.masterConnection.activeMasterUrl) {
     log.warn(`Invalid Master (${m.masterUrl}) attempted to launch executor.`);
     return;
@@ -105,7 +101,7 @@ async function launchExecutor(
     w,
     w.workDir,
     dirs,
-    (r) => executorStateChanged(w, r, stateChanged),
+    (r) => executorStateChanged(w, r),
   );
   w.runners.addExecutor(runner);
   w.resources.reserve(m.cores, m.memory);
@@ -113,7 +109,7 @@ async function launchExecutor(
 }
 
 /** A runner changed state: tell the master, and free what a finished one held. */
-function executorStateChanged(w: Worker, runner: ExecutorRunner, stateChanged: () => void): void {
+function executorStateChanged(w: Worker, runner: ExecutorRunner): void {
   w.masterConnection.send(
     ExecutorStateChanged({
       appId: runner.appId,
@@ -123,7 +119,7 @@ function executorStateChanged(w: Worker, runner: ExecutorRunner, stateChanged: (
       exitStatus: runner.exitCode,
     }),
   );
-  stateChanged();
+  w.runners.runnerChanged();
   if (!runner.isFinished) return;
   if (w.runners.executorFinished(runner)) w.resources.release(runner.cores, runner.memory);
   // After it left the running ones: a follower asks whether its process is done, so it ends now,
@@ -133,7 +129,7 @@ function executorStateChanged(w: Worker, runner: ExecutorRunner, stateChanged: (
   w.prestart?.fill();
 }
 
-function driverFinished(w: Worker, runner: DriverRunner, stateChanged: () => void): void {
+function driverFinished(w: Worker, runner: DriverRunner): void {
   w.masterConnection.send(
     DriverStateChanged({
       driverId: runner.driverId,
@@ -146,7 +142,7 @@ function driverFinished(w: Worker, runner: DriverRunner, stateChanged: () => voi
     w.prestart?.fill();
   }
   w.logFollows.sourceChanged();
-  stateChanged();
+  w.runners.runnerChanged();
 }
 
 function workerState(w: Worker) {

@@ -21,10 +21,10 @@ import type { HandlerRegistry } from './on.js';
 
 const log = getLogger('Worker');
 
-export function masterHandlers(w: Worker, { on, onChanging }: HandlerRegistry): void {
+export function masterHandlers(w: Worker, { on }: HandlerRegistry): void {
   const connection = w.masterConnection;
 
-  onChanging(RegisteredWorker, (msg) => {
+  on(RegisteredWorker, (msg) => {
     connection.registeredWith(
       w.rpcEnv.endpointRef(msg.master),
       msg.masterWebUiUrl,
@@ -34,16 +34,16 @@ export function masterHandlers(w: Worker, { on, onChanging }: HandlerRegistry): 
     connection.send(WorkerLatestState(runnersState(w)));
   });
 
-  onChanging(RegisterWorkerFailed, (msg) => {
+  on(RegisterWorkerFailed, (msg) => {
     if (connection.registered) return;
     log.error(`Worker registration failed: ${msg.message}`);
     w.exit(1, `Worker registration failed: ${msg.message}`);
   });
 
   // Not yet ready; another master may answer.
-  onChanging(MasterInStandby, () => {});
+  on(MasterInStandby, () => {});
 
-  onChanging(MasterChanged, (msg) => {
+  on(MasterChanged, (msg) => {
     log.info(`Master has changed, new master is at wick://${msg.master.address}`);
     connection.changeMaster(
       w.rpcEnv.endpointRef(msg.master),
@@ -53,17 +53,16 @@ export function masterHandlers(w: Worker, { on, onChanging }: HandlerRegistry): 
     connection.send(WorkerSchedulerStateResponse(runnersState(w)));
   });
 
-  onChanging(ReconnectWorker, (msg) => {
+  on(ReconnectWorker, (msg) => {
     log.info(`Master with url ${msg.masterUrl} requested this worker to reconnect.`);
     connection.register();
   });
 
-  onChanging(ApplicationFinished, (msg) => w.appDirectories.applicationFinished(msg.id));
+  on(ApplicationFinished, (msg) => w.appDirectories.applicationFinished(msg.id));
 
-  // A heartbeat changes nothing the worker's page shows.
   on(SendHeartbeat, () => connection.sendHeartbeat());
 
-  onChanging(ReregisterWithMaster, () => connection.retry());
+  on(ReregisterWithMaster, () => connection.retry());
 }
 
 /** What runs here, as WorkerLatestState and WorkerSchedulerStateResponse tell the master. */

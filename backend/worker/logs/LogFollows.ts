@@ -15,6 +15,9 @@ interface Follow {
 export class LogFollows {
   private readonly follows = new Map<string, Follow>();
 
+  /** `changed`: told when the number of follows changes (the worker's page shows it). */
+  constructor(private readonly changed: () => void = () => {}) {}
+
   get size(): number {
     return this.follows.size;
   }
@@ -24,12 +27,16 @@ export class LogFollows {
     const key = keyOf(followerRef, followId);
     this.follows.get(key)?.follower.stop('replaced by a new follow with the same id');
     this.follows.set(key, { follower, address });
+    this.changed();
   }
 
   /** Forgets a follow that ended (unless another follow has replaced it meanwhile). */
   ended(followerRef: string, followId: string, follower: LogFollower): void {
     const key = keyOf(followerRef, followId);
-    if (this.follows.get(key)?.follower === follower) this.follows.delete(key);
+    if (this.follows.get(key)?.follower === follower) {
+      this.follows.delete(key);
+      this.changed();
+    }
   }
 
   /** StopFollowLog: stops the follows with this id, whichever endpoint follows. */
