@@ -40,7 +40,14 @@ const RULES: Record<Unit, readonly Unit[]> = {
   'backend/eventlog': ['backend/util', 'backend/conf', ...pure],
   'backend/master': [...base, 'backend/rpc', 'backend/files'],
   'backend/worker': [...base, 'backend/rpc', 'backend/logs', 'backend/files', 'backend/shuffle'],
-  'backend/app': [...base, 'backend/rpc', 'backend/client', 'backend/files', 'backend/shuffle'],
+  'backend/app': [
+    ...base,
+    'backend/rpc',
+    'backend/client',
+    'backend/files',
+    'backend/shuffle',
+    'backend/eventlog',
+  ],
   'backend/submit': [...base, 'backend/rpc', 'backend/client', 'backend/app', 'backend/files'],
   'backend/launcher': [...base, 'backend/rpc', 'backend/client'],
   'backend/agent': [

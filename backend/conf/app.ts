@@ -63,6 +63,48 @@ export const AppConf = {
     '',
     'Files to ship to every executor, comma-separated (wick submit --files); tasks find them with WickFiles.get(name).',
   ),
+  showConsoleProgress: conf.bool(
+    'wick.ui.showConsoleProgress',
+    true,
+    "Spark's console progress bar on the driver's stderr ([Stage 3:=====>   (120 + 4) / 400]) for stages that run longer than half a second, when stderr is a terminal; it never shows in a pipe or a file, and the program's own output is never cut by it.",
+  ),
+  retainedJobs: conf.int(
+    'wick.ui.retainedJobs',
+    1000,
+    'Finished jobs the driver remembers (wc.statusTracker()); the oldest go first. Running ones are always kept.',
+    1,
+  ),
+  retainedStages: conf.int(
+    'wick.ui.retainedStages',
+    1000,
+    'Finished stages the driver remembers (wc.statusTracker()); the oldest go first. Running ones are always kept.',
+    1,
+  ),
+  eventLogEnabled: conf.bool(
+    'wick.eventLog.enabled',
+    false,
+    "Write the application's events (its jobs, stages, tasks and executors, as its listener bus carries them) to a JSON-lines log in wick.eventLog.dir, one event a line, named by the application's id (….inprogress while it runs). A crash leaves a readable prefix.",
+  ),
+  eventLogDir: conf.string(
+    'wick.eventLog.dir',
+    '',
+    'Where event logs are written; empty: $XDG_STATE_HOME/wick/event-logs (~/.local/state/wick/event-logs).',
+  ),
+  eventLogCompress: conf.bool(
+    'wick.eventLog.compress',
+    false,
+    'gzip event logs (….gz), each write flushed to a whole block so that a crash leaves a readable prefix.',
+  ),
+  eventLogRolling: conf.bool(
+    'wick.eventLog.rolling.enabled',
+    false,
+    "Write an application's event log as a folder of parts (eventlog_v2_<appId>/events_<n>_<appId>), a new part past wick.eventLog.rolling.maxFileSize, as Spark's rolling event logs.",
+  ),
+  eventLogRollingMaxFileSize: conf.sizeBytes(
+    'wick.eventLog.rolling.maxFileSize',
+    '128m',
+    'The size of a rolled event log part (wick.eventLog.rolling.enabled).',
+  ),
   registrationTimeout: define(
     'wick.app.registrationTimeout',
     '20s',

@@ -39,9 +39,114 @@ export const WickListenerTaskEnd = event(
     ),
     durationMs: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_COUNTER })),
     metrics: Type.Optional(TaskMetrics),
+    stageId: Type.Optional(Counter('The stage of the task (a job stage, as JobStart lists it)')),
+    stageAttemptId: Type.Optional(Counter("The stage's attempt (0 for its first run)")),
+    index: Type.Optional(Counter('The partition the task computed')),
+    error: Type.Optional(
+      Message('How a task that did not finish ended: its error, with its stack'),
+    ),
   },
 );
 export type WickListenerTaskEnd = Static<typeof WickListenerTaskEnd>;
+
+const Time = Type.Number({ minimum: 0, maximum: MAX_COUNTER, description: 'ms since the epoch' });
+const StageName = Type.String({ maxLength: 200 });
+const MAX_JOB_STAGES = 10_000;
+
+/** A task was launched on an executor (Spark's SparkListenerTaskStart). */
+export const WickListenerTaskStart = event(
+  'WickListenerTaskStart',
+  'A task of a stage was launched on an executor.',
+  {
+    taskId: Counter(),
+    stageId: Counter(),
+    stageAttemptId: Counter(),
+    index: Counter('The partition the task computes'),
+    attempt: Counter("The task's attempt at its partition (0 first)"),
+    executorId: ExecutorIdField,
+    time: Time,
+  },
+);
+export type WickListenerTaskStart = Static<typeof WickListenerTaskStart>;
+
+/** An action started a job (Spark's SparkListenerJobStart): its stages, skipped ones included. */
+export const WickListenerJobStart = event(
+  'WickListenerJobStart',
+  'An action started a job: the stages it needs, its ResultStage last.',
+  {
+    jobId: Counter(),
+    stageIds: Type.Array(Counter(), { maxItems: MAX_JOB_STAGES }),
+    time: Time,
+  },
+);
+export type WickListenerJobStart = Static<typeof WickListenerJobStart>;
+
+/** A job ended (Spark's SparkListenerJobEnd): succeeded, or failed with its reason. */
+export const WickListenerJobEnd = event(
+  'WickListenerJobEnd',
+  "A job ended: JobSucceeded, or JobFailed with the failure's message.",
+  {
+    jobId: Counter(),
+    result: Type.Union([Type.Literal('JobSucceeded'), Type.Literal('JobFailed')]),
+    error: Type.Optional(Message()),
+    time: Time,
+  },
+);
+export type WickListenerJobEnd = Static<typeof WickListenerJobEnd>;
+
+/** A stage's attempt was submitted (Spark's SparkListenerStageSubmitted). */
+export const WickListenerStageSubmitted = event(
+  'WickListenerStageSubmitted',
+  'A stage attempt was submitted with its tasks (a rerun: only its missing partitions).',
+  {
+    stageId: Counter(),
+    stageAttemptId: Counter(),
+    jobId: Counter('The job that submitted it'),
+    name: StageName,
+    numTasks: Counter(),
+    time: Time,
+  },
+);
+export type WickListenerStageSubmitted = Static<typeof WickListenerStageSubmitted>;
+
+/** A stage's attempt ended (Spark's SparkListenerStageCompleted), with why if it failed. */
+export const WickListenerStageCompleted = event(
+  'WickListenerStageCompleted',
+  'A stage attempt ended: done, or failed with its reason (a fetch failure reruns it).',
+  {
+    stageId: Counter(),
+    stageAttemptId: Counter(),
+    name: StageName,
+    numTasks: Counter(),
+    time: Time,
+    failureReason: Type.Optional(Message()),
+  },
+);
+export type WickListenerStageCompleted = Static<typeof WickListenerStageCompleted>;
+
+/** The application started (Spark's SparkListenerApplicationStart): the first event of a log. */
+export const WickListenerApplicationStart = event(
+  'WickListenerApplicationStart',
+  'The application registered with its master: the first event of its log.',
+  {
+    appName: Type.String({ maxLength: 200 }),
+    appId: Type.String({ maxLength: 200 }),
+    time: Time,
+    user: Type.String({ maxLength: 200 }),
+  },
+);
+export type WickListenerApplicationStart = Static<typeof WickListenerApplicationStart>;
+
+/** The application ended (Spark's SparkListenerApplicationEnd): the last event of a log. */
+export const WickListenerApplicationEnd = event(
+  'WickListenerApplicationEnd',
+  'The application stopped: the last event of its log, with its failure if it failed.',
+  {
+    time: Time,
+    failure: Type.Optional(Message()),
+  },
+);
+export type WickListenerApplicationEnd = Static<typeof WickListenerApplicationEnd>;
 
 /** An executor registered with the driver (Spark's SparkListenerExecutorAdded). */
 export const WickListenerExecutorAdded = event(
@@ -87,6 +192,13 @@ export type WickListenerWorkerRemoved = Static<typeof WickListenerWorkerRemoved>
 
 /** Every event of a driver's listener bus. */
 export const listenerEvents = [
+  WickListenerApplicationStart,
+  WickListenerApplicationEnd,
+  WickListenerJobStart,
+  WickListenerJobEnd,
+  WickListenerStageSubmitted,
+  WickListenerStageCompleted,
+  WickListenerTaskStart,
   WickListenerTaskEnd,
   WickListenerExecutorAdded,
   WickListenerExecutorRemoved,

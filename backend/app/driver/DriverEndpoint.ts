@@ -348,6 +348,7 @@ export class DriverEndpoint extends RpcEndpoint {
     const executor = this.registered.get(m.executorId);
     if (m.state === 'LAUNCHING' || m.state === 'RUNNING') return;
     const jobId = this.scheduler.jobOf(m.taskId);
+    const stage = this.scheduler.stageOfTask(m.taskId);
     this.bus.post({
       event: 'WickListenerTaskEnd',
       taskId: m.taskId,
@@ -356,6 +357,10 @@ export class DriverEndpoint extends RpcEndpoint {
       state: m.state,
       ...(m.durationMs !== undefined ? { durationMs: m.durationMs } : {}),
       ...(m.metrics ? { metrics: m.metrics } : {}),
+      ...(stage ?? {}),
+      ...(m.error
+        ? { error: truncateMessage(m.error.stack ?? `${m.error.name}: ${m.error.message}`) }
+        : {}),
     });
     // As Spark's: any end frees what the task held, even when its job is gone (aborted meanwhile,
     // its tasks killed), or the executor's cores would stay taken for good.
@@ -399,18 +404,42 @@ export class DriverEndpoint extends RpcEndpoint {
     for (const e of this.registered.values()) {
       if (e.freeCores > 0) offers.push({ executorId: e.id, freeCores: e.freeCores });
     }
-    if (offers.length > 0) this.launcher.launch(this.scheduler.resourceOffers(offers), false);
+    if (offers.length > 0)
+      this.launcher.launch(this.started(this.scheduler.resourceOffers(offers)), false);
     if (this.loss.anyStarting) return;
     for (const [jobId, ms] of this.taskMs.entries()) {
       if (!this.scheduler.hasPending) return;
       const slots = queueSlots(this.registered.values(), ms);
       if (slots.length > 0)
         this.launcher.launch(
-          this.scheduler.resourceOffers(slots, (id) => id === jobId),
+          this.started(this.scheduler.resourceOffers(slots, (id) => id === jobId)),
           true,
           ms,
         );
     }
+  }
+
+  /** Tells the bus of tasks placed on executors (TaskStart), and passes them on. */
+  private started<T extends { executorId: string; task: { taskId: number; attempt: number } }>(
+    placed: T[],
+  ): T[] {
+    if (placed.length === 0 || !this.bus.hears('WickListenerTaskStart')) return placed;
+    const time = Date.now();
+    for (const { executorId, task } of placed) {
+      const stage = this.scheduler.stageOfTask(task.taskId);
+      if (!stage) continue;
+      this.bus.post({
+        event: 'WickListenerTaskStart',
+        taskId: task.taskId,
+        stageId: stage.stageId,
+        stageAttemptId: stage.stageAttemptId,
+        index: stage.index,
+        attempt: task.attempt,
+        executorId,
+        time,
+      });
+    }
+    return placed;
   }
 
   /**

@@ -53,6 +53,11 @@ export class LiveListenerBus {
     }
   }
 
+  /** Whether anything hears events named `kind` (a poster may then skip making them). */
+  hears(kind: WickListenerEventName): boolean {
+    return this.handlers.some((h) => h.kind === undefined || h.kind === kind);
+  }
+
   /** How many subscribers there are (tests). */
   get size(): number {
     return this.handlers.length;

@@ -22,6 +22,8 @@ import type { WickListener } from './listener.js';
 import { RDD } from './RDD.js';
 import type { DAGScheduler } from './scheduler/DAGScheduler.js';
 import { once, type RddPlan } from './scheduler/plan.js';
+import type { StatusTracker } from './status/AppStatusTracker.js';
+import { type ApplicationWatch, watchApplication } from './status/watchApplication.js';
 
 import '../../conf/all.js';
 import '../../protocol/index.js';
@@ -83,17 +85,24 @@ export class WickContext {
   private verdictPending = false;
   /** The verdict a plain stop() left open was a failure (see end). */
   private failedAfterStop = false;
+  /** How the application failed, for its ApplicationEnd. */
+  private failure: string | undefined;
   /** Once stop() has begun: the driver's RpcEnv closed, its application unregistered. */
   private closed: Promise<void> | undefined;
   /** The contexts not stopped yet: what a driver that fails reports its failure through. */
   private static readonly running = new Set<WickContext>();
+
+  /** The status tracker, the progress bar and the event log (status/watchApplication.ts). */
+  private readonly watch: ApplicationWatch;
 
   private constructor(
     readonly conf: WickConf,
     readonly appName: string,
     readonly master: string,
     parts: AssembledDriver,
+    watch: ApplicationWatch,
   ) {
+    this.watch = watch;
     this.env = parts.env;
     this.driver = parts.driver;
     this.client = parts.client;
@@ -122,7 +131,53 @@ export class WickContext {
    * end with its metrics. Returns what removes it.
    */
   addListener(listener: WickListener): () => void {
-    return this.bus.on('WickListenerTaskEnd', ({ event: _, ...end }) => listener.onTaskEnd?.(end));
+    const offs: (() => void)[] = [];
+    const { onJobStart, onJobEnd, onStageSubmitted, onStageCompleted, onTaskStart, onTaskEnd } =
+      listener;
+    if (onJobStart)
+      offs.push(
+        this.bus.on('WickListenerJobStart', ({ event: _, ...e }) => onJobStart.call(listener, e)),
+      );
+    if (onJobEnd)
+      offs.push(
+        this.bus.on('WickListenerJobEnd', ({ event: _, ...e }) => onJobEnd.call(listener, e)),
+      );
+    if (onStageSubmitted)
+      offs.push(
+        this.bus.on('WickListenerStageSubmitted', ({ event: _, ...e }) =>
+          onStageSubmitted.call(listener, e),
+        ),
+      );
+    if (onStageCompleted)
+      offs.push(
+        this.bus.on('WickListenerStageCompleted', ({ event: _, ...e }) =>
+          onStageCompleted.call(listener, e),
+        ),
+      );
+    if (onTaskStart)
+      offs.push(
+        this.bus.on('WickListenerTaskStart', ({ event: _, ...e }) => onTaskStart.call(listener, e)),
+      );
+    if (onTaskEnd)
+      offs.push(
+        this.bus.on('WickListenerTaskEnd', ({ event: _, ...e }) => onTaskEnd.call(listener, e)),
+      );
+    return () => {
+      for (const off of offs) off();
+    };
+  }
+
+  /**
+   * The application's jobs and stages as they run (Spark's SparkContext.statusTracker): active
+   * job and stage ids, and each one's progress (tasks done, running, failed).
+   */
+  statusTracker(): StatusTracker {
+    return this.watch.tracker;
+  }
+
+  /** @internal The event log this application writes (wick.eventLog.enabled), if any. */
+  get eventLogPath(): string | undefined {
+    return this.watch.eventLog;
   }
 
   get appId(): string {
@@ -155,7 +210,11 @@ export class WickContext {
 
     const parts = await assembleDriver(conf, parseMasterUrls(master), appName);
     try {
-      const wc = new WickContext(conf, appName, master, parts);
+      const watch = await watchApplication(conf, parts.bus, {
+        appId: parts.client.appId ?? '',
+        appName,
+      });
+      const wc = new WickContext(conf, appName, master, parts, watch);
       for (const f of conf.get(AppConf.files).split(',')) if (f.trim()) await wc.addFile(f.trim());
       // A cluster-mode driver's --files, fetched by its worker (worker/fetchDriverApp.ts).
       const fetched = process.env[ADDED_FILES_ENV];
@@ -334,6 +393,7 @@ export class WickContext {
         this.verdictPending = false;
         this.client.unregister(failure, true, killed);
         this.failedAfterStop = true;
+        this.failure = failure.message;
       }
       await this.closed;
       return;
@@ -357,6 +417,7 @@ export class WickContext {
       // A failure is told first, and at once: the master knows before the executors have gone
       // (they may take seconds), and a driver being killed may not get that long.
       this.client.requestTotalExecutors(0);
+      if (failure) this.failure = failure.message;
       if (failure) this.client.unregister(failure, true, killed);
       else this.verdictPending = true;
       await this.driver.stopExecutors();
@@ -386,12 +447,17 @@ export class WickContext {
       if (this.verdictPending) {
         this.verdictPending = false;
         const code = Number(process.exitCode ?? 0);
-        this.client.unregister(code ? exitFailure(code) : undefined);
+        const exit = code ? exitFailure(code) : undefined;
+        this.client.unregister(exit);
+        if (exit) this.failure = exit.message;
         failed = code !== 0;
       }
     }
     WickContext.running.delete(this);
     process.off('exit', this.onExit);
+    await this.watch.end(
+      failed || this.failedAfterStop ? (this.failure ?? 'the application failed') : undefined,
+    );
     await this.env.stop();
     log.info(`${failed || this.failedAfterStop ? 'Failed' : 'Stopped'} application ${this.appId}`);
   }

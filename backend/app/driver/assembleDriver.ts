@@ -74,6 +74,7 @@ export async function assembleDriver(
       (spec) => driver.runJob(spec),
       conf.get(AppConf.stageMaxConsecutiveAttempts),
       { info: (t) => log.info(t), warn: (t) => log.warn(t) },
+      { post: (e) => bus.post(e), now: () => Date.now() },
     );
     bus.on('WickListenerExecutorRemoved', (e) =>
       dagScheduler.executorLost(e.executorId, e.workerLost),

@@ -51,13 +51,69 @@ export interface TaskEnd {
 	durationMs?: number;
 	/** What the task measured (shuffle bytes and records, spills); absent if nothing. */
 	metrics?: TaskMetrics;
+	/** The stage and its attempt the task ran for, and its partition (index). */
+	stageId?: number;
+	stageAttemptId?: number;
+	index?: number;
+	/** How a task that did not finish ended: its error, with its stack. */
+	error?: string;
+}
+/** An action started a job (Spark's SparkListenerJobStart): its stages, the ResultStage last. */
+export interface JobStart {
+	jobId: number;
+	/** Every stage the job needs, skipped ones too (their outputs were there already). */
+	stageIds: number[];
+	/** ms since the epoch */
+	time: number;
+}
+/** A job ended (Spark's SparkListenerJobEnd). */
+export interface JobEnd {
+	jobId: number;
+	result: "JobSucceeded" | "JobFailed";
+	error?: string;
+	time: number;
+}
+/** A stage attempt was submitted with its tasks (a rerun: only its missing partitions). */
+export interface StageSubmitted {
+	stageId: number;
+	stageAttemptId: number;
+	jobId: number;
+	name: string;
+	numTasks: number;
+	time: number;
+}
+/** A stage attempt ended; failureReason when it failed (a fetch failure reruns it). */
+export interface StageCompleted {
+	stageId: number;
+	stageAttemptId: number;
+	name: string;
+	numTasks: number;
+	time: number;
+	failureReason?: string;
+}
+/** A task was launched on an executor (Spark's SparkListenerTaskStart). */
+export interface TaskStart {
+	taskId: number;
+	stageId: number;
+	stageAttemptId: number;
+	/** The partition it computes. */
+	index: number;
+	/** Its attempt at that partition (0 first). */
+	attempt: number;
+	executorId: string;
+	time: number;
 }
 /**
- * What a driver program may listen to (Spark's SparkListener, of which only onTaskEnd so far):
- * added with WickContext.addListener. Called in the driver's event loop, one event at a time; a
- * listener that throws is logged and kept.
+ * What a driver program may listen to (Spark's SparkListener): added with
+ * WickContext.addListener. Called in the driver's event loop, one event at a time, in the order
+ * they happened; a listener that throws is logged and kept.
  */
 export interface WickListener {
+	onJobStart?(event: JobStart): void;
+	onJobEnd?(event: JobEnd): void;
+	onStageSubmitted?(event: StageSubmitted): void;
+	onStageCompleted?(event: StageCompleted): void;
+	onTaskStart?(event: TaskStart): void;
 	onTaskEnd?(event: TaskEnd): void;
 }
 /**
@@ -298,6 +354,42 @@ export declare class RDD<T> {
 export declare class JobFailedError extends Error {
 	constructor(message: string);
 }
+export type JobStatus = "RUNNING" | "SUCCEEDED" | "FAILED";
+export type StageStatus = "ACTIVE" | "COMPLETE" | "FAILED";
+/** A job (Spark's SparkJobInfo, with its times). */
+export interface JobInfo {
+	jobId: number;
+	stageIds: number[];
+	status: JobStatus;
+	submissionTime: number;
+	completionTime?: number;
+	error?: string;
+}
+/** A stage, at its latest attempt (Spark's SparkStageInfo, with its status and times). */
+export interface StageInfo {
+	stageId: number;
+	currentAttemptId: number;
+	name: string;
+	numTasks: number;
+	numActiveTasks: number;
+	numCompletedTasks: number;
+	numFailedTasks: number;
+	submissionTime: number;
+	completionTime?: number;
+	status: StageStatus;
+	failureReason?: string;
+}
+/** What a program reads of its jobs and stages (Spark's SparkStatusTracker): wc.statusTracker(). */
+export interface StatusTracker {
+	/** Running jobs' ids. */
+	getActiveJobIds(): number[];
+	/** Running stages' ids. */
+	getActiveStageIds(): number[];
+	getJobInfo(jobId: number): JobInfo | undefined;
+	getStageInfo(stageId: number): StageInfo | undefined;
+	/** Running stages, in the order they were submitted. */
+	activeStages(): StageInfo[];
+}
 /**
  * A typed configuration key with its default, in the manner of Spark's ConfigEntry. Entries are
  * declared next to the code that reads them and collected in one registry, so that unknown keys
@@ -376,16 +468,25 @@ export declare class WickContext {
 	private verdictPending;
 	/** The verdict a plain stop() left open was a failure (see end). */
 	private failedAfterStop;
+	/** How the application failed, for its ApplicationEnd. */
+	private failure;
 	/** Once stop() has begun: the driver's RpcEnv closed, its application unregistered. */
 	private closed;
 	/** The contexts not stopped yet: what a driver that fails reports its failure through. */
 	private static readonly running;
+	/** The status tracker, the progress bar and the event log (status/watchApplication.ts). */
+	private readonly watch;
 	private constructor();
 	/**
 	 * Listens to the application's events (Spark's SparkContext.addSparkListener): each task's
 	 * end with its metrics. Returns what removes it.
 	 */
 	addListener(listener: WickListener): () => void;
+	/**
+	 * The application's jobs and stages as they run (Spark's SparkContext.statusTracker): active
+	 * job and stage ids, and each one's progress (tasks done, running, failed).
+	 */
+	statusTracker(): StatusTracker;
 	get appId(): string;
 	static create(options?: WickContextOptions): Promise<WickContext>;
 	/**

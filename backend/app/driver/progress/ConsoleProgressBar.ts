@@ -83,7 +83,9 @@ export class ConsoleProgressBar {
       this.clear();
       return;
     }
-    const width = Math.max(20, (this.options.err.columns ?? 80) - 1);
+    // A terminal of no size (a pty nobody sized) has columns 0: COLUMNS, else 80, as Spark's.
+    const columns = this.options.err.columns || Number(process.env.COLUMNS) || 80;
+    const width = Math.max(20, columns - 1);
     const bar = renderProgressBar(stages, width);
     if (bar === this.drawn && now - this.lastDrawMs < REDRAW_UNCHANGED_MS) return;
     this.raw(

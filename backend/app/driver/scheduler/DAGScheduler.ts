@@ -1,4 +1,6 @@
 import { Value } from '@sinclair/typebox/value';
+import { truncateMessage } from '../../../protocol/bounds.js';
+import type { WickListenerEvent } from '../../../protocol/listener.js';
 import { MapStatus } from '../../../protocol/shuffle.js';
 import type { PartitionAction, PartitionSource, Transformation } from '../../../protocol/task.js';
 import { MapOutputTracker } from './MapOutputTracker.js';
@@ -15,6 +17,14 @@ export interface DagLog {
   info(text: string): void;
   warn(text: string): void;
 }
+
+/** Where the scheduler tells of its jobs and stages (the driver's listener bus), and the time. */
+export interface DagEvents {
+  post(event: WickListenerEvent): void;
+  now(): number;
+}
+
+const noEvents: DagEvents = { post() {}, now: () => Date.now() };
 
 /** A shuffle's map stage (Spark's ShuffleMapStage), kept for the application's life. */
 interface ShuffleMapStage {
@@ -69,22 +79,65 @@ export class DAGScheduler {
     private readonly submit: (spec: JobSpec) => Promise<unknown[]>,
     private readonly maxConsecutiveAttempts: number,
     private readonly log: DagLog,
+    private readonly events: DagEvents = noEvents,
   ) {}
 
+  /**
+   * Runs an action's job: its missing map stages, then its ResultStage. Tells the bus of the job
+   * (JobStart with every stage it needs, skipped ones too, then JobEnd) and of each stage attempt
+   * submitted and completed, as Spark's DAGScheduler posts them.
+   */
   async runJob(plan: RddPlan, action: PartitionAction): Promise<unknown[]> {
     const jobId = this.nextJobId++;
     this.stats.jobs++;
-    const stageName = `ResultStage of job ${jobId}`;
+    // Parents first, as Spark numbers them: a job's ResultStage has its highest stage id.
+    const mapStageIds = this.mapStageIds(plan);
+    const resultStageId = this.nextStageId++;
+    this.events.post({
+      event: 'WickListenerJobStart',
+      jobId,
+      stageIds: [...mapStageIds, resultStageId],
+      time: this.events.now(),
+    });
+    try {
+      const results = await this.runResultStage(plan, action, jobId, resultStageId);
+      this.events.post({
+        event: 'WickListenerJobEnd',
+        jobId,
+        result: 'JobSucceeded',
+        time: this.events.now(),
+      });
+      return results;
+    } catch (err) {
+      this.events.post({
+        event: 'WickListenerJobEnd',
+        jobId,
+        result: 'JobFailed',
+        error: truncateMessage(String((err as Error)?.message ?? err)),
+        time: this.events.now(),
+      });
+      throw err;
+    }
+  }
+
+  private async runResultStage(
+    plan: RddPlan,
+    action: PartitionAction,
+    jobId: number,
+    stageId: number,
+  ): Promise<unknown[]> {
+    const stageName = `ResultStage ${stageId} of job ${jobId}`;
     let results: unknown[] | undefined;
     let pending: number[] | undefined;
     for (let attempt = 1; ; attempt++) {
-      await this.computeParents(plan);
+      await this.computeParents(plan, jobId);
       await resolveSteps(plan);
       const full = this.specOf(plan, action);
       results ??= new Array(full.sources.length);
       const todo = pending ?? full.sources.map((_, i) => i);
       try {
-        const got = await this.submit(pending ? subset(full, todo) : full);
+        const spec = pending ? subset(full, todo) : full;
+        const got = await this.submitStage(spec, stageId, attempt - 1, jobId, stageName);
         for (const [i, r] of got.entries()) results[todo[i] as number] = r;
         return results;
       } catch (err) {
@@ -95,6 +148,48 @@ export class DAGScheduler {
         this.fetchFailed(err, stageName, attempt);
       }
     }
+  }
+
+  /** A stage attempt's task set, between its StageSubmitted and its StageCompleted. */
+  private async submitStage(
+    spec: JobSpec,
+    stageId: number,
+    stageAttemptId: number,
+    jobId: number,
+    name: string,
+  ): Promise<unknown[]> {
+    const numTasks = spec.sources.length;
+    const stage = { stageId, stageAttemptId, name: name.slice(0, 200), numTasks };
+    this.events.post({
+      event: 'WickListenerStageSubmitted',
+      ...stage,
+      jobId,
+      time: this.events.now(),
+    });
+    try {
+      const results = await this.submit({ ...spec, stage: { stageId, stageAttemptId } });
+      this.events.post({ event: 'WickListenerStageCompleted', ...stage, time: this.events.now() });
+      return results;
+    } catch (err) {
+      this.events.post({
+        event: 'WickListenerStageCompleted',
+        ...stage,
+        time: this.events.now(),
+        failureReason: truncateMessage(String((err as Error)?.message ?? err)),
+      });
+      throw err;
+    }
+  }
+
+  /** The ids of the map stages a plan needs, parents first (given ids now if new). */
+  private mapStageIds(plan: RddPlan, into: number[] = [], seen = new Set<number>()): number[] {
+    for (const dep of plan.deps) {
+      if (seen.has(dep.shuffleId)) continue;
+      seen.add(dep.shuffleId);
+      this.mapStageIds(dep.parent, into, seen);
+      into.push(this.stageOf(dep).id);
+    }
+    return into;
   }
 
   /**
@@ -150,15 +245,15 @@ export class DAGScheduler {
     );
   }
 
-  private async computeParents(plan: RddPlan): Promise<void> {
+  private async computeParents(plan: RddPlan, jobId: number): Promise<void> {
     // Independent parents (a join's two sides) run at the same time, as Spark submits them.
-    await Promise.all(plan.deps.map((d) => this.computeShuffle(d)));
+    await Promise.all(plan.deps.map((d) => this.computeShuffle(d, jobId)));
   }
 
-  private computeShuffle(dep: ShuffleDependency): Promise<void> {
+  private computeShuffle(dep: ShuffleDependency, jobId: number): Promise<void> {
     let p = this.computing.get(dep.shuffleId);
     if (!p) {
-      p = this.runShuffleMapStage(dep).finally(() => this.computing.delete(dep.shuffleId));
+      p = this.runShuffleMapStage(dep, jobId).finally(() => this.computing.delete(dep.shuffleId));
       this.computing.set(dep.shuffleId, p);
     }
     return p;
@@ -179,12 +274,12 @@ export class DAGScheduler {
     return s;
   }
 
-  private async runShuffleMapStage(dep: ShuffleDependency): Promise<void> {
+  private async runShuffleMapStage(dep: ShuffleDependency, jobId: number): Promise<void> {
     const stage = this.stageOf(dep);
     const name = `ShuffleMapStage ${stage.id} (shuffle ${dep.shuffleId})`;
     let ran = false;
     for (let attempt = 1; ; ) {
-      await this.computeParents(dep.parent);
+      await this.computeParents(dep.parent, jobId);
       const missing = this.mapOutputs.missing(dep.shuffleId);
       if (missing.length === 0) {
         if (!ran) {
@@ -201,7 +296,7 @@ export class DAGScheduler {
       } else {
         this.log.info(`Submitting ${name} with ${missing.length} tasks`);
       }
-      stage.runs++;
+      const stageAttemptId = stage.runs++;
       this.stats.mapStagesRun++;
       const partitioner = await dep.partitioner();
       await resolveSteps(dep.parent);
@@ -215,7 +310,13 @@ export class DAGScheduler {
       });
       let results: unknown[];
       try {
-        results = await this.submit(subset(full, missing));
+        results = await this.submitStage(
+          subset(full, missing),
+          stage.id,
+          stageAttemptId,
+          jobId,
+          name,
+        );
       } catch (err) {
         if (!(err instanceof FetchFailedJobError)) throw err;
         this.fetchFailed(err, name, attempt++);

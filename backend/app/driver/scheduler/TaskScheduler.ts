@@ -21,6 +21,8 @@ export interface JobSpec {
   partitionTransformations?: Transformation[][];
   /** The partition each source is (a stage that reruns some of its partitions): else its index. */
   partitions?: number[];
+  /** The DAGScheduler's stage attempt this task set runs, for what the bus is told of its tasks. */
+  stage?: { stageId: number; stageAttemptId: number };
 }
 
 interface TaskRecord {
@@ -298,6 +300,17 @@ export class TaskScheduler {
 
   jobOf(taskId: number): number | undefined {
     return this.running.get(taskId)?.jobId;
+  }
+
+  /** The stage attempt and partition of a running task, as its DAGScheduler named them. */
+  stageOfTask(
+    taskId: number,
+  ): { stageId: number; stageAttemptId: number; index: number } | undefined {
+    const t = this.running.get(taskId);
+    const job = t && this.jobs.get(t.jobId);
+    const stage = job?.spec.stage;
+    if (!t || !job || !stage) return undefined;
+    return { ...stage, index: job.spec.partitions?.[t.partition] ?? t.partition };
   }
 
   private describe(job: JobState, partition: number): TaskDescription {

@@ -1,0 +1,108 @@
+/**
+ * What hangs off a driver's listener bus to watch its application: the status tracker (always;
+ * `wc.statusTracker()`), the console progress bar (wick.ui.showConsoleProgress, on a terminal)
+ * and the event log (wick.eventLog.*). Started once the application is registered, with its
+ * ApplicationStart, and ended with its ApplicationEnd.
+ */
+import { homedir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { AppConf } from '../../../conf/app.js';
+import type { WickConf } from '../../../conf/WickConf.js';
+import { EventLogWriter } from '../../../eventlog/EventLogWriter.js';
+import { truncateMessage } from '../../../protocol/bounds.js';
+import { getLogger } from '../../../util/log.js';
+import type { LiveListenerBus } from '../LiveListenerBus.js';
+import { ConsoleProgressBar } from '../progress/ConsoleProgressBar.js';
+import { AppStatusTracker } from './AppStatusTracker.js';
+
+const log = getLogger('WickContext');
+
+export interface ApplicationWatch {
+  readonly tracker: AppStatusTracker;
+  /** The event log's path, when one is written. */
+  readonly eventLog: string | undefined;
+  /** Posts ApplicationEnd, clears the progress bar and closes the event log. */
+  end(failure?: string): Promise<void>;
+}
+
+/** The event log dir when none is set: under the user's state dir (XDG), as logs are kept. */
+export function defaultEventLogDir(env: NodeJS.ProcessEnv = process.env): string {
+  const state = env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
+  return join(state, 'wick', 'event-logs');
+}
+
+export async function watchApplication(
+  conf: WickConf,
+  bus: LiveListenerBus,
+  app: { appId: string; appName: string },
+): Promise<ApplicationWatch> {
+  const tracker = new AppStatusTracker(bus, {
+    jobs: conf.get(AppConf.retainedJobs),
+    stages: conf.get(AppConf.retainedStages),
+  });
+  let writer: EventLogWriter | undefined;
+  let offLog: (() => void) | undefined;
+  if (conf.get(AppConf.eventLogEnabled)) {
+    try {
+      writer = await EventLogWriter.start({
+        dir: conf.get(AppConf.eventLogDir) || defaultEventLogDir(),
+        appId: app.appId,
+        compress: conf.get(AppConf.eventLogCompress),
+        ...(conf.get(AppConf.eventLogRolling)
+          ? { rollAtBytes: conf.get(AppConf.eventLogRollingMaxFileSize) }
+          : {}),
+        onError: (err) =>
+          log.warn(`The event log stopped (${err.message}); the application goes on without it`),
+      });
+      const w = writer;
+      offLog = bus.onEvent((e) => w.write(e));
+      log.info(`Writing the event log to ${w.path}`);
+    } catch (err) {
+      log.warn(
+        `No event log (wick.eventLog.enabled): ${(err as Error).message}; the application goes on without it`,
+      );
+    }
+  }
+  bus.post({
+    event: 'WickListenerApplicationStart',
+    appName: app.appName.slice(0, 200),
+    appId: app.appId.slice(0, 200),
+    time: Date.now(),
+    user: safeUser().slice(0, 200),
+  });
+  let bar: ConsoleProgressBar | undefined;
+  if (conf.get(AppConf.showConsoleProgress)) {
+    bar = new ConsoleProgressBar({
+      stages: () => tracker.activeStages().map((s) => ({ ...s, submittedAtMs: s.submissionTime })),
+      err: process.stderr,
+      out: process.stdout,
+    });
+    if (bar.enabled) bar.start();
+  }
+  let ended: Promise<void> | undefined;
+  return {
+    tracker,
+    eventLog: writer?.path,
+    end(failure) {
+      ended ??= (async () => {
+        bar?.stop();
+        bus.post({
+          event: 'WickListenerApplicationEnd',
+          time: Date.now(),
+          ...(failure !== undefined ? { failure: truncateMessage(failure) } : {}),
+        });
+        offLog?.();
+        await writer?.close();
+      })();
+      return ended;
+    },
+  };
+}
+
+function safeUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return process.env.USER ?? '';
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Spark's console progress bar in a real terminal: `wick submit` of SparkPi on a pseudo-terminal
+ * (util-linux's `script`) draws `[Stage 0:===>   (done + running) / total]` on stderr while its
+ * stage runs, clears it, and the application's own line comes out whole; in a pipe, or with
+ * wick.ui.showConsoleProgress=false, nothing of it is written.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { test } from 'node:test';
+import { assertBuilt, repoRoot, runWick, wickBin } from '../helpers/cli.js';
+
+const hasScript = spawnSync('sh', ['-c', 'command -v script']).status === 0;
+
+/** Runs `wick args` on a pseudo-terminal of 80 columns; what the terminal got. */
+function onTerminal(args: string[]): Promise<{ code: number | null; screen: string }> {
+  const command = [process.execPath, wickBin, ...args].map((a) => `'${a}'`).join(' ');
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    cwd: repoRoot,
+    env: { ...process.env, COLUMNS: '80', WICK_LOG_LEVEL: 'WARN' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let screen = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    screen += d;
+  });
+  // Bounded: `script` and what runs on it go if the run hangs.
+  const guard = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  return new Promise((resolve) =>
+    child.once('close', (code) => {
+      clearTimeout(guard);
+      resolve({ code, screen });
+    }),
+  );
+}
+
+const PI = ['submit', '--master', 'local', 'examples/pi.ts', '3000'];
+
+test('on a terminal: the bar while the stage runs, cleared, and the answer on a line of its own', {
+  skip: hasScript ? undefined : 'needs util-linux script',
+  timeout: 180_000,
+}, async () => {
+  assertBuilt();
+  const { code, screen } = await onTerminal(PI);
+  assert.equal(code, 0, screen);
+  const bars = [...screen.matchAll(/\r(\[Stage 0:[= >]*\((\d+) \+ (\d+)\) \/ 3000\])\r/g)];
+  assert.ok(bars.length > 0, `no progress bar drawn:\n${screen.slice(-2000)}`);
+  for (const b of bars) assert.equal(b[1]?.length, 79, `a bar of the terminal's width: ${b[1]}`);
+  const done = bars.map((b) => Number(b[2]));
+  assert.deepEqual(
+    done,
+    [...done].sort((a, b) => a - b),
+    'tasks done only go up',
+  );
+  // The answer's line: after the bar's clearing (\r, blanks, \r), whole.
+  const line = screen.split('\n').find((l) => l.includes('Pi is roughly')) ?? '';
+  assert.match(line.split('\r').filter(Boolean).at(-1) ?? '', /^Pi is roughly 3\.1\d*$/, line);
+  assert.match(line, /(^|\] ?\r\r {79}\r)Pi is roughly/, 'the bar cleared before it');
+});
+
+test('no bar in a pipe, nor on a terminal with wick.ui.showConsoleProgress=false', {
+  skip: hasScript ? undefined : 'needs util-linux script',
+  timeout: 180_000,
+}, async () => {
+  assertBuilt();
+  const piped = await runWick(PI, { env: { WICK_LOG_LEVEL: 'WARN' } });
+  assert.equal(piped.code, 0, piped.stderr);
+  assert.match(piped.stdout, /Pi is roughly/);
+  assert.doesNotMatch(piped.stderr + piped.stdout, /\[Stage/);
+  const off = await onTerminal([
+    ...PI.slice(0, 1),
+    '--conf',
+    'wick.ui.showConsoleProgress=false',
+    ...PI.slice(1),
+  ]);
+  assert.equal(off.code, 0, off.screen);
+  assert.match(off.screen, /Pi is roughly/);
+  assert.doesNotMatch(off.screen, /\[Stage/);
+});
