@@ -29,7 +29,14 @@ export const APP_CODE_ENV = 'WICK_APP_CODE';
 /** The folder of the files shipped with `--files`, fetched from the master; the driver adds each. */
 export const ADDED_FILES_ENV = 'WICK_ADDED_FILES';
 
-// Submit → driver
+// Submit → driver (client mode: the submit's own process; cluster mode: through the driver's
+// description, which its worker runs). The master's URL goes as WICK_MASTER, a user's setting
+// too, named with the others in conf/load.ts.
+
+/** The submit's resolved settings, as JSON (secrets left out), which the driver starts from. */
+export const SUBMIT_CONF_ENV = 'WICK_SUBMIT_CONF';
+/** The application's name given to the submit (--name). */
+export const APP_NAME_ENV = 'WICK_APP_NAME';
 
 /** The folder the application's modules resolve from on executors: its main file's. */
 export const APP_DIR_ENV = 'WICK_APP_DIR';

@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { APP_NAME_ENV, SUBMIT_CONF_ENV } from '../protocol/childEnv.js';
 import type { DriverDescription } from '../protocol/common.js';
 import type { FileRef } from '../protocol/files.js';
 import { withoutSecrets } from '../rpc/clusterSecret.js';
@@ -39,8 +40,8 @@ export function driverDescription(o: {
       ],
       env: {
         WICK_MASTER: o.masterUrl,
-        WICK_SUBMIT_CONF: JSON.stringify(withoutSecrets(o.conf)),
-        ...(o.name ? { WICK_APP_NAME: o.name } : {}),
+        [SUBMIT_CONF_ENV]: JSON.stringify(withoutSecrets(o.conf)),
+        ...(o.name ? { [APP_NAME_ENV]: o.name } : {}),
       },
     },
   };

@@ -2,7 +2,7 @@ import { dirname, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { formatFailure, wickCode } from '../app/driver/appFailure.js';
 import { WickContext } from '../app/driver/WickContext.js';
-import { APP_CODE_ENV, APP_DIR_ENV } from '../protocol/childEnv.js';
+import { APP_CODE_ENV, APP_DIR_ENV, APP_NAME_ENV, SUBMIT_CONF_ENV } from '../protocol/childEnv.js';
 import { parseStackFrames } from '../shared/stackFrames.js';
 import { importModule } from '../util/importModule.js';
 import { distFile } from '../util/paths.js';
@@ -31,11 +31,11 @@ export const LIBRARY_KEY = Symbol.for('wick.library');
  */
 export async function runAppHere(run: AppRun): Promise<void> {
   process.env.WICK_MASTER = run.master;
-  process.env.WICK_SUBMIT_CONF = JSON.stringify(run.conf);
+  process.env[SUBMIT_CONF_ENV] = JSON.stringify(run.conf);
   process.env[APP_DIR_ENV] = dirname(run.source);
   if (run.root) process.env[APP_CODE_ENV] = run.root;
   process.env.WICK_CLI ??= distFile('wick.cjs');
-  if (run.appName) process.env.WICK_APP_NAME = run.appName;
+  if (run.appName) process.env[APP_NAME_ENV] = run.appName;
   const global = globalThis as { [LIBRARY_KEY]?: unknown };
   global[LIBRARY_KEY] ??= await import('../app/index.js');
   process.argv = [process.argv[0] as string, run.source, ...run.args];

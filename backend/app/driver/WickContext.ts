@@ -5,7 +5,7 @@ import { AppConf } from '../../conf/app.js';
 import { WickConf } from '../../conf/WickConf.js';
 import { describeFiles } from '../../files/describeFiles.js';
 import type { FileServer } from '../../files/FileServer.js';
-import { ADDED_FILES_ENV } from '../../protocol/childEnv.js';
+import { ADDED_FILES_ENV, APP_NAME_ENV, SUBMIT_CONF_ENV } from '../../protocol/childEnv.js';
 import type { AppFailure } from '../../protocol/common.js';
 import type { ShippedFile } from '../../protocol/files.js';
 import type { PartitionAction, PartitionSource } from '../../protocol/task.js';
@@ -186,7 +186,7 @@ export class WickContext {
 
   static async create(options: WickContextOptions = {}): Promise<WickContext> {
     const conf = new WickConf();
-    const submitted = process.env.WICK_SUBMIT_CONF;
+    const submitted = process.env[SUBMIT_CONF_ENV];
     if (submitted) {
       for (const [k, v] of Object.entries(JSON.parse(submitted) as Record<string, string>))
         conf.set(k, v);
@@ -199,7 +199,7 @@ export class WickContext {
       );
     }
     const appName =
-      options.appName ?? (conf.get(AppConf.appName) || process.env.WICK_APP_NAME || '');
+      options.appName ?? (conf.get(AppConf.appName) || process.env[APP_NAME_ENV] || '');
     if (!appName) {
       throw new Error(
         'An application name must be set in your configuration: pass { appName } or set wick.app.name',

@@ -2,7 +2,7 @@ import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { executorAuth } from '../../app/driver/driverAuth.js';
 import { WorkerWatcher } from '../../app/WorkerWatcher.js';
-import { APP_DIR_ENV } from '../../protocol/childEnv.js';
+import { APP_DIR_ENV, APP_NAME_ENV, SUBMIT_CONF_ENV } from '../../protocol/childEnv.js';
 import { wickProtocol } from '../../protocol/index.js';
 import { RpcEnv } from '../../rpc/index.js';
 import { runAppHere } from '../../submit/runApp.js';
@@ -48,13 +48,13 @@ export function registerDriverWrapper(program: Command): void {
           process.exit(code);
         }),
       );
-      const conf = JSON.parse(process.env.WICK_SUBMIT_CONF ?? '{}') as Record<string, string>;
+      const conf = JSON.parse(process.env[SUBMIT_CONF_ENV] ?? '{}') as Record<string, string>;
       await runAppHere({
         bundle: userApp,
         source: process.env[APP_DIR_ENV] ? `${process.env[APP_DIR_ENV]}/app` : userApp,
         args,
         master,
-        appName: process.env.WICK_APP_NAME,
+        appName: process.env[APP_NAME_ENV],
         conf,
       });
       process.env[APP_DIR_ENV] ??= dirname(userApp);
