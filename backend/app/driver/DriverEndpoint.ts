@@ -14,6 +14,7 @@ import {
   StopExecutor,
 } from '../../protocol/executor.js';
 import type { AppCode, ShippedFile } from '../../protocol/files.js';
+import type { WickListenerTaskEnd } from '../../protocol/listener.js';
 import type { AnyMessageDef, MessageOf, WireMessage } from '../../protocol/registry.js';
 import { withoutSecrets } from '../../rpc/clusterSecret.js';
 import {
@@ -347,21 +348,26 @@ export class DriverEndpoint extends RpcEndpoint {
   private statusUpdate(m: MessageOf<typeof StatusUpdate>): void {
     const executor = this.registered.get(m.executorId);
     if (m.state === 'LAUNCHING' || m.state === 'RUNNING') return;
-    const jobId = this.scheduler.jobOf(m.taskId);
-    const stage = this.scheduler.stageOfTask(m.taskId);
-    this.bus.post({
+    // Built field by field: this runs for every task, and spreads of small objects cost here.
+    const end: WickListenerTaskEnd = {
       event: 'WickListenerTaskEnd',
       taskId: m.taskId,
-      ...(jobId !== undefined ? { jobId } : {}),
       executorId: m.executorId,
       state: m.state,
-      ...(m.durationMs !== undefined ? { durationMs: m.durationMs } : {}),
-      ...(m.metrics ? { metrics: m.metrics } : {}),
-      ...(stage ?? {}),
-      ...(m.error
-        ? { error: truncateMessage(m.error.stack ?? `${m.error.name}: ${m.error.message}`) }
-        : {}),
-    });
+    };
+    const jobId = this.scheduler.jobOf(m.taskId);
+    if (jobId !== undefined) end.jobId = jobId;
+    if (m.durationMs !== undefined) end.durationMs = m.durationMs;
+    if (m.metrics) end.metrics = m.metrics;
+    const stage = this.scheduler.stageOfTask(m.taskId);
+    if (stage) {
+      end.stageId = stage.stageId;
+      end.stageAttemptId = stage.stageAttemptId;
+      end.index = stage.index;
+    }
+    if (m.error)
+      end.error = truncateMessage(m.error.stack ?? `${m.error.name}: ${m.error.message}`);
+    this.bus.post(end);
     // As Spark's: any end frees what the task held, even when its job is gone (aborted meanwhile,
     // its tasks killed), or the executor's cores would stay taken for good.
     executor?.ended(m.taskId, this.now());

@@ -1,7 +1,8 @@
-import type {
-  WickListenerEvent,
-  WickListenerEventName,
-  WickListenerEventOf,
+import {
+  listenerEvents,
+  type WickListenerEvent,
+  type WickListenerEventName,
+  type WickListenerEventOf,
 } from '../../protocol/listener.js';
 import { getLogger, type Logger } from '../../util/log.js';
 
@@ -22,7 +23,15 @@ type Handler<E> = (event: E) => void;
  * were posted. A subscriber that throws is logged, and the others and the poster go on.
  */
 export class LiveListenerBus {
-  private readonly handlers: { kind: WickListenerEventName | undefined; fn: Handler<never> }[] = [];
+  /**
+   * Subscribers in the order they subscribed, each with the kind it hears (undefined: all). The
+   * array is replaced, never changed, when one subscribes or leaves: a delivery goes on over the
+   * array it began with (a subscriber added during it hears the next event), without copying it
+   * for every event; and each kind's subscribers are kept apart, so that an event is offered only
+   * to those who hear it (a task's start and end are posted for every task).
+   */
+  private handlers: readonly Entry[] = [];
+  private byKind = new Map<WickListenerEventName, readonly Entry[]>();
   private readonly queue: WickListenerEvent[] = [];
   private delivering = false;
 
@@ -55,7 +64,7 @@ export class LiveListenerBus {
 
   /** Whether anything hears events named `kind` (a poster may then skip making them). */
   hears(kind: WickListenerEventName): boolean {
-    return this.handlers.some((h) => h.kind === undefined || h.kind === kind);
+    return (this.byKind.get(kind)?.length ?? 0) > 0;
   }
 
   /** How many subscribers there are (tests). */
@@ -64,18 +73,33 @@ export class LiveListenerBus {
   }
 
   private add(kind: WickListenerEventName | undefined, fn: Handler<never>): () => void {
-    const entry = { kind, fn };
-    this.handlers.push(entry);
+    const entry: Entry = { kind, fn };
+    this.handlers = [...this.handlers, entry];
+    this.index();
     return () => {
-      const i = this.handlers.indexOf(entry);
-      if (i >= 0) this.handlers.splice(i, 1);
+      if (!this.handlers.includes(entry)) return;
+      this.handlers = this.handlers.filter((h) => h !== entry);
+      this.index();
     };
   }
 
+  /** Each kind's subscribers (and those of every event), in subscription order. */
+  private index(): void {
+    const byKind = new Map<WickListenerEventName, Entry[]>();
+    for (const h of this.handlers) {
+      for (const kind of h.kind === undefined ? allKinds : [h.kind]) {
+        let list = byKind.get(kind);
+        if (!list) byKind.set(kind, (list = []));
+        list.push(h);
+      }
+    }
+    this.byKind = byKind;
+  }
+
   private deliver(event: WickListenerEvent): void {
-    // A snapshot: a subscriber that subscribes or unsubscribes another changes the next event's.
-    for (const { kind, fn } of [...this.handlers]) {
-      if (kind !== undefined && kind !== event.event) continue;
+    const handlers = this.byKind.get(event.event);
+    if (!handlers) return;
+    for (const { fn } of handlers) {
       try {
         (fn as Handler<WickListenerEvent>)(event);
       } catch (err) {
@@ -84,3 +108,12 @@ export class LiveListenerBus {
     }
   }
 }
+
+interface Entry {
+  kind: WickListenerEventName | undefined;
+  fn: Handler<never>;
+}
+
+const allKinds: readonly WickListenerEventName[] = listenerEvents.map(
+  (e) => e.properties.event.const as WickListenerEventName,
+);

@@ -310,7 +310,11 @@ export class TaskScheduler {
     const job = t && this.jobs.get(t.jobId);
     const stage = job?.spec.stage;
     if (!t || !job || !stage) return undefined;
-    return { ...stage, index: job.spec.partitions?.[t.partition] ?? t.partition };
+    return {
+      stageId: stage.stageId,
+      stageAttemptId: stage.stageAttemptId,
+      index: job.spec.partitions?.[t.partition] ?? t.partition,
+    };
   }
 
   private describe(job: JobState, partition: number): TaskDescription {
