@@ -88,9 +88,9 @@ export class LiveListenerBus {
     const byKind = new Map<WickListenerEventName, Entry[]>();
     for (const h of this.handlers) {
       for (const kind of h.kind === undefined ? allKinds : [h.kind]) {
-        let list = byKind.get(kind);
-        if (!list) byKind.set(kind, (list = []));
-        list.push(h);
+        const list = byKind.get(kind);
+        if (list) list.push(h);
+        else byKind.set(kind, [h]);
       }
     }
     this.byKind = byKind;
