@@ -285,6 +285,28 @@ function makeHost(
   };
 }
 
+/**
+ * `wick <args>` on `host`, in a shell that first writes `files` (path → text, relative) into
+ * /tmp/app and works there: the host's own /tmp, which no other host sees, as a user's machine
+ * holds the app they submit.
+ */
+export function wickInOwnTmp(
+  host: Host,
+  files: Record<string, string>,
+  args: readonly string[],
+): HostProcess {
+  const env: NodeJS.ProcessEnv = {};
+  const lines = ['set -e', 'mkdir -p /tmp/app && cd /tmp/app'];
+  Object.keys(files).forEach((path, i) => {
+    env[`APP_FILE_${i}`] = files[path];
+    lines.push(`mkdir -p "$(dirname '${path}')"`, `printf '%s' "$APP_FILE_${i}" > '${path}'`);
+  });
+  lines.push('exec "$@"');
+  return host.spawn('sh', ['-c', lines.join('\n'), 'sh', process.execPath, wickBin, ...args], {
+    env,
+  });
+}
+
 /** The test's environment without WICK_* settings (a master, a log level) that would change runs. */
 function withoutWickSettings(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('WICK_')));

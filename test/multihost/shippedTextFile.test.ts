@@ -9,8 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { wickBin } from '../helpers/cli.js';
-import { type Host, type HostProcess, hostsUnavailable, startHosts } from '../helpers/hosts.js';
+import { hostsUnavailable, startHosts, wickInOwnTmp } from '../helpers/hosts.js';
 
 const APP: Record<string, string> = {
   'app.ts': `
@@ -52,20 +51,6 @@ await wc.stop();
 
 const EXPECTED = ['RESULT shipped a b c d e f g h', 'RESULT added x y z'];
 
-/** `wick <args>` on `host`, in /tmp/app of the host's own /tmp, after writing the app there. */
-function submitFromOwnTmp(host: Host, args: readonly string[]): HostProcess {
-  const env: NodeJS.ProcessEnv = {};
-  const lines = ['set -e', 'mkdir -p /tmp/app && cd /tmp/app'];
-  Object.keys(APP).forEach((path, i) => {
-    env[`APP_FILE_${i}`] = APP[path];
-    lines.push(`printf '%s' "$APP_FILE_${i}" > '${path}'`);
-  });
-  lines.push('exec "$@"');
-  return host.spawn('sh', ['-c', lines.join('\n'), 'sh', process.execPath, wickBin, ...args], {
-    env,
-  });
-}
-
 test('textFile by the shipped name (--files words.txt) and of a wc.addFile path, on hosts that never saw either', {
   skip: hostsUnavailable(),
   timeout: 180_000,
@@ -74,7 +59,7 @@ test('textFile by the shipped name (--files words.txt) and of a wc.addFile path,
   const master = await net.host('master').startMaster();
   const w1 = await net.host('w1').startWorker(master.url, { cores: 2 });
   const w2 = await net.host('w2').startWorker(master.url, { cores: 2 });
-  const submit = submitFromOwnTmp(net.host('user'), [
+  const submit = wickInOwnTmp(net.host('user'), APP, [
     'submit',
     '--master',
     master.url,

@@ -13,8 +13,7 @@ import { execFile } from 'node:child_process';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import type { AppSummary } from '../../backend/protocol/state.js';
-import { wickBin } from '../helpers/cli.js';
-import { type Host, type HostProcess, hostsUnavailable, startHosts } from '../helpers/hosts.js';
+import { type HostProcess, hostsUnavailable, startHosts, wickInOwnTmp } from '../helpers/hosts.js';
 import { waitFor } from '../helpers/processes.js';
 
 const run = promisify(execFile);
@@ -75,23 +74,6 @@ export function scale(x: number): number {
 /** 10·x + 7, zero-padded, with the shipped file's word. */
 const EXPECTED = 'RESULT 0017:hello 0027:hello 0037:hello 0047:hello';
 
-/**
- * `wick <args>` on `host`, in a shell that first writes the app into /tmp/app (the host's own
- * /tmp: each process on a simulated host gets a fresh one).
- */
-function submitFromOwnTmp(host: Host, args: readonly string[]): HostProcess {
-  const env: NodeJS.ProcessEnv = {};
-  const lines = ['set -e', 'mkdir -p /tmp/app && cd /tmp/app'];
-  Object.keys(APP).forEach((path, i) => {
-    env[`APP_FILE_${i}`] = APP[path];
-    lines.push(`mkdir -p "$(dirname '${path}')"`, `printf '%s' "$APP_FILE_${i}" > '${path}'`);
-  });
-  lines.push('exec "$@"');
-  return host.spawn('sh', ['-c', lines.join('\n'), 'sh', process.execPath, wickBin, ...args], {
-    env,
-  });
-}
-
 async function finished(p: HostProcess): Promise<{ code: number | null; stdout: string }> {
   const end = await p.closed;
   return { code: end.code, stdout: p.stdout };
@@ -105,7 +87,7 @@ test('client mode: tasks use the app’s module, npm package, JSON and file on h
   const master = await net.host('master').startMaster();
   const w1 = await net.host('w1').startWorker(master.url, { cores: 2 });
   const w2 = await net.host('w2').startWorker(master.url, { cores: 2 });
-  const submit = submitFromOwnTmp(net.host('user'), [
+  const submit = wickInOwnTmp(net.host('user'), APP, [
     'submit',
     '--master',
     master.url,
@@ -166,7 +148,7 @@ test('cluster mode from a host that reaches only the master: uploaded, fetched, 
     await run('ip', ['-n', user.netns, 'route', 'add', 'blackhole', `${net.host(w).address}/32`]);
   }
 
-  const submit = submitFromOwnTmp(user, [
+  const submit = wickInOwnTmp(user, APP, [
     'submit',
     '--master',
     master.url,
