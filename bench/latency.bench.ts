@@ -1,0 +1,206 @@
+/**
+ * Benchmark `latency`: how long an interactive user waits for a small job on a running
+ * application (issue 31, item 4): what a shell or notebook user feels on every action.
+ *
+ * Wick: a local cluster of a master and 2 workers × 1 core (bench/lib/clusterServer.ts, from the
+ * built bundle), a WickContext in this process with both executors registered, then jobs of 2
+ * no-op tasks, `wc.range(0, 2, 1, 2).foreach(() => {})`, one after another, each timed from the
+ * action's call to its result (DAGScheduler, LaunchTask, the task on the executor's pool,
+ * StatusUpdate, the job's end). Then jobs of 100 no-op tasks the same way.
+ *
+ * Floor: the same round trip with nothing but a TCP socket and one JSON line each way, to two
+ * processes, in the same run: the `tasks` benchmark's raw driver and raw executors
+ * (bench/lib/rawTaskDriver.ts, rawTaskExecutor.ts), one task to each executor and both answers
+ * back; for 100 tasks, 50 to each with as many in flight as Wick's driver allows (1 per core plus
+ * PREFETCH_PER_CORE). Wick's and the floor's jobs alternate one by one (and which goes first), so
+ * that both see the same machine; figures are percentiles by nearest rank.
+ *
+ * Writes bench/results/latency.json: figures.jobP50Ms, jobP99Ms, job100P50Ms (and more), the
+ * floor's in baseline, Wick ÷ floor in ratios. Goals (issue 31): p50 ≤ 0.5 ms, p99 ≤ 2 ms, a
+ * 100-task job ≤ 3 ms, on a quiet machine.
+ *
+ *   npm run bench -- latency [--jobs 1000] [--jobs100 200] [--warmup 300] [--profile DIR]
+ *
+ * --profile DIR writes CPU profiles into DIR: of this process (the driver) over the timed jobs,
+ * and of each executor from start to exit (bench/lib/cpuProfilePreload.cjs). Profiled runs are
+ * slower; do not compare their figures. bench/lib/latencyPhases.ts splits a job's time by phase.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import os from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { PREFETCH_PER_CORE } from '../backend/app/driver/prefetch.js';
+import type { WickContext } from '../backend/app/index.js';
+import { setLogLevel } from '../backend/util/log.js';
+import { int, sized } from './lib/args.js';
+import type { Goal } from './lib/goals.js';
+import { startServer, stopAll } from './lib/process.js';
+import { executorProfileEnv } from './lib/profiling.js';
+import { RawTaskDriver } from './lib/rawTaskDriver.js';
+import { writeResults } from './lib/results.js';
+import { runBenchmark } from './lib/run.js';
+import { percentile, round } from './lib/stats.js';
+import { fmt, printTable } from './lib/table.js';
+import { connect, startCluster } from './lib/wickApp.js';
+
+/** Issue 31, item 4: what an interactive user should wait at most, on a quiet machine. */
+export const goals: Goal[] = [
+  { figure: 'figures.jobP50Ms', op: '<=', value: 0.5, what: '2-task job p50 (ms)' },
+  { figure: 'figures.jobP99Ms', op: '<=', value: 2, what: '2-task job p99 (ms)' },
+  { figure: 'figures.job100P50Ms', op: '<=', value: 3, what: '100-task job p50 (ms)' },
+];
+
+const WATCHDOG_MS = 15 * 60_000;
+const EXECUTORS = 2;
+const CORES = 1;
+const SMALL = 2;
+const LARGE = 100;
+
+const { values: opts } = parseArgs({
+  options: {
+    jobs: { type: 'string', default: sized('1000', '20') },
+    jobs100: { type: 'string', default: sized('200', '5') },
+    warmup: { type: 'string', default: sized('300', '5') },
+    profile: { type: 'string' },
+  },
+  strict: true,
+});
+
+const jobs = int('jobs', opts.jobs, 1, 1_000_000);
+const jobs100 = int('jobs100', opts.jobs100, 1, 100_000);
+const warmup = int('warmup', opts.warmup, 0, 1_000_000);
+const profileDir = opts.profile ? resolve(opts.profile) : undefined;
+const inFlight = CORES * (1 + PREFETCH_PER_CORE);
+
+/** ms from the call to the result of `job`. */
+async function timeMs(job: () => Promise<void>): Promise<number> {
+  const t0 = performance.now();
+  await job();
+  return performance.now() - t0;
+}
+
+/** `count` pairs of one Wick job and one floor job, alternating which goes first. */
+async function alternate(
+  count: number,
+  wick: () => Promise<void>,
+  floor: () => Promise<void>,
+): Promise<{ wick: number[]; floor: number[] }> {
+  const w: number[] = [];
+  const f: number[] = [];
+  for (let i = 0; i < count; i++) {
+    if (i % 2 === 0) {
+      w.push(await timeMs(wick));
+      f.push(await timeMs(floor));
+    } else {
+      f.push(await timeMs(floor));
+      w.push(await timeMs(wick));
+    }
+  }
+  return { wick: w.sort((a, b) => a - b), floor: f.sort((a, b) => a - b) };
+}
+
+async function main(): Promise<void> {
+  setLogLevel('WARN');
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
+  const loadBefore = os.loadavg()[0] as number;
+  const cluster = await startCluster({
+    workers: EXECUTORS,
+    cores: CORES,
+    env: executorProfileEnv(profileDir),
+  });
+  const raw = await RawTaskDriver.listen();
+  let wc: WickContext | undefined;
+  try {
+    await Promise.all(
+      Array.from({ length: EXECUTORS }, (_, i) =>
+        startServer<{ pid: number }>('bench/lib/rawTaskExecutor.ts', {
+          args: [String(raw.port), String(i)],
+        }),
+      ),
+    );
+    await raw.waitForExecutors(EXECUTORS);
+    wc = await connect(cluster.ready.url, 'bench-latency', EXECUTORS);
+    const context = wc;
+    console.log(
+      `latency: ${EXECUTORS} executors × ${CORES} core (cluster ${cluster.ready.url}, app ${context.appId}); ` +
+        `${fmt(jobs)} jobs of ${SMALL} no-op tasks and ${fmt(jobs100)} of ${LARGE}, each beside the same on raw NDJSON; ` +
+        `${os.cpus().length} CPUs, load ${loadBefore.toFixed(1)}`,
+    );
+
+    const wickJob = (n: number) => () => context.range(0, n, 1, n).foreach(() => {});
+    const floorJob = (n: number) => () => raw.run(n, inFlight);
+    // Warm-up: JIT on every side, the executors' pool threads started, the closure cached.
+    await alternate(warmup, wickJob(SMALL), floorJob(SMALL));
+    await alternate(Math.ceil(warmup / 10), wickJob(LARGE), floorJob(LARGE));
+
+    let session: Session | undefined;
+    if (profileDir) {
+      session = new Session();
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+    }
+    const small = await alternate(jobs, wickJob(SMALL), floorJob(SMALL));
+    const loadMid = os.loadavg()[0] as number;
+    const large = await alternate(jobs100, wickJob(LARGE), floorJob(LARGE));
+    if (session && profileDir) {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      const file = join(profileDir, `driver-${process.pid}.cpuprofile`);
+      writeFileSync(file, JSON.stringify(profile));
+      console.log(`  profile of the driver: ${file}`);
+    }
+    const loadAfter = os.loadavg()[0] as number;
+
+    const ms = (sorted: number[], p: number) => round(percentile(sorted, p), 3);
+    const figures = {
+      jobP50Ms: ms(small.wick, 50),
+      jobP90Ms: ms(small.wick, 90),
+      jobP99Ms: ms(small.wick, 99),
+      jobMaxMs: ms(small.wick, 100),
+      job100P50Ms: ms(large.wick, 50),
+      job100P99Ms: ms(large.wick, 99),
+      jobs,
+      jobs100,
+      cpus: os.cpus().length,
+      loadAverage1m: round(Math.max(loadBefore, loadMid, loadAfter), 2),
+    };
+    const baseline = {
+      rawP50Ms: ms(small.floor, 50),
+      rawP90Ms: ms(small.floor, 90),
+      rawP99Ms: ms(small.floor, 99),
+      raw100P50Ms: ms(large.floor, 50),
+      raw100P99Ms: ms(large.floor, 99),
+    };
+    const ratios = {
+      jobP50VsRaw: round(figures.jobP50Ms / baseline.rawP50Ms, 2),
+      jobP99VsRaw: round(figures.jobP99Ms / baseline.rawP99Ms, 2),
+      job100P50VsRaw: round(figures.job100P50Ms / baseline.raw100P50Ms, 2),
+    };
+    const file = writeResults('latency', { goals, figures, baseline, ratios });
+
+    const row = (what: string, w: number, f: number) => [what, fmt(w, 3), fmt(f, 3), fmt(w / f, 1)];
+    printTable(
+      `latency — ms from the action's call to its result, ${EXECUTORS} executors × ${CORES} core (${fmt(jobs)} and ${fmt(jobs100)} jobs)`,
+      ['', 'Wick ms', 'raw NDJSON ms (floor)', 'Wick ÷ floor'],
+      [
+        row(`${SMALL} tasks, p50`, figures.jobP50Ms, baseline.rawP50Ms),
+        row(`${SMALL} tasks, p90`, figures.jobP90Ms, baseline.rawP90Ms),
+        row(`${SMALL} tasks, p99`, figures.jobP99Ms, baseline.rawP99Ms),
+        row(`${LARGE} tasks, p50`, figures.job100P50Ms, baseline.raw100P50Ms),
+        row(`${LARGE} tasks, p99`, figures.job100P99Ms, baseline.raw100P99Ms),
+      ],
+    );
+    console.log(
+      `\n${os.cpus().length} CPUs; 1-minute load average ${loadBefore.toFixed(1)} before, ${loadMid.toFixed(1)} between, ${loadAfter.toFixed(1)} after (this benchmark's own processes add about 1).`,
+    );
+    console.log(`Wrote ${file}`);
+  } finally {
+    await wc?.stop().catch(() => {});
+    await raw.close();
+    await stopAll();
+  }
+}
+
+await runBenchmark('latency', main, WATCHDOG_MS);
