@@ -21,9 +21,15 @@
  *
  *   npm run bench -- latency [--jobs 1000] [--jobs100 200] [--warmup 300] [--profile DIR]
  *
+ * After the figures that count, two series of their own say where the time goes (issue 31, item
+ * 2): the CPU a job costs the driver (this process) and the executors (all their threads, /proc),
+ * Wick's jobs in one block and the floor's in another; and, with timestamps at the seams of the
+ * driver's job path (bench/lib/latencyPhases.ts), the median ms of each phase: closure, scheduling,
+ * serialize and write, wire and executors, completion.
+ *
  * --profile DIR writes CPU profiles into DIR: of this process (the driver) over the timed jobs,
  * and of each executor from start to exit (bench/lib/cpuProfilePreload.cjs). Profiled runs are
- * slower; do not compare their figures. bench/lib/latencyPhases.ts splits a job's time by phase.
+ * slower; do not compare their figures.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -35,14 +41,16 @@ import type { WickContext } from '../backend/app/index.js';
 import { setLogLevel } from '../backend/util/log.js';
 import { int, sized } from './lib/args.js';
 import type { Goal } from './lib/goals.js';
+import { PHASES, type Phase, PhaseProbes } from './lib/latencyPhases.js';
 import { startServer, stopAll } from './lib/process.js';
+import { cpuSeconds } from './lib/procStat.js';
 import { executorProfileEnv } from './lib/profiling.js';
 import { RawTaskDriver } from './lib/rawTaskDriver.js';
 import { writeResults } from './lib/results.js';
 import { runBenchmark } from './lib/run.js';
-import { percentile, round } from './lib/stats.js';
+import { median, percentile, round } from './lib/stats.js';
 import { fmt, printTable } from './lib/table.js';
-import { connect, startCluster } from './lib/wickApp.js';
+import { connect, executorPids, startCluster } from './lib/wickApp.js';
 
 /** Issue 31, item 4: what an interactive user should wait at most, on a quiet machine. */
 export const goals: Goal[] = [
@@ -62,6 +70,8 @@ const { values: opts } = parseArgs({
     jobs: { type: 'string', default: sized('1000', '20') },
     jobs100: { type: 'string', default: sized('200', '5') },
     warmup: { type: 'string', default: sized('300', '5') },
+    'cpu-jobs': { type: 'string', default: sized('500', '5') },
+    'phase-jobs': { type: 'string', default: sized('300', '5') },
     profile: { type: 'string' },
   },
   strict: true,
@@ -70,6 +80,8 @@ const { values: opts } = parseArgs({
 const jobs = int('jobs', opts.jobs, 1, 1_000_000);
 const jobs100 = int('jobs100', opts.jobs100, 1, 100_000);
 const warmup = int('warmup', opts.warmup, 0, 1_000_000);
+const cpuJobs = int('cpu-jobs', opts['cpu-jobs'], 1, 1_000_000);
+const phaseJobs = int('phase-jobs', opts['phase-jobs'], 1, 1_000_000);
 const profileDir = opts.profile ? resolve(opts.profile) : undefined;
 const inFlight = CORES * (1 + PREFETCH_PER_CORE);
 
@@ -100,6 +112,35 @@ async function alternate(
   return { wick: w.sort((a, b) => a - b), floor: f.sort((a, b) => a - b) };
 }
 
+/** CPU µs per job of this process and of the processes `pids` together, over `count` jobs. */
+async function cpuPerJob(
+  count: number,
+  pids: number[],
+  job: () => Promise<void>,
+): Promise<{ driverUs: number; executorsUs: number }> {
+  const ex0 = pids.map(cpuSeconds);
+  const cpu0 = process.cpuUsage();
+  for (let i = 0; i < count; i++) await job();
+  const cpu = process.cpuUsage(cpu0);
+  const ex1 = pids.map(cpuSeconds);
+  const executors = ex1.reduce((a, c, i) => a + c - (ex0[i] as number), 0);
+  return { driverUs: (cpu.user + cpu.system) / count, executorsUs: (executors * 1e6) / count };
+}
+
+/** The median ms of each phase over `count` jobs (latencyPhases.ts). */
+async function phaseMedians(
+  probes: PhaseProbes,
+  count: number,
+  job: () => Promise<void>,
+): Promise<Record<Phase, number>> {
+  const samples: Record<Phase, number>[] = [];
+  for (let i = 0; i < count; i++) samples.push(await probes.time(job));
+  return Object.fromEntries(PHASES.map((p) => [p, median(samples.map((x) => x[p]))])) as Record<
+    Phase,
+    number
+  >;
+}
+
 async function main(): Promise<void> {
   setLogLevel('WARN');
   if (profileDir) mkdirSync(profileDir, { recursive: true });
@@ -112,7 +153,7 @@ async function main(): Promise<void> {
   const raw = await RawTaskDriver.listen();
   let wc: WickContext | undefined;
   try {
-    await Promise.all(
+    const rawExecutors = await Promise.all(
       Array.from({ length: EXECUTORS }, (_, i) =>
         startServer<{ pid: number }>('bench/lib/rawTaskExecutor.ts', {
           args: [String(raw.port), String(i)],
@@ -151,6 +192,29 @@ async function main(): Promise<void> {
       writeFileSync(file, JSON.stringify(profile));
       console.log(`  profile of the driver: ${file}`);
     }
+
+    // Where the time goes: CPU per job (Wick's block, then the floor's), then phases.
+    const wickPids = executorPids(context.appId, cluster.pid);
+    if (wickPids.length !== EXECUTORS) {
+      throw new Error(
+        `found ${wickPids.length} executor processes of ${context.appId}, expected 2`,
+      );
+    }
+    const wickCpu = await cpuPerJob(cpuJobs, wickPids, wickJob(SMALL));
+    const rawCpu = await cpuPerJob(
+      cpuJobs,
+      rawExecutors.map((e) => e.pid),
+      floorJob(SMALL),
+    );
+    const probes = new PhaseProbes();
+    let phases: Record<Phase, number>;
+    let phases100: Record<Phase, number>;
+    try {
+      phases = await phaseMedians(probes, phaseJobs, wickJob(SMALL));
+      phases100 = await phaseMedians(probes, Math.ceil(phaseJobs / 5), wickJob(LARGE));
+    } finally {
+      probes.uninstall();
+    }
     const loadAfter = os.loadavg()[0] as number;
 
     const ms = (sorted: number[], p: number) => round(percentile(sorted, p), 3);
@@ -161,6 +225,10 @@ async function main(): Promise<void> {
       jobMaxMs: ms(small.wick, 100),
       job100P50Ms: ms(large.wick, 50),
       job100P99Ms: ms(large.wick, 99),
+      driverCpuUsPerJob: round(wickCpu.driverUs, 1),
+      executorsCpuUsPerJob: round(wickCpu.executorsUs, 1),
+      ...Object.fromEntries(PHASES.map((p) => [`phase.${p}Us`, round(phases[p] * 1000, 1)])),
+      ...Object.fromEntries(PHASES.map((p) => [`phase100.${p}Us`, round(phases100[p] * 1000, 1)])),
       jobs,
       jobs100,
       cpus: os.cpus().length,
@@ -172,6 +240,8 @@ async function main(): Promise<void> {
       rawP99Ms: ms(small.floor, 99),
       raw100P50Ms: ms(large.floor, 50),
       raw100P99Ms: ms(large.floor, 99),
+      rawDriverCpuUsPerJob: round(rawCpu.driverUs, 1),
+      rawExecutorsCpuUsPerJob: round(rawCpu.executorsUs, 1),
     };
     const ratios = {
       jobP50VsRaw: round(figures.jobP50Ms / baseline.rawP50Ms, 2),
@@ -190,6 +260,28 @@ async function main(): Promise<void> {
         row(`${SMALL} tasks, p99`, figures.jobP99Ms, baseline.rawP99Ms),
         row(`${LARGE} tasks, p50`, figures.job100P50Ms, baseline.raw100P50Ms),
         row(`${LARGE} tasks, p99`, figures.job100P99Ms, baseline.raw100P99Ms),
+      ],
+    );
+    const us = (x: number) => fmt(x * 1000, 0);
+    printTable(
+      `where the time goes — median µs per phase over ${fmt(phaseJobs)} and ${fmt(Math.ceil(phaseJobs / 5))} jobs (bench/lib/latencyPhases.ts)`,
+      ['phase (driver timestamps)', `${SMALL} tasks`, `${LARGE} tasks`],
+      [
+        ...PHASES.map((p) => [p, us(phases[p]), us(phases100[p])]),
+        [
+          'sum of medians',
+          us(PHASES.reduce((a, p) => a + phases[p], 0)),
+          us(PHASES.reduce((a, p) => a + phases100[p], 0)),
+        ],
+        ['the floor: raw round trip p50', us(baseline.rawP50Ms), us(baseline.raw100P50Ms)],
+      ],
+    );
+    printTable(
+      `CPU per ${SMALL}-task job, µs (${fmt(cpuJobs)} jobs in a row each; executors: all threads, /proc, 10 ms ticks)`,
+      ['', 'driver', 'executors'],
+      [
+        ['Wick', fmt(wickCpu.driverUs, 1), fmt(wickCpu.executorsUs, 1)],
+        ['raw NDJSON (floor)', fmt(rawCpu.driverUs, 1), fmt(rawCpu.executorsUs, 1)],
       ],
     );
     console.log(
