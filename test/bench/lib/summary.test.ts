@@ -161,7 +161,10 @@ test('the table shows every row with its goal in symbols and the load, and count
     run,
   );
   const lines = formatSummary(s).split('\n');
-  assert.match(lines[1] ?? '', /^benchmark\s+figure\s+value\s+goal\s+status\s+load 1m mean \/ max$/);
+  assert.match(
+    lines[1] ?? '',
+    /^benchmark\s+figure\s+value\s+goal\s+status\s+load 1m mean \/ max$/,
+  );
   assert.match(lines[3] ?? '', /^latency\s+p50\s+0\.432\s+≤ 0\.5\s+met\s+1\.2 \/ 2\.5$/);
   assert.match(lines[4] ?? '', /^latency\s+jobP99Ms\s+12,346\s+≤ 2\s+missed\s+1\.2 \/ 2\.5$/);
   assert.match(lines[5] ?? '', /^latency\s+job100VsRaw\s+0\.500\s+≥ 0\.9\s+missed/);
@@ -208,7 +211,11 @@ test('parseGoals names what is wrong with an entry and what was expected', () =>
     /goal 0 has a what that is not a string/,
   );
   assert.throws(
-    () => parseGoals(Array.from({ length: 101 }, () => ({})), 'x.json'),
+    () =>
+      parseGoals(
+        Array.from({ length: 101 }, () => ({})),
+        'x.json',
+      ),
     /101 goals, at most 100/,
   );
   assert.deepEqual(parseGoals([{ figure: 'ratios.a', op: '==', value: 0, extra: 1 }], 'x.json'), [
@@ -217,8 +224,14 @@ test('parseGoals names what is wrong with an entry and what was expected', () =>
 });
 
 test('values show enough digits to read', () => {
-  assert.deepEqual(
-    [null, 0, 0.0004, 0.4321, 2.345, 45.67, 1234.5, 45_292].map(formatValue),
-    ['—', '0', '0.000', '0.432', '2.35', '45.7', '1,235', '45,292'],
-  );
+  assert.deepEqual([null, 0, 0.0004, 0.4321, 2.345, 45.67, 1234.5, 45_292].map(formatValue), [
+    '—',
+    '0',
+    '0.000',
+    '0.432',
+    '2.35',
+    '45.7',
+    '1,235',
+    '45,292',
+  ]);
 });
