@@ -11,9 +11,10 @@
  * Floor: the same round trip with nothing but a TCP socket and one JSON line each way, to two
  * processes, in the same run: the `tasks` benchmark's raw driver and raw executors
  * (bench/lib/rawTaskDriver.ts, rawTaskExecutor.ts), one task to each executor and both answers
- * back; for 100 tasks, 50 to each with as many in flight as Wick's driver allows (1 per core plus
- * PREFETCH_PER_CORE). Wick's and the floor's jobs alternate one by one (and which goes first), so
- * that both see the same machine; figures are percentiles by nearest rank.
+ * back; for 100 tasks, 50 to each, all written at once (the least a driver can do: Wick's allows
+ * as many in flight, 1 per core plus PREFETCH_PER_CORE). Wick's and the floor's jobs alternate one
+ * by one (and which goes first), so that both see the same machine; figures are percentiles by
+ * nearest rank.
  *
  * Writes bench/results/latency.json: figures.jobP50Ms, jobP99Ms, job100P50Ms (and more), the
  * floor's in baseline, Wick ÷ floor in ratios. Goals (issue 31): p50 ≤ 0.5 ms, p99 ≤ 2 ms, a
@@ -36,14 +37,13 @@ import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { PREFETCH_PER_CORE } from '../backend/app/driver/prefetch.js';
 import type { WickContext } from '../backend/app/index.js';
 import { setLogLevel } from '../backend/util/log.js';
 import { int, sized } from './lib/args.js';
 import type { Goal } from './lib/goals.js';
 import { PHASES, type Phase, PhaseProbes } from './lib/latencyPhases.js';
 import { startServer, stopAll } from './lib/process.js';
-import { cpuSeconds } from './lib/procStat.js';
+import { kernelCounts, threadCpuSeconds } from './lib/procStat.js';
 import { executorProfileEnv } from './lib/profiling.js';
 import { RawTaskDriver } from './lib/rawTaskDriver.js';
 import { writeResults } from './lib/results.js';
@@ -83,7 +83,6 @@ const warmup = int('warmup', opts.warmup, 0, 1_000_000);
 const cpuJobs = int('cpu-jobs', opts['cpu-jobs'], 1, 1_000_000);
 const phaseJobs = int('phase-jobs', opts['phase-jobs'], 1, 1_000_000);
 const profileDir = opts.profile ? resolve(opts.profile) : undefined;
-const inFlight = CORES * (1 + PREFETCH_PER_CORE);
 
 /** ms from the call to the result of `job`. */
 async function timeMs(job: () => Promise<void>): Promise<number> {
@@ -112,19 +111,68 @@ async function alternate(
   return { wick: w.sort((a, b) => a - b), floor: f.sort((a, b) => a - b) };
 }
 
-/** CPU µs per job of this process and of the processes `pids` together, over `count` jobs. */
+/** CPU µs per job: of this process, and of the processes `pids`, main threads and other threads. */
+interface CpuPerJob {
+  driverUs: number;
+  executorsMainUs: number;
+  executorsOtherUs: number;
+  /** System calls and wake-ups per job (kernelCounts): what a round trip costs in the kernel. */
+  driverWrites: number;
+  driverWakeups: number;
+  executorsWrites: number;
+  executorsReads: number;
+  executorsWakeups: number;
+}
+
+type Counts = ReturnType<typeof kernelCounts>;
+
+function sumCounts(pids: number[]): Counts {
+  const all = pids.map(kernelCounts);
+  return {
+    reads: all.reduce((a, c) => a + c.reads, 0),
+    writes: all.reduce((a, c) => a + c.writes, 0),
+    voluntarySwitches: all.reduce((a, c) => a + c.voluntarySwitches, 0),
+    involuntarySwitches: all.reduce((a, c) => a + c.involuntarySwitches, 0),
+  };
+}
+
+/** CPU seconds of each process's main thread and of all its other threads together (/proc). */
+function threadSplit(pids: number[]): { main: number; other: number } {
+  let main = 0;
+  let other = 0;
+  for (const pid of pids) {
+    for (const [tid, s] of threadCpuSeconds(pid)) {
+      if (tid === pid) main += s;
+      else other += s;
+    }
+  }
+  return { main, other };
+}
+
 async function cpuPerJob(
   count: number,
   pids: number[],
   job: () => Promise<void>,
-): Promise<{ driverUs: number; executorsUs: number }> {
-  const ex0 = pids.map(cpuSeconds);
+): Promise<CpuPerJob> {
+  const ex0 = threadSplit(pids);
+  const k0 = sumCounts(pids);
+  const d0 = kernelCounts(process.pid);
   const cpu0 = process.cpuUsage();
   for (let i = 0; i < count; i++) await job();
   const cpu = process.cpuUsage(cpu0);
-  const ex1 = pids.map(cpuSeconds);
-  const executors = ex1.reduce((a, c, i) => a + c - (ex0[i] as number), 0);
-  return { driverUs: (cpu.user + cpu.system) / count, executorsUs: (executors * 1e6) / count };
+  const d1 = kernelCounts(process.pid);
+  const k1 = sumCounts(pids);
+  const ex1 = threadSplit(pids);
+  return {
+    driverUs: (cpu.user + cpu.system) / count,
+    executorsMainUs: ((ex1.main - ex0.main) * 1e6) / count,
+    executorsOtherUs: ((ex1.other - ex0.other) * 1e6) / count,
+    driverWrites: (d1.writes - d0.writes) / count,
+    driverWakeups: (d1.voluntarySwitches - d0.voluntarySwitches) / count,
+    executorsWrites: (k1.writes - k0.writes) / count,
+    executorsReads: (k1.reads - k0.reads) / count,
+    executorsWakeups: (k1.voluntarySwitches - k0.voluntarySwitches) / count,
+  };
 }
 
 /** The median ms of each phase over `count` jobs (latencyPhases.ts). */
@@ -170,7 +218,9 @@ async function main(): Promise<void> {
     );
 
     const wickJob = (n: number) => () => context.range(0, n, 1, n).foreach(() => {});
-    const floorJob = (n: number) => () => raw.run(n, inFlight);
+    // An even split, each executor's share in one write (the raw driver fills one executor up to
+    // `inFlight` before the next).
+    const floorJob = (n: number) => () => raw.run(n, Math.ceil(n / EXECUTORS));
     // Warm-up: JIT on every side, the executors' pool threads started, the closure cached.
     await alternate(warmup, wickJob(SMALL), floorJob(SMALL));
     await alternate(Math.ceil(warmup / 10), wickJob(LARGE), floorJob(LARGE));
@@ -226,7 +276,13 @@ async function main(): Promise<void> {
       job100P50Ms: ms(large.wick, 50),
       job100P99Ms: ms(large.wick, 99),
       driverCpuUsPerJob: round(wickCpu.driverUs, 1),
-      executorsCpuUsPerJob: round(wickCpu.executorsUs, 1),
+      executorsCpuUsPerJob: round(wickCpu.executorsMainUs + wickCpu.executorsOtherUs, 1),
+      executorsMainThreadCpuUsPerJob: round(wickCpu.executorsMainUs, 1),
+      driverWritesPerJob: round(wickCpu.driverWrites, 2),
+      driverWakeupsPerJob: round(wickCpu.driverWakeups, 2),
+      executorsWritesPerJob: round(wickCpu.executorsWrites, 2),
+      executorsReadsPerJob: round(wickCpu.executorsReads, 2),
+      executorsWakeupsPerJob: round(wickCpu.executorsWakeups, 2),
       ...Object.fromEntries(PHASES.map((p) => [`phase.${p}Us`, round(phases[p] * 1000, 1)])),
       ...Object.fromEntries(PHASES.map((p) => [`phase100.${p}Us`, round(phases100[p] * 1000, 1)])),
       jobs,
@@ -241,7 +297,10 @@ async function main(): Promise<void> {
       raw100P50Ms: ms(large.floor, 50),
       raw100P99Ms: ms(large.floor, 99),
       rawDriverCpuUsPerJob: round(rawCpu.driverUs, 1),
-      rawExecutorsCpuUsPerJob: round(rawCpu.executorsUs, 1),
+      rawExecutorsCpuUsPerJob: round(rawCpu.executorsMainUs + rawCpu.executorsOtherUs, 1),
+      rawDriverWritesPerJob: round(rawCpu.driverWrites, 2),
+      rawExecutorsWritesPerJob: round(rawCpu.executorsWrites, 2),
+      rawExecutorsWakeupsPerJob: round(rawCpu.executorsWakeups, 2),
     };
     const ratios = {
       jobP50VsRaw: round(figures.jobP50Ms / baseline.rawP50Ms, 2),
@@ -263,6 +322,14 @@ async function main(): Promise<void> {
       ],
     );
     const us = (x: number) => fmt(x * 1000, 0);
+    const cpuRow = (what: string, c: CpuPerJob) => [
+      what,
+      fmt(c.driverUs, 1),
+      fmt(c.executorsMainUs, 1),
+      fmt(c.executorsOtherUs, 1),
+      `${fmt(c.driverWrites, 1)} / ${fmt(c.driverWakeups, 1)}`,
+      `${fmt(c.executorsReads, 1)} / ${fmt(c.executorsWrites, 1)} / ${fmt(c.executorsWakeups, 1)}`,
+    ];
     printTable(
       `where the time goes — median µs per phase over ${fmt(phaseJobs)} and ${fmt(Math.ceil(phaseJobs / 5))} jobs (bench/lib/latencyPhases.ts)`,
       ['phase (driver timestamps)', `${SMALL} tasks`, `${LARGE} tasks`],
@@ -277,12 +344,16 @@ async function main(): Promise<void> {
       ],
     );
     printTable(
-      `CPU per ${SMALL}-task job, µs (${fmt(cpuJobs)} jobs in a row each; executors: all threads, /proc, 10 ms ticks)`,
-      ['', 'driver', 'executors'],
+      `CPU per ${SMALL}-task job, µs (${fmt(cpuJobs)} jobs in a row each; executors from /proc, in 10 ms ticks)`,
       [
-        ['Wick', fmt(wickCpu.driverUs, 1), fmt(wickCpu.executorsUs, 1)],
-        ['raw NDJSON (floor)', fmt(rawCpu.driverUs, 1), fmt(rawCpu.executorsUs, 1)],
+        '',
+        'driver',
+        'executors: main threads',
+        'executors: other threads',
+        'driver writes / wake-ups',
+        'executors reads / writes / wake-ups',
       ],
+      [cpuRow('Wick', wickCpu), cpuRow('raw NDJSON (floor)', rawCpu)],
     );
     console.log(
       `\n${os.cpus().length} CPUs; 1-minute load average ${loadBefore.toFixed(1)} before, ${loadMid.toFixed(1)} between, ${loadAfter.toFixed(1)} after (this benchmark's own processes add about 1).`,
