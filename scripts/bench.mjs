@@ -7,7 +7,7 @@
 // At the end comes one table of every goal of the benchmarks that ran (bench/lib/summary.ts), with
 // the machine's load average sampled while each ran; a run of all of them also writes it to
 // summary.json beside the results. docs/benchmarks.md says how to read it.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -97,7 +97,12 @@ for (const n of names) {
   if (interrupted) break;
 }
 
-const summary = buildSummary(outcomes, { smoke, cpus: os.cpus().length, startedAt });
+const described = spawnSync('git', ['describe', '--always', '--dirty'], {
+  cwd: root,
+  encoding: 'utf8',
+});
+const commit = described.status === 0 ? described.stdout.trim() : undefined;
+const summary = buildSummary(outcomes, { smoke, cpus: os.cpus().length, startedAt, commit });
 console.log(`\n${formatSummary(summary)}`);
 if (name === undefined && !interrupted) {
   mkdirSync(resultsDir, { recursive: true });

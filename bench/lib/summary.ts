@@ -54,6 +54,8 @@ export interface Summary {
   smoke: boolean;
   cpus: number;
   startedAt: string;
+  /** The commit measured (git describe), when known. */
+  commit?: string;
   rows: SummaryRow[];
   counts: Record<Status, number>;
 }
@@ -120,7 +122,7 @@ function rowsOf(o: BenchOutcome, smoke: boolean): SummaryRow[] {
 
 export function buildSummary(
   outcomes: readonly BenchOutcome[],
-  run: { smoke: boolean; cpus: number; startedAt: string },
+  run: { smoke: boolean; cpus: number; startedAt: string; commit?: string },
 ): Summary {
   const rows = outcomes.flatMap((o) => rowsOf(o, run.smoke));
   const counts: Record<Status, number> = {
