@@ -221,7 +221,7 @@ async function main(): Promise<void> {
     // An even split, each executor's share in one write (the raw driver fills one executor up to
     // `inFlight` before the next).
     const floorJob = (n: number) => () => raw.run(n, Math.ceil(n / EXECUTORS));
-    // Warm-up: JIT on every side, the executors' pool threads started, the closure cached.
+    // Warm-up: JIT on every side, and the executors' pool threads started.
     await alternate(warmup, wickJob(SMALL), floorJob(SMALL));
     await alternate(Math.ceil(warmup / 10), wickJob(LARGE), floorJob(LARGE));
 
