@@ -322,3 +322,65 @@ test('--instances and WICK_WORKER_INSTANCES are checked: a bad count is named', 
   const spark = await s.wick(['start-worker', 'wick://127.0.0.1:1', '--instances', '0']);
   assert.match(spark.stderr, /--instances is "0"/);
 });
+
+test('stop-master SIGKILLs a master that is still there after wick.daemon.stopTimeout', async (t) => {
+  const s = sandbox(t);
+  assert.equal((await s.wick(['start-master', ...MASTER_ARGS])).code, 0);
+  const pid = pidIn(join(s.pidDir, `wick-${user}-master-1.pid`));
+  // A stopped process cannot act on SIGTERM: only SIGKILL ends it.
+  process.kill(pid, 'SIGSTOP');
+  const r = await s.wick(['stop-master', '--conf', 'wick.daemon.stopTimeout=1s']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(
+    r.stdout,
+    new RegExp(
+      `stopped master \\(process ${pid}, killed with SIGKILL after wick.daemon.stopTimeout\\)`,
+    ),
+  );
+  assert.equal(isAlive(pid), false);
+});
+
+test('start-all with no conf/workers starts a master and a worker on this machine without ssh; stop-all stops both', async (t) => {
+  const s = sandbox(t);
+  const env = {
+    WICK_CONF_DIR: join(s.dir, 'conf'),
+    WICK_MASTER_HOST: '127.0.0.1',
+    WICK_MASTER_PORT: '0',
+    WICK_MASTER_WEBUI_PORT: '0',
+    WICK_WORKER_HOST: '127.0.0.1',
+    WICK_WORKER_WEBUI_PORT: '0',
+    WICK_WORKER_CORES: '1',
+    WICK_WORKER_MEMORY: '256m',
+    WICK_WORKER_DIR: join(s.dir, 'work'),
+    // ssh is never run for localhost: one that would fail shows it.
+    WICK_SSH_OPTS: '-o ProxyCommand=false',
+  };
+  const r = await s.wick(['start-all'], env);
+  assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+  const url = masterUrlOf(r);
+  assert.match(r.stdout, /^localhost: started worker \(process \d+\) as worker-/m);
+  const status = await waitFor(
+    'the worker ALIVE',
+    async () => {
+      const st = await s.wick(['status', '--master', url], env);
+      return / ALIVE /.test(st.stdout.split('\n').slice(1).join('\n')) ? st.stdout : undefined;
+    },
+    60_000,
+  );
+  assert.match(status, /Workers: 1 alive of 1/);
+  const pids = ['master', 'worker'].map((d) => pidIn(join(s.pidDir, `wick-${user}-${d}-1.pid`)));
+  assert.ok(pids.every(isAlive), 'a master and a worker');
+  const stopped = await s.wick(['stop-all'], env);
+  assert.equal(stopped.code, 0, stopped.stderr);
+  assert.match(stopped.stdout, /^localhost: stopped worker \(process \d+\)/m);
+  assert.match(stopped.stdout, /^stopped master \(process \d+\)/m);
+  assert.deepEqual(await waitUntilGone(pids, 1), []);
+  // The worker's executors (its prestarted one) go with it.
+  assert.deepEqual(
+    await waitUntilGone(
+      markedProcesses(s.mark).map((p) => p.pid),
+      10_000,
+    ),
+    [],
+  );
+});
