@@ -384,3 +384,12 @@ test('start-all with no conf/workers starts a master and a worker on this machin
     [],
   );
 });
+
+test('--secret-stdin with nothing on stdin is refused before anything starts', async (t) => {
+  const s = sandbox(t);
+  const r = await s.wick(['start-worker', 'wick://127.0.0.1:1', '--secret-stdin']);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /--secret-stdin: stdin holds no secret/);
+  assert.equal(existsSync(s.pidDir), false, 'no pid dir made, no daemon started');
+  assert.deepEqual(markedProcesses(s.mark), []);
+});

@@ -36,6 +36,8 @@ const LOCAL_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '::1
 
 /** Variables of this machine's environment passed on to each host's `wick` (never a secret). */
 const PASSED_ON = [
+  // Only when set here: it moves the default log dir to $WICK_HOME/logs (daemonFiles.ts).
+  'WICK_HOME',
   'WICK_CONF_DIR',
   ...LAUNCHER_ENV.pidDir,
   ...LAUNCHER_ENV.logDir,
@@ -57,6 +59,7 @@ const PASSED_ON = [
 ];
 
 const PATHS: ReadonlySet<string> = new Set([
+  'WICK_HOME',
   'WICK_CONF_DIR',
   ...LAUNCHER_ENV.pidDir,
   ...LAUNCHER_ENV.logDir,
@@ -148,7 +151,6 @@ export function remoteCommand(
   return [
     `cd ${shellWord(o.home)} &&`,
     `exec env PATH=${shellWord(nodeDir)}:"$PATH"`,
-    `WICK_HOME=${shellWord(o.home)}`,
     ...passed,
     'node',
     shellWord(join(o.home, 'bin', 'wick.js')),

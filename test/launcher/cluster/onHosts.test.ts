@@ -41,6 +41,7 @@ test('the remote command quotes every word and passes on settings, never the sec
   );
   assert.ok(cmd.includes(`SPARK_WORKER_CORES='2'`));
   assert.ok(!cmd.includes('WICK_MASTER_HOST'), "the master's own settings stay here");
+  assert.ok(!cmd.includes('WICK_HOME='), 'WICK_HOME only when set here: it moves the log dir');
   assert.ok(
     cmd.endsWith(`node '/opt/wick 1/bin/wick.js' 'start-worker' '--secret-stdin' 'wick://m:7077'`),
     cmd,
