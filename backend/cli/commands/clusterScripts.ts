@@ -17,6 +17,7 @@ import { readWorkerHosts } from '../../launcher/cluster/workersFile.js';
 import { daemonDirs } from '../../launcher/daemon/daemonFiles.js';
 import { DaemonStartError, startDaemon } from '../../launcher/daemon/startDaemon.js';
 import { stopDaemon } from '../../launcher/daemon/stopDaemon.js';
+import { withoutInstances } from '../../launcher/daemon/workerInstances.js';
 import { resolveClusterAuth } from '../../rpc/clusterSecret.js';
 import { distFile } from '../../util/paths.js';
 import { ensureSecretBeforeMaster } from '../daemonSecret.js';
@@ -109,7 +110,7 @@ async function startMasterHere(conf: WickConf): Promise<string> {
       instance: 1,
       args: [],
       dirs: daemonDirs(),
-      env: process.env,
+      env: withoutInstances(process.env),
       secret,
       startTimeoutMs: conf.get(DaemonLauncherConf.startTimeout),
       note: (line) => process.stdout.write(`${line}\n`),

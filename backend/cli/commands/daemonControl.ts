@@ -8,7 +8,6 @@ import { readdirSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { DaemonConf } from '../../conf/daemon.js';
 import { DaemonLauncherConf } from '../../conf/daemonLauncher.js';
-import { LAUNCHER_ENV } from '../../conf/launcherEnv.js';
 import { loadConf } from '../../conf/load.js';
 import type { WickConf } from '../../conf/WickConf.js';
 import { WorkerConf } from '../../conf/worker.js';
@@ -20,7 +19,11 @@ import {
 } from '../../launcher/daemon/daemonFiles.js';
 import { DaemonStartError, startDaemon } from '../../launcher/daemon/startDaemon.js';
 import { stopDaemon } from '../../launcher/daemon/stopDaemon.js';
-import { instancePort, workerInstances } from '../../launcher/daemon/workerInstances.js';
+import {
+  instancePort,
+  withoutInstances,
+  workerInstances,
+} from '../../launcher/daemon/workerInstances.js';
 import { parseMasterUrls } from '../../rpc/masterUrls.js';
 import { ensureSecretBeforeMaster, secretToHandOn } from '../daemonSecret.js';
 import { addConfOptions } from '../options.js';
@@ -52,7 +55,7 @@ export function registerDaemonControl(program: Command): void {
       .option('--port <port>', 'RPC port (default 7077)')
       .option('--webui-port <port>', 'web UI port (default 8080)'),
   ).action(async (flags: StartFlags) => {
-    const env = launcherChildEnv();
+    const env = withoutInstances(process.env);
     const conf = loadConf({
       confPairs: flags.conf,
       propertiesFile: flags.propertiesFile,
@@ -95,7 +98,7 @@ export function registerDaemonControl(program: Command): void {
   ).action(async (masterUrl: string, flags: WorkerStartFlags) => {
     parseMasterUrls(masterUrl);
     const instances = workerInstances(flags.instances, process.env);
-    const env = launcherChildEnv();
+    const env = withoutInstances(process.env);
     const conf = loadConf({
       confPairs: flags.conf,
       propertiesFile: flags.propertiesFile,
@@ -166,7 +169,7 @@ function stopCommand(program: Command, kind: DaemonKind, description: string): v
       const conf = loadConf({
         confPairs: flags.conf,
         propertiesFile: flags.propertiesFile,
-        env: launcherChildEnv(),
+        env: withoutInstances(process.env),
       });
       const dirs = daemonDirs();
       const found = instancesWithPidFiles(dirs, kind, (d) => safeList(d));
@@ -228,16 +231,6 @@ async function stopOne(
     process.stdout.write(
       `stopped ${label} (process ${outcome.pid}${outcome.killed ? ', killed with SIGKILL after wick.daemon.stopTimeout' : ''})\n`,
     );
-}
-
-/**
- * The environment the daemons get: this one without the number of instances, which only the
- * launcher reads (a worker warns about SPARK_WORKER_INSTANCES, since `wick worker` starts one).
- */
-function launcherChildEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const name of LAUNCHER_ENV.workerInstances) delete env[name];
-  return env;
 }
 
 function passOn(flag: string, value: string | undefined): string[] {

@@ -13,6 +13,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import type { Writable } from 'node:stream';
 import { distFile } from '../../util/paths.js';
 import {
   type DaemonDirs,
@@ -92,10 +93,10 @@ export async function startDaemon(o: StartDaemonOptions): Promise<StartedDaemon>
     );
   });
   writePidFile(files.pidFile, spawned);
-  const fd3 = child.stdio[3] as NodeJS.WritableStream | null | undefined;
+  const fd3 = child.stdio[3] as Writable | null | undefined;
   if (o.secret !== undefined && fd3) {
     // A daemon that died before reading gives EPIPE here: its exit is reported below instead.
-    (fd3 as unknown as { on(e: 'error', f: () => void): void }).on('error', () => {});
+    fd3.on('error', () => {});
     fd3.end(`${o.secret}\n`);
   }
   try {
@@ -111,7 +112,7 @@ export async function startDaemon(o: StartDaemonOptions): Promise<StartedDaemon>
     throw err;
   } finally {
     child.unref();
-    (fd3 as unknown as { destroy?: () => void } | null | undefined)?.destroy?.();
+    fd3?.destroy();
   }
 }
 

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import type { DaemonDirs, DaemonKind } from './daemonFiles.js';
 import { daemonFiles } from './daemonFiles.js';
-import { isAlive, readPidFile, removePidFile, runningDaemon } from './pidFile.js';
+import { readPidFile, removePidFile, runningDaemon } from './pidFile.js';
 
 export type StopOutcome =
   | { readonly kind: 'stopped'; readonly pid: number; readonly killed: boolean }
@@ -31,14 +31,15 @@ export async function stopDaemon(
     return stale === undefined ? { kind: 'none' } : { kind: 'stale', pid: stale };
   }
   signal(pid, 'SIGTERM');
+  const still = () => runningDaemon(pidFile, kind) === pid && !isZombie(pid);
   let killed = false;
-  if (!(await gone(pid, stopTimeoutMs))) {
+  if (!(await gone(still, stopTimeoutMs))) {
     killed = true;
     // The daemon leads its own process group (it was started detached): what is left of it goes
     // too. Its executors lead groups of their own, which the worker stops on SIGTERM.
     if (groupOf(pid) === pid) signal(-pid, 'SIGKILL');
     signal(pid, 'SIGKILL');
-    await gone(pid, 10_000);
+    await gone(still, 10_000);
   }
   removePidFile(pidFile);
   return { kind: 'stopped', pid, killed };
@@ -52,9 +53,13 @@ function signal(pid: number, sig: NodeJS.Signals): void {
   }
 }
 
-async function gone(pid: number, withinMs: number): Promise<boolean> {
+/**
+ * Whether `still` turned false within `withinMs`. It asks whether the pid is still this daemon,
+ * not merely alive: a pid recycled meanwhile by another process must not be waited on, nor killed.
+ */
+async function gone(still: () => boolean, withinMs: number): Promise<boolean> {
   const deadline = Date.now() + withinMs;
-  while (isAlive(pid) && !isZombie(pid)) {
+  while (still()) {
     if (Date.now() >= deadline) return false;
     await new Promise((r) => setTimeout(r, POLL_MS));
   }

@@ -36,3 +36,13 @@ export function instancePort(base: number, instance: number): number {
   }
   return port;
 }
+
+/**
+ * The environment the daemons get: this one without the number of instances, which only the
+ * launcher reads (`wick worker` warns about SPARK_WORKER_INSTANCES, since it starts one).
+ */
+export function withoutInstances(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out = { ...env };
+  for (const name of LAUNCHER_ENV.workerInstances) delete out[name];
+  return out;
+}
