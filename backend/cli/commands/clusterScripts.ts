@@ -36,7 +36,7 @@ export function registerClusterScripts(program: Command): void {
     'Start a master here and a worker on each host of conf/workers (Spark’s start-all.sh)',
   ).action(async (flags: ScriptFlags) => {
     const conf = confOf(flags);
-    const url = await startMasterHere(conf);
+    const url = await startMasterHere(conf, flags);
     const failed = await onWorkers('start-worker', conf, url);
     if (failed) process.exitCode = 1;
   });
@@ -101,14 +101,20 @@ function masterUrlFromConf(conf: WickConf): string {
 }
 
 /** The master's URL once started (or already running, as start-all.sh carries on then too). */
-async function startMasterHere(conf: WickConf): Promise<string> {
+async function startMasterHere(conf: WickConf, flags: ScriptFlags): Promise<string> {
+  // The master takes this command's --conf and --properties-file; the workers read their own
+  // machine's conf/.
+  const args = [
+    ...flags.conf.flatMap((c) => ['--conf', c]),
+    ...(flags.propertiesFile ? ['--properties-file', flags.propertiesFile] : []),
+  ];
   const secret = process.env.WICK_AUTH_SECRET || undefined;
   ensureSecretBeforeMaster(conf, secret);
   try {
     const started = await startDaemon({
       kind: 'master',
       instance: 1,
-      args: [],
+      args,
       dirs: daemonDirs(),
       env: withoutInstances(process.env),
       secret,
