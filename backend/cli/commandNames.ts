@@ -4,6 +4,8 @@
  */
 export const COMMAND_NAMES = {
   daemons: ['master', 'worker'],
+  daemonControl: ['start-master', 'start-worker', 'stop-master', 'stop-worker'],
+  clusterScripts: ['start-all', 'stop-all', 'start-workers', 'stop-workers'],
   localCluster: ['local-cluster'],
   submit: ['submit'],
   kill: ['kill'],

@@ -14,6 +14,14 @@ type Register = (program: Command) => void;
  */
 const COMMANDS: readonly (readonly [names: readonly string[], load: () => Promise<Register>])[] = [
   [N.daemons, async () => (await import('./commands/daemons.js')).registerDaemons],
+  [
+    N.daemonControl,
+    async () => (await import('./commands/daemonControl.js')).registerDaemonControl,
+  ],
+  [
+    N.clusterScripts,
+    async () => (await import('./commands/clusterScripts.js')).registerClusterScripts,
+  ],
   [N.localCluster, async () => (await import('./commands/localCluster.js')).registerLocalCluster],
   [N.submit, async () => (await import('./commands/submit.js')).registerSubmit],
   [N.kill, async () => (await import('./commands/kill.js')).registerKill],

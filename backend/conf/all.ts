@@ -6,6 +6,7 @@
  */
 import './app.js';
 import './daemon.js';
+import './daemonLauncher.js';
 import './deploy.js';
 import './master.js';
 import './reverseProxy.js';

@@ -55,16 +55,22 @@ export const SPARK_ENV_KEYS: Readonly<Record<string, string>> = {
   SPARK_LOCAL_DIRS: 'wick.local.dir',
 };
 
-/** SPARK_* variables that are not settings: never warned about. */
+/** SPARK_* variables that are not settings: never warned about (the launcher's: launcherEnv.ts). */
 const SPARK_ENV_NOT_SETTINGS: ReadonlySet<string> = new Set([
   'SPARK_HOME',
   'SPARK_ENV_LOADED',
   'SPARK_SCALA_VERSION',
+  // SPARK_WORKER_INSTANCES is left to warn: `wick worker` starts one, whatever it says.
+  ...Object.entries(LAUNCHER_ENV)
+    .filter(([what]) => what !== 'workerInstances')
+    .flatMap(([, names]) => names),
 ]);
+
+import { LAUNCHER_ENV } from './launcherEnv.js';
 
 /** What to do instead, for the SPARK_* variables a Spark operator most often sets. */
 const SPARK_ENV_HINTS: Readonly<Record<string, string>> = {
-  SPARK_WORKER_INSTANCES: 'this starts one worker; start one `wick worker` per instance',
+  SPARK_WORKER_INSTANCES: 'this starts one worker; `wick start-worker` starts one per instance',
   SPARK_LOCAL_IP: 'use --host (wick.master.host, wick.worker.host)',
   SPARK_MASTER_IP: 'use SPARK_MASTER_HOST or --host',
   SPARK_PUBLIC_DNS: 'use --host (wick.master.host, wick.worker.host)',

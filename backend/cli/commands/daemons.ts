@@ -7,6 +7,7 @@ import { parseMasterUrls } from '../../rpc/masterUrls.js';
 import { getLogger } from '../../util/log.js';
 import { startWorker } from '../../worker/startWorker.js';
 import { addConfOptions, exitWithParent, onSignals } from '../options.js';
+import { applySecretFd } from '../secretFromFd.js';
 
 const log = getLogger('wick');
 
@@ -18,6 +19,7 @@ interface DaemonFlags {
   propertiesFile?: string;
   printReady?: boolean;
   exitWithParent?: boolean;
+  secretFd?: string;
 }
 
 /** `wick master` and `wick worker`: the two daemons, as Spark's start-master.sh / start-worker.sh. */
@@ -35,6 +37,7 @@ export function registerDaemons(program: Command): void {
       'once serving, print one JSON line {"url", "webUiUrl"} on stdout (logs go to stderr): for scripts and tests, e.g. with --port 0',
     )
     .addOption(hidden('--exit-with-parent', 'stop when stdin closes'))
+    .addOption(hidden('--secret-fd <n>', 'read the cluster secret from this file descriptor'))
     .action(async (flags: DaemonFlags) => {
       const conf = loadConf({
         confPairs: flags.conf,
@@ -45,6 +48,7 @@ export function registerDaemons(program: Command): void {
           { flag: '--webui-port', key: 'wick.master.ui.port', value: flags.webuiPort },
         ],
       });
+      await applySecretFd(conf, flags.secretFd);
       const running = await startMaster(conf, { webUi: MasterWebUI.start });
       const stop = () => running.stop();
       onSignals(stop);
@@ -74,6 +78,7 @@ export function registerDaemons(program: Command): void {
       'once serving, print one JSON line {"address", "workerId", "webUiUrl"} on stdout (logs go to stderr): for scripts and tests',
     )
     .addOption(hidden('--exit-with-parent', 'stop when stdin closes'))
+    .addOption(hidden('--secret-fd <n>', 'read the cluster secret from this file descriptor'))
     .action(
       async (
         masterUrl: string,
@@ -92,6 +97,7 @@ export function registerDaemons(program: Command): void {
             { flag: '--work-dir', key: 'wick.worker.dir', value: flags.workDir },
           ],
         });
+        await applySecretFd(conf, flags.secretFd);
         let running: Awaited<ReturnType<typeof startWorker>> | undefined;
         const stop = async () => {
           await running?.stop();
