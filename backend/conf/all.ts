@@ -7,6 +7,7 @@
 import './app.js';
 import './daemon.js';
 import './deploy.js';
+import './executorLogs.js';
 import './master.js';
 import './reverseProxy.js';
 import './rpc.js';
