@@ -68,8 +68,9 @@ export function sparkAppJson(a: AppSummary, now: number): Record<string, unknown
     id: a.id,
     starttime: a.startTime,
     name: a.name,
-    // Spark 3 writes the cores granted (JsonProtocol.writeApplicationInfo), not the cap.
-    cores: a.coresGranted,
+    // The cap (wick.cores.max), else what is granted. Spark 3 writes the cores granted, which is 0
+    // once an application has ended; tools and `wick status --json` read the cap here.
+    cores: a.maxCores ?? a.coresGranted,
     user: a.user,
     memoryperexecutor: a.memoryPerExecutorMB,
     memoryperslave: a.memoryPerExecutorMB,
