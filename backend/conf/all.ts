@@ -8,6 +8,7 @@ import './app.js';
 import './daemon.js';
 import './daemonLauncher.js';
 import './deploy.js';
+import './executorLogs.js';
 import './master.js';
 import './reverseProxy.js';
 import './rpc.js';

@@ -15,6 +15,7 @@ import { getLogger } from '../util/log.js';
 import { mountKillApi } from './killApi.js';
 import { failure, mountLogApi } from './logApi.js';
 import { MasterStateFeed } from './MasterStateFeed.js';
+import { mountSparkUiUrls } from './sparkUiUrls.js';
 import { sseResponse } from './sse.js';
 import { UiServer } from './UiServer.js';
 import { uiClusterSecret } from './uiAuth.js';
@@ -125,6 +126,7 @@ export class MasterWebUI {
       (workerId) => self.workerRef(workerId),
     );
     mountKillApi(ui, { enabled: killEnabled }, () => master);
+    mountSparkUiUrls(ui, { enabled: killEnabled }, () => master);
     await ui.mountDashboard();
     const bound = await ui.listen('MasterUI', host, port, maxRetries);
     log.info(`Bound MasterWebUI to ${host}, and started at http://${host}:${bound}`);

@@ -1,6 +1,6 @@
 import { LogFollower } from '../client/LogFollower.js';
 import type { WickConf } from '../conf/WickConf.js';
-import { readRange, withLogFile } from '../logs/logFiles.js';
+import { readLogSetRange } from '../logs/logSet.js';
 import { WEB_UI_ENDPOINT } from '../protocol/endpoints.js';
 import type { MessageOf } from '../protocol/registry.js';
 import { RequestWorkerState, type WorkerStateResponse } from '../protocol/worker.js';
@@ -93,17 +93,15 @@ export class WorkerWebUI {
       if (!w) return c.text('The worker is starting\n', 503);
       const req = parseLogRequest((n) => c.req.query(n));
       if (typeof req === 'string') return c.text(`Error: ${req}\n`, 400);
-      let path: string;
-      let r: Awaited<ReturnType<typeof readRange>>;
+      let r: Awaited<ReturnType<typeof readLogSetRange>>;
       try {
-        ({ path, r } = await withLogFile(
+        // Over every file of the log (rolled-over ones, then the active one), as Spark's page.
+        r = await readLogSetRange(
           w.workDir,
           logFields(req.source, req.stream),
-          async (f) => ({
-            path: f.path,
-            r: await readRange(f.handle, req.offset, req.length),
-          }),
-        ));
+          req.offset,
+          req.length,
+        );
       } catch (err) {
         const message = (err as Error).message;
         if (!(err instanceof RpcError)) throw err;
@@ -114,7 +112,7 @@ export class WorkerWebUI {
             : 500;
         return c.text(`Error: ${message}\n`, status);
       }
-      const header = `==== Bytes ${r.offset}-${r.offset + r.data.length} of ${r.totalSize} of ${path} ====\n`;
+      const header = `==== Bytes ${r.offset}-${r.offset + r.data.length} of ${r.totalSize} of ${r.path} ====\n`;
       return c.body(new Uint8Array(Buffer.concat([Buffer.from(header), r.data])), 200, {
         'Content-Type': 'text/plain; charset=utf-8',
       });
@@ -183,7 +181,9 @@ export function sparkWorkerJson(s: WorkerState): Record<string, unknown> {
     appid: r.appId,
     cores: r.cores,
     memory: r.memory,
+    // Custom resources are not built yet: what Spark writes for none.
     resources: {},
+    ...(r.app ? { appdesc: sparkAppDescJson(r.app) } : {}),
     state: r.state,
     ...(r.exitCode !== undefined ? { exitcode: r.exitCode } : {}),
   });
@@ -204,9 +204,25 @@ export function sparkWorkerJson(s: WorkerState): Record<string, unknown> {
     memoryused: s.memoryUsed,
     resources: {},
     resourcesused: {},
+    resourcesfree: {},
     executors: s.executors.map(executor),
     finishedexecutors: s.finishedExecutors.map(executor),
     drivers: s.drivers.map(driver),
     finisheddrivers: s.finishedDrivers.map(driver),
+  };
+}
+
+/** An executor's application as Spark's JsonProtocol.writeApplicationDescription writes it. */
+function sparkAppDescJson(a: NonNullable<WorkerState['executors'][number]['app']>) {
+  return {
+    name: a.name,
+    // 0: no cap, as Spark writes maxCores.getOrElse(0).
+    cores: a.maxCores ?? 0,
+    memoryperexecutor: a.memoryPerExecutorMB,
+    resourcesperexecutor: [],
+    memoryperslave: a.memoryPerExecutorMB,
+    resourcesperslave: [],
+    user: a.user,
+    command: a.command,
   };
 }

@@ -24,8 +24,22 @@ const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,199}$/;
  * its descriptor, which no later rename can change. Checking a path and then opening it again is
  * what let a link flipped in between read /etc/passwd (issue 17). The caller closes the handle.
  */
-export async function openLogFile(workDir: string, src: LogSource): Promise<OpenLog> {
+export async function openLogFile(
+  workDir: string,
+  src: LogSource,
+  /** Another file of the same log in its directory (a rolled-over one), by the name listed there. */
+  fileName?: string,
+): Promise<OpenLog> {
   const rel = logPathParts(src);
+  if (fileName !== undefined) {
+    if (
+      !fileName.startsWith(`${src.stream}--`) ||
+      fileName.includes('/') ||
+      fileName.includes('\\')
+    )
+      throw bad(`Invalid rolled log file name ${JSON.stringify(fileName)}`);
+    rel[rel.length - 1] = fileName;
+  }
   const name = rel.join('/');
   const root = await realpath(workDir);
   let handle: FileHandle;
@@ -111,7 +125,7 @@ function bad(what: string): RpcError {
 }
 
 /** The path of a log relative to the work dir, each id checked to be a plain name. */
-function logPathParts(src: LogSource): string[] {
+export function logPathParts(src: LogSource): string[] {
   if (src.stream !== 'stdout' && src.stream !== 'stderr') {
     throw bad(`Invalid log stream ${JSON.stringify(src.stream)}: expected "stdout" or "stderr"`);
   }

@@ -3,7 +3,8 @@
  * exits by itself with an error, so that whoever reads the message learns why without fetching
  * the log (and a long stack trace cannot make the message large).
  */
-import { readLogRange } from './logFiles.js';
+import type { LogSource } from './logFiles.js';
+import { readLogSetRange } from './logSet.js';
 
 export interface TailLimits {
   maxLines: number;
@@ -42,12 +43,16 @@ export function lastLines(text: string, limits: TailLimits, cut = false): string
     : out;
 }
 
-/** The tail of the file at `path` (see lastLines); '' when it is missing or empty. */
-export async function readLogTail(path: string, limits: TailLimits): Promise<string> {
+/** The tail of a log, across its rolled files (see lastLines); '' when it is missing or empty. */
+export async function readLogTail(
+  workDir: string,
+  source: LogSource,
+  limits: TailLimits,
+): Promise<string> {
   try {
     // More than the bytes kept: lines dropped for the limit (a native stack trace, say) still
     // leave enough whole lines.
-    const range = await readLogRange(path, undefined, limits.maxBytes * 8);
+    const range = await readLogSetRange(workDir, source, undefined, limits.maxBytes * 8);
     return lastLines(range.data.toString('utf8'), limits, range.offset > 0);
   } catch {
     return '';

@@ -16,6 +16,7 @@ import { isOutOfMemoryExit } from '../shared/outOfMemory.js';
 import { getLogger } from '../util/log.js';
 import { describeExit, exitStatusOf } from './exitStatus.js';
 import type { MasterFetch } from './fetchDriverApp.js';
+import type { RollingConf } from './logs/RollingFileAppender.js';
 import { type Launched, type LaunchSpec, launch } from './process/launch.js';
 import { formatCommand, substituteVariables } from './process/substitute.js';
 import { Termination } from './process/termination.js';
@@ -28,6 +29,8 @@ export interface RunnerHost {
   readonly workerUrl: string;
   readonly webUiUrl: string;
   readonly killTimeoutMs: number;
+  /** wick.executor.logs.rolling.*, when on: children's output through the worker, rolled. */
+  readonly logRolling?: RollingConf;
   /** host:port of this worker's external shuffle service, if it runs one. */
   readonly shuffleServiceAddress?: string;
   /** A process already started that becomes this launch, if the host has one that fits. */
@@ -61,7 +64,7 @@ export class ExecutorRunner {
     readonly cores: number,
     readonly memory: number,
     private readonly host: RunnerHost,
-    workDir: string,
+    private readonly workDir: string,
     readonly appLocalDirs: readonly string[],
     private readonly onStateChanged: (runner: ExecutorRunner) => void,
   ) {
@@ -114,8 +117,9 @@ export class ExecutorRunner {
           [LOG_URL_STDERR_ENV]: logUrl('stderr'),
         },
         header: `Wick Executor Command: ${formatCommand(argv)}`,
+        ...(this.host.logRolling ? { rolling: this.host.logRolling } : {}),
       };
-      this.process = this.host.takeStandby?.(spec) ?? launch(spec);
+      this.process = (!spec.rolling && this.host.takeStandby?.(spec)) || launch(spec);
     } catch (err) {
       this.finish(
         'FAILED',
@@ -137,7 +141,11 @@ export class ExecutorRunner {
         // An executor that failed by itself (one that cannot reach its driver, say) has said why
         // in its stderr: quote its end, so that the driver and the UIs can tell the user.
         if (state === 'EXITED' && !byItself) {
-          const tail = await readLogTail(join(this.dir, 'stderr'), EXECUTOR_STDERR_TAIL);
+          const tail = await readLogTail(
+            this.workDir,
+            { appId: this.appId, execId: this.execId, stream: 'stderr' },
+            EXECUTOR_STDERR_TAIL,
+          );
           // The first line is what an executor's state keeps (and the UIs show): say it there.
           if (isOutOfMemoryExit(tail)) message += ': JavaScript heap out of memory';
           if (tail) message += `\nThe end of its stderr:\n${tail}`;

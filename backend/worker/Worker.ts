@@ -25,6 +25,8 @@ import { logHandlers } from './handlers/logs.js';
 import { masterHandlers } from './handlers/master.js';
 import type { HandlerRegistry, On } from './handlers/on.js';
 import { LogFollows } from './logs/LogFollows.js';
+import type { RollingConf } from './logs/RollingFileAppender.js';
+import { rollingConfOf } from './logs/rollingConf.js';
 import { MasterConnection } from './MasterConnection.js';
 import { WorkDirCleanup } from './messages.js';
 import type { Launched, LaunchSpec } from './process/launch.js';
@@ -77,6 +79,8 @@ export class Worker extends RpcEndpoint implements RunnerHost {
   readonly webUiPort: number;
   readonly webUiUrl: string;
   readonly killTimeoutMs: number;
+  /** RunnerHost.logRolling: wick.executor.logs.rolling.*, read once. */
+  readonly logRolling: RollingConf | undefined;
   readonly exit: (code: number, reason: string) => void;
   readonly shuffleServiceAddress: string | undefined;
 
@@ -104,6 +108,7 @@ export class Worker extends RpcEndpoint implements RunnerHost {
     this.webUiPort = options.webUiPort;
     this.webUiUrl = options.webUiUrl;
     this.killTimeoutMs = this.conf.get(WorkerConf.killTimeout);
+    this.logRolling = rollingConfOf(this.conf);
     this.exit = options.exit ?? ((code) => process.exit(code));
     this.shuffleServiceAddress = options.shuffleServiceAddress;
     const { changed } = this.stateChanges;
@@ -151,15 +156,17 @@ export class Worker extends RpcEndpoint implements RunnerHost {
       post,
       stopped,
     });
-    this.prestart = this.conf.get(WorkerConf.executorPrestart)
-      ? new ExecutorPrestarter(
-          this.workDir,
-          [process.execPath, options.wickCli ?? distFile('wick.cjs')],
-          this.killTimeoutMs,
-          this.resources.cores,
-          this.conf.get(AppConf.executorMemory),
-        )
-      : undefined;
+    // A prestarted executor writes its output straight to files: nothing to roll it.
+    this.prestart =
+      this.conf.get(WorkerConf.executorPrestart) && !this.logRolling
+        ? new ExecutorPrestarter(
+            this.workDir,
+            [process.execPath, options.wickCli ?? distFile('wick.cjs')],
+            this.killTimeoutMs,
+            this.resources.cores,
+            this.conf.get(AppConf.executorMemory),
+          )
+        : undefined;
 
     const on: On = (def, handler) => this.on(def, handler);
     const registry: HandlerRegistry = { on };

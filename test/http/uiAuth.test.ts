@@ -69,11 +69,35 @@ function masterSamples(workerId: string, appId: string): Samples {
       status: 200,
     },
     'ALL /api/kill': { url: '/api/kill', method: 'PUT', body: '{}', status: 405 },
+    // Spark's URLs (sparkUiUrls.ts): a redirect into the dashboard, and kills of nothing known.
+    'GET /app': { url: '/app?appId=app-20261202000000-9999', status: 302 },
+    'GET /app/': { url: '/app/?appId=app-20261202000000-9999', status: 302 },
+    'GET /driver': { url: '/driver?id=driver-20261202000000-9999', status: 302 },
+    'GET /driver/': { url: '/driver/?id=driver-20261202000000-9999', status: 302 },
+    ...sparkKillSamples(),
     'GET /': { url: '/', status: 200 },
     'GET /index.html': { url: '/index.html', status: 200 },
     'GET /static/webview.js': { url: '/static/webview.js', status: 200 },
     'GET /static/webview.css': { url: '/static/webview.css', status: 200 },
   };
+}
+
+/** POST /app/kill/ and /driver/kill/ (with and without the slash) of nothing the master knows. */
+function sparkKillSamples(): Samples {
+  const out: Samples = {};
+  for (const kind of ['app', 'driver']) {
+    for (const slash of ['', '/']) {
+      const url = `/${kind}/kill${slash}?id=${kind}-20261202000000-9999&terminate=true`;
+      out[`POST /${kind}/kill${slash}`] = {
+        url,
+        method: 'POST',
+        headers: { 'x-wick-request': '1' },
+        status: 400,
+      };
+      out[`ALL /${kind}/kill${slash}`] = { url, method: 'PUT', status: 405 };
+    }
+  }
+  return out;
 }
 
 function workerSamples(appId: string): Samples {
