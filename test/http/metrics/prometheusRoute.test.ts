@@ -2,16 +2,18 @@
  * /metrics/prometheus against real processes: a master, two workers and a running application,
  * scraped as Prometheus scrapes them (a bearer token), the text read back by an independent
  * parser, and every value checked against what the cluster did; then a worker dies and the
- * master's metrics follow. Without the token, or with another, nothing is served.
+ * master's metrics follow. Without the secret or the scrape token, nothing is served; the scrape
+ * token opens nothing else.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { metricCatalog } from '../../../backend/http/metrics/catalog.js';
-import { startMaster, startWorker } from '../../helpers/cluster.js';
+import { metricsScrapeToken } from '../../../backend/shared/metricsToken.js';
+import { startMaster, startWorker, wick } from '../../helpers/cluster.js';
 import { checkNothingLeftRunning } from '../../helpers/leaks.js';
 import { appIn, connectClient, workerIn } from '../../helpers/masterMocks.js';
 import { Scrape } from '../../helpers/prometheus.js';
-import { submitStdinApp, uiFetch } from '../../helpers/webUi.js';
+import { runSecret, submitStdinApp, uiFetch } from '../../helpers/webUi.js';
 
 checkNothingLeftRunning();
 
@@ -65,6 +67,25 @@ test('the master and a worker serve their metrics to a scraper with the token, a
       assert.equal(res.status, 401, `${url} ${JSON.stringify(headers)}: ${body}`);
       assert.doesNotMatch(body, /metrics_/);
     }
+  }
+
+  // The scrape token `wick ui-url --metrics-token` prints opens the metrics, and nothing else.
+  const printed = await wick(['ui-url', '--metrics-token']);
+  assert.equal(printed.code, 0, printed.stderr);
+  const token = printed.stdout.trim();
+  assert.equal(token, metricsScrapeToken(runSecret()));
+  const byToken = { authorization: `Bearer ${token}` };
+  for (const url of [master.webUiUrl, a.webUiUrl]) {
+    const res = await fetch(`${url}/metrics/prometheus`, { headers: byToken });
+    assert.equal(res.status, 200, await res.text());
+    for (const other of ['/json', '/api/events', '/']) {
+      const refused = await fetch(`${url}${other}`, { headers: byToken });
+      assert.equal(refused.status, 401, `${url}${other}: ${await refused.text()}`);
+    }
+    const foreign = await fetch(`${url}/metrics/prometheus`, {
+      headers: { authorization: `Bearer ${metricsScrapeToken('another cluster secret')}` },
+    });
+    assert.equal(foreign.status, 401, await foreign.text());
   }
 
   const app = await submitStdinApp(t, master.url, APP_NAME, {
