@@ -15,6 +15,9 @@ import { getLogger } from '../util/log.js';
 import { mountKillApi } from './killApi.js';
 import { failure, mountLogApi } from './logApi.js';
 import { MasterStateFeed } from './MasterStateFeed.js';
+import { type AppMetricsSource, appMetricsFromMasterState } from './metrics/appMetrics.js';
+import { masterMetricsRegistry } from './metrics/masterMetrics.js';
+import { mountPrometheus } from './metrics/prometheusRoute.js';
 import { mountSparkUiUrls } from './sparkUiUrls.js';
 import { sseResponse } from './sse.js';
 import { UiServer } from './UiServer.js';
@@ -28,12 +31,16 @@ const log = getLogger('MasterWebUI');
  * /json/clusterutilization, and the dashboard's API — the state pushed over Server-Sent Events
  * (from the web UI's own subscription to the Master, never by polling), the workers' own states
  * and logs (asked of the right worker over RPC), each worker's pages under /proxy/<workerId>/
- * (workerProxy.ts: a browser that reaches only the master sees every log), and kills (killApi.ts).
+ * (workerProxy.ts: a browser that reaches only the master sees every log), kills (killApi.ts),
+ * and its metrics for Prometheus at /metrics/prometheus (metrics/, read from the same mirror).
  * With authentication on, all of it is behind a login (uiAuth.ts) but /health.
  */
 export class MasterWebUI {
   private stateFeed: MasterStateFeed | undefined;
   private logs: LogFollower | undefined;
+  private env: RpcEnv | undefined;
+  /** Where the per-application metrics come from: what the master's state shows, until replaced. */
+  private appMetrics: AppMetricsSource = appMetricsFromMasterState(() => this.stateFeed?.state);
 
   private constructor(
     private readonly ui: UiServer,
@@ -89,6 +96,16 @@ export class MasterWebUI {
       }
     });
 
+    mountPrometheus(
+      ui,
+      masterMetricsRegistry({
+        state: () => self.stateFeed?.state,
+        rpc: () => self.env?.connectionStats(),
+        apps: () => self.appMetrics,
+      }),
+      () => (self.stateFeed?.state ? undefined : 'The web UI is starting'),
+    );
+
     ui.app.get('/api/events', (c) => {
       const feed = self.stateFeed;
       if (!feed) return c.text('The web UI is starting\n', 503);
@@ -138,6 +155,7 @@ export class MasterWebUI {
    * for the pages, and the follower of the log follows they open.
    */
   attach(env: RpcEnv): void {
+    this.env = env;
     const mirror = new MasterStateMirror();
     env.setupEndpoint(WEB_UI_STATE_ENDPOINT, mirror);
     this.stateFeed = new MasterStateFeed(mirror);
@@ -148,6 +166,14 @@ export class MasterWebUI {
       .catch((err: Error) =>
         log.warn(`The web UI could not subscribe to the master's state: ${err.message}`),
       );
+  }
+
+  /**
+   * Replaces where /metrics/prometheus reads its per-application metrics: the master's status
+   * store of what each driver reports (jobs, stages, tasks) plugs in here.
+   */
+  useAppMetrics(source: AppMetricsSource): void {
+    this.appMetrics = source;
   }
 
   stop(): Promise<void> {

@@ -10,6 +10,8 @@ import { logFields } from '../shared/logSource.js';
 import { getLogger } from '../util/log.js';
 import { mountLogApi } from './logApi.js';
 import { parseLogRequest } from './logParams.js';
+import { mountPrometheus } from './metrics/prometheusRoute.js';
+import { workerMetricsRegistry } from './metrics/workerMetrics.js';
 import { sseResponse } from './sse.js';
 import { UiServer } from './UiServer.js';
 import { uiClusterSecret } from './uiAuth.js';
@@ -26,8 +28,14 @@ export interface WorkerUiHost {
   readonly self: RpcEndpointRef;
   /** Calls `fn` after each change of the worker's state; returns a function that stops it. */
   onStateChange(fn: () => void): () => void;
-  /** The master it follows, for the login command its 401 answers name. */
-  readonly masterConnection: { readonly activeMasterUrl: string | undefined };
+  /**
+   * The master it follows, for the login command its 401 answers name; whether it is registered
+   * with one now, for the metrics.
+   */
+  readonly masterConnection: {
+    readonly activeMasterUrl: string | undefined;
+    readonly registered: boolean;
+  };
 }
 
 /**
@@ -37,11 +45,13 @@ export interface WorkerUiHost {
  * pushed again on each change, and its logs. Every log is opened by openLogFile, which refuses
  * anything outside the work dir. With authentication on, all of it is behind a login (uiAuth.ts)
  * but /health; the master's session cookie is accepted too (same secret, and a browser sends a
- * host's cookies to each of its ports).
+ * host's cookies to each of its ports). Its metrics for Prometheus are at /metrics/prometheus
+ * (metrics/workerMetrics.ts), read from the worker's state when scraped.
  */
 export class WorkerWebUI {
   private worker: WorkerUiHost | undefined;
   private logs: LogFollower | undefined;
+  private env: RpcEnv | undefined;
 
   private constructor(private readonly ui: UiServer) {}
 
@@ -86,6 +96,16 @@ export class WorkerWebUI {
       const s = await self.state();
       return s ? c.json(s) : c.text('The worker is starting\n', 503);
     });
+
+    mountPrometheus(
+      ui,
+      workerMetricsRegistry({
+        state: () => self.state(),
+        rpc: () => self.env?.connectionStats(),
+        registered: () => self.worker?.masterConnection.registered ?? false,
+      }),
+      () => (self.worker ? undefined : 'The worker is starting'),
+    );
 
     // Spark's plain-text log endpoint.
     ui.app.get('/log', async (c) => {
@@ -153,6 +173,7 @@ export class WorkerWebUI {
   attach(env: RpcEnv, worker: WorkerUiHost): void {
     this.logs = new LogFollower('The web UI stopped');
     env.setupEndpoint(WEB_UI_ENDPOINT, this.logs);
+    this.env = env;
     this.worker = worker;
   }
 

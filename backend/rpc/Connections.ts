@@ -34,6 +34,18 @@ export interface ConnectionsOptions {
   readonly events: Pick<Dispatcher, 'postToAll'>;
 }
 
+/** An env's connections at one moment (Connections.stats). */
+export interface ConnectionStats {
+  /** Open sockets, those still handshaking included. */
+  sockets: number;
+  /** Sessions a peer opened to this env. */
+  inbound: number;
+  /** Sessions this env opened. */
+  outbound: number;
+  /** Peers with at least one open session. */
+  peers: number;
+}
+
 /**
  * Every connection of one env: TCP at the edge (this is the only place a socket is made or
  * accepted), a handshake phase on each, the sessions they open, and one outbox per peer address
@@ -50,6 +62,22 @@ export class Connections {
     private readonly env: ConnectionsHost,
     private readonly options: ConnectionsOptions,
   ) {}
+
+  /**
+   * What is open now, counted when asked (a metrics scrape) rather than on every connect: sockets
+   * (handshaking ones too), sessions by direction, and the peers they reach.
+   */
+  stats(): ConnectionStats {
+    let inbound = 0;
+    let outbound = 0;
+    for (const sessions of this.byPeer.values()) {
+      for (const s of sessions) {
+        if (s.direction === 'inbound') inbound++;
+        else outbound++;
+      }
+    }
+    return { sockets: this.streams.size, inbound, outbound, peers: this.byPeer.size };
+  }
 
   /** The open session an outbox to `address` writes to, if any. */
   sessionTo(address: string): Session | undefined {

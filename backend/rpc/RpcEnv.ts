@@ -11,7 +11,7 @@ import { CheckExistence } from '../protocol/rpc.js';
 import { bindWithRetries } from '../util/bind.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
-import { Connections, type ConnectionsHost } from './Connections.js';
+import { type ConnectionStats, Connections, type ConnectionsHost } from './Connections.js';
 import { resolveClusterAuth } from './clusterSecret.js';
 import { type Credential, clusterKeyRing, type KeyRing } from './credentials.js';
 import { Dispatcher } from './Dispatcher.js';
@@ -253,6 +253,11 @@ export class RpcEnv implements ConnectionsHost {
     if (!conn) return false;
     conn.close(new RpcError(RpcErrorCode.ConnectionClosed, reason));
     return true;
+  }
+
+  /** What is open now: sockets, sessions by direction, peers (for metrics; O(sessions)). */
+  connectionStats(): ConnectionStats {
+    return this.connections.stats();
   }
 
   /** Stops one endpoint of this env; resolves once its onStop has run. */

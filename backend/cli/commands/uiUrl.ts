@@ -3,6 +3,7 @@ import { allMasterStates, leaderState } from '../../client/masterConnection.js';
 import { findWorker } from '../../client/workerLookup.js';
 import { loadConf } from '../../conf/load.js';
 import { uiClusterSecret } from '../../http/uiAuth.js';
+import { metricsScrapeToken } from '../../shared/metricsToken.js';
 import { LOGIN_LINK_TTL_MS, loginLink } from '../../shared/uiLogin.js';
 import { addConfOptions, masterUrlOf } from '../options.js';
 
@@ -10,6 +11,7 @@ interface Flags {
   master?: string;
   worker?: string;
   ui?: string;
+  metricsToken?: boolean;
   conf: string[];
   propertiesFile?: string;
 }
@@ -34,10 +36,21 @@ export function registerUiUrl(program: Command): void {
       .option(
         '--ui <http-url>',
         'the web UI at this address (e.g. a tunnel to it) instead of the one the master advertises; no master is asked',
+      )
+      .option(
+        '--metrics-token',
+        "print the token that lets Prometheus scrape every web UI's /metrics/prometheus and read nothing else (no master is asked)",
       ),
   ).action(async (flags: Flags) => {
     const conf = loadConf({ confPairs: flags.conf, propertiesFile: flags.propertiesFile });
     const secret = uiClusterSecret(conf);
+    if (flags.metricsToken) {
+      if (secret === undefined) {
+        throw new Error('Authentication is off: /metrics/prometheus needs no token');
+      }
+      process.stdout.write(`${metricsScrapeToken(secret)}\n`);
+      return;
+    }
     const base = flags.ui !== undefined ? checkUiUrl(flags.ui) : await advertised(flags, conf);
     if (secret === undefined) {
       process.stderr.write('Authentication is off: the web UI needs no login.\n');
