@@ -109,16 +109,32 @@ export class MasterStatusReporter {
     return this.inFlight;
   }
 
-  /** Stops listening and sends what is left, waiting at most `timeoutMs`. */
+  /**
+   * Stops listening and sends what is left, for at most `timeoutMs`: a master that does not
+   * answer (gone, or changing) never holds up the driver's stop for longer.
+   */
   async stop(timeoutMs = 5000): Promise<void> {
     this.off();
     clearInterval(this.timer);
-    const deadline = this.now() + timeoutMs;
-    while (this.now() < deadline) {
-      await this.flush();
-      if (this.pending.length === 0 && this.coalesced.size === 0 && !this.inFlight) return;
-      if (!this.inFlight) await new Promise((r) => setTimeout(r, 50));
-    }
+    let timer: NodeJS.Timeout | undefined;
+    let over = false;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        over = true;
+        resolve();
+      }, timeoutMs);
+    });
+    const drain = async () => {
+      while (!over && (this.pending.length > 0 || this.coalesced.size > 0 || this.inFlight)) {
+        await this.flush();
+        // Nothing could go (this second's share is sent): wait for the next.
+        const left = this.pending.length > 0 || this.coalesced.size > 0;
+        if (left && !this.inFlight && !over) await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    await Promise.race([drain(), deadline]);
+    over = true;
+    clearTimeout(timer);
   }
 
   private onEvent(e: WickListenerEvent): void {
