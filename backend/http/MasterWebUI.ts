@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import type { AppStatusSource } from '../appstatus/AppStatusSource.js';
 import { LogFollower } from '../client/LogFollower.js';
 import { MasterStateMirror } from '../client/MasterStateMirror.js';
 import { masterState } from '../client/masterConnection.js';
@@ -12,6 +13,7 @@ import type { LogSource } from '../shared/logSource.js';
 import { sparkMasterJson } from '../shared/sparkJson.js';
 import { sparkClusterUtilizationJson } from '../shared/utilization.js';
 import { getLogger } from '../util/log.js';
+import { mountApiV1 } from './apiV1.js';
 import { mountKillApi } from './killApi.js';
 import { failure, mountLogApi } from './logApi.js';
 import { MasterStateFeed } from './MasterStateFeed.js';
@@ -32,7 +34,8 @@ const log = getLogger('MasterWebUI');
  * (from the web UI's own subscription to the Master, never by polling), the workers' own states
  * and logs (asked of the right worker over RPC), each worker's pages under /proxy/<workerId>/
  * (workerProxy.ts: a browser that reaches only the master sees every log), kills (killApi.ts),
- * and its metrics for Prometheus at /metrics/prometheus (metrics/, read from the same mirror).
+ * its metrics for Prometheus at /metrics/prometheus (metrics/, read from the same mirror), and
+ * Spark's REST API over the applications' jobs, stages and tasks (apiV1.ts).
  * With authentication on, all of it is behind a login (uiAuth.ts) but /health.
  */
 export class MasterWebUI {
@@ -41,6 +44,7 @@ export class MasterWebUI {
   private env: RpcEnv | undefined;
   /** Where the per-application metrics come from: what the master's state shows, until replaced. */
   private appMetrics: AppMetricsSource = appMetricsFromMasterState(() => this.stateFeed?.state);
+  private appStatus: AppStatusSource | undefined;
 
   private constructor(
     private readonly ui: UiServer,
@@ -144,6 +148,7 @@ export class MasterWebUI {
     );
     mountKillApi(ui, { enabled: killEnabled }, () => master);
     mountSparkUiUrls(ui, { enabled: killEnabled }, () => master);
+    mountApiV1(ui.app, () => self.appStatus);
     await ui.mountDashboard();
     const bound = await ui.listen('MasterUI', host, port, maxRetries);
     log.info(`Bound MasterWebUI to ${host}, and started at http://${host}:${bound}`);
@@ -152,10 +157,12 @@ export class MasterWebUI {
 
   /**
    * Joins the master's RpcEnv once the Master endpoint is set up: a mirror of the Master's state
-   * for the pages, and the follower of the log follows they open.
+   * for the pages, and the follower of the log follows they open; `appStatus`, the Master's
+   * stores of its applications' jobs, stages and tasks, is what /api/v1 reads.
    */
-  attach(env: RpcEnv): void {
+  attach(env: RpcEnv, appStatus?: AppStatusSource): void {
     this.env = env;
+    this.appStatus = appStatus;
     const mirror = new MasterStateMirror();
     env.setupEndpoint(WEB_UI_STATE_ENDPOINT, mirror);
     this.stateFeed = new MasterStateFeed(mirror);

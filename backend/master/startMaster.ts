@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { join } from 'node:path';
+import type { AppStatusSource } from '../appstatus/AppStatusSource.js';
 import { DaemonConf } from '../conf/daemon.js';
 import { MasterConf } from '../conf/master.js';
 import { ReverseProxyConf } from '../conf/reverseProxy.js';
@@ -30,8 +31,11 @@ import { ZooKeeperPersistenceEngine } from './persistence/ZooKeeperPersistenceEn
 /** The master's web UI, as startMaster runs it (backend/http's MasterWebUI). */
 export interface MasterWebUiServer {
   readonly port: number;
-  /** Joins the master's RpcEnv once the Master endpoint is set up. */
-  attach(env: RpcEnv): void;
+  /**
+   * Joins the master's RpcEnv once the Master endpoint is set up; `appStatus` is what its
+   * /api/v1 reads (the Master's stores, in this process).
+   */
+  attach(env: RpcEnv, appStatus?: AppStatusSource): void;
   stop(): Promise<void>;
 }
 
@@ -132,7 +136,7 @@ export async function startMaster(
       maxFollowsPerClient: conf.get(ReverseProxyConf.maxFollowsPerClient),
     }),
   );
-  webUi.attach(env);
+  webUi.attach(env, master.appStatus);
   return {
     env,
     master,

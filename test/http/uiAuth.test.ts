@@ -76,6 +76,8 @@ function masterSamples(workerId: string, appId: string): Samples {
     'GET /driver/': { url: '/driver/?id=driver-20261202000000-9999', status: 302 },
     ...sparkKillSamples(),
     'GET /metrics/prometheus': { url: '/metrics/prometheus', status: 200 },
+    // An application the master has no report of: its JSON 404 once logged in.
+    ...apiV1Samples('app-20261202000000-9999'),
     'GET /': { url: '/', status: 200 },
     'GET /index.html': { url: '/index.html', status: 200 },
     'GET /static/webview.js': { url: '/static/webview.js', status: 200 },
@@ -99,6 +101,28 @@ function sparkKillSamples(): Samples {
     }
   }
   return out;
+}
+
+function apiV1Samples(appId: string): Samples {
+  const a = `/api/v1/applications/${appId}`;
+  const samples: Samples = {
+    'GET /api/v1/applications': { url: '/api/v1/applications', status: 200 },
+  };
+  for (const [path, url] of [
+    ['', ''],
+    ['/jobs', '/jobs'],
+    ['/jobs/:jobId', '/jobs/0'],
+    ['/stages', '/stages'],
+    ['/stages/:stageId', '/stages/0'],
+    ['/stages/:stageId/:attempt', '/stages/0/0'],
+    ['/stages/:stageId/:attempt/taskList', '/stages/0/0/taskList'],
+    ['/executors', '/executors'],
+    ['/allexecutors', '/allexecutors'],
+    ['/environment', '/environment'],
+  ]) {
+    samples[`GET /api/v1/applications/:app${path}`] = { url: `${a}${url}`, status: 404 };
+  }
+  return samples;
 }
 
 function workerSamples(appId: string): Samples {
