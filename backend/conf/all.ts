@@ -7,6 +7,7 @@
 import './app.js';
 import './daemon.js';
 import './deploy.js';
+import './history.js';
 import './master.js';
 import './reverseProxy.js';
 import './rpc.js';

@@ -4,11 +4,11 @@
  * and the event log (wick.eventLog.*). Started once the application is registered, with its
  * ApplicationStart, and ended with its ApplicationEnd.
  */
-import { homedir, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { userInfo } from 'node:os';
 import { AppConf } from '../../../conf/app.js';
 import type { WickConf } from '../../../conf/WickConf.js';
 import { EventLogWriter } from '../../../eventlog/EventLogWriter.js';
+import { eventLogDir } from '../../../eventlog/eventLogDir.js';
 import { truncateMessage } from '../../../protocol/bounds.js';
 import { getLogger } from '../../../util/log.js';
 import type { LiveListenerBus } from '../LiveListenerBus.js';
@@ -25,12 +25,6 @@ export interface ApplicationWatch {
   end(failure?: string): Promise<void>;
 }
 
-/** The event log dir when none is set: under the user's state dir (XDG), as logs are kept. */
-export function defaultEventLogDir(env: NodeJS.ProcessEnv = process.env): string {
-  const state = env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
-  return join(state, 'wick', 'event-logs');
-}
-
 export async function watchApplication(
   conf: WickConf,
   bus: LiveListenerBus,
@@ -45,7 +39,7 @@ export async function watchApplication(
   if (conf.get(AppConf.eventLogEnabled)) {
     try {
       writer = await EventLogWriter.start({
-        dir: conf.get(AppConf.eventLogDir) || defaultEventLogDir(),
+        dir: eventLogDir(conf),
         appId: app.appId,
         compress: conf.get(AppConf.eventLogCompress),
         ...(conf.get(AppConf.eventLogRolling)
