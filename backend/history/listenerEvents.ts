@@ -5,6 +5,7 @@
  */
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import {
+  listenerEvents,
   WickListenerApplicationEnd,
   WickListenerApplicationStart,
   WickListenerEvent,
@@ -13,6 +14,13 @@ import {
 const anyEvent = TypeCompiler.Compile(WickListenerEvent);
 const appStart = TypeCompiler.Compile(WickListenerApplicationStart);
 const appEnd = TypeCompiler.Compile(WickListenerApplicationEnd);
+/** Each event's own schema, by its name: its errors say which field is wrong. */
+const byName = new Map(
+  listenerEvents.map((schema) => [
+    schema.properties.event.const as string,
+    TypeCompiler.Compile(schema),
+  ]),
+);
 
 export function isListenerEvent(value: unknown): value is WickListenerEvent {
   return anyEvent.Check(value);
@@ -32,6 +40,12 @@ export function whyNotAnEvent(value: unknown): string {
     typeof value === 'object' && value !== null && 'event' in value
       ? String((value as { event: unknown }).event).slice(0, 60)
       : undefined;
-  const first = anyEvent.Errors(value).First();
-  return `${name ? `a ${name} ` : 'an event '}that does not match its schema${first ? ` (${first.path || '/'}: ${first.message})` : ''}`;
+  const own = name === undefined ? undefined : byName.get(name);
+  if (!own) {
+    return name === undefined
+      ? 'a value with no "event" field'
+      : `an event of an unknown kind ${JSON.stringify(name)}`;
+  }
+  const first = own.Errors(value).First();
+  return `a ${name} that does not match its schema${first ? ` (${first.path || '/'}: ${first.message})` : ''}`;
 }

@@ -164,8 +164,10 @@ async function readEndChunk(path: string, chunk: number): Promise<End> {
 }
 
 function describe(e: unknown): string {
-  if (typeof e === 'object' && e !== null && 'event' in e) {
-    return JSON.stringify(String((e as { event: unknown }).event).slice(0, 60));
-  }
+  // `event` is Wick's name field; `Event` is Spark's, so that a Spark log is named as one.
+  const named =
+    typeof e === 'object' && e !== null ? (e as { event?: unknown; Event?: unknown }) : {};
+  const name = named.event ?? named.Event;
+  if (name !== undefined) return JSON.stringify(String(name).slice(0, 60));
   return `${JSON.stringify(e)?.slice(0, 60) ?? String(e)}`;
 }
