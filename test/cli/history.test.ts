@@ -55,6 +55,7 @@ before(async () => {
   clearTimeout(guard);
   assert.equal(code, 0, run.stderr());
   assert.match(run.stdout(), /counted 4 words 3/);
+  assert.match(run.stderr(), /Writing the event log to /);
   const names = existsSync(logDir) ? readdirSync(logDir) : [];
   assert.equal(names.length, 1, `one event log, written with no setting: ${names.join(', ')}`);
   appId = names[0] as string;
@@ -244,4 +245,20 @@ test('wick history-server: the cleaner removes an old log and keeps a young one;
   check(await listed());
   p.child.kill('SIGTERM');
   await p.exited;
+});
+
+test('on a local cluster an application that says wick.eventLog.enabled=false writes no log', {
+  timeout: 240_000,
+}, async () => {
+  const app = apps.write('quiet.ts', TWO_JOBS.replace("'Two Jobs'", "'Quiet'"));
+  const run = startWick(
+    ['submit', '--master', 'local', '--conf', 'wick.eventLog.enabled=false', app],
+    { env, cwd: apps.path },
+  );
+  run.child.stdin?.end();
+  const { code } = await run.exited;
+  assert.equal(code, 0, run.stderr());
+  assert.match(run.stdout(), /counted 4 words 3/, 'it ran');
+  assert.deepEqual(readdirSync(logDir), [appId], 'and left no log beside the first');
+  assert.doesNotMatch(run.stderr(), /Writing the event log/);
 });
