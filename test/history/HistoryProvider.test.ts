@@ -258,3 +258,29 @@ test('the cleaner deletes what is older than maxAge, then the oldest completed p
     ['app-running'],
   );
 });
+
+test('started, it looks again every update interval and sees a new log; stopped, it does not', async (t) => {
+  const d = folder(t);
+  const clock = new ManualClock(Date.now());
+  const p = provider(d, [], { clock, updateIntervalMs: 10_000 });
+  await p.start();
+  t.after(() => p.stop());
+  assert.deepEqual(p.applications(), []);
+  await writeLog(d, 'app-new');
+  clock.advance(9_999);
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(p.applications(), [], 'not before the interval');
+  clock.advance(1);
+  while (p.applications().length === 0) await new Promise((r) => setTimeout(r, 5));
+  assert.deepEqual(
+    p.applications().map((a) => a.appId),
+    ['app-new'],
+  );
+  p.stop();
+  await writeLog(d, 'app-later');
+  clock.advance(60_000);
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(p.applications().length, 1, 'no timer scanned after stop');
+  await p.scan();
+  assert.equal(p.applications().length, 2, 'an explicit scan still works');
+});

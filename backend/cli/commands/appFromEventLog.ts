@@ -15,8 +15,11 @@ export async function appFromEventLog(
   conf: WickConf,
 ): Promise<LoadedApplication | undefined> {
   if (!/^app-/.test(appId)) return undefined;
+  // Only what concerns this application's log: the folder's other bad files are `wick history`'s.
   const provider = HistoryProvider.fromConf(conf, {
-    warn: (m) => process.stderr.write(`wick: ${m}\n`),
+    warn: (m) => {
+      if (m.includes(appId)) process.stderr.write(`wick: ${m}\n`);
+    },
   });
   await provider.scan();
   return provider.load(appId);
