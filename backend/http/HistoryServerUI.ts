@@ -38,6 +38,7 @@ export class HistoryServerUI {
     const auth = ensureClusterSecret(resolveClusterAuth(conf));
     let url = '';
     const ui = new UiServer(
+      // The dashboard is not mounted here (yet): this page config is never served.
       () => ({ config: { mode: 'master', host: 'web' }, title: 'Wick History Server' }),
       auth.mode === 'secret'
         ? { secret: auth.secret, loginCommand: () => `wick ui-url --ui ${url}` }
