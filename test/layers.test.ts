@@ -36,6 +36,7 @@ const RULES: Record<Unit, readonly Unit[]> = {
     'backend/client',
     'backend/logs',
     'backend/appstatus',
+    'backend/history',
     'webview/protocol.ts',
   ],
   // Files offered and fetched by content: the driver's code and added files, cluster-mode uploads.
@@ -48,6 +49,8 @@ const RULES: Record<Unit, readonly Unit[]> = {
   // An application's jobs, stages and tasks built from its listener events, and the source the
   // /api/v1 routes read: the master builds stores from reports, a history server from event logs.
   'backend/appstatus': ['backend/util', 'backend/conf', ...pure, 'backend/eventlog'],
+  // The history service: the applications of an event log folder, listed, loaded and cleaned.
+  'backend/history': ['backend/util', 'backend/conf', ...pure, 'backend/eventlog'],
   'backend/master': [...base, 'backend/rpc', 'backend/files', 'backend/appstatus'],
   'backend/worker': [...base, 'backend/rpc', 'backend/logs', 'backend/files', 'backend/shuffle'],
   'backend/app': [
@@ -86,6 +89,8 @@ const RULES: Record<Unit, readonly Unit[]> = {
     'backend/launcher',
     'backend/agent',
     'backend/agent/protocol.ts',
+    'backend/eventlog',
+    'backend/history',
     'package.json',
   ],
   'backend/agent/protocol.ts': [...pure],

@@ -17,6 +17,7 @@ export const COMMAND_NAMES = {
   demo: ['demo', 'demo-server'],
   agent: ['agent'],
   join: ['join'],
+  history: ['history', 'history-server'],
 } as const;
 
 export const ALL_COMMAND_NAMES: ReadonlySet<string> = new Set(Object.values(COMMAND_NAMES).flat());

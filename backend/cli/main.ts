@@ -36,6 +36,7 @@ const COMMANDS: readonly (readonly [names: readonly string[], load: () => Promis
   [N.demo, async () => (await import('./commands/demo.js')).registerDemo],
   [N.agent, async () => (await import('./commands/agent.js')).registerAgent],
   [N.join, async () => (await import('./commands/join.js')).registerJoin],
+  [N.history, async () => (await import('./commands/history.js')).registerHistory],
 ];
 
 /**

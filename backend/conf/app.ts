@@ -100,7 +100,7 @@ export const AppConf = {
   eventLogEnabled: conf.bool(
     'wick.eventLog.enabled',
     false,
-    "Write the application's events (its jobs, stages, tasks and executors, as its listener bus carries them) to a JSON-lines log in wick.eventLog.dir, one event a line, named by the application's id (….inprogress while it runs). A crash leaves a readable prefix.",
+    "Write the application's events (its jobs, stages, tasks and executors, as its listener bus carries them) to a JSON-lines log in wick.eventLog.dir, one event a line, named by the application's id (….inprogress while it runs). A crash leaves a readable prefix. Unset: off, as Spark, except on a local cluster (wick local-cluster, --master local, the VS Code extension's), whose master turns it on (wick.deploy.eventLogByDefault); `wick history` lists what was logged.",
   ),
   eventLogDir: conf.string(
     'wick.eventLog.dir',

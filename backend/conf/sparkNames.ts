@@ -19,6 +19,10 @@ export const SPARK_RENAMED_KEYS: Readonly<Record<string, string>> = {
 export const SPARK_BARE_UNITS: Readonly<Record<string, string>> = {
   'wick.rpc.askTimeout': 's',
   'wick.rpc.message.maxSize': 'm',
+  // spark.history.*: Spark's time settings of the history server are in seconds.
+  'wick.history.fs.update.interval': 's',
+  'wick.history.fs.cleaner.interval': 's',
+  'wick.history.fs.cleaner.maxAge': 's',
 };
 
 /**

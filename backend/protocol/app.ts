@@ -98,6 +98,12 @@ export const RegisteredApplication = defineMessage(
           'The app:<appId> key (docs/protocol.md, "Who may do what"): the driver accepts connections that prove it, which only its executors can.',
       }),
     ),
+    eventLogByDefault: Type.Optional(
+      Type.Boolean({
+        description:
+          "The cluster's default for wick.eventLog.enabled, for an application that did not set it: true on a local cluster (wick.deploy.eventLogByDefault).",
+      }),
+    ),
   },
 );
 

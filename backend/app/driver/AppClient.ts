@@ -59,6 +59,8 @@ export class AppClient extends RpcEndpoint {
   static readonly ENDPOINT_NAME = APP_CLIENT_ENDPOINT;
 
   appId: string | undefined;
+  /** The master's default for wick.eventLog.enabled (a local cluster's: on). */
+  eventLogByDefault = false;
   master: RpcEndpointRef | undefined;
   private registered!: Promise<string>;
   private resolveRegistered!: (appId: string) => void;
@@ -75,6 +77,7 @@ export class AppClient extends RpcEndpoint {
 
     this.on(RegisteredApplication, (m) => {
       this.appId = m.appId;
+      this.eventLogByDefault = m.eventLogByDefault === true;
       this.master = this.rpcEnv.endpointRef(m.master);
       log.info(`Connected to Wick cluster with app ID ${m.appId}`);
       this.listener.connected(m.appId, m.appKey);

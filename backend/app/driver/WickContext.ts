@@ -211,6 +211,10 @@ export class WickContext {
 
     const parts = await assembleDriver(conf, parseMasterUrls(master), appName);
     try {
+      // A local cluster's master says so: its runs are logged unless the application said not.
+      if (parts.client.eventLogByDefault && !conf.contains(AppConf.eventLogEnabled.key)) {
+        conf.set(AppConf.eventLogEnabled.key, 'true');
+      }
       const watch = await watchApplication(
         conf,
         parts.bus,

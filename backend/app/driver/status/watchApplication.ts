@@ -9,11 +9,11 @@
  * build from the same events): it keeps counts only, no task rows or metrics, because it runs in
  * the driver's event loop for every task and the driver's own API needs no more.
  */
-import { homedir, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { userInfo } from 'node:os';
 import { AppConf } from '../../../conf/app.js';
 import type { WickConf } from '../../../conf/WickConf.js';
 import { EventLogWriter } from '../../../eventlog/EventLogWriter.js';
+import { eventLogDir } from '../../../eventlog/eventLogDir.js';
 import { truncateMessage } from '../../../protocol/bounds.js';
 import { getLogger } from '../../../util/log.js';
 import type { LiveListenerBus } from '../LiveListenerBus.js';
@@ -32,12 +32,6 @@ export interface ApplicationWatch {
   end(failure?: string): Promise<void>;
 }
 
-/** The event log dir when none is set: under the user's state dir (XDG), as logs are kept. */
-export function defaultEventLogDir(env: NodeJS.ProcessEnv = process.env): string {
-  const state = env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
-  return join(state, 'wick', 'event-logs');
-}
-
 export async function watchApplication(
   conf: WickConf,
   bus: LiveListenerBus,
@@ -53,7 +47,7 @@ export async function watchApplication(
   if (conf.get(AppConf.eventLogEnabled)) {
     try {
       writer = await EventLogWriter.start({
-        dir: conf.get(AppConf.eventLogDir) || defaultEventLogDir(),
+        dir: eventLogDir(conf),
         appId: app.appId,
         compress: conf.get(AppConf.eventLogCompress),
         ...(conf.get(AppConf.eventLogRolling)
