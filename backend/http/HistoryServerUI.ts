@@ -5,11 +5,15 @@
  * as a master makes it, so that a history server is never open by accident;
  * `wick.authenticate=false` runs it open, as it does a master.
  */
+import { AppConf } from '../conf/app.js';
+import { HistoryConf } from '../conf/history.js';
 import type { WickConf } from '../conf/WickConf.js';
 import type { HistoryProvider } from '../history/HistoryProvider.js';
 import { ensureClusterSecret, resolveClusterAuth } from '../rpc/clusterSecret.js';
 import { getLogger } from '../util/log.js';
+import { mountApiV1 } from './apiV1.js';
 import { mountHistoryApi } from './historyApi.js';
+import { historyStatusSource } from './historyStatusSource.js';
 import { UiServer } from './UiServer.js';
 
 const log = getLogger('HistoryServer');
@@ -44,7 +48,19 @@ export class HistoryServerUI {
         ? { secret: auth.secret, loginCommand: () => `wick ui-url --ui ${url}` }
         : undefined,
     );
+    // The listing (with Spark's query) first; then each application's pages from its log.
     mountHistoryApi(ui.app, provider);
+    const source = historyStatusSource(
+      provider,
+      {
+        jobs: conf.get(AppConf.retainedJobs),
+        stages: conf.get(AppConf.retainedStages),
+        tasks: conf.get(AppConf.retainedTasks),
+        deadExecutors: conf.get(AppConf.retainedDeadExecutors),
+      },
+      conf.get(HistoryConf.retainedApplications),
+    );
+    mountApiV1(ui.app, () => source);
     ui.app.get('/', (c) =>
       c.text(
         `Wick history server over ${provider.logDir}: ${provider.applications().length} application(s).\nThe list: /api/v1/applications (Spark's shape); \`wick history\` prints it in a terminal.\n`,
