@@ -185,7 +185,10 @@ export async function driverOutputSteps(base: Api, root: string): Promise<void> 
       assert.ok(shown.items.includes('Show Output'), JSON.stringify(shown));
       // And where the user glances: the status bar, until the next submit.
       assert.match(s.statusBar.text, /\$\(error\) Throws In Task FAILED$/);
-      assert.match(s.statusBar.tooltip, /Last run: Throws In Task failed: .*task failed on purpose/);
+      assert.match(
+        s.statusBar.tooltip,
+        /Last run: Throws In Task failed: .*task failed on purpose/,
+      );
       const app = apps(s.state).find((a) => a.id === r.appId);
       const failure = failureOf(app);
       const run = api.outputs.get(r.outputId as string) as DriverRun;
