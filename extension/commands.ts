@@ -16,6 +16,7 @@ import { type Submitted, submittedLogSource } from './logs/submittedLog.js';
 import type { DriverOutputs } from './output/driverOutputs.js';
 import { openOutputWhen, type RunReports } from './output/runReports.js';
 import { showDriverOutput } from './output/showDriverOutput.js';
+import { lastNewJob } from './project/newJob.js';
 import { reportingCommand } from './reportingCommand.js';
 import type { Session } from './session.js';
 import { askSubmit, lastSubmit, rememberPreset, runChoices } from './submit/askSubmit.js';
@@ -237,6 +238,9 @@ async function submit(
     params = lastSubmit(d.memento);
     file = params.file;
   } else {
+    // Run on Wick from outside an editor (the walkthrough's button: the Welcome page is active):
+    // the job New Job wrote, rather than a file dialog.
+    if (!file && how === 'run') file = lastNewJob(d.memento);
     if (!file || !/\.(m?js|ts)$/.test(file)) {
       const picked = await vscode.window.showOpenDialog({
         title: 'Submit Job: the application file',
