@@ -317,10 +317,10 @@ async function vsixCheck(cs, folder) {
     await page.locator('.quick-input-title', { hasText: 'New Job' }).waitFor(long);
     await page.keyboard.press('Enter');
     await page.getByRole('tab', { name: /^job\.ts/ }).waitFor(long);
-    await page.getByRole('checkbox', { name: 'Create a job: Completed' }).waitFor(long);
 
     stage = 'Run on Wick from its button, the Welcome page active';
     await page.getByRole('tab', { name: /^Welcome/ }).click();
+    await page.getByRole('checkbox', { name: 'Create a job: Completed' }).waitFor(long);
     await page
       .getByRole('button', { name: /Run it/ })
       .first()
