@@ -79,8 +79,9 @@ export class UiServer {
       return c.html(
         dashboardHtml({
           nonce,
-          scriptUri: '/static/webview.js',
-          styleUri: '/static/webview.css',
+          // Relative: the page also works under a path-based proxy (code-server's /proxy/PORT/).
+          scriptUri: 'static/webview.js',
+          styleUri: 'static/webview.css',
           config,
           title,
         }),

@@ -68,7 +68,8 @@ export function mountUiAuth(app: Hono, o: UiAuthOptions): void {
       secure: new URL(c.req.url).protocol === 'https:',
     });
     const to = c.req.query('to');
-    const next = to !== undefined && isDashboardRoute(to) ? `/${to}` : '/';
+    // Relative to /login, so that behind a path-based proxy it stays under the proxy's prefix.
+    const next = to !== undefined && isDashboardRoute(to) ? `./${to}` : './';
     // A page that moves on by itself rather than a 302: a Strict cookie set by a redirect that a
     // link on another site started is not sent with the redirected request, so that first
     // page would ask to log in again; a navigation this page starts is same-site.

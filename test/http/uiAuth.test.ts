@@ -314,8 +314,9 @@ test('a login link works once, and only while it is current and made with this c
     assert.equal(res.status, 200);
     return /url=([^"]*)"/.exec(await res.text())?.[1];
   };
-  assert.equal(await to('#/app/app-1'), '/#/app/app-1');
-  assert.equal(await to('https://evil.example/'), '/');
+  // Relative to /login: behind a path-based proxy (code-server's /proxy/PORT/) it stays there.
+  assert.equal(await to('#/app/app-1'), './#/app/app-1');
+  assert.equal(await to('https://evil.example/'), './');
 
   // A session past its 12 hours is refused, saying so.
   const old = `${sessionCookieName(SECRET)}=${mintSession(SECRET, now - SESSION_TTL_MS - 1000)}`;
