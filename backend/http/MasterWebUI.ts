@@ -8,6 +8,7 @@ import type { WickConf } from '../conf/WickConf.js';
 import { WEB_UI_ENDPOINT, WEB_UI_STATE_ENDPOINT } from '../protocol/endpoints.js';
 import { RequestWorkerState } from '../protocol/worker.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
+import type { WireSecurity } from '../rpc/tls/WireSecurity.js';
 import type { LogSource } from '../shared/logSource.js';
 import { sparkMasterJson } from '../shared/sparkJson.js';
 import { sparkClusterUtilizationJson } from '../shared/utilization.js';
@@ -43,6 +44,11 @@ export class MasterWebUI {
     return this.ui.port;
   }
 
+  /** `https` when it serves TLS. */
+  get scheme(): 'http' | 'https' {
+    return this.ui.scheme;
+  }
+
   get routes(): { method: string; path: string }[] {
     return this.ui.routes;
   }
@@ -53,6 +59,8 @@ export class MasterWebUI {
     port: number,
     maxRetries: number,
     conf: WickConf,
+    /** TLS (https) when it serves: the daemon's RpcEnv's, so one certificate for both ports. */
+    security?: WireSecurity,
   ): Promise<MasterWebUI> {
     let self: MasterWebUI | undefined;
     const secret = uiClusterSecret(conf);
@@ -126,8 +134,8 @@ export class MasterWebUI {
     );
     mountKillApi(ui, { enabled: killEnabled }, () => master);
     await ui.mountDashboard();
-    const bound = await ui.listen('MasterUI', host, port, maxRetries);
-    log.info(`Bound MasterWebUI to ${host}, and started at http://${host}:${bound}`);
+    const bound = await ui.listen('MasterUI', host, port, maxRetries, security);
+    log.info(`Bound MasterWebUI to ${host}, and started at ${ui.scheme}://${host}:${bound}`);
     return self;
   }
 

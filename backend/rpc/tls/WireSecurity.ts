@@ -11,7 +11,6 @@ import {
   parseFingerprints,
 } from './fingerprint.js';
 import { isLoopbackHost } from './loopback.js';
-import { makeSelfSigned } from './selfSigned.js';
 
 const log = getLogger('Connection');
 
@@ -95,6 +94,8 @@ export class WireSecurity {
       identity = readConfiguredCertificate(conf.get(SslConf.certFile), conf.get(SslConf.keyFile));
     }
     if (identity === undefined && serves) {
+      // Loaded only by a process that serves TLS: most never make a certificate.
+      const { makeSelfSigned } = await import('./selfSigned.js');
       const made = await makeSelfSigned(
         `wick ${o.name ?? 'peer'}`,
         [o.bindHost ?? '', ...(o.advertise ?? [])],

@@ -14,7 +14,7 @@ import { RpcConf } from '../../conf/rpc.js';
 import type { WickConf } from '../../conf/WickConf.js';
 import { defaultSecretFile } from '../clusterSecret.js';
 import { type Fingerprint, fingerprintOfPem } from './fingerprint.js';
-import { type CertificateAndKey, makeSelfSigned } from './selfSigned.js';
+import type { CertificateAndKey } from './selfSigned.js';
 
 /**
  * The cluster's certificate: made by a master on its first start and kept with the cluster
@@ -70,6 +70,7 @@ export async function ensureClusterCertificate(
   if (found) return found;
   const files = clusterCertificateFiles(conf);
   mkdirSync(dirname(files.cert), { recursive: true, mode: 0o700 });
+  const { makeSelfSigned } = await import('./selfSigned.js');
   const made = await makeSelfSigned(
     `wick cluster ${os.hostname()}`,
     ['localhost', '127.0.0.1', '::1', os.hostname(), ...hosts],
