@@ -43,24 +43,26 @@ export const SPARK_REFUSED_KEYS: Readonly<Record<string, string>> = Object.fromE
         'privateKeyPassword',
       ].map((k) => `spark.ssl.${p}${k}`),
     ),
-  ].map((k) => [
-    k,
-    'Wick reads PEM files, not Java key stores: export the certificate and its unencrypted key (openssl pkcs12 -in store.p12 -nokeys / -nocerts -nodes) and set wick.ssl.certFile and wick.ssl.keyFile; peers pin its fingerprint (wick.ssl.fingerprint) instead of trusting a store',
-  ]).concat(
-    ['spark.ssl.protocol', 'spark.ssl.enabledAlgorithms', 'spark.ssl.rpc.protocol'].map((k) => [
+  ]
+    .map((k) => [
       k,
-      'Wick speaks TLS 1.3 only, with the cipher suites Node offers for it: remove this setting',
-    ]),
-    [
-      'spark.network.crypto.keyLength',
-      'spark.network.crypto.keyFactoryAlgorithm',
-      'spark.network.crypto.saslFallback',
-      'spark.authenticate.enableSaslEncryption',
-    ].map((k) => [
-      k,
-      "Wick encrypts with TLS 1.3 (wick.ssl.enabled), not Spark's AES or SASL scheme: remove this setting",
-    ]),
-  ),
+      'Wick reads PEM files, not Java key stores: export the certificate and its unencrypted key (openssl pkcs12 -in store.p12 -nokeys / -nocerts -nodes) and set wick.ssl.certFile and wick.ssl.keyFile; peers pin its fingerprint (wick.ssl.fingerprint) instead of trusting a store',
+    ])
+    .concat(
+      ['spark.ssl.protocol', 'spark.ssl.enabledAlgorithms', 'spark.ssl.rpc.protocol'].map((k) => [
+        k,
+        'Wick speaks TLS 1.3 only, with the cipher suites Node offers for it: remove this setting',
+      ]),
+      [
+        'spark.network.crypto.keyLength',
+        'spark.network.crypto.keyFactoryAlgorithm',
+        'spark.network.crypto.saslFallback',
+        'spark.authenticate.enableSaslEncryption',
+      ].map((k) => [
+        k,
+        "Wick encrypts with TLS 1.3 (wick.ssl.enabled), not Spark's AES or SASL scheme: remove this setting",
+      ]),
+    ),
 );
 
 /**

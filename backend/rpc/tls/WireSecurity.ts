@@ -21,6 +21,22 @@ const log = getLogger('Connection');
  */
 export const TLS_FINGERPRINT_ENV = 'WICK_TLS_FINGERPRINT';
 
+/**
+ * wick.ssl.enabled and wick.ssl.loopback as a driver hands them to its executors (through the
+ * application's command environment), which start before any setting of the application reaches
+ * them: Spark passes spark.ssl.* on an executor's command line for the same reason.
+ */
+export const SSL_ENABLED_ENV = 'WICK_SSL_ENABLED';
+export const SSL_LOOPBACK_ENV = 'WICK_SSL_LOOPBACK';
+
+/** The environment that carries this conf's wick.ssl switches to an executor: those not default. */
+export function sslChildEnv(conf: WickConf): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (!conf.get(SslConf.enabled)) env[SSL_ENABLED_ENV] = 'false';
+  if (conf.get(SslConf.loopback)) env[SSL_LOOPBACK_ENV] = 'true';
+  return env;
+}
+
 /** The first byte of every TLS connection: a handshake record (RFC 8446, 5.1). */
 const TLS_HANDSHAKE_RECORD = 0x16;
 
@@ -81,9 +97,9 @@ export class WireSecurity {
       env?: NodeJS.ProcessEnv;
     } = {},
   ): Promise<WireSecurity> {
-    const enabled = conf.get(SslConf.enabled);
-    const loopback = conf.get(SslConf.loopback);
     const env = o.env ?? process.env;
+    const enabled = switchOf(conf, SslConf.enabled, env[SSL_ENABLED_ENV]);
+    const loopback = switchOf(conf, SslConf.loopback, env[SSL_LOOPBACK_ENV]);
     const pins = [
       ...parseFingerprints(conf.get(SslConf.fingerprint), SslConf.fingerprint.key),
       ...parseFingerprints(env[TLS_FINGERPRINT_ENV] ?? '', TLS_FINGERPRINT_ENV),
@@ -244,6 +260,16 @@ export class WireSecurity {
     if (this.pins.includes(got)) return undefined;
     return `The master at wick://${address} presented the certificate ${got}, but this process pins ${this.pins.join(', ')} (wick.ssl.fingerprint or ${TLS_FINGERPRINT_ENV}, from the join line). If the master's certificate was replaced, run \`wick join\` on its machine for the new line; if not, something between here and the master is answering in its place: do not connect.`;
   }
+}
+
+/** A setting of the conf, else its value handed down in the environment, else its default. */
+function switchOf(
+  conf: WickConf,
+  entry: typeof SslConf.enabled,
+  handed: string | undefined,
+): boolean {
+  if (conf.contains(entry.key) || handed === undefined) return conf.get(entry);
+  return conf.clone().set(entry.key, handed).get(entry);
 }
 
 /** A pinned master served another certificate: refused, and not retried as a network blip. */
