@@ -100,12 +100,21 @@ async function shuffleRate(wc: WickContext): Promise<number> {
 async function main(): Promise<void> {
   setLogLevel('WARN');
   const env = { WICK_LOG_LEVEL: 'WARN' };
-  const servers = {
-    plain: await startServer<{ address: string }>('bench/rpc/wick-server.ts', { env }),
-    tls: await startServer<{ address: string }>('bench/rpc/wick-server.ts', {
+  // Everything starts at once: four server processes and two clusters.
+  const [plainServer, tlsServer, plainCluster, tlsCluster] = await Promise.all([
+    startServer<{ address: string }>('bench/rpc/wick-server.ts', { env }),
+    startServer<{ address: string }>('bench/rpc/wick-server.ts', {
       env: { ...env, WICK_SSL_LOOPBACK: 'true' },
     }),
-  };
+    startCluster({ workers: 2, cores: 1 }),
+    startCluster({
+      workers: 2,
+      cores: 1,
+      conf: Object.entries(TLS_CONF).map(([k, v]) => `${k}=${v}`),
+    }),
+  ]);
+  const servers = { plain: plainServer, tls: tlsServer };
+  const clusters = { plain: plainCluster, tls: tlsCluster };
   const clients = {
     plain: await RpcEnv.create({ protocol: wickProtocol, name: 'benchPlain', clientMode: true }),
     tls: await RpcEnv.create({
@@ -115,22 +124,16 @@ async function main(): Promise<void> {
       conf: new WickConf(TLS_CONF),
     }),
   };
-  const clusters = {
-    plain: await startCluster({ workers: 2, cores: 1 }),
-    tls: await startCluster({
-      workers: 2,
-      cores: 1,
-      conf: Object.entries(TLS_CONF).map(([k, v]) => `${k}=${v}`),
-    }),
-  };
   const contexts: Partial<Record<Side, WickContext>> = {};
   try {
     const ask: Record<Side, (seq: number) => Promise<unknown>> = {
       plain: await refAsk(clients.plain, servers.plain.ready.address),
       tls: await refAsk(clients.tls, servers.tls.ready.address),
     };
-    contexts.plain = await connect(clusters.plain.ready.url, 'bench-tls-plain', 2);
-    contexts.tls = await connect(clusters.tls.ready.url, 'bench-tls', 2, TLS_CONF);
+    [contexts.plain, contexts.tls] = await Promise.all([
+      connect(clusters.plain.ready.url, 'bench-tls-plain', 2),
+      connect(clusters.tls.ready.url, 'bench-tls', 2, TLS_CONF),
+    ]);
     console.log(
       `tls: ${rounds} rounds of ${fmt(asks)} asks, ${fmt(tasks)} tasks and a ${shuffleMiB} MiB shuffle, plain and TLS 1.3 alternating`,
     );
