@@ -27,7 +27,9 @@ test('the Python driver and executors run SparkPi across hosts with no address g
 }, async (t) => {
   const net = await startHosts(t, ['master', 'w1', 'w2', 'user']);
   // Without the harness's secret: the master makes its own, as on a fresh machine.
-  const master = await net.host('master').startMaster({ env: { WICK_AUTH_SECRET: '' }, conf: PLAIN });
+  const master = await net
+    .host('master')
+    .startMaster({ env: { WICK_AUTH_SECRET: '' }, conf: PLAIN });
   const [, secret] = await master.waitForStderr(/^ {4}WICK_AUTH_SECRET=(\S+) wick worker /m);
   const env = { WICK_AUTH_SECRET: secret as string };
   await net.host('w1').startWorker(master.url, { cores: 1, env, conf: PLAIN });
