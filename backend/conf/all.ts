@@ -14,5 +14,6 @@ import './master.js';
 import './reverseProxy.js';
 import './rpc.js';
 import './shuffle.js';
+import './ssl.js';
 import './submit.js';
 import './worker.js';

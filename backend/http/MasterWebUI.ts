@@ -9,6 +9,7 @@ import type { WickConf } from '../conf/WickConf.js';
 import { WEB_UI_ENDPOINT, WEB_UI_STATE_ENDPOINT } from '../protocol/endpoints.js';
 import { RequestWorkerState } from '../protocol/worker.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
+import type { WireSecurity } from '../rpc/tls/WireSecurity.js';
 import type { LogSource } from '../shared/logSource.js';
 import { sparkMasterJson } from '../shared/sparkJson.js';
 import { sparkClusterUtilizationJson } from '../shared/utilization.js';
@@ -55,6 +56,11 @@ export class MasterWebUI {
     return this.ui.port;
   }
 
+  /** `https` when it serves TLS. */
+  get scheme(): 'http' | 'https' {
+    return this.ui.scheme;
+  }
+
   get routes(): { method: string; path: string }[] {
     return this.ui.routes;
   }
@@ -65,6 +71,8 @@ export class MasterWebUI {
     port: number,
     maxRetries: number,
     conf: WickConf,
+    /** TLS (https) when it serves: the daemon's RpcEnv's, so one certificate for both ports. */
+    security?: WireSecurity,
   ): Promise<MasterWebUI> {
     let self: MasterWebUI | undefined;
     const secret = uiClusterSecret(conf);
@@ -150,8 +158,8 @@ export class MasterWebUI {
     mountSparkUiUrls(ui, { enabled: killEnabled }, () => master);
     mountApiV1(ui.app, () => self.appStatus);
     await ui.mountDashboard();
-    const bound = await ui.listen('MasterUI', host, port, maxRetries);
-    log.info(`Bound MasterWebUI to ${host}, and started at http://${host}:${bound}`);
+    const bound = await ui.listen('MasterUI', host, port, maxRetries, security);
+    log.info(`Bound MasterWebUI to ${host}, and started at ${ui.scheme}://${host}:${bound}`);
     return self;
   }
 

@@ -6,6 +6,7 @@ import type { MessageOf } from '../protocol/registry.js';
 import { RequestWorkerState, type WorkerStateResponse } from '../protocol/worker.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import { RpcError, RpcErrorCode } from '../rpc/index.js';
+import type { WireSecurity } from '../rpc/tls/WireSecurity.js';
 import { logFields } from '../shared/logSource.js';
 import { getLogger } from '../util/log.js';
 import { mountLogApi } from './logApi.js';
@@ -59,6 +60,11 @@ export class WorkerWebUI {
     return this.ui.port;
   }
 
+  /** `https` when it serves TLS. */
+  get scheme(): 'http' | 'https' {
+    return this.ui.scheme;
+  }
+
   get routes(): { method: string; path: string }[] {
     return this.ui.routes;
   }
@@ -68,6 +74,8 @@ export class WorkerWebUI {
     port: number,
     maxRetries: number,
     conf: WickConf,
+    /** TLS (https) when it serves: the daemon's RpcEnv's, so one certificate for both ports. */
+    security?: WireSecurity,
   ): Promise<WorkerWebUI> {
     let self: WorkerWebUI | undefined;
     const secret = uiClusterSecret(conf);
@@ -164,8 +172,8 @@ export class WorkerWebUI {
       () => self.worker?.self ?? 'The worker is starting',
     );
     await ui.mountDashboard();
-    const bound = await ui.listen('WorkerUI', host, port, maxRetries);
-    log.info(`Bound WorkerWebUI to ${host}, and started at http://${host}:${bound}`);
+    const bound = await ui.listen('WorkerUI', host, port, maxRetries, security);
+    log.info(`Bound WorkerWebUI to ${host}, and started at ${ui.scheme}://${host}:${bound}`);
     return self;
   }
 

@@ -15,6 +15,7 @@ import type { ShippedFile } from '../protocol/files.js';
 import type { AnyMessageDef, WireMessage } from '../protocol/registry.js';
 import { APP_CREDENTIAL_ENV, deriveKey, formatCredential } from '../rpc/credentials.js';
 import { RpcAddress, RpcEndpoint, type RpcSenderContext } from '../rpc/index.js';
+import { TLS_FINGERPRINT_ENV } from '../rpc/tls/WireSecurity.js';
 import { type Clock, systemClock, type TimerHandle } from '../util/clock.js';
 import { distFile } from '../util/paths.js';
 import { AppDirectories } from './AppDirectories.js';
@@ -188,11 +189,18 @@ export class Worker extends RpcEndpoint implements RunnerHost {
     return masterMessageProblem(def, message, sender, this.masterConnection, this.masterAddresses);
   }
 
-  /** RunnerHost.credentialEnv: the key of one application (or submission), never the secret. */
+  /**
+   * RunnerHost.credentialEnv: the key of one application (or submission), never the secret; and
+   * the masters' certificates this worker pins, which a cluster-mode driver pins in turn.
+   */
   credentialEnv(kind: 'app' | 'submission', id: string): Record<string, string> {
+    const pins = this.rpcEnv.security.pins;
+    const tls: Record<string, string> =
+      pins.length > 0 ? { [TLS_FINGERPRINT_ENV]: pins.join(',') } : {};
     const secret = this.rpcEnv.clusterSecret;
-    if (secret === undefined) return {};
+    if (secret === undefined) return tls;
     return {
+      ...tls,
       [APP_CREDENTIAL_ENV]: formatCredential({ kind, id, key: deriveKey(secret, kind, id) }),
     };
   }

@@ -103,7 +103,8 @@ export function registerDaemons(program: Command): void {
           await running?.stop();
         };
         running = await startWorker(conf, masters, {
-          webUi: (host, port, maxRetries) => WorkerWebUI.start(host, port, maxRetries, conf),
+          webUi: (host, port, maxRetries, security) =>
+            WorkerWebUI.start(host, port, maxRetries, conf, security),
           exit: (code, reason) => {
             log.error(`Worker exiting: ${reason}`);
             void stop().then(() => process.exit(code));

@@ -1,6 +1,10 @@
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { SslConf } from '../../conf/ssl.js';
 import { WickConf } from '../../conf/WickConf.js';
 import { resolveClusterAuth } from '../../rpc/clusterSecret.js';
+import { localClusterFingerprint } from '../../rpc/tls/clusterCertificate.js';
+import { fingerprintOfPem } from '../../rpc/tls/fingerprint.js';
 import { defaultMasterUrl } from '../options.js';
 
 /**
@@ -30,7 +34,7 @@ export function registerJoin(program: Command): void {
       const master = url ?? defaultMasterUrl();
       const auth = resolveClusterAuth(conf);
       if (auth.mode === 'open') {
-        process.stdout.write(`wick worker ${master} --conf wick.authenticate=false\n`);
+        process.stdout.write(`wick worker ${master} --conf wick.authenticate=false${pin(conf)}\n`);
         process.stderr.write(
           'This cluster runs open (wick.authenticate=false): anyone can join it.\n',
         );
@@ -41,6 +45,20 @@ export function registerJoin(program: Command): void {
           `No cluster secret here (looked in wick.authenticate.secret, wick.authenticate.secret.file, WICK_AUTH_SECRET and ${auth.file}): run this where the master runs, as its user`,
         );
       }
-      process.stdout.write(`WICK_AUTH_SECRET=${auth.secret} wick worker ${master}\n`);
+      process.stdout.write(`WICK_AUTH_SECRET=${auth.secret} wick worker ${master}${pin(conf)}\n`);
     });
+}
+
+/**
+ * ` --conf wick.ssl.fingerprint=…`: the certificate the master serves TLS with, for the worker to
+ * pin (as kubeadm's --discovery-token-ca-cert-hash): wick.ssl.certFile's, or the cluster's, kept
+ * with the secret. Nothing when TLS is off or the master has not made one yet.
+ */
+function pin(conf: WickConf): string {
+  if (!conf.get(SslConf.enabled)) return '';
+  const own = conf.get(SslConf.certFile);
+  const fingerprint = own
+    ? fingerprintOfPem(readFileSync(own, 'utf8'))
+    : localClusterFingerprint(conf);
+  return fingerprint ? ` --conf ${SslConf.fingerprint.key}=${fingerprint}` : '';
 }
