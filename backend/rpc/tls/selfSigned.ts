@@ -18,7 +18,9 @@ export interface CertificateAndKey {
 
 const ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 
-x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+// Node's webcrypto is the Web Crypto the library asks for. Its parameter's type is the DOM's
+// `Crypto`, which the backend's (Node-only) types do not declare: `never` fits either build.
+x509.cryptoProvider.set(webcrypto as never);
 
 export async function makeSelfSigned(
   commonName: string,
