@@ -10,6 +10,7 @@ import './deploy.js';
 import './master.js';
 import './reverseProxy.js';
 import './rpc.js';
+import './sandbox.js';
 import './shuffle.js';
 import './submit.js';
 import './worker.js';

@@ -115,8 +115,10 @@ export class DriverRunner {
       if (this.termination.killRequested) return exitCode;
       log.info(`Launch Command: ${formatCommand(argv)}`);
       this.runs++;
+      const confined = this.host.confine?.(argv, { cwd: this.dir, readWrite: [] });
       this.process = launch({
-        argv,
+        argv: confined ?? argv,
+        sandboxed: confined !== undefined,
         cwd: this.dir,
         env: { ...this.env, ...this.host.credentialEnv?.('submission', this.driverId) },
         header: `Launch Command: ${formatCommand(argv)}`,

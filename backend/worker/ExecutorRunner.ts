@@ -39,6 +39,14 @@ export interface RunnerHost {
   credentialEnv?(kind: 'app' | 'submission', id: string): Record<string, string>;
   /** Fetches files from the master this worker follows (a cluster-mode driver's application). */
   fetchFromMaster?: MasterFetch;
+  /**
+   * `argv` wrapped to run confined to `own` (its directory, its application's local dirs), when
+   * this worker confines applications (wick.executor.sandbox); undefined when it runs them open.
+   */
+  confine?(
+    argv: readonly string[],
+    own: { cwd: string; readWrite: readonly string[] },
+  ): string[] | undefined;
 }
 
 /**
@@ -115,7 +123,10 @@ export class ExecutorRunner {
         },
         header: `Wick Executor Command: ${formatCommand(argv)}`,
       };
-      this.process = this.host.takeStandby?.(spec) ?? launch(spec);
+      const confined = this.host.confine?.(argv, { cwd: this.dir, readWrite: this.appLocalDirs });
+      this.process = confined
+        ? launch({ ...spec, argv: confined, sandboxed: true })
+        : (this.host.takeStandby?.(spec) ?? launch(spec));
     } catch (err) {
       this.finish(
         'FAILED',

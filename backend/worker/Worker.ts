@@ -31,6 +31,7 @@ import type { Launched, LaunchSpec } from './process/launch.js';
 import { ExecutorPrestarter } from './process/prestart.js';
 import { Runners } from './Runners.js';
 import { StateChanges } from './StateChanges.js';
+import type { Sandbox } from './sandbox/Sandbox.js';
 import { WorkerResources } from './WorkerResources.js';
 import { WorkDirCleaner } from './workDirCleanup.js';
 
@@ -57,6 +58,8 @@ export interface WorkerOptions {
   wickCli?: string;
   /** host:port of the worker's external shuffle service (wick.shuffle.service.enabled), if on. */
   shuffleServiceAddress?: string;
+  /** What applications' processes run confined in (wick.executor.sandbox); none: open. */
+  sandbox?: Sandbox;
 }
 
 /**
@@ -79,6 +82,7 @@ export class Worker extends RpcEndpoint implements RunnerHost {
   readonly killTimeoutMs: number;
   readonly exit: (code: number, reason: string) => void;
   readonly shuffleServiceAddress: string | undefined;
+  readonly sandbox: Sandbox | undefined;
 
   readonly resources: WorkerResources;
   readonly runners: Runners;
@@ -106,6 +110,7 @@ export class Worker extends RpcEndpoint implements RunnerHost {
     this.killTimeoutMs = this.conf.get(WorkerConf.killTimeout);
     this.exit = options.exit ?? ((code) => process.exit(code));
     this.shuffleServiceAddress = options.shuffleServiceAddress;
+    this.sandbox = options.sandbox;
     const { changed } = this.stateChanges;
     this.resources = new WorkerResources(options.cores, options.memoryMB, changed);
     this.runners = new Runners(
@@ -151,15 +156,19 @@ export class Worker extends RpcEndpoint implements RunnerHost {
       post,
       stopped,
     });
-    this.prestart = this.conf.get(WorkerConf.executorPrestart)
-      ? new ExecutorPrestarter(
-          this.workDir,
-          [process.execPath, options.wickCli ?? distFile('wick.cjs')],
-          this.killTimeoutMs,
-          this.resources.cores,
-          this.conf.get(AppConf.executorMemory),
-        )
-      : undefined;
+    // A standby is started before anyone knows whose executor it becomes, so it cannot be
+    // confined to that application's dirs: a confining worker spawns each executor fresh (a Node
+    // start-up, ~60-170 ms, per executor).
+    this.prestart =
+      this.conf.get(WorkerConf.executorPrestart) && !this.sandbox
+        ? new ExecutorPrestarter(
+            this.workDir,
+            [process.execPath, options.wickCli ?? distFile('wick.cjs')],
+            this.killTimeoutMs,
+            this.resources.cores,
+            this.conf.get(AppConf.executorMemory),
+          )
+        : undefined;
 
     const on: On = (def, handler) => this.on(def, handler);
     const registry: HandlerRegistry = { on };
@@ -188,6 +197,11 @@ export class Worker extends RpcEndpoint implements RunnerHost {
     return {
       [APP_CREDENTIAL_ENV]: formatCredential({ kind, id, key: deriveKey(secret, kind, id) }),
     };
+  }
+
+  /** RunnerHost.confine: the launch wrapped in this worker's sandbox, if it has one. */
+  confine(argv: readonly string[], own: { cwd: string; readWrite: readonly string[] }) {
+    return this.sandbox?.wrap(argv, own);
   }
 
   get cores(): number {

@@ -18,12 +18,19 @@ export interface LaunchSpec {
   header: string;
   /** Append to stdout/stderr instead of truncating (a supervised driver's relaunch). */
   append?: boolean;
+  /**
+   * `argv` already wrapped in bwrap (sandbox/): its root is bwrap, whose death kills the whole
+   * sandbox at once, so a kill sends SIGTERM to the processes inside first (kill.ts).
+   */
+  sandboxed?: boolean;
 }
 
 export interface Launched {
   pid: number;
   /** The marker value its descendants carry in WICK_PROCESS_MARKER. */
   marker: string;
+  /** Its root is bwrap (LaunchSpec.sandboxed). */
+  sandboxed?: boolean;
   /** Resolves when the child exits: its exit code, or the signal that ended it. */
   exited: Promise<{ exitCode: number | undefined; signal: string | undefined }>;
 }
@@ -105,6 +112,7 @@ export function launch(spec: LaunchSpec): Launched {
     return {
       pid: child.pid,
       marker,
+      sandboxed: spec.sandboxed,
       exited: exited.then(({ exitCode, signal }) => ({ exitCode, signal })),
     };
   } finally {
