@@ -21,6 +21,8 @@ export const ENV_KEYS: Readonly<Record<string, string>> = {
   WICK_WORKER_WEBUI_PORT: 'wick.worker.ui.port',
   WICK_WORKER_DIR: 'wick.worker.dir',
   WICK_LOCAL_DIRS: 'wick.local.dir',
+  WICK_EXECUTOR_SANDBOX: 'wick.executor.sandbox',
+  WICK_EXECUTOR_SANDBOX_READ_ONLY_PATHS: 'wick.executor.sandbox.readOnlyPaths',
 };
 
 /** The properties files read when no --properties-file is given, lowest precedence first. */
