@@ -1,6 +1,7 @@
 import { LogFollower } from '../client/LogFollower.js';
 import type { WickConf } from '../conf/WickConf.js';
 import { readRange, withLogFile } from '../logs/logFiles.js';
+import { madeLogs } from '../logs/madeLogs.js';
 import { WEB_UI_ENDPOINT } from '../protocol/endpoints.js';
 import type { MessageOf } from '../protocol/registry.js';
 import { RequestWorkerState, type WorkerStateResponse } from '../protocol/worker.js';
@@ -103,6 +104,7 @@ export class WorkerWebUI {
             path: f.path,
             r: await readRange(f.handle, req.offset, req.length),
           }),
+          madeLogs,
         ));
       } catch (err) {
         const message = (err as Error).message;

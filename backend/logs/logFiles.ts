@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { type FileHandle, open, readlink, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { RpcError, RpcErrorCode } from '../protocol/errors.js';
+import type { MadeLogs } from './madeLogs.js';
 
 /** Which log: an executor's (appId + execId) or a driver's (driverId), stdout or stderr. */
 export interface LogSource {
@@ -24,7 +25,12 @@ const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,199}$/;
  * its descriptor, which no later rename can change. Checking a path and then opening it again is
  * what let a link flipped in between read /etc/passwd (issue 17). The caller closes the handle.
  */
-export async function openLogFile(workDir: string, src: LogSource): Promise<OpenLog> {
+export async function openLogFile(
+  workDir: string,
+  src: LogSource,
+  /** The logs this worker made: when given, only one of them, unchanged, is served (madeLogs.ts). */
+  made?: MadeLogs,
+): Promise<OpenLog> {
   const rel = logPathParts(src);
   const name = rel.join('/');
   const root = await realpath(workDir);
@@ -53,11 +59,16 @@ export async function openLogFile(workDir: string, src: LogSource): Promise<Open
     );
   }
   try {
-    if (!(await handle.stat()).isFile()) throw bad(`Refusing to read ${name}: it is not a file`);
+    const st = await handle.stat();
+    if (!st.isFile()) throw bad(`Refusing to read ${name}: it is not a file`);
     const path = await openedPath(handle, join(root, ...rel));
     if (!path.startsWith(root + sep)) {
       throw bad(`Refusing to read ${name}: it resolves outside the work dir`);
     }
+    // A hard link opens as a plain file, inside the work dir: only the file made there is served.
+    if (st.nlink > 1) throw bad(`Refusing to read ${name}: it has ${st.nlink} links (a hard link)`);
+    const problem = made?.problem(path, st);
+    if (problem) throw bad(`Refusing to read ${name}: ${problem}`);
     return { handle, path };
   } catch (err) {
     await handle.close();
@@ -76,8 +87,9 @@ export async function withLogFile<T>(
   workDir: string,
   src: LogSource,
   fn: (log: OpenLog) => Promise<T>,
+  made?: MadeLogs,
 ): Promise<T> {
-  const log = await openLogFile(workDir, src);
+  const log = await openLogFile(workDir, src, made);
   try {
     return await fn(log);
   } finally {

@@ -3,7 +3,8 @@
  * exits by itself with an error, so that whoever reads the message learns why without fetching
  * the log (and a long stack trace cannot make the message large).
  */
-import { readLogRange } from './logFiles.js';
+import { type LogSource, readLogRange, readRange, withLogFile } from './logFiles.js';
+import type { MadeLogs } from './madeLogs.js';
 
 export interface TailLimits {
   maxLines: number;
@@ -48,6 +49,29 @@ export async function readLogTail(path: string, limits: TailLimits): Promise<str
     // More than the bytes kept: lines dropped for the limit (a native stack trace, say) still
     // leave enough whole lines.
     const range = await readLogRange(path, undefined, limits.maxBytes * 8);
+    return lastLines(range.data.toString('utf8'), limits, range.offset > 0);
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * As readLogTail, for a log of the work dir that must be the one the worker made (madeLogs.ts):
+ * the tail goes into the executor's state, which every UI shows; '' for anything else.
+ */
+export async function readMadeLogTail(
+  workDir: string,
+  src: LogSource,
+  limits: TailLimits,
+  made: MadeLogs,
+): Promise<string> {
+  try {
+    const range = await withLogFile(
+      workDir,
+      src,
+      (log) => readRange(log.handle, undefined, limits.maxBytes * 8),
+      made,
+    );
     return lastLines(range.data.toString('utf8'), limits, range.offset > 0);
   } catch {
     return '';

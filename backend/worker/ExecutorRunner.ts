@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
-import { EXECUTOR_STDERR_TAIL, readLogTail } from '../logs/logTail.js';
+import { EXECUTOR_STDERR_TAIL, readMadeLogTail } from '../logs/logTail.js';
+import { madeLogs } from '../logs/madeLogs.js';
 import {
   EXECUTOR_DIRS_ENV,
   LOG_URL_STDERR_ENV,
@@ -69,7 +70,7 @@ export class ExecutorRunner {
     readonly cores: number,
     readonly memory: number,
     private readonly host: RunnerHost,
-    workDir: string,
+    private readonly workDir: string,
     readonly appLocalDirs: readonly string[],
     private readonly onStateChanged: (runner: ExecutorRunner) => void,
   ) {
@@ -148,7 +149,12 @@ export class ExecutorRunner {
         // An executor that failed by itself (one that cannot reach its driver, say) has said why
         // in its stderr: quote its end, so that the driver and the UIs can tell the user.
         if (state === 'EXITED' && !byItself) {
-          const tail = await readLogTail(join(this.dir, 'stderr'), EXECUTOR_STDERR_TAIL);
+          const tail = await readMadeLogTail(
+            this.workDir,
+            { appId: this.appId, execId: this.execId, stream: 'stderr' },
+            EXECUTOR_STDERR_TAIL,
+            madeLogs,
+          );
           // The first line is what an executor's state keeps (and the UIs show): say it there.
           if (isOutOfMemoryExit(tail)) message += ': JavaScript heap out of memory';
           if (tail) message += `\nThe end of its stderr:\n${tail}`;

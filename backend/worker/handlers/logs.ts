@@ -5,6 +5,7 @@ import {
   readRange,
   withLogFile,
 } from '../../logs/logFiles.js';
+import { madeLogs } from '../../logs/madeLogs.js';
 import type { MessageOf } from '../../protocol/registry.js';
 import {
   FollowLog,
@@ -27,8 +28,11 @@ const MAX_BACKLOG = 8 * 1024 * 1024;
 
 export function logHandlers(w: Worker, { on }: HandlerRegistry): void {
   on(RequestLogRange, async (msg) => {
-    const range = await withLogFile(w.workDir, source(msg), (log) =>
-      readRange(log.handle, msg.offset, msg.length ?? DEFAULT_LOG_BYTES),
+    const range = await withLogFile(
+      w.workDir,
+      source(msg),
+      (log) => readRange(log.handle, msg.offset, msg.length ?? DEFAULT_LOG_BYTES),
+      madeLogs,
     );
     return LogRangeResponse({
       data: range.data.toString('base64'),
@@ -62,7 +66,7 @@ async function follow(
   const ref = ctx.connection
     ? w.rpcEnv.refOver(ctx.connection, m.follower.name)
     : w.rpcEnv.endpointRef(m.follower);
-  const log = await openLogFile(w.workDir, src);
+  const log = await openLogFile(w.workDir, src, madeLogs);
   let totalSize: number;
   try {
     totalSize = (await log.handle.stat()).size;

@@ -1,6 +1,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { madeLogs } from '../../logs/madeLogs.js';
 import { APP_CREDENTIAL_ENV } from '../../rpc/credentials.js';
 
 /**
@@ -82,6 +83,8 @@ export function launch(spec: LaunchSpec): Launched {
   const flags = spec.append ? 'a' : 'w';
   const out = openSync(join(spec.cwd, 'stdout'), flags);
   const err = openSync(join(spec.cwd, 'stderr'), flags);
+  madeLogs.record(join(spec.cwd, 'stdout'), out);
+  madeLogs.record(join(spec.cwd, 'stderr'), err);
   const marker = newMarker();
   try {
     writeSync(err, `${spec.header}\n${'='.repeat(40)}\n\n`);
