@@ -18,8 +18,10 @@ import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { AppDir, startSharedCluster } from '../helpers/apps.js';
-import { runWick } from '../helpers/cli.js';
+import { isAlive, runWick, startWick } from '../helpers/cli.js';
+import { GatedApp } from '../helpers/gatedApp.js';
 import { confArgs } from '../helpers/hostile.js';
+import { waitFor } from '../helpers/processes.js';
 
 const apps = new AppDir();
 const secretDir = mkdtempSync(join(tmpdir(), 'wick-test-snoop-secret-'));
@@ -164,7 +166,9 @@ for (const way of WAYS) {
             cluster.workDir,
             os.homedir(),
           ];
-          const r = await runWick(
+          // Not runWick, whose 30 s guard an open snoop of every process and $HOME can pass on
+          // a loaded machine: the test's own timeout bounds it.
+          const p = startWick(
             [
               'submit',
               '--master',
@@ -182,7 +186,9 @@ for (const way of WAYS) {
             ],
             { mark: cluster.mark, env },
           );
-          assert.equal(r.code, 0, r.stderr);
+          p.child.stdin?.end();
+          const exit = await p.exited;
+          assert.equal(exit.code, 0, p.stderr());
           const driverDir = readdirSync(cluster.workDir).find((d) => d.startsWith('driver-'));
           assert.ok(driverDir, `a driver dir in ${cluster.workDir}`);
           const out = readFileSync(join(cluster.workDir, driverDir, 'stdout'), 'utf8');
@@ -223,3 +229,47 @@ for (const way of WAYS) {
     }
   });
 }
+
+test('killing a confined application kills every process in its sandboxes: none is left', {
+  timeout: 120_000,
+}, async () => {
+  const cluster = await startSharedCluster({
+    workers: 1,
+    cores: 2,
+    conf: { 'wick.executor.sandbox': 'bwrap' },
+  });
+  try {
+    const gated = new GatedApp(apps, 'killed-while-confined');
+    const submit = startWick(
+      ['submit', '--master', cluster.url, '--executor-memory', '256m', ...gated.args],
+      { mark: cluster.mark },
+    );
+    const s = await cluster.watch.waitFor((st) =>
+      st.activeApps.some(
+        (a) => a.name === gated.name && a.executors.some((e) => e.state === 'RUNNING'),
+      ),
+    );
+    const app = s.activeApps.find((a) => a.name === gated.name);
+    assert.ok(app);
+    await waitFor(
+      'its tasks running',
+      () => (cluster.executorOutput(app.id).match(/Running task/g) ?? []).length === 2,
+    );
+    // The executor runs under bwrap: bwrap, its PID namespace's init, and Node inside.
+    const confined = cluster.others().filter((p) => / executor .*--app-id /.test(p.cmdline));
+    assert.ok(
+      confined.some((p) => /^\S*bwrap /.test(p.cmdline)) &&
+        confined.some((p) => !/bwrap/.test(p.cmdline.split(' ')[0] ?? '')),
+      confined.map((p) => p.cmdline.slice(0, 120)).join('\n'),
+    );
+    const k = await runWick(['kill', app.id, '--master', cluster.url]);
+    assert.equal(k.code, 0, k.stderr);
+    await submit.exited;
+    await cluster.watch.waitFor((st) => !st.activeApps.some((a) => a.id === app.id));
+    // Every process of the sandboxes is gone, the inner ones included (found by the run's mark).
+    await cluster.assertOnlyClusterLeft();
+    for (const p of confined) assert.ok(!isAlive(p.pid), `${p.pid} ${p.cmdline.slice(0, 120)}`);
+  } finally {
+    await cluster.stop();
+  }
+});

@@ -7,6 +7,7 @@ import { parseMasterUrls } from '../../rpc/masterUrls.js';
 import { getLogger } from '../../util/log.js';
 import { startWorker } from '../../worker/startWorker.js';
 import { addConfOptions, exitWithParent, onSignals } from '../options.js';
+import { warnAboutExposedSecret } from '../secretExposure.js';
 
 const log = getLogger('wick');
 
@@ -45,6 +46,7 @@ export function registerDaemons(program: Command): void {
           { flag: '--webui-port', key: 'wick.master.ui.port', value: flags.webuiPort },
         ],
       });
+      warnAboutExposedSecret('master');
       const running = await startMaster(conf, { webUi: MasterWebUI.start });
       const stop = () => running.stop();
       onSignals(stop);
@@ -92,6 +94,7 @@ export function registerDaemons(program: Command): void {
             { flag: '--work-dir', key: 'wick.worker.dir', value: flags.workDir },
           ],
         });
+        warnAboutExposedSecret('worker');
         let running: Awaited<ReturnType<typeof startWorker>> | undefined;
         const stop = async () => {
           await running?.stop();
