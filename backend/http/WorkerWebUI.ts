@@ -8,6 +8,7 @@ import { RequestWorkerState, type WorkerStateResponse } from '../protocol/worker
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import { RpcError, RpcErrorCode } from '../rpc/index.js';
 import { logFields } from '../shared/logSource.js';
+import { workerUi } from '../shared/uiLogin.js';
 import { getLogger } from '../util/log.js';
 import { mountLogApi } from './logApi.js';
 import { parseLogRequest } from './logParams.js';
@@ -71,7 +72,13 @@ export class WorkerWebUI {
         },
         title: `Wick Worker ${self?.worker?.workerId ?? ''}`.trim(),
       }),
-      secret === undefined ? undefined : { secret, loginCommand: () => loginCommand(self?.worker) },
+      secret === undefined
+        ? undefined
+        : {
+            secret,
+            loginCommand: () => loginCommand(self?.worker),
+            audience: () => (self?.worker ? workerUi(self.worker.workerId) : undefined),
+          },
     );
     self = new WorkerWebUI(ui);
 

@@ -3,7 +3,7 @@ import { allMasterStates, leaderState } from '../../client/masterConnection.js';
 import { findWorker } from '../../client/workerLookup.js';
 import { loadConf } from '../../conf/load.js';
 import { uiClusterSecret } from '../../http/uiAuth.js';
-import { LOGIN_LINK_TTL_MS, loginLink } from '../../shared/uiLogin.js';
+import { LOGIN_LINK_TTL_MS, loginLink, MASTER_UI, workerUi } from '../../shared/uiLogin.js';
 import { addConfOptions, masterUrlOf } from '../options.js';
 
 interface Flags {
@@ -44,7 +44,9 @@ export function registerUiUrl(program: Command): void {
       process.stdout.write(`${base}\n`);
       return;
     }
-    process.stdout.write(`${loginLink(base, secret)}\n`);
+    // A link opens the one UI it is made for (shared/uiLogin.ts).
+    const audience = flags.worker !== undefined ? workerUi(flags.worker) : MASTER_UI;
+    process.stdout.write(`${loginLink(base, secret, Date.now(), undefined, audience)}\n`);
     process.stderr.write(
       `Open it within ${LOGIN_LINK_TTL_MS / 60_000} minutes; it logs one browser in, once.\n`,
     );
