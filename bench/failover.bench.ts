@@ -25,11 +25,22 @@ import { setLogLevel } from '../backend/util/log.js';
 import { Daemon, type MasterProcess, startMaster, startWorker } from '../test/helpers/cluster.js';
 import { startZooKeeper, type ZooKeeperServer } from '../test/helpers/zookeeper.js';
 import { sized } from './lib/args.js';
+import type { Goal } from './lib/goals.js';
 import { writeResults } from './lib/results.js';
 import { median, round } from './lib/stats.js';
 import { fmt, printTable } from './lib/table.js';
 
 const GOAL_MARGIN_SECONDS = 2;
+
+/** Failover within the ZooKeeper session timeout + GOAL_MARGIN_SECONDS (baseline.goalSeconds). */
+const goals: Goal[] = [
+  {
+    figure: 'ratios.failoverVsGoal',
+    op: '<=',
+    value: 1,
+    what: 'failover ÷ (session timeout + 2 s)',
+  },
+];
 const WATCHDOG_MS = 10 * 60_000;
 
 const { values: opts } = parseArgs({
@@ -135,6 +146,7 @@ async function main(): Promise<void> {
       failoverVsGoal: round(failoverSeconds / goal, 3),
     };
     const file = writeResults('failover', {
+      goals,
       figures: { failoverSeconds, failoverMaxSeconds, workers: workerCount, rounds },
       baseline: { sessionTimeoutSeconds, goalSeconds: goal },
       ratios,

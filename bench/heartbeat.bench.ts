@@ -35,11 +35,28 @@ import { setLogLevel } from '../backend/util/log.js';
 import { workerId } from '../backend/worker/workerId.js';
 import { int, sized } from './lib/args.js';
 import { benchClusterSecret, rawHandshake } from './lib/auth.js';
+import type { Goal } from './lib/goals.js';
 import { machineLoad } from './lib/procStat.js';
 import { writeResults } from './lib/results.js';
 import { runBenchmark } from './lib/run.js';
 import { median, round } from './lib/stats.js';
 import { fmt, printTable } from './lib/table.js';
+
+/** Issue 31's table: the CPU a heartbeat costs the master ≤ 1.1 × a bare node:net server's. */
+const goals: Goal[] = [
+  {
+    figure: 'ratios.chunkedVsBare',
+    op: '<=',
+    value: 1.1,
+    what: 'CPU per heartbeat ÷ bare, chunked',
+  },
+  {
+    figure: 'ratios.singleVsBare',
+    op: '<=',
+    value: 1.1,
+    what: 'CPU per heartbeat ÷ bare, one a read',
+  },
+];
 
 const { values: opts } = parseArgs({
   options: {
@@ -288,6 +305,7 @@ async function main(): Promise<void> {
     ],
   );
   const file = writeResults('heartbeat', {
+    goals,
     figures: {
       usPerHeartbeatChunked: round(m.wickChunked, 3),
       usPerHeartbeatSingle: round(m.wickSingle, 3),

@@ -41,6 +41,7 @@ import { execa } from 'execa';
 import { setLogLevel } from '../backend/util/log.js';
 import { int, sized } from './lib/args.js';
 import { Control } from './lib/control.js';
+import type { Goal } from './lib/goals.js';
 import { MockMaster } from './lib/mockMaster.js';
 import { type ServerProcess, startServer, stopAll } from './lib/process.js';
 import { machineLoad } from './lib/procStat.js';
@@ -50,6 +51,10 @@ import { median, percentile, round } from './lib/stats.js';
 import { fmt, printTable } from './lib/table.js';
 
 const GOAL_RATIO = 1.3;
+
+const goals: Goal[] = [
+  { figure: 'ratios.launchVsSpawn', op: '<=', value: GOAL_RATIO, what: 'launch p50 ÷ spawn p50' },
+];
 const WATCHDOG_MS = 15 * 60_000;
 const SCRIPT = 'process.stdout.write(String(performance.timeOrigin + performance.now()))';
 const ARGV = [process.execPath, '-e', SCRIPT];
@@ -222,6 +227,7 @@ async function main(): Promise<void> {
     const extra = median(samples.map((s) => s.wickMs - s.spawnMs));
 
     const file = writeResults('launch', {
+      goals,
       figures: {
         launchP50Ms: round(sw.p50, 2),
         launchP90Ms: round(sw.p90, 2),

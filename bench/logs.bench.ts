@@ -58,6 +58,7 @@ import { RpcEndpoint, RpcEnv } from '../backend/rpc/index.js';
 import { setLogLevel } from '../backend/util/log.js';
 import { int, sized } from './lib/args.js';
 import { Control } from './lib/control.js';
+import type { Goal } from './lib/goals.js';
 import { MockMaster } from './lib/mockMaster.js';
 import { type ServerProcess, startServer, stopAll } from './lib/process.js';
 import { cpuSeconds, machineLoad } from './lib/procStat.js';
@@ -69,6 +70,13 @@ import { fmt, printTable } from './lib/table.js';
 
 const GOAL_MB_PER_S = 200;
 const GOAL_LAG_P99_MS = 20;
+
+/** Issue 31's table: follow at ≥ 200 MB/s, nothing lost; and the lag at a paced rate. */
+const goals: Goal[] = [
+  { figure: 'figures.mbPerSecond', op: '>=', value: GOAL_MB_PER_S, what: 'follow MB/s' },
+  { figure: 'figures.lostBytes', op: '==', value: 0, what: 'bytes lost' },
+  { figure: 'figures.lagP99Ms', op: '<=', value: GOAL_LAG_P99_MS, what: 'follow lag p99 (ms)' },
+];
 const WATCHDOG_MS = 20 * 60_000;
 const TRAILER = 19;
 const APP_ID = 'app-20260101000000-0000';
@@ -392,6 +400,7 @@ async function main(): Promise<void> {
       lagAt[`lagP99MsAt${rate}MBps`] = round(median(byRate(rate).map((r) => r.lagP99Ms)), 2);
     }
     const file = writeResults('logs', {
+      goals,
       figures: {
         mbPerSecond: round(mbPerSecond, 1),
         lostBytes,

@@ -25,6 +25,7 @@ import { Ping } from '../backend/protocol/rpc.js';
 import { RpcEnv } from '../backend/rpc/index.js';
 import { setLogLevel } from '../backend/util/log.js';
 import { sized } from './lib/args.js';
+import type { Goal } from './lib/goals.js';
 import { startServer, stopAll } from './lib/process.js';
 import { writeResults } from './lib/results.js';
 import { runBenchmark } from './lib/run.js';
@@ -34,6 +35,12 @@ import { RawClient } from './rpc/raw-client.js';
 
 const GOAL_LATENCY_RATIO = 1.5;
 const GOAL_THROUGHPUT_RATIO = 0.6;
+
+/** Issue 31's table: Wick's RPC against raw NDJSON over the same sockets, in the same run. */
+const goals: Goal[] = [
+  { figure: 'ratios.latencyP50', op: '<=', value: GOAL_LATENCY_RATIO, what: 'ask p50 ÷ raw' },
+  { figure: 'ratios.throughput', op: '>=', value: GOAL_THROUGHPUT_RATIO, what: 'asks/s ÷ raw' },
+];
 /** The whole benchmark must finish within this, or it fails and cleans up. */
 const WATCHDOG_MS = 10 * 60_000;
 /** Each round's latency and throughput runs are cut into this many alternating blocks. */
@@ -207,6 +214,7 @@ async function main(): Promise<void> {
       throughput: round(figures.throughputPerSec / baseline.throughputPerSec, 3),
     };
     const file = writeResults('rpc', {
+      goals,
       figures: { ...figures },
       baseline: { ...baseline },
       ratios,

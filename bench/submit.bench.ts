@@ -32,6 +32,7 @@ import { parseArgs } from 'node:util';
 import { setLogLevel } from '../backend/util/log.js';
 import { sized } from './lib/args.js';
 import { type CommandLine, runCommand } from './lib/command.js';
+import type { Goal } from './lib/goals.js';
 import { stopAll } from './lib/process.js';
 import { writeResults } from './lib/results.js';
 import { runBenchmark } from './lib/run.js';
@@ -40,6 +41,22 @@ import { fmt, printTable } from './lib/table.js';
 import { startCluster, waitForIdleCluster } from './lib/wickApp.js';
 
 const GOAL_MS = 150;
+
+/** Issue 31: submit → first executor, and (item 2) against `node -e 0` in the same run. */
+const goals: Goal[] = [
+  {
+    figure: 'figures.submitToExecutorP50Ms',
+    op: '<=',
+    value: GOAL_MS,
+    what: 'submit → executor p50 (ms)',
+  },
+  {
+    figure: 'ratios.submitToExecutorVsNodeStart',
+    op: '<=',
+    value: 1.1,
+    what: 'submit → executor ÷ node -e 0',
+  },
+];
 const WATCHDOG_MS = 15 * 60_000;
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -154,6 +171,7 @@ async function main(): Promise<void> {
     const phase = (k: PhaseKey) => median(submits.map((s) => s[k]));
     const loadAfter = os.loadavg()[0] as number;
     const file = writeResults('submit', {
+      goals,
       figures: {
         submitToExecutorP50Ms: round(p50, 1),
         submitToExecutorP90Ms: round(percentile(sorted, 90), 1),

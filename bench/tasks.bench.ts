@@ -41,6 +41,7 @@ import { PREFETCH_PER_CORE } from '../backend/app/driver/DriverEndpoint.js';
 import type { WickContext } from '../backend/app/index.js';
 import { setLogLevel } from '../backend/util/log.js';
 import { int, sized } from './lib/args.js';
+import type { Goal } from './lib/goals.js';
 import { startServer, stopAll } from './lib/process.js';
 import { cpuSeconds } from './lib/procStat.js';
 import { executorProfileEnv } from './lib/profiling.js';
@@ -52,6 +53,17 @@ import { fmt, printTable } from './lib/table.js';
 import { connect, executorPids, startCluster } from './lib/wickApp.js';
 
 const GOAL_TASKS_PER_SECOND = 20_000;
+
+/** Issue 31: the rate, and (item 2) the ratio to raw NDJSON at the same concurrency won back. */
+const goals: Goal[] = [
+  {
+    figure: 'figures.tasksPerSecond',
+    op: '>=',
+    value: GOAL_TASKS_PER_SECOND,
+    what: 'no-op tasks/s',
+  },
+  { figure: 'ratios.tasksPerSecond', op: '>=', value: 0.085, what: 'tasks/s ÷ raw' },
+];
 const WATCHDOG_MS = 15 * 60_000;
 const EXECUTORS = 2;
 const CORES = 1;
@@ -198,6 +210,7 @@ async function main(): Promise<void> {
         (figures.driverCpuUs + figures.executorCpuUs.reduce((a, b) => a + b, 0)),
     );
     const file = writeResults('tasks', {
+      goals,
       figures: {
         tasksPerSecond: figures.tasksPerSecond,
         driverCpuUsPerTask: figures.driverCpuUs,

@@ -48,6 +48,7 @@ import { addTaskMetrics, type TaskMetrics, type WickContext } from '../backend/a
 import { setLogLevel } from '../backend/util/log.js';
 import { int, sized } from './lib/args.js';
 import { runCommand } from './lib/command.js';
+import type { Goal } from './lib/goals.js';
 import { stopAll } from './lib/process.js';
 import { machineLoad } from './lib/procStat.js';
 import { writeResults } from './lib/results.js';
@@ -57,6 +58,11 @@ import { fmt, printTable } from './lib/table.js';
 import { connect, executorPids, startCluster, waitForIdleCluster } from './lib/wickApp.js';
 
 const GOAL_VS_SINGLE = 0.75;
+
+const goals: Goal[] = [
+  { figure: 'ratios.vsSingleProcess', op: '<=', value: GOAL_VS_SINGLE, what: 'job ÷ one process' },
+  { figure: 'ratios.vsSortUniq', op: '<', value: 1, what: 'job ÷ tr | sort | uniq -c' },
+];
 const WATCHDOG_MS = 30 * 60_000;
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -388,6 +394,7 @@ async function main(): Promise<void> {
       figures[`noCombine.${label}.startRssMiB.executor${i}`] = round(x, 1);
   }
   const path = writeResults('wordcount', {
+    goals,
     figures,
     baseline: { singleProcessMs: round(single, 1), sortUniqMs: round(su, 1) },
     ratios,

@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import {
   Kill,
   type LogSource,
+  type MasterState,
   SubmitApplication,
   type SubmitParams,
 } from '../backend/agent/protocol.js';
@@ -13,8 +14,9 @@ import type { LogDocuments } from './logs/logDocuments.js';
 import { logUri } from './logs/logDocuments.js';
 import { type Submitted, submittedLogSource } from './logs/submittedLog.js';
 import type { DriverOutputs } from './output/driverOutputs.js';
-import type { RunReports } from './output/runReports.js';
+import { openOutputWhen, type RunReports } from './output/runReports.js';
 import { showDriverOutput } from './output/showDriverOutput.js';
+import { lastNewJob } from './project/newJob.js';
 import { reportingCommand } from './reportingCommand.js';
 import type { Session } from './session.js';
 import { askSubmit, lastSubmit, rememberPreset, runChoices } from './submit/askSubmit.js';
@@ -93,8 +95,8 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
     ),
     cmd('wick.showSubmittedLogs', (r?: Submitted) => showSubmittedLogs(d, r)),
     cmd('wick.showDriverOutput', (arg?: unknown) => showDriverOutput(d.outputs, d.session, arg)),
-    cmd('wick.showStdout', (node?: Node) => showLog(node, 'stdout')),
-    cmd('wick.showStderr', (node?: Node) => showLog(node, 'stderr')),
+    cmd('wick.showStdout', (node?: Node) => showLog(d, node, 'stdout')),
+    cmd('wick.showStderr', (node?: Node) => showLog(d, node, 'stderr')),
     cmd('wick.loadEarlierLog', async () => {
       const uri = vscode.window.activeTextEditor?.document.uri;
       if (uri?.scheme !== 'wick-log') throw new Error('Open a Wick log first');
@@ -151,6 +153,7 @@ function idOf(n: Node): string | undefined {
 }
 
 async function showLog(
+  d: Deps,
   node: Node | undefined,
   stream: 'stdout' | 'stderr',
 ): Promise<vscode.TextEditor> {
@@ -163,13 +166,28 @@ async function showLog(
           ? { driverId: node.driver.id }
           : undefined;
   if (!source) throw new Error(`Select an executor or a driver to show its ${stream}`);
-  return openLog(source, stream);
+  return openLog(d, source, stream);
 }
 
-async function openLog(source: LogSource, stream: 'stdout' | 'stderr'): Promise<vscode.TextEditor> {
-  const doc = await vscode.workspace.openTextDocument(logUri(source, stream));
+async function openLog(
+  d: Deps,
+  source: LogSource,
+  stream: 'stdout' | 'stderr',
+): Promise<vscode.TextEditor> {
+  const doc = await vscode.workspace.openTextDocument(
+    logUri(source, stream, appNameOf(d.session.state, source)),
+  );
   await vscode.languages.setTextDocumentLanguage(doc, 'log');
   return vscode.window.showTextDocument(doc, { preview: false });
+}
+
+/** The name of the app a log belongs to (a driver's: its application file), when known. */
+function appNameOf(s: MasterState | undefined, source: LogSource): string | undefined {
+  if (!s) return undefined;
+  const apps = [...s.activeApps, ...s.completedApps];
+  if ('appId' in source) return apps.find((a) => a.id === source.appId)?.name;
+  const driver = [...s.activeDrivers, ...s.completedDrivers].find((x) => x.id === source.driverId);
+  return driver ? basename(driver.appPath) : undefined;
 }
 
 async function kill(
@@ -220,6 +238,9 @@ async function submit(
     params = lastSubmit(d.memento);
     file = params.file;
   } else {
+    // Run on Wick from outside an editor (the walkthrough's button: the Welcome page is active):
+    // the job New Job wrote, rather than a file dialog.
+    if (!file && how === 'run') file = lastNewJob(d.memento);
     if (!file || !/\.(m?js|ts)$/.test(file)) {
       const picked = await vscode.window.showOpenDialog({
         title: 'Submit Job: the application file',
@@ -271,6 +292,8 @@ async function submit(
   if (result.appId)
     void d.selection.reveal(result.appId).catch((err) => console.warn(`Wick: ${err}`));
   watchWaiting(d, { appId: result.appId, driverId: result.driverId });
+  if (openOutputWhen() === 'onStart')
+    void d.outputs.show(run).then(undefined, (err) => console.warn(`Wick: ${err}`));
   // Offered for presets too: the in-host tests answer it through the Host seam.
   void d.host.showInformationMessage(result.message, 'Show Logs').then((choice) => {
     if (choice === 'Show Logs')
@@ -315,5 +338,5 @@ async function showSubmittedLogs(d: Deps, r?: Submitted): Promise<vscode.TextEdi
         }),
     );
   }
-  return source ? openLog(source, 'stdout') : undefined;
+  return source ? openLog(d, source, 'stdout') : undefined;
 }

@@ -19,6 +19,7 @@ import type { Model, Node } from './tree/nodes/node.js';
 import { SubmittedSelection } from './tree/revealSubmitted.js';
 import { registerTreeGlance } from './tree/treeGlance.js';
 import { WickTreeProvider } from './tree/treeView.js';
+import { registerClusterStep } from './walkthrough/clusterStep.js';
 
 /**
  * Activation wiring only: the agent client (the one backend process), the session that holds its
@@ -104,6 +105,7 @@ export async function activate(context: vscode.ExtensionContext) {
       reports,
     }),
     ...registerDashboardCommands({ session, openDashboard, host }),
+    ...registerClusterStep(session),
     new FollowScroll([scheme, mergedScheme]),
     ...registerTreeGlance({
       session,

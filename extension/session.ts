@@ -86,6 +86,12 @@ export class Session implements vscode.Disposable {
       this.lastPushAt = p.at;
       this.pushed.fire(this.model());
       void vscode.commands.executeCommand('setContext', 'wick.connection', p.connection.kind);
+      // The Cluster view's menu offers Start or Stop of the local cluster by this, not both.
+      void vscode.commands.executeCommand(
+        'setContext',
+        'wick.localClusterRunning',
+        p.connection.kind === 'connected' && p.connection.local,
+      );
       this.refresh();
     });
   }
@@ -159,6 +165,23 @@ export class Session implements vscode.Disposable {
     this.refresh();
   }
 
+  /**
+   * The last run from this window that failed, shown in the status bar until the next submit:
+   * a failure must be visible where the user glances, not only in a toast that fades.
+   */
+  private failedRun?: { name: string; message: string };
+
+  /** What the status bar item shows (the in-host tests read it). */
+  get statusBar(): { text: string; tooltip: string } {
+    const t = this.statusItem.tooltip;
+    return { text: this.statusItem.text, tooltip: typeof t === 'string' ? t : (t?.value ?? '') };
+  }
+
+  noteRun(failed?: { name: string; message: string }): void {
+    this.failedRun = failed;
+    this.updateStatus();
+  }
+
   private updateStatus(): void {
     const it = this.statusItem;
     const c = this.connection;
@@ -166,8 +189,9 @@ export class Session implements vscode.Disposable {
       const alive = this.state.workers.filter((w) => w.state === 'ALIVE');
       const cores = alive.reduce((a, w) => a + w.cores, 0);
       const used = alive.reduce((a, w) => a + w.coresUsed, 0);
-      it.text = `$(server) Wick ${this.state.status} · ${alive.length} workers · ${used}/${cores} cores`;
-      it.tooltip = `Master ${this.state.url} (${this.state.status})\n${alive.length} of ${this.state.workers.length} workers alive, ${used} of ${cores} cores used\nClick to open the dashboard`;
+      const failed = this.failedRun;
+      it.text = `$(server) Wick ${this.state.status} · ${alive.length} workers · ${used}/${cores} cores${failed ? ` · $(error) ${failed.name} FAILED` : ''}`;
+      it.tooltip = `Master ${this.state.url} (${this.state.status})\n${alive.length} of ${this.state.workers.length} workers alive, ${used} of ${cores} cores used${failed ? `\n\nLast run: ${failed.message}` : ''}\nClick to open the dashboard`;
       it.command = 'wick.openDashboard';
       it.backgroundColor = undefined;
     } else if (c.kind === 'connecting') {

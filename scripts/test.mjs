@@ -19,6 +19,9 @@ const named = process.argv.slice(2);
 // folder of this run instead, removed at its end.
 const cache = mkdtempSync(join(tmpdir(), 'wick-test-cache-'));
 process.env.XDG_CACHE_HOME = cache;
+// And what it keeps in the user's state dir: the event logs a local cluster's applications write
+// by default (docs/history.md).
+process.env.XDG_STATE_HOME = join(cache, 'state');
 // And the cluster secret a master generates on first start (its default secret file): each test
 // file gets a config folder of its own there (test/helpers/configPerFile.mjs), shared by the
 // processes it starts, as those of one user's machine share theirs.

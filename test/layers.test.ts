@@ -30,7 +30,15 @@ const RULES: Record<Unit, readonly Unit[]> = {
   'backend/client': [...base, 'backend/rpc'],
   // Reading the log files of a work dir: the worker serves them over RPC, its web UI over HTTP.
   'backend/logs': ['backend/util', 'backend/conf', 'backend/protocol'],
-  'backend/http': [...base, 'backend/rpc', 'backend/client', 'backend/logs', 'webview/protocol.ts'],
+  'backend/http': [
+    ...base,
+    'backend/rpc',
+    'backend/client',
+    'backend/logs',
+    'backend/appstatus',
+    'backend/history',
+    'webview/protocol.ts',
+  ],
   // Files offered and fetched by content: the driver's code and added files, cluster-mode uploads.
   'backend/files': [...base, 'backend/rpc'],
   // Map output files and their block server: executors serve them, and so does a worker's
@@ -38,7 +46,12 @@ const RULES: Record<Unit, readonly Unit[]> = {
   'backend/shuffle': [...base, 'backend/rpc'],
   // Event logs as files: written by a driver, read by the history and the master's web UI.
   'backend/eventlog': ['backend/util', 'backend/conf', ...pure],
-  'backend/master': [...base, 'backend/rpc', 'backend/files'],
+  // An application's jobs, stages and tasks built from its listener events, and the source the
+  // /api/v1 routes read: the master builds stores from reports, a history server from event logs.
+  'backend/appstatus': ['backend/util', 'backend/conf', ...pure, 'backend/eventlog'],
+  // The history service: the applications of an event log folder, listed, loaded and cleaned.
+  'backend/history': ['backend/util', 'backend/conf', ...pure, 'backend/eventlog'],
+  'backend/master': [...base, 'backend/rpc', 'backend/files', 'backend/appstatus'],
   'backend/worker': [...base, 'backend/rpc', 'backend/logs', 'backend/files', 'backend/shuffle'],
   'backend/app': [
     ...base,
@@ -65,6 +78,8 @@ const RULES: Record<Unit, readonly Unit[]> = {
     'backend/client',
     'backend/http',
     'backend/logs',
+    'backend/appstatus',
+    'backend/eventlog',
     'backend/master',
     'backend/worker',
     'backend/files',
@@ -74,6 +89,8 @@ const RULES: Record<Unit, readonly Unit[]> = {
     'backend/launcher',
     'backend/agent',
     'backend/agent/protocol.ts',
+    'backend/eventlog',
+    'backend/history',
     'package.json',
   ],
   'backend/agent/protocol.ts': [...pure],

@@ -14,7 +14,7 @@ import './styles.css';
 import { h, render } from 'preact';
 import { App } from './components/App.js';
 import type { DataSource } from './data/DataSource.js';
-import { HttpDataSource } from './data/HttpDataSource.js';
+import { HttpDataSource, pageBase } from './data/HttpDataSource.js';
 import { DashboardStore } from './data/store.js';
 import { type VsCodeApi, VsCodeDataSource } from './data/VsCodeDataSource.js';
 import { HashNavigator, MemoryNavigator, type Navigator } from './navigation.js';
@@ -47,7 +47,7 @@ if (config.host === 'vscode') {
   });
   nav = memory;
 } else {
-  source = new HttpDataSource();
+  source = new HttpDataSource(pageBase(location.pathname));
   nav = new HashNavigator();
 }
 const root = document.getElementById('app') ?? document.body;

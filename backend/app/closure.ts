@@ -114,6 +114,22 @@ function parseFunction(source: string, what: string): Node {
 }
 
 /**
+ * What parsing a source gave, by the source: an interactive user runs the same few functions again
+ * and again, and every action prepares its function anew, where parsing and walking the tree were
+ * most of what the driver spent before scheduling (bench/latency.bench.ts, phase "closure"). Both
+ * depend on the source alone. Bounded: emptied when full.
+ */
+const parsed = new Map<string, { ast: Node; missing: readonly string[] }>();
+const redirected = new Map<string, string>();
+const PARSED_MAX = 512;
+
+function remember<V>(cache: Map<string, V>, key: string, value: V): V {
+  if (cache.size >= PARSED_MAX) cache.clear();
+  cache.set(key, value);
+  return value;
+}
+
+/**
  * Parses a function's source; its free names that an executor would not have, in source order.
  * A `definition` (a declaration shipped by value: `function f…`, `class C…`, `const f = …;`) is
  * parsed as the statement it is, not as an expression.
@@ -123,6 +139,10 @@ function freeNames(
   what: string,
   definition = false,
 ): { ast: Node; missing: string[] } {
+  const key = `${definition ? 'statement' : 'expression'}\0${source}`;
+  const known = parsed.get(key);
+  // A copy: callers empty the list once they have resolved its names.
+  if (known) return { ast: known.ast, missing: [...known.missing] };
   let ast: Node;
   try {
     ast = parse(definition ? source : `(${source})`, {
@@ -140,6 +160,7 @@ function freeNames(
     .filter(([name]) => !executorGlobals.has(name))
     .sort(([, a], [, b]) => (a as unknown as Node).start - (b as unknown as Node).start)
     .map(([name]) => name);
+  remember(parsed, key, { ast, missing: [...missing] });
   return { ast, missing };
 }
 
@@ -223,6 +244,10 @@ function findNonJson(v: unknown, path: string, ancestors = new Set<unknown>()): 
 
 /** Rewrites each `import(` to `__wickImport(`, which the executor resolves from the app's folder. */
 function redirectImports(source: string, ast: Node): string {
+  return redirected.get(source) ?? remember(redirected, source, rewriteImports(source, ast));
+}
+
+function rewriteImports(source: string, ast: Node): string {
   const starts: number[] = [];
   const visit = (node: unknown): void => {
     if (!node || typeof node !== 'object') return;

@@ -4,6 +4,8 @@
  */
 export const COMMAND_NAMES = {
   daemons: ['master', 'worker'],
+  daemonControl: ['start-master', 'start-worker', 'stop-master', 'stop-worker'],
+  clusterScripts: ['start-all', 'stop-all', 'start-workers', 'stop-workers'],
   localCluster: ['local-cluster'],
   submit: ['submit'],
   kill: ['kill'],
@@ -15,6 +17,7 @@ export const COMMAND_NAMES = {
   demo: ['demo', 'demo-server'],
   agent: ['agent'],
   join: ['join'],
+  history: ['history', 'history-server'],
 } as const;
 
 export const ALL_COMMAND_NAMES: ReadonlySet<string> = new Set(Object.values(COMMAND_NAMES).flat());

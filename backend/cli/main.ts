@@ -14,6 +14,14 @@ type Register = (program: Command) => void;
  */
 const COMMANDS: readonly (readonly [names: readonly string[], load: () => Promise<Register>])[] = [
   [N.daemons, async () => (await import('./commands/daemons.js')).registerDaemons],
+  [
+    N.daemonControl,
+    async () => (await import('./commands/daemonControl.js')).registerDaemonControl,
+  ],
+  [
+    N.clusterScripts,
+    async () => (await import('./commands/clusterScripts.js')).registerClusterScripts,
+  ],
   [N.localCluster, async () => (await import('./commands/localCluster.js')).registerLocalCluster],
   [N.submit, async () => (await import('./commands/submit.js')).registerSubmit],
   [N.kill, async () => (await import('./commands/kill.js')).registerKill],
@@ -28,6 +36,7 @@ const COMMANDS: readonly (readonly [names: readonly string[], load: () => Promis
   [N.demo, async () => (await import('./commands/demo.js')).registerDemo],
   [N.agent, async () => (await import('./commands/agent.js')).registerAgent],
   [N.join, async () => (await import('./commands/join.js')).registerJoin],
+  [N.history, async () => (await import('./commands/history.js')).registerHistory],
 ];
 
 /**

@@ -1,5 +1,5 @@
 import { parseBoolean, parseDurationMs, parseInteger, parseSizeBytes } from './parse.js';
-import { wickKeyFor, wickValueFor } from './sparkNames.js';
+import { SPARK_REFUSED_KEYS, wickKeyFor, wickValueFor } from './sparkNames.js';
 
 /**
  * A typed configuration key with its default, in the manner of Spark's ConfigEntry. Entries are
@@ -111,7 +111,9 @@ export class WickConf {
 
   /** Parses every known key that is set, so that a daemon fails at start-up, not mid-run. */
   validate(): void {
-    for (const key of this.settings.keys()) {
+    for (const [key, value] of this.settings) {
+      const refused = SPARK_REFUSED_KEYS[key];
+      if (refused !== undefined) throw new ConfigError(key, value, refused);
       const entry = entries.get(key);
       if (entry) this.get(entry);
     }

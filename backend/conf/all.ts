@@ -6,11 +6,15 @@
  */
 import './app.js';
 import './daemon.js';
+import './daemonLauncher.js';
 import './deploy.js';
+import './executorLogs.js';
+import './history.js';
 import './master.js';
 import './reverseProxy.js';
 import './rpc.js';
 import './sandbox.js';
 import './shuffle.js';
+import './ssl.js';
 import './submit.js';
 import './worker.js';

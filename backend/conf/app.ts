@@ -71,19 +71,36 @@ export const AppConf = {
   retainedJobs: conf.int(
     'wick.ui.retainedJobs',
     1000,
-    'Finished jobs the driver remembers (wc.statusTracker()); the oldest go first. Running ones are always kept.',
+    'Finished jobs the driver (wc.statusTracker()) and the master (/api/v1) remember of an application; the oldest go first. Running ones are always kept.',
     1,
   ),
   retainedStages: conf.int(
     'wick.ui.retainedStages',
     1000,
-    'Finished stages the driver remembers (wc.statusTracker()); the oldest go first. Running ones are always kept.',
+    'Finished stage attempts the driver (wc.statusTracker()) and the master (/api/v1) remember of an application; the oldest go first. Running ones are always kept.',
     1,
+  ),
+  retainedTasks: conf.int(
+    'wick.ui.retainedTasks',
+    100_000,
+    "Tasks of one stage attempt kept by the master's /api/v1 and a history server (Spark's spark.ui.retainedTasks); the oldest finished go first. Counts stay exact.",
+    1,
+  ),
+  retainedDeadExecutors: conf.int(
+    'wick.ui.retainedDeadExecutors',
+    100,
+    "Executors that ended kept in an application's /api/v1 (Spark's spark.ui.retainedDeadExecutors).",
+    0,
+  ),
+  reportStatus: conf.bool(
+    'wick.ui.reportStatus',
+    true,
+    "The driver reports its jobs, stages, tasks and executors to its master (in batches: each task one by one up to 1,000 a second, the rest as counts), for the master's /api/v1 and the pages it pushes; off: the master knows only the application's executors.",
   ),
   eventLogEnabled: conf.bool(
     'wick.eventLog.enabled',
     false,
-    "Write the application's events (its jobs, stages, tasks and executors, as its listener bus carries them) to a JSON-lines log in wick.eventLog.dir, one event a line, named by the application's id (….inprogress while it runs). A crash leaves a readable prefix.",
+    "Write the application's events (its jobs, stages, tasks and executors, as its listener bus carries them) to a JSON-lines log in wick.eventLog.dir, one event a line, named by the application's id (….inprogress while it runs). A crash leaves a readable prefix. Unset: off, as Spark, except on a local cluster (wick local-cluster, --master local, the VS Code extension's), whose master turns it on (wick.deploy.eventLogByDefault); `wick history` lists what was logged.",
   ),
   eventLogDir: conf.string(
     'wick.eventLog.dir',

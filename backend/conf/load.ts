@@ -15,6 +15,7 @@ export const ENV_KEYS: Readonly<Record<string, string>> = {
   WICK_MASTER_HOST: 'wick.master.host',
   WICK_MASTER_PORT: 'wick.master.port',
   WICK_MASTER_WEBUI_PORT: 'wick.master.ui.port',
+  WICK_WORKER_HOST: 'wick.worker.host',
   WICK_WORKER_CORES: 'wick.worker.cores',
   WICK_WORKER_MEMORY: 'wick.worker.memory',
   WICK_WORKER_PORT: 'wick.worker.port',

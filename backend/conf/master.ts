@@ -35,6 +35,11 @@ export const MasterConf = {
     1,
     RETAINED_MAX,
   ),
+  eventLogByDefault: conf.bool(
+    'wick.deploy.eventLogByDefault',
+    false,
+    "Tell the applications that register here to write an event log when they do not set wick.eventLog.enabled themselves (each into its own wick.eventLog.dir). A local cluster's master has it on (wick local-cluster, --master local, the VS Code extension's): its runs can be found again with wick history; a shared cluster leaves it to each application, as Spark does.",
+  ),
   spreadOut: conf.bool(
     'wick.deploy.spreadOut',
     true,

@@ -10,7 +10,60 @@
 export const SPARK_RENAMED_KEYS: Readonly<Record<string, string>> = {
   'spark.network.maxRemoteBlockSizeFetchToMem': 'wick.reducer.maxSizeFetchToMem',
   'spark.shuffle.spill.initialMemoryThreshold': 'wick.shuffle.spill.memoryThreshold',
+  // Encryption (conf/ssl.ts). Spark's AES-based RPC encryption and its per-protocol TLS switches
+  // are all Wick's one TLS 1.3 switch: Wick has one transport for RPC, files and shuffle, and
+  // its web UIs serve the RPC port's certificate. (spark.ssl.enabled is wick.ssl.enabled as is.)
+  'spark.network.crypto.enabled': 'wick.ssl.enabled',
+  'spark.ssl.rpc.enabled': 'wick.ssl.enabled',
+  'spark.ssl.ui.enabled': 'wick.ssl.enabled',
+  'spark.ssl.standalone.enabled': 'wick.ssl.enabled',
+  // Spark 4's PEM settings (its RPC TLS over OpenSSL): the same files Wick reads.
+  'spark.ssl.certChain': 'wick.ssl.certFile',
+  'spark.ssl.rpc.certChain': 'wick.ssl.certFile',
+  'spark.ssl.privateKey': 'wick.ssl.keyFile',
+  'spark.ssl.rpc.privateKey': 'wick.ssl.keyFile',
 };
+
+/**
+ * Spark keys Wick refuses rather than ignores: each would change what is encrypted or with which
+ * key, so a setting quietly dropped would leave the operator believing in a protection Wick does
+ * not give. WickConf.validate() fails on them with this sentence.
+ */
+export const SPARK_REFUSED_KEYS: Readonly<Record<string, string>> = Object.fromEntries(
+  [
+    ...['', 'rpc.', 'ui.', 'standalone.'].flatMap((p) =>
+      [
+        'keyStore',
+        'keyStorePassword',
+        'keyPassword',
+        'keyStoreType',
+        'trustStore',
+        'trustStorePassword',
+        'trustStoreType',
+        'privateKeyPassword',
+      ].map((k) => `spark.ssl.${p}${k}`),
+    ),
+  ]
+    .map((k) => [
+      k,
+      'Wick reads PEM files, not Java key stores: export the certificate and its unencrypted key (openssl pkcs12 -in store.p12 -nokeys / -nocerts -nodes) and set wick.ssl.certFile and wick.ssl.keyFile; peers pin its fingerprint (wick.ssl.fingerprint) instead of trusting a store',
+    ])
+    .concat(
+      ['spark.ssl.protocol', 'spark.ssl.enabledAlgorithms', 'spark.ssl.rpc.protocol'].map((k) => [
+        k,
+        'Wick speaks TLS 1.3 only, with the cipher suites Node offers for it: remove this setting',
+      ]),
+      [
+        'spark.network.crypto.keyLength',
+        'spark.network.crypto.keyFactoryAlgorithm',
+        'spark.network.crypto.saslFallback',
+        'spark.authenticate.enableSaslEncryption',
+      ].map((k) => [
+        k,
+        "Wick encrypts with TLS 1.3 (wick.ssl.enabled), not Spark's AES or SASL scheme: remove this setting",
+      ]),
+    ),
+);
 
 /**
  * The unit of a bare number under Spark's name, where it is not Wick's default unit for the key:
@@ -19,6 +72,10 @@ export const SPARK_RENAMED_KEYS: Readonly<Record<string, string>> = {
 export const SPARK_BARE_UNITS: Readonly<Record<string, string>> = {
   'wick.rpc.askTimeout': 's',
   'wick.rpc.message.maxSize': 'm',
+  // spark.history.*: Spark's time settings of the history server are in seconds.
+  'wick.history.fs.update.interval': 's',
+  'wick.history.fs.cleaner.interval': 's',
+  'wick.history.fs.cleaner.maxAge': 's',
 };
 
 /**
@@ -55,16 +112,22 @@ export const SPARK_ENV_KEYS: Readonly<Record<string, string>> = {
   SPARK_LOCAL_DIRS: 'wick.local.dir',
 };
 
-/** SPARK_* variables that are not settings: never warned about. */
+/** SPARK_* variables that are not settings: never warned about (the launcher's: launcherEnv.ts). */
 const SPARK_ENV_NOT_SETTINGS: ReadonlySet<string> = new Set([
   'SPARK_HOME',
   'SPARK_ENV_LOADED',
   'SPARK_SCALA_VERSION',
+  // SPARK_WORKER_INSTANCES is left to warn: `wick worker` starts one, whatever it says.
+  ...Object.entries(LAUNCHER_ENV)
+    .filter(([what]) => what !== 'workerInstances')
+    .flatMap(([, names]) => names),
 ]);
+
+import { LAUNCHER_ENV } from './launcherEnv.js';
 
 /** What to do instead, for the SPARK_* variables a Spark operator most often sets. */
 const SPARK_ENV_HINTS: Readonly<Record<string, string>> = {
-  SPARK_WORKER_INSTANCES: 'this starts one worker; start one `wick worker` per instance',
+  SPARK_WORKER_INSTANCES: 'this starts one worker; `wick start-worker` starts one per instance',
   SPARK_LOCAL_IP: 'use --host (wick.master.host, wick.worker.host)',
   SPARK_MASTER_IP: 'use SPARK_MASTER_HOST or --host',
   SPARK_PUBLIC_DNS: 'use --host (wick.master.host, wick.worker.host)',

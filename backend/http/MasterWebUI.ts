@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import type { AppStatusSource } from '../appstatus/AppStatusSource.js';
 import { LogFollower } from '../client/LogFollower.js';
 import { MasterStateMirror } from '../client/MasterStateMirror.js';
 import { masterState } from '../client/masterConnection.js';
@@ -8,13 +9,19 @@ import type { WickConf } from '../conf/WickConf.js';
 import { WEB_UI_ENDPOINT, WEB_UI_STATE_ENDPOINT } from '../protocol/endpoints.js';
 import { RequestWorkerState } from '../protocol/worker.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
+import type { WireSecurity } from '../rpc/tls/WireSecurity.js';
 import type { LogSource } from '../shared/logSource.js';
 import { sparkMasterJson } from '../shared/sparkJson.js';
 import { sparkClusterUtilizationJson } from '../shared/utilization.js';
 import { getLogger } from '../util/log.js';
+import { mountApiV1 } from './apiV1.js';
 import { mountKillApi } from './killApi.js';
 import { failure, mountLogApi } from './logApi.js';
 import { MasterStateFeed } from './MasterStateFeed.js';
+import { type AppMetricsSource, appMetricsFromMasterState } from './metrics/appMetrics.js';
+import { masterMetricsRegistry } from './metrics/masterMetrics.js';
+import { mountPrometheus } from './metrics/prometheusRoute.js';
+import { mountSparkUiUrls } from './sparkUiUrls.js';
 import { sseResponse } from './sse.js';
 import { UiServer } from './UiServer.js';
 import { uiClusterSecret } from './uiAuth.js';
@@ -27,12 +34,18 @@ const log = getLogger('MasterWebUI');
  * /json/clusterutilization, and the dashboard's API — the state pushed over Server-Sent Events
  * (from the web UI's own subscription to the Master, never by polling), the workers' own states
  * and logs (asked of the right worker over RPC), each worker's pages under /proxy/<workerId>/
- * (workerProxy.ts: a browser that reaches only the master sees every log), and kills (killApi.ts).
+ * (workerProxy.ts: a browser that reaches only the master sees every log), kills (killApi.ts),
+ * its metrics for Prometheus at /metrics/prometheus (metrics/, read from the same mirror), and
+ * Spark's REST API over the applications' jobs, stages and tasks (apiV1.ts).
  * With authentication on, all of it is behind a login (uiAuth.ts) but /health.
  */
 export class MasterWebUI {
   private stateFeed: MasterStateFeed | undefined;
   private logs: LogFollower | undefined;
+  private env: RpcEnv | undefined;
+  /** Where the per-application metrics come from: what the master's state shows, until replaced. */
+  private appMetrics: AppMetricsSource = appMetricsFromMasterState(() => this.stateFeed?.state);
+  private appStatus: AppStatusSource | undefined;
 
   private constructor(
     private readonly ui: UiServer,
@@ -41,6 +54,11 @@ export class MasterWebUI {
 
   get port(): number {
     return this.ui.port;
+  }
+
+  /** `https` when it serves TLS. */
+  get scheme(): 'http' | 'https' {
+    return this.ui.scheme;
   }
 
   get routes(): { method: string; path: string }[] {
@@ -53,6 +71,8 @@ export class MasterWebUI {
     port: number,
     maxRetries: number,
     conf: WickConf,
+    /** TLS (https) when it serves: the daemon's RpcEnv's, so one certificate for both ports. */
+    security?: WireSecurity,
   ): Promise<MasterWebUI> {
     let self: MasterWebUI | undefined;
     const secret = uiClusterSecret(conf);
@@ -87,6 +107,16 @@ export class MasterWebUI {
         return c.text(`Master did not answer: ${(err as Error).message}\n`, 503);
       }
     });
+
+    mountPrometheus(
+      ui,
+      masterMetricsRegistry({
+        state: () => self.stateFeed?.state,
+        rpc: () => self.env?.connectionStats(),
+        apps: () => self.appMetrics,
+      }),
+      () => (self.stateFeed?.state ? undefined : 'The web UI is starting'),
+    );
 
     ui.app.get('/api/events', (c) => {
       const feed = self.stateFeed;
@@ -125,17 +155,22 @@ export class MasterWebUI {
       (workerId) => self.workerRef(workerId),
     );
     mountKillApi(ui, { enabled: killEnabled }, () => master);
+    mountSparkUiUrls(ui, { enabled: killEnabled }, () => master);
+    mountApiV1(ui.app, () => self.appStatus);
     await ui.mountDashboard();
-    const bound = await ui.listen('MasterUI', host, port, maxRetries);
-    log.info(`Bound MasterWebUI to ${host}, and started at http://${host}:${bound}`);
+    const bound = await ui.listen('MasterUI', host, port, maxRetries, security);
+    log.info(`Bound MasterWebUI to ${host}, and started at ${ui.scheme}://${host}:${bound}`);
     return self;
   }
 
   /**
    * Joins the master's RpcEnv once the Master endpoint is set up: a mirror of the Master's state
-   * for the pages, and the follower of the log follows they open.
+   * for the pages, and the follower of the log follows they open; `appStatus`, the Master's
+   * stores of its applications' jobs, stages and tasks, is what /api/v1 reads.
    */
-  attach(env: RpcEnv): void {
+  attach(env: RpcEnv, appStatus?: AppStatusSource): void {
+    this.env = env;
+    this.appStatus = appStatus;
     const mirror = new MasterStateMirror();
     env.setupEndpoint(WEB_UI_STATE_ENDPOINT, mirror);
     this.stateFeed = new MasterStateFeed(mirror);
@@ -146,6 +181,14 @@ export class MasterWebUI {
       .catch((err: Error) =>
         log.warn(`The web UI could not subscribe to the master's state: ${err.message}`),
       );
+  }
+
+  /**
+   * Replaces where /metrics/prometheus reads its per-application metrics: the master's status
+   * store of what each driver reports (jobs, stages, tasks) plugs in here.
+   */
+  useAppMetrics(source: AppMetricsSource): void {
+    this.appMetrics = source;
   }
 
   stop(): Promise<void> {

@@ -1,7 +1,9 @@
 import type http from 'node:http';
+import net from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { DashboardConfig } from '../../webview/protocol.js';
+import type { WireSecurity } from '../rpc/tls/WireSecurity.js';
 import { contentSecurityPolicy, dashboardHtml } from '../shared/dashboardPage.js';
 import { bindWithRetries } from '../util/bind.js';
 import { answerClientErrors, refuseBadUrls } from './badRequests.js';
@@ -32,7 +34,11 @@ export class UiServer {
   /** Open event streams, ended on stop. */
   readonly streams = new Set<SseChannel>();
   private server: http.Server | undefined;
+  /** The TLS front that listens in the http server's place, when it serves https. */
+  private front: net.Server | undefined;
   port = 0;
+  /** `https` when this UI serves TLS (listen's `security`), else `http`. */
+  scheme: 'http' | 'https' = 'http';
 
   constructor(
     private readonly page: () => { config: DashboardConfig; title: string },
@@ -81,8 +87,9 @@ export class UiServer {
       return c.html(
         dashboardHtml({
           nonce,
-          scriptUri: '/static/webview.js',
-          styleUri: '/static/webview.css',
+          // Relative: the page also works under a path-based proxy (code-server's /proxy/PORT/).
+          scriptUri: 'static/webview.js',
+          styleUri: 'static/webview.css',
           config,
           title,
         }),
@@ -110,14 +117,40 @@ export class UiServer {
     this.app.onError((err, c) => c.text(`Internal error: ${err.message}\n`, 500));
   }
 
-  async listen(name: string, host: string, port: number, maxRetries: number): Promise<number> {
+  /**
+   * Binds the UI. With a `security` that serves TLS (a bind address other than loopback), https:
+   * the port's TLS front (WireSecurity.accept) hands each TLS connection to the http server, and
+   * answers plain http from another machine with a 400 that names the https address, rather than
+   * a redirect: the request has already crossed the wire in the clear (a script's Bearer secret
+   * with it), and a redirect would make that habit work.
+   */
+  async listen(
+    name: string,
+    host: string,
+    port: number,
+    maxRetries: number,
+    security?: WireSecurity,
+  ): Promise<number> {
     const server = createAdaptorServer({
       fetch: this.app.fetch,
       overrideGlobalObjects: false,
     }) as http.Server;
     answerClientErrors(server);
-    this.port = await bindWithRetries(server, name, host, port, maxRetries);
     this.server = server;
+    if (!security?.serves) {
+      this.port = await bindWithRetries(server, name, host, port, maxRetries);
+      return this.port;
+    }
+    const front = net.createServer((socket) =>
+      security.accept(
+        socket,
+        ({ stream }) => server.emit('connection', stream),
+        (s) => refusePlainHttp(s, host, this.port, security.fingerprint as string),
+      ),
+    );
+    this.port = await bindWithRetries(front, name, host, port, maxRetries);
+    this.front = front;
+    this.scheme = 'https';
     return this.port;
   }
 
@@ -125,9 +158,27 @@ export class UiServer {
     closeAll(this.streams);
     const server = this.server;
     if (!server) return Promise.resolve();
-    return new Promise((r) => {
-      server.close(() => r());
-      server.closeAllConnections();
+    const front = this.front;
+    const frontClosed = new Promise<void>((r) => (front ? front.close(() => r()) : r()));
+    const closed = new Promise<void>((r) => {
+      if (front) r();
+      else server.close(() => r());
     });
+    server.closeAllConnections();
+    return Promise.all([closed, frontClosed]).then(() => undefined);
   }
+}
+
+function refusePlainHttp(
+  socket: net.Socket,
+  host: string,
+  port: number,
+  fingerprint: string,
+): void {
+  const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}/`;
+  const body = `This Wick web UI speaks https only: open ${url} (its certificate: ${fingerprint}; \`wick ui-url\` prints a login link for it).\n`;
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+  setTimeout(() => socket.destroy(), 1_000).unref();
 }

@@ -1,17 +1,20 @@
 import { LogFollower } from '../client/LogFollower.js';
 import type { WickConf } from '../conf/WickConf.js';
-import { readRange, withLogFile } from '../logs/logFiles.js';
+import { readLogSetRange } from '../logs/logSet.js';
 import { madeLogs } from '../logs/madeLogs.js';
 import { WEB_UI_ENDPOINT } from '../protocol/endpoints.js';
 import type { MessageOf } from '../protocol/registry.js';
 import { RequestWorkerState, type WorkerStateResponse } from '../protocol/worker.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import { RpcError, RpcErrorCode } from '../rpc/index.js';
+import type { WireSecurity } from '../rpc/tls/WireSecurity.js';
 import { logFields } from '../shared/logSource.js';
 import { workerUi } from '../shared/uiLogin.js';
 import { getLogger } from '../util/log.js';
 import { mountLogApi } from './logApi.js';
 import { parseLogRequest } from './logParams.js';
+import { mountPrometheus } from './metrics/prometheusRoute.js';
+import { workerMetricsRegistry } from './metrics/workerMetrics.js';
 import { sseResponse } from './sse.js';
 import { UiServer } from './UiServer.js';
 import { uiClusterSecret } from './uiAuth.js';
@@ -28,8 +31,14 @@ export interface WorkerUiHost {
   readonly self: RpcEndpointRef;
   /** Calls `fn` after each change of the worker's state; returns a function that stops it. */
   onStateChange(fn: () => void): () => void;
-  /** The master it follows, for the login command its 401 answers name. */
-  readonly masterConnection: { readonly activeMasterUrl: string | undefined };
+  /**
+   * The master it follows, for the login command its 401 answers name; whether it is registered
+   * with one now, for the metrics.
+   */
+  readonly masterConnection: {
+    readonly activeMasterUrl: string | undefined;
+    readonly registered: boolean;
+  };
 }
 
 /**
@@ -39,16 +48,23 @@ export interface WorkerUiHost {
  * pushed again on each change, and its logs. Every log is opened by openLogFile, which refuses
  * anything outside the work dir. With authentication on, all of it is behind a login (uiAuth.ts)
  * but /health; the master's session cookie is accepted too (same secret, and a browser sends a
- * host's cookies to each of its ports).
+ * host's cookies to each of its ports). Its metrics for Prometheus are at /metrics/prometheus
+ * (metrics/workerMetrics.ts), read from the worker's state when scraped.
  */
 export class WorkerWebUI {
   private worker: WorkerUiHost | undefined;
   private logs: LogFollower | undefined;
+  private env: RpcEnv | undefined;
 
   private constructor(private readonly ui: UiServer) {}
 
   get port(): number {
     return this.ui.port;
+  }
+
+  /** `https` when it serves TLS. */
+  get scheme(): 'http' | 'https' {
+    return this.ui.scheme;
   }
 
   get routes(): { method: string; path: string }[] {
@@ -60,6 +76,8 @@ export class WorkerWebUI {
     port: number,
     maxRetries: number,
     conf: WickConf,
+    /** TLS (https) when it serves: the daemon's RpcEnv's, so one certificate for both ports. */
+    security?: WireSecurity,
   ): Promise<WorkerWebUI> {
     let self: WorkerWebUI | undefined;
     const secret = uiClusterSecret(conf);
@@ -95,24 +113,32 @@ export class WorkerWebUI {
       return s ? c.json(s) : c.text('The worker is starting\n', 503);
     });
 
+    mountPrometheus(
+      ui,
+      workerMetricsRegistry({
+        state: () => self.state(),
+        rpc: () => self.env?.connectionStats(),
+        registered: () => self.worker?.masterConnection.registered ?? false,
+      }),
+      () => (self.worker ? undefined : 'The worker is starting'),
+    );
+
     // Spark's plain-text log endpoint.
     ui.app.get('/log', async (c) => {
       const w = self.worker;
       if (!w) return c.text('The worker is starting\n', 503);
       const req = parseLogRequest((n) => c.req.query(n));
       if (typeof req === 'string') return c.text(`Error: ${req}\n`, 400);
-      let path: string;
-      let r: Awaited<ReturnType<typeof readRange>>;
+      let r: Awaited<ReturnType<typeof readLogSetRange>>;
       try {
-        ({ path, r } = await withLogFile(
+        // Over every file of the log (rolled-over ones, then the active one), as Spark's page.
+        r = await readLogSetRange(
           w.workDir,
           logFields(req.source, req.stream),
-          async (f) => ({
-            path: f.path,
-            r: await readRange(f.handle, req.offset, req.length),
-          }),
+          req.offset,
+          req.length,
           madeLogs,
-        ));
+        );
       } catch (err) {
         const message = (err as Error).message;
         if (!(err instanceof RpcError)) throw err;
@@ -123,7 +149,7 @@ export class WorkerWebUI {
             : 500;
         return c.text(`Error: ${message}\n`, status);
       }
-      const header = `==== Bytes ${r.offset}-${r.offset + r.data.length} of ${r.totalSize} of ${path} ====\n`;
+      const header = `==== Bytes ${r.offset}-${r.offset + r.data.length} of ${r.totalSize} of ${r.path} ====\n`;
       return c.body(new Uint8Array(Buffer.concat([Buffer.from(header), r.data])), 200, {
         'Content-Type': 'text/plain; charset=utf-8',
       });
@@ -155,8 +181,8 @@ export class WorkerWebUI {
       () => self.worker?.self ?? 'The worker is starting',
     );
     await ui.mountDashboard();
-    const bound = await ui.listen('WorkerUI', host, port, maxRetries);
-    log.info(`Bound WorkerWebUI to ${host}, and started at http://${host}:${bound}`);
+    const bound = await ui.listen('WorkerUI', host, port, maxRetries, security);
+    log.info(`Bound WorkerWebUI to ${host}, and started at ${ui.scheme}://${host}:${bound}`);
     return self;
   }
 
@@ -164,6 +190,7 @@ export class WorkerWebUI {
   attach(env: RpcEnv, worker: WorkerUiHost): void {
     this.logs = new LogFollower('The web UI stopped');
     env.setupEndpoint(WEB_UI_ENDPOINT, this.logs);
+    this.env = env;
     this.worker = worker;
   }
 
@@ -192,7 +219,9 @@ export function sparkWorkerJson(s: WorkerState): Record<string, unknown> {
     appid: r.appId,
     cores: r.cores,
     memory: r.memory,
+    // Custom resources are not built yet: what Spark writes for none.
     resources: {},
+    ...(r.app ? { appdesc: sparkAppDescJson(r.app) } : {}),
     state: r.state,
     ...(r.exitCode !== undefined ? { exitcode: r.exitCode } : {}),
   });
@@ -213,9 +242,25 @@ export function sparkWorkerJson(s: WorkerState): Record<string, unknown> {
     memoryused: s.memoryUsed,
     resources: {},
     resourcesused: {},
+    resourcesfree: {},
     executors: s.executors.map(executor),
     finishedexecutors: s.finishedExecutors.map(executor),
     drivers: s.drivers.map(driver),
     finisheddrivers: s.finishedDrivers.map(driver),
+  };
+}
+
+/** An executor's application as Spark's JsonProtocol.writeApplicationDescription writes it. */
+function sparkAppDescJson(a: NonNullable<WorkerState['executors'][number]['app']>) {
+  return {
+    name: a.name,
+    // 0: no cap, as Spark writes maxCores.getOrElse(0).
+    cores: a.maxCores ?? 0,
+    memoryperexecutor: a.memoryPerExecutorMB,
+    resourcesperexecutor: [],
+    memoryperslave: a.memoryPerExecutorMB,
+    resourcesperslave: [],
+    user: a.user,
+    command: a.command,
   };
 }

@@ -42,25 +42,8 @@ export function mountKillApi(
     if (!Value.Check(KillTarget, target)) {
       return refuse(400, 'Expected {"kind": "app" | "driver", "id": "…"}');
     }
-    const ref = master();
-    if (!ref) return refuse(503, 'The master is not ready');
-    try {
-      if (target.kind === 'app') {
-        const r = await ref.ask(RequestKillApplication({ appId: target.id }), {
-          timeout: 30_000,
-        });
-        return c.json({ success: r.success, message: r.message });
-      }
-      const r = await ref.ask(RequestKillDriver({ driverId: target.id }), {
-        timeout: 30_000,
-      });
-      return c.json({ success: r.success, message: r.message });
-    } catch (err) {
-      return c.json(
-        { success: false, message: `The master did not answer: ${(err as Error).message}` },
-        502,
-      );
-    }
+    const answer = await askKill(master(), target);
+    return c.json(answer.body, answer.status);
   });
   ui.app.all('/api/kill', (c) => {
     c.header('Allow', 'POST');
@@ -68,7 +51,37 @@ export function mountKillApi(
   });
 }
 
-function crossSiteProblem(c: Context): string | undefined {
+/** How the master answered a kill, as an HTTP status and body. */
+export interface KillAnswer {
+  status: 200 | 502 | 503;
+  body: { success: boolean; message: string };
+}
+
+/** Asks the master to kill an application or a driver (RequestKillApplication / RequestKillDriver). */
+export async function askKill(
+  ref: RpcEndpointRef | undefined,
+  target: KillTarget,
+): Promise<KillAnswer> {
+  if (!ref) return { status: 503, body: { success: false, message: 'The master is not ready' } };
+  try {
+    const r =
+      target.kind === 'app'
+        ? await ref.ask(RequestKillApplication({ appId: target.id }), { timeout: 30_000 })
+        : await ref.ask(RequestKillDriver({ driverId: target.id }), { timeout: 30_000 });
+    return { status: 200, body: { success: r.success, message: r.message } };
+  } catch (err) {
+    return {
+      status: 502,
+      body: { success: false, message: `The master did not answer: ${(err as Error).message}` },
+    };
+  }
+}
+
+/**
+ * Why a state-changing request may not be the dashboard's own (a cross-site form, link or
+ * script): the custom header is missing, or the browser says it came from another site.
+ */
+export function crossSiteProblem(c: Context): string | undefined {
   if (c.req.header(CSRF_HEADER) !== '1') {
     return `Refused: a kill must come from the dashboard (header ${CSRF_HEADER}: 1)`;
   }

@@ -3,6 +3,7 @@ import { getCookie, setCookie } from 'hono/cookie';
 import { html } from 'hono/html';
 import type { WickConf } from '../conf/WickConf.js';
 import { resolveClusterAuth } from '../rpc/clusterSecret.js';
+import { isMetricsScrapeToken } from '../shared/metricsToken.js';
 import {
   checkLoginToken,
   checkSession,
@@ -14,11 +15,13 @@ import {
   sessionCookieName,
   UsedLinks,
 } from '../shared/uiLogin.js';
+import { PROMETHEUS_PATH } from './metrics/prometheusRoute.js';
 
 /**
  * The web UI behind the cluster's door: with authentication on, every page and API answers only
  * a browser logged in with a link from `wick ui-url` (uiLogin.ts), or a script that sends the
- * cluster secret as `Authorization: Bearer <secret>`; `/health` alone answers anyone. A browser
+ * cluster secret as `Authorization: Bearer <secret>`; /metrics/prometheus also answers a scraper
+ * sending the scrape token instead (metricsToken.ts); `/health` alone answers anyone. A browser
  * asking for a page without a login gets a page saying what to run; anything else gets JSON.
  */
 
@@ -70,7 +73,8 @@ export function mountUiAuth(app: Hono, o: UiAuthOptions): void {
       secure: new URL(c.req.url).protocol === 'https:',
     });
     const to = c.req.query('to');
-    const next = to !== undefined && isDashboardRoute(to) ? `/${to}` : '/';
+    // Relative to /login, so that behind a path-based proxy it stays under the proxy's prefix.
+    const next = to !== undefined && isDashboardRoute(to) ? `./${to}` : './';
     // A page that moves on by itself rather than a 302: a Strict cookie set by a redirect that a
     // link on another site started is not sent with the redirected request, so that first
     // page would ask to log in again; a navigation this page starts is same-site.
@@ -97,7 +101,16 @@ export function mountUiAuth(app: Hono, o: UiAuthOptions): void {
     if (authorization !== undefined) {
       // A secret may hold spaces (it is trimmed where it is read, so it is trimmed here too).
       const m = /^Bearer +(.{1,1024})$/i.exec(authorization);
-      if (m && isSecret((m[1] as string).trim(), o.secret)) return next();
+      const token = m ? (m[1] as string).trim() : undefined;
+      if (token !== undefined && isSecret(token, o.secret)) return next();
+      // The scrape token opens the metrics and nothing else (metricsToken.ts).
+      if (
+        token !== undefined &&
+        c.req.path === PROMETHEUS_PATH &&
+        isMetricsScrapeToken(token, o.secret)
+      ) {
+        return next();
+      }
       return refuse(c, o, 'The Authorization header is not "Bearer <the cluster secret>"');
     }
     return refuse(c, o, 'This Wick web UI needs a login: its cluster authenticates');

@@ -58,9 +58,11 @@ export async function startLocalCluster(
       '--masters above 1 needs --zookeeper HOST:PORT: standby masters elect their leader there',
     );
   }
+  // A local cluster's runs are logged unless told otherwise: first, so that a --conf wins.
+  const own = ['wick.deploy.eventLogByDefault=true', ...o.conf];
   const conf = o.zookeeper
-    ? [...o.conf, 'wick.deploy.recoveryMode=ZOOKEEPER', `wick.deploy.zookeeper.url=${o.zookeeper}`]
-    : o.conf;
+    ? [...own, 'wick.deploy.recoveryMode=ZOOKEEPER', `wick.deploy.zookeeper.url=${o.zookeeper}`]
+    : own;
   const confArgs = conf.flatMap((c) => ['--conf', c]);
   const daemons: Daemon[] = [];
   let stopping: Promise<void> | undefined;

@@ -28,10 +28,24 @@ const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,199}$/;
 export async function openLogFile(
   workDir: string,
   src: LogSource,
-  /** The logs this worker made: when given, only one of them, unchanged, is served (madeLogs.ts). */
-  made?: MadeLogs,
+  o: {
+    /** Another file of the same log in its directory (a rolled-over one), by its listed name. */
+    fileName?: string;
+    /** The logs this worker made: when given, only one of them, unchanged, is served (madeLogs.ts). */
+    made?: MadeLogs;
+  } = {},
 ): Promise<OpenLog> {
+  const { fileName, made } = o;
   const rel = logPathParts(src);
+  if (fileName !== undefined) {
+    if (
+      !fileName.startsWith(`${src.stream}--`) ||
+      fileName.includes('/') ||
+      fileName.includes('\\')
+    )
+      throw bad(`Invalid rolled log file name ${JSON.stringify(fileName)}`);
+    rel[rel.length - 1] = fileName;
+  }
   const name = rel.join('/');
   const root = await realpath(workDir);
   let handle: FileHandle;
@@ -89,7 +103,7 @@ export async function withLogFile<T>(
   fn: (log: OpenLog) => Promise<T>,
   made?: MadeLogs,
 ): Promise<T> {
-  const log = await openLogFile(workDir, src, made);
+  const log = await openLogFile(workDir, src, made ? { made } : {});
   try {
     return await fn(log);
   } finally {
@@ -123,7 +137,7 @@ function bad(what: string): RpcError {
 }
 
 /** The path of a log relative to the work dir, each id checked to be a plain name. */
-function logPathParts(src: LogSource): string[] {
+export function logPathParts(src: LogSource): string[] {
   if (src.stream !== 'stdout' && src.stream !== 'stderr') {
     throw bad(`Invalid log stream ${JSON.stringify(src.stream)}: expected "stdout" or "stderr"`);
   }

@@ -3,7 +3,8 @@
  * exits by itself with an error, so that whoever reads the message learns why without fetching
  * the log (and a long stack trace cannot make the message large).
  */
-import { type LogSource, readLogRange, readRange, withLogFile } from './logFiles.js';
+import type { LogSource } from './logFiles.js';
+import { readLogSetRange } from './logSet.js';
 import type { MadeLogs } from './madeLogs.js';
 
 export interface TailLimits {
@@ -43,12 +44,16 @@ export function lastLines(text: string, limits: TailLimits, cut = false): string
     : out;
 }
 
-/** The tail of the file at `path` (see lastLines); '' when it is missing or empty. */
-export async function readLogTail(path: string, limits: TailLimits): Promise<string> {
+/** The tail of a log, across its rolled files (see lastLines); '' when it is missing or empty. */
+export async function readLogTail(
+  workDir: string,
+  source: LogSource,
+  limits: TailLimits,
+): Promise<string> {
   try {
     // More than the bytes kept: lines dropped for the limit (a native stack trace, say) still
     // leave enough whole lines.
-    const range = await readLogRange(path, undefined, limits.maxBytes * 8);
+    const range = await readLogSetRange(workDir, source, undefined, limits.maxBytes * 8);
     return lastLines(range.data.toString('utf8'), limits, range.offset > 0);
   } catch {
     return '';
@@ -56,7 +61,8 @@ export async function readLogTail(path: string, limits: TailLimits): Promise<str
 }
 
 /**
- * As readLogTail, for a log of the work dir that must be the one the worker made (madeLogs.ts):
+ * As readLogTail, for a log of the work dir that must be the one the worker made (madeLogs.ts),
+ * across its rolled files:
  * the tail goes into the executor's state, which every UI shows; '' for anything else.
  */
 export async function readMadeLogTail(
@@ -66,12 +72,7 @@ export async function readMadeLogTail(
   made: MadeLogs,
 ): Promise<string> {
   try {
-    const range = await withLogFile(
-      workDir,
-      src,
-      (log) => readRange(log.handle, undefined, limits.maxBytes * 8),
-      made,
-    );
+    const range = await readLogSetRange(workDir, src, undefined, limits.maxBytes * 8, made);
     return lastLines(range.data.toString('utf8'), limits, range.offset > 0);
   } catch {
     return '';

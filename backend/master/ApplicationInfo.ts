@@ -1,6 +1,6 @@
 import { MAX_REMOVED_EXECUTORS } from '../protocol/bounds.js';
 import type { AppFailure, ApplicationDescription, ApplicationState } from '../protocol/common.js';
-import type { AppSummary } from '../protocol/state.js';
+import type { AppProgress, AppSummary } from '../protocol/state.js';
 import type { PeerConnection, RpcEndpointRef } from '../rpc/index.js';
 import { withDriverHostHint } from '../shared/executorFailure.js';
 import { ExecutorDesc } from './ExecutorDesc.js';
@@ -28,6 +28,8 @@ export class ApplicationInfo {
   lastExecutorFailure: AppSummary['lastExecutorFailure'];
   /** Why it FAILED, as its driver said (or as the master saw its connection drop). */
   failure: AppFailure | undefined;
+  /** Its jobs and stages in brief, from its driver's reports (ClusterState.setAppProgress). */
+  progress: AppProgress | undefined;
   private nextExecutorId = 0;
 
   constructor(
@@ -103,6 +105,7 @@ export class ApplicationInfo {
     if (this.desc.coresPerExecutor !== undefined) s.coresPerExecutor = this.desc.coresPerExecutor;
     if (this.endTime !== undefined) s.endTime = this.endTime;
     if (this.failure) s.failure = structuredClone(this.failure);
+    if (this.progress) s.progress = this.progress;
     if (this.lastExecutorFailure) s.lastExecutorFailure = { ...this.lastExecutorFailure };
     if (this.waitingReason !== undefined && this.state === 'WAITING')
       s.waitingReason = this.waitingReason;

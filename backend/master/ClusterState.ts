@@ -7,6 +7,7 @@ import type {
   WorkerState,
 } from '../protocol/common.js';
 import {
+  type AppProgress,
   type AppSummary,
   type DriverSummary,
   STATE_TABLE_ORDER,
@@ -310,6 +311,16 @@ export class ClusterState {
     if (app.waitingReason === reason) return;
     app.waitingReason = reason;
     this.options.listener.app(app);
+  }
+
+  /**
+   * An application's jobs and stages in brief, from its driver's report (operations/appStatus.ts):
+   * active or completed (a driver's last report may come after its unregistering).
+   */
+  setAppProgress(app: ApplicationInfo, progress: AppProgress): void {
+    app.progress = progress;
+    if (this.idToApp.get(app.id) === app || this.completedApps.includes(app))
+      this.options.listener.app(app);
   }
 
   /** A completed application still retained, by id. */

@@ -1,3 +1,5 @@
+import type { AppStatusSource } from '../appstatus/AppStatusSource.js';
+import { AppConf } from '../conf/app.js';
 import { MasterConf } from '../conf/master.js';
 import type { WickConf } from '../conf/WickConf.js';
 import type { ContentStore } from '../files/ContentStore.js';
@@ -8,7 +10,9 @@ import { RpcEndpoint } from '../rpc/index.js';
 import { isClientAddress } from '../rpc/RpcAddress.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import { systemClock } from '../util/clock.js';
+import { MasterAppStatus } from './appStatus/MasterAppStatus.js';
 import { ClusterState } from './ClusterState.js';
+import { appStatusHandlers } from './handlers/appStatus.js';
 import { appHandlers } from './handlers/apps.js';
 import type { HandlerContext, HandlerRegistry } from './handlers/context.js';
 import { driverHandlers } from './handlers/drivers.js';
@@ -62,6 +66,8 @@ export class Master extends RpcEndpoint implements LeaderElectable {
   static readonly SYSTEM_NAME = MASTER_SYSTEM;
 
   readonly webUiUrl: string;
+  /** The applications' jobs, stages and tasks, for /api/v1 (startMaster gives it the web UI). */
+  readonly appStatus: MasterAppStatus & AppStatusSource;
   private readonly broadcaster: StateBroadcaster;
   private readonly cluster: ClusterState;
   private readonly ops: OperationsContext;
@@ -100,6 +106,16 @@ export class Master extends RpcEndpoint implements LeaderElectable {
       retainedDrivers: conf.get(MasterConf.retainedDrivers),
       listener: broadcaster,
     });
+    this.appStatus = new MasterAppStatus({
+      retention: {
+        jobs: conf.get(AppConf.retainedJobs),
+        stages: conf.get(AppConf.retainedStages),
+        tasks: conf.get(AppConf.retainedTasks),
+        deadExecutors: conf.get(AppConf.retainedDeadExecutors),
+      },
+      retainedApplications: conf.get(MasterConf.retainedApplications),
+      eventLogDir: conf.get(AppConf.eventLogDir) || undefined,
+    });
     // Getters: the state, the address and the env are the endpoint's, and change or come later.
     const master = this;
     this.ops = {
@@ -110,6 +126,7 @@ export class Master extends RpcEndpoint implements LeaderElectable {
       random: options.random ?? Math.random,
       files: this.files,
       workerTimeoutMs: conf.get(MasterConf.workerTimeout),
+      appStatus: this.appStatus,
       get status() {
         return master.status;
       },
@@ -169,6 +186,7 @@ export class Master extends RpcEndpoint implements LeaderElectable {
     driverHandlers(context, on);
     stateHandlers(context, on);
     fileHandlers(context, on);
+    appStatusHandlers(context, on);
     on(ElectedLeader, () => this.recovery.electedLeader());
     on(RevokedLeadership, () => {
       this.log.error('Leadership has been revoked -- stepping down to STANDBY.');

@@ -13,7 +13,10 @@ export function announceAuth(
   auth: ClusterAuth & { generated?: boolean },
   address: string,
   highAvailability: boolean,
+  /** The certificate the master serves TLS with, pinned by the join line; none on loopback. */
+  fingerprint?: string,
 ): void {
+  const pin = fingerprint ? ` --conf wick.ssl.fingerprint=${fingerprint}` : '';
   if (auth.mode === 'open') {
     log.warn(
       `RUNNING OPEN (wick.authenticate=false): anyone who can reach ${address} can run any command on every worker, as user ${os.userInfo().username}. Remove wick.authenticate=false to require the cluster secret.`,
@@ -23,7 +26,7 @@ export function announceAuth(
   if (auth.mode !== 'secret') return;
   if (!auth.generated) {
     log.info(
-      `Peers must prove the cluster secret (from ${auth.source}); \`wick join\` prints the line that joins a worker`,
+      `Peers must prove the cluster secret (from ${auth.source}); \`wick join\` prints the line that joins a worker${fingerprint ? ` (pinning this master's certificate ${fingerprint})` : ''}`,
     );
     return;
   }
@@ -35,9 +38,9 @@ export function announceAuth(
       '',
       `    secret: ${auth.secret}`,
       `    wick join --save`,
-      `    wick worker wick://${address}`,
+      `    wick worker wick://${address}${pin}`,
       '',
-      `Clients on this machine find the secret by themselves; elsewhere save it the same way. \`wick join\` prints this again.${highAvailability ? ' Standby masters must have the same secret: copy the file to each, or set wick.authenticate.secret.file.' : ''}`,
+      `Clients on this machine find the secret by themselves; elsewhere save it the same way${pin ? ' (and give them wick.ssl.fingerprint, the certificate this master serves TLS with)' : ''}. \`wick join\` prints this again.${highAvailability ? ' Standby masters must have the same secret: copy the file to each, or set wick.authenticate.secret.file.' : ''}`,
       '',
     ].join('\n'),
   );

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { join } from 'node:path';
+import type { AppStatusSource } from '../appstatus/AppStatusSource.js';
 import { DaemonConf } from '../conf/daemon.js';
 import { MasterConf } from '../conf/master.js';
 import { ReverseProxyConf } from '../conf/reverseProxy.js';
@@ -16,6 +17,8 @@ import {
   type RpcEndpointRef,
   RpcEnv,
 } from '../rpc/index.js';
+import { masterSecurity } from '../rpc/tls/masterSecurity.js';
+import type { WireSecurity } from '../rpc/tls/WireSecurity.js';
 import type { Clock } from '../util/clock.js';
 import { announceAuth } from './announceAuth.js';
 import type { LeaderElectionAgentFactory } from './leader/LeaderElectionAgent.js';
@@ -30,8 +33,13 @@ import { ZooKeeperPersistenceEngine } from './persistence/ZooKeeperPersistenceEn
 /** The master's web UI, as startMaster runs it (backend/http's MasterWebUI). */
 export interface MasterWebUiServer {
   readonly port: number;
-  /** Joins the master's RpcEnv once the Master endpoint is set up. */
-  attach(env: RpcEnv): void;
+  /** `https` when it serves TLS. */
+  readonly scheme?: 'http' | 'https';
+  /**
+   * Joins the master's RpcEnv once the Master endpoint is set up; `appStatus` is what its
+   * /api/v1 reads (the Master's stores, in this process).
+   */
+  attach(env: RpcEnv, appStatus?: AppStatusSource): void;
   stop(): Promise<void>;
 }
 
@@ -46,6 +54,8 @@ export type MasterWebUiStarter = (
   port: number,
   maxRetries: number,
   conf: WickConf,
+  /** The master's TLS, so that its web UI serves the cluster's certificate too. */
+  security?: WireSecurity,
 ) => Promise<MasterWebUiServer>;
 
 export interface StartMasterOptions {
@@ -72,6 +82,7 @@ export async function startMaster(
   wickProtocol.precompile(() => true);
   // Secure by default: a master without a secret makes one before it listens.
   const found = ensureClusterSecret(resolveClusterAuth(conf));
+  const security = await masterSecurity(conf, host);
   const persistence = await persistenceFor(conf);
   const env = await RpcEnv.create({
     protocol: wickProtocol,
@@ -81,11 +92,17 @@ export async function startMaster(
     conf,
     clock,
     auth: clusterRpcAuth(found.mode === 'secret' ? found.secret : undefined),
+    security,
   }).catch(async (err) => {
     await persistence?.close();
     throw err;
   });
-  announceAuth(found, env.address, conf.get(MasterConf.recoveryMode) === 'ZOOKEEPER');
+  announceAuth(
+    found,
+    env.address,
+    conf.get(MasterConf.recoveryMode) === 'ZOOKEEPER',
+    security.fingerprint,
+  );
   let webUi: MasterWebUiServer;
   try {
     const ref = env.endpointRef({ address: env.address, name: Master.ENDPOINT_NAME });
@@ -95,6 +112,7 @@ export async function startMaster(
       conf.get(DaemonConf.masterUiPort),
       conf.get(RpcConf.portMaxRetries),
       conf,
+      security,
     );
   } catch (err) {
     await env.stop();
@@ -120,7 +138,7 @@ export async function startMaster(
     files,
     conf,
     webUiPort: webUi.port,
-    webUiUrl: `http://${env.rpcAddress?.host}:${webUi.port}`,
+    webUiUrl: `${webUi.scheme ?? 'http'}://${env.rpcAddress?.host}:${webUi.port}`,
     persistence,
     leaderElection,
     clock,
@@ -133,7 +151,7 @@ export async function startMaster(
       maxFollowsPerClient: conf.get(ReverseProxyConf.maxFollowsPerClient),
     }),
   );
-  webUi.attach(env);
+  webUi.attach(env, master.appStatus);
   return {
     env,
     master,

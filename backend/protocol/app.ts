@@ -11,7 +11,9 @@ import {
   MemoryMB,
   WorkerId,
 } from './common.js';
+import { WickListenerEvent } from './listener.js';
 import { boundary, defineMessage } from './registry.js';
+import { MAX_REPORT_COALESCED, MAX_REPORT_EVENTS, TaskEndsCoalesced } from './statusReport.js';
 
 /** An application's client (in its driver) and the Master (Spark's StandaloneAppClient). */
 
@@ -58,9 +60,28 @@ export const MasterChangeAcknowledged = defineMessage(
   { appId: AppId },
 );
 
+export const ReportListenerEvents = defineMessage(
+  a2m,
+  'ReportListenerEvents',
+  "A batch of the driver's listener events (its jobs, stages, tasks, executors and settings), for the master's /api/v1 and the per-application progress it pushes to its subscribers. Each task one by one up to REPORTED_TASKS_PER_SECOND a second, the others in `coalesced` (statusReport.ts). Heard only from the application's own driver, over the connection it registered on; a report past a bound (events a second, jobs, stage attempts or executors at once) is refused whole, naming the bound, and the application's state stays as it was. One report in flight at a time: the driver sends the next once this one is answered.",
+  {
+    appId: AppId,
+    events: Type.Array(WickListenerEvent, { maxItems: MAX_REPORT_EVENTS }),
+    coalesced: Type.Optional(Type.Array(TaskEndsCoalesced, { maxItems: MAX_REPORT_COALESCED })),
+  },
+  { reply: () => ListenerEventsReported },
+);
+
 // Master → Application
 
 const m2a = boundary('Master → Application', 'master', 'driver');
+
+export const ListenerEventsReported = defineMessage(
+  m2a,
+  'ListenerEventsReported',
+  'The answer to ReportListenerEvents: the report is applied.',
+  {},
+);
 
 export const RegisteredApplication = defineMessage(
   m2a,
@@ -75,6 +96,12 @@ export const RegisteredApplication = defineMessage(
         maxLength: 64,
         description:
           'The app:<appId> key (docs/protocol.md, "Who may do what"): the driver accepts connections that prove it, which only its executors can.',
+      }),
+    ),
+    eventLogByDefault: Type.Optional(
+      Type.Boolean({
+        description:
+          "The cluster's default for wick.eventLog.enabled, for an application that did not set it: true on a local cluster (wick.deploy.eventLogByDefault).",
       }),
     ),
   },

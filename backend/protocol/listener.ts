@@ -1,5 +1,12 @@
 import { type Static, type TObject, type TProperties, Type } from '@sinclair/typebox';
-import { Counter, Host, MAX_COUNTER, Message } from './bounds.js';
+import {
+  Counter,
+  Host,
+  MAX_COUNTER,
+  MAX_KEY_LENGTH,
+  MAX_MESSAGE_LENGTH,
+  Message,
+} from './bounds.js';
 import { WorkerId } from './common.js';
 import { TaskMetrics } from './task.js';
 
@@ -190,10 +197,43 @@ export const WickListenerWorkerRemoved = event(
 );
 export type WickListenerWorkerRemoved = Static<typeof WickListenerWorkerRemoved>;
 
+/** Entries of an EnvironmentUpdate's properties, and the length of one value. */
+export const MAX_ENVIRONMENT_ENTRIES = 4096;
+const PropertyValue = Type.String({ maxLength: MAX_MESSAGE_LENGTH });
+
+/**
+ * The application's settings and runtime (Spark's SparkListenerEnvironmentUpdate), posted right
+ * after ApplicationStart: what `/api/v1/…/environment` shows. Secrets are redacted by the driver
+ * before it posts (a key naming a secret, password or token), as Spark's spark.redaction.regex.
+ */
+export const WickListenerEnvironmentUpdate = event(
+  'WickListenerEnvironmentUpdate',
+  "The application's settings (secrets redacted) and the runtime it runs on.",
+  {
+    runtime: Type.Object(
+      {
+        nodeVersion: Type.String({ maxLength: 100 }),
+        platform: Type.String({ maxLength: 100 }),
+        wickVersion: Type.String({ maxLength: 100 }),
+      },
+      { additionalProperties: false },
+    ),
+    wickProperties: Type.Array(
+      Type.Object(
+        { key: Type.String({ minLength: 1, maxLength: MAX_KEY_LENGTH }), value: PropertyValue },
+        { additionalProperties: false },
+      ),
+      { maxItems: MAX_ENVIRONMENT_ENTRIES, description: 'The settings, sorted by key' },
+    ),
+  },
+);
+export type WickListenerEnvironmentUpdate = Static<typeof WickListenerEnvironmentUpdate>;
+
 /** Every event of a driver's listener bus. */
 export const listenerEvents = [
   WickListenerApplicationStart,
   WickListenerApplicationEnd,
+  WickListenerEnvironmentUpdate,
   WickListenerJobStart,
   WickListenerJobEnd,
   WickListenerStageSubmitted,

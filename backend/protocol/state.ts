@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import {
+  Counter,
   EpochMs,
   Host,
   Int32,
@@ -98,6 +99,69 @@ export const WorkerSummary = Type.Object(
 );
 export type WorkerSummary = Static<typeof WorkerSummary>;
 
+/** Running jobs and stages an application's progress lists (the counts cover them all). */
+export const MAX_PROGRESS_ENTRIES = 20;
+
+const ProgressCounts = Type.Object(
+  {
+    numTasks: Counter(),
+    numActiveTasks: Counter(),
+    numCompletedTasks: Counter(),
+    numFailedTasks: Counter(),
+    numKilledTasks: Counter(),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * An application's jobs and stages in brief, from its driver's reports (ReportListenerEvents):
+ * what the master pushes to its subscribers, at most once per report, in place of every task's
+ * event. The whole story is in the master's /api/v1.
+ */
+export const AppProgress = Type.Object(
+  {
+    jobs: Type.Object(
+      { active: Counter(), succeeded: Counter(), failed: Counter() },
+      { additionalProperties: false, description: 'Jobs kept (wick.ui.retainedJobs), by status' },
+    ),
+    stages: Type.Object(
+      { active: Counter(), complete: Counter(), failed: Counter() },
+      { additionalProperties: false, description: 'Stage attempts kept, by status' },
+    ),
+    activeJobs: Type.Array(
+      Type.Object(
+        {
+          jobId: Counter(),
+          submissionTime: EpochMs,
+          stageIds: Type.Array(Counter(), { maxItems: MAX_PROGRESS_ENTRIES }),
+          counts: ProgressCounts,
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: MAX_PROGRESS_ENTRIES, description: 'The running jobs, the oldest first' },
+    ),
+    activeStages: Type.Array(
+      Type.Object(
+        {
+          stageId: Counter(),
+          attemptId: Counter(),
+          name: Type.String({ maxLength: 200 }),
+          submissionTime: EpochMs,
+          counts: ProgressCounts,
+        },
+        { additionalProperties: false },
+      ),
+      {
+        maxItems: MAX_PROGRESS_ENTRIES,
+        description: 'The running stage attempts, the oldest first',
+      },
+    ),
+    lastUpdated: EpochMs,
+  },
+  { additionalProperties: false },
+);
+export type AppProgress = Static<typeof AppProgress>;
+
 export const AppSummary = Type.Object(
   {
     id: AppId,
@@ -125,6 +189,8 @@ export const AppSummary = Type.Object(
      */
     /** Why it FAILED, when its driver said (or its connection dropped without unregistering). */
     failure: Type.Optional(AppFailure),
+    /** Its jobs and stages in brief, once its driver reported them. */
+    progress: Type.Optional(AppProgress),
     lastExecutorFailure: Type.Optional(
       Type.Object(
         {

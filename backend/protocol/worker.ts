@@ -3,6 +3,7 @@ import {
   Host,
   Int32,
   MAX_COUNTER,
+  MAX_NAME_LENGTH,
   MAX_PATH_LENGTH,
   MAX_RETAINED,
   MAX_WORKER_CORES,
@@ -11,6 +12,7 @@ import {
 } from './bounds.js';
 import {
   AppId,
+  ClusterCores,
   Cores,
   DriverId,
   DriverStateSchema,
@@ -40,6 +42,24 @@ export const RequestWorkerState = defineMessage(
   { reply: () => WorkerStateResponse },
 );
 
+/** The longest command an executor's `app` quotes: Spark's worker /json shows it, not all of it. */
+export const MAX_APP_COMMAND_QUOTE = 2048;
+
+/** An executor's application as Spark's worker /json describes it (`appdesc`). */
+const RunnerApp = Type.Object(
+  {
+    name: Type.String({ maxLength: MAX_NAME_LENGTH }),
+    user: Type.String({ maxLength: MAX_NAME_LENGTH }),
+    maxCores: Type.Optional(ClusterCores),
+    memoryPerExecutorMB: MemoryMB,
+    command: Type.String({
+      maxLength: MAX_APP_COMMAND_QUOTE,
+      description: 'Its command line, each argument quoted, cut at the bound (no environment)',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 const RunnerInfo = Type.Object(
   {
     appId: Type.Optional(AppId),
@@ -52,6 +72,8 @@ const RunnerInfo = Type.Object(
     exitCode: Type.Optional(Int32()),
     message: Type.Optional(Message()),
     dir: Type.String({ maxLength: MAX_PATH_LENGTH }),
+    /** An executor's application (Spark's ExecutorRunner.appDesc). */
+    app: Type.Optional(RunnerApp),
   },
   { additionalProperties: false },
 );

@@ -115,7 +115,12 @@ class ClientHandshake<S> extends HandshakePhase<S> {
       );
       return;
     }
-    if (!proofsEqual(result.proof, serverProof(secret, this.nonce, result.challenge))) {
+    if (
+      !proofsEqual(
+        result.proof,
+        serverProof(secret, this.nonce, result.challenge, this.stream.channelBinding),
+      )
+    ) {
       this.refused(
         `Peer ${result.from} failed authentication: its proof does not match our key; check that both sides use the same cluster secret`,
       );
@@ -123,7 +128,9 @@ class ClientHandshake<S> extends HandshakePhase<S> {
     }
     this.server = result.from;
     this.step = 'auth';
-    this.ask(AUTH_METHOD, { proof: clientProof(secret, this.nonce, result.challenge) });
+    this.ask(AUTH_METHOD, {
+      proof: clientProof(secret, this.nonce, result.challenge, this.stream.channelBinding),
+    });
   }
 
   private refused(message: string): void {

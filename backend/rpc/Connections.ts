@@ -1,4 +1,4 @@
-import net from 'node:net';
+import type net from 'node:net';
 import { RpcError, RpcErrorCode } from '../protocol/errors.js';
 import type { MessageCatalog } from '../protocol/registry.js';
 import type { Clock } from '../util/clock.js';
@@ -12,6 +12,8 @@ import { Outbox } from './Outbox.js';
 import { isClientAddress, RpcAddress } from './RpcAddress.js';
 import { acceptHandshake } from './ServerHandshake.js';
 import { Session, type SessionHost } from './Session.js';
+import { refusePlain } from './tls/refusePlain.js';
+import { TlsPinError, type WireSecurity } from './tls/WireSecurity.js';
 
 const log = getLogger('RpcEnv');
 
@@ -32,6 +34,20 @@ export interface ConnectionsOptions {
   readonly clock: Clock;
   /** Where Connected, Disconnected and NetworkError go: every endpoint. */
   readonly events: Pick<Dispatcher, 'postToAll'>;
+  /** TLS on the wires that leave the machine (tls/WireSecurity.ts). */
+  readonly security: WireSecurity;
+}
+
+/** An env's connections at one moment (Connections.stats). */
+export interface ConnectionStats {
+  /** Open sockets, those still handshaking included. */
+  sockets: number;
+  /** Sessions a peer opened to this env. */
+  inbound: number;
+  /** Sessions this env opened. */
+  outbound: number;
+  /** Peers with at least one open session. */
+  peers: number;
 }
 
 /**
@@ -45,11 +61,29 @@ export class Connections {
   private readonly streams = new Set<FramedStream>();
   /** Open sessions by peer: a peer is connected while it has at least one. */
   private readonly byPeer = new Map<string, Set<Session>>();
+  /** Accepted sockets still at the TLS front (not yet a stream): closeAll() closes them too. */
+  private readonly fronting = new Set<net.Socket>();
 
   constructor(
     private readonly env: ConnectionsHost,
     private readonly options: ConnectionsOptions,
   ) {}
+
+  /**
+   * What is open now, counted when asked (a metrics scrape) rather than on every connect: sockets
+   * (handshaking ones too), sessions by direction, and the peers they reach.
+   */
+  stats(): ConnectionStats {
+    let inbound = 0;
+    let outbound = 0;
+    for (const sessions of this.byPeer.values()) {
+      for (const s of sessions) {
+        if (s.direction === 'inbound') inbound++;
+        else outbound++;
+      }
+    }
+    return { sockets: this.streams.size, inbound, outbound, peers: this.byPeer.size };
+  }
 
   /** The open session an outbox to `address` writes to, if any. */
   sessionTo(address: string): Session | undefined {
@@ -71,9 +105,42 @@ export class Connections {
       socket.destroy();
       return;
     }
-    const stream = this.track(socket, `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`);
-    acceptHandshake(stream, this.options.handshake, (peer, principal) =>
-      this.open(stream, peer, principal, 'inbound'),
+    if (this.options.unref) socket.unref();
+    socket.setNoDelay(true);
+    const remote = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
+    const { security } = this.options;
+    if (!security.serves) {
+      this.acceptStream(socket, undefined, remote);
+      return;
+    }
+    // Until its first byte says TLS or plain, a socket is no stream yet: bounded by the
+    // handshake's timeout all the same, and closed with the env.
+    this.fronting.add(socket);
+    const timer = this.options.clock.setTimeout(
+      () => socket.destroy(),
+      this.options.handshake.timeoutMs,
+    );
+    socket.once('close', () => {
+      timer.cancel();
+      this.fronting.delete(socket);
+    });
+    security.accept(
+      socket,
+      ({ stream, binding }) => {
+        timer.cancel();
+        this.fronting.delete(socket);
+        if (this.env.isStopped) stream.destroy();
+        else this.acceptStream(stream, binding, remote);
+      },
+      (s, firstLine) => refusePlain(s, firstLine, this.env.address, security.fingerprint as string),
+    );
+  }
+
+  private acceptStream(stream: net.Socket, binding: string | undefined, remote: string): void {
+    const framed = this.track(stream, remote);
+    framed.channelBinding = binding;
+    acceptHandshake(framed, this.options.handshake, (peer, principal) =>
+      this.open(framed, peer, principal, 'inbound'),
     ).catch(() => {
       // Refused (the handshake logged why), hung up or timed out: the stream is closed already.
     });
@@ -94,11 +161,10 @@ export class Connections {
   /** Closes every connection, letting what was written drain first. */
   closeAll(err: RpcError): void {
     for (const stream of this.streams) stream.close(err, true);
+    for (const socket of this.fronting) socket.destroy();
   }
 
   private track(socket: net.Socket, remote: string): FramedStream {
-    if (this.options.unref) socket.unref();
-    socket.setNoDelay(true);
     const stream = new FramedStream(
       socket,
       this.options.maxMessageSize,
@@ -134,10 +200,12 @@ export class Connections {
     const handshake = handshakeOptions;
     const deadline = clock.now() + handshake.timeoutMs;
     const target = RpcAddress.parse(address);
-    const socket = net.connect({ host: target.host, port: target.port });
+    const { socket, ready } = this.options.security.dial(target.host, target.port);
+    if (this.options.unref) socket.unref();
+    socket.setNoDelay(true);
     const stream = this.track(socket, target.hostPort);
     try {
-      await connected(socket, stream, handshake.timeoutMs, clock);
+      stream.channelBinding = (await connected(ready, stream, handshake.timeoutMs, clock)).binding;
       const left = { ...handshake, timeoutMs: Math.max(1, deadline - clock.now()) };
       return await dialHandshake(stream, left, (peer, principal) =>
         this.open(stream, peer, principal, 'outbound'),
@@ -146,10 +214,11 @@ export class Connections {
       stream.close(err as Error);
       const e = err as Error & { code?: string };
       const reason = e.code === 'ECONNREFUSED' ? 'connection refused' : e.message;
+      const refused =
+        err instanceof TlsPinError ||
+        (e instanceof RpcError && e.code === RpcErrorCode.AuthenticationFailed);
       throw new RpcError(
-        e instanceof RpcError && e.code === RpcErrorCode.AuthenticationFailed
-          ? e.code
-          : RpcErrorCode.ConnectFailed,
+        refused ? RpcErrorCode.AuthenticationFailed : RpcErrorCode.ConnectFailed,
         `Failed to connect to wick://${address}: ${reason}`,
         undefined,
         { cause: err },
@@ -236,14 +305,17 @@ export class Connections {
   }
 }
 
-/** Resolves once the socket is connected; rejects if it fails, closes or takes too long first. */
-function connected(
-  socket: net.Socket,
+/**
+ * Resolves once the stream is ready for the handshake (connected, and over TLS its certificate
+ * checked); rejects if it fails, closes or takes too long first.
+ */
+function connected<T>(
+  ready: Promise<T>,
   stream: FramedStream,
   timeoutMs: number,
   clock: Clock,
-): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
     const timer = clock.setTimeout(() => {
       reject(
         new RpcError(
@@ -252,14 +324,16 @@ function connected(
         ),
       );
     }, timeoutMs);
-    socket.once('connect', () => {
-      timer.cancel();
-      resolve();
-    });
-    socket.once('error', (err) => {
-      timer.cancel();
-      reject(err);
-    });
+    ready.then(
+      (value) => {
+        timer.cancel();
+        resolve(value);
+      },
+      (err) => {
+        timer.cancel();
+        reject(err);
+      },
+    );
     stream.whenClosed(() => {
       timer.cancel();
       reject(new Error('connection closed while connecting'));

@@ -5,6 +5,12 @@ import { Inbox, type InboxMessage } from './Inbox.js';
 import { endpointURI } from './RpcAddress.js';
 import type { RpcCallContext, RpcEndpoint, RpcSenderContext } from './RpcEndpoint.js';
 
+/**
+ * Pushes a master may have sent before it read a subscriber's (one-way) unsubscribe: one that
+ * arrives after the subscriber's endpoint stopped is expected, not a fault worth a warning.
+ */
+const TRAILING_PUSHES: ReadonlySet<string> = new Set(['MasterStateEvent']);
+
 const log = getLogger('Dispatcher');
 
 /** Routes messages to endpoints' inboxes by name (Spark's Dispatcher). */
@@ -38,9 +44,9 @@ export class Dispatcher {
   postOneWay(to: string, message: WireMessage, sender: RpcSenderContext): void {
     const inbox = this.inboxes.get(to);
     if (!inbox) {
-      log.warn(
-        `Dropped ${message.type} from ${sender.senderAddress}: no endpoint ${endpointURI(this.envAddress(), to)}`,
-      );
+      const text = `Dropped ${message.type} from ${sender.senderAddress}: no endpoint ${endpointURI(this.envAddress(), to)}`;
+      if (TRAILING_PUSHES.has(message.type)) log.debug(text);
+      else log.warn(text);
       return;
     }
     inbox.post({ kind: 'OneWay', message, sender });

@@ -25,6 +25,11 @@ export class FramedStream {
   readonly writer: FrameWriter;
   /** Who is at the other end, in logs and errors: `remote`, until the handshake names the peer. */
   peerName: string;
+  /**
+   * On a TLS connection, the server certificate's fingerprint, which the handshake's proofs cover
+   * (auth.ts); undefined on a plain one.
+   */
+  channelBinding: string | undefined;
   private closed = false;
   private error: Error | undefined;
   private readonly closeListeners: Array<(err: Error | undefined) => void> = [];

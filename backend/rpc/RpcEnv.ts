@@ -11,7 +11,7 @@ import { CheckExistence } from '../protocol/rpc.js';
 import { bindWithRetries } from '../util/bind.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
-import { Connections, type ConnectionsHost } from './Connections.js';
+import { type ConnectionStats, Connections, type ConnectionsHost } from './Connections.js';
 import { resolveClusterAuth } from './clusterSecret.js';
 import { type Credential, clusterKeyRing, type KeyRing } from './credentials.js';
 import { Dispatcher } from './Dispatcher.js';
@@ -30,6 +30,7 @@ import { type AskOptions, RpcEndpointRef } from './RpcEndpointRef.js';
 import { RpcEndpointVerifier } from './RpcEndpointVerifier.js';
 import { replyProblem } from './replyProblem.js';
 import type { Session } from './Session.js';
+import { WireSecurity } from './tls/WireSecurity.js';
 
 const log = getLogger('RpcEnv');
 
@@ -62,6 +63,12 @@ export interface RpcEnvOptions {
    * Drivers and executors pass their own key instead.
    */
   auth?: RpcAuth;
+  /**
+   * TLS on the wires that leave the machine (wick.ssl.*). Default: from the conf, serving
+   * wick.ssl.certFile or a certificate made at start when the bind address is not loopback. A
+   * master passes the cluster's certificate.
+   */
+  security?: WireSecurity;
 }
 
 /** What an env proves when it dials, and what it accepts when dialled (undefined: open). */
@@ -96,6 +103,8 @@ export class RpcEnv implements ConnectionsHost {
   readonly maxMessageSize: number;
   readonly handshakeTimeoutMs: number;
   readonly auth: RpcAuth;
+  /** TLS: what this env serves, and what it pins when it dials. */
+  readonly security: WireSecurity;
   /** What peers may send here. */
   readonly protocol: MessageCatalog;
   /** What is wrong with a reply, if anything: one function for every ask, not one per ask. */
@@ -110,7 +119,12 @@ export class RpcEnv implements ConnectionsHost {
   private readonly terminated: Promise<void>;
   private resolveTerminated!: () => void;
 
-  private constructor(options: RpcEnvOptions, address: string, conf: WickConf) {
+  private constructor(
+    options: RpcEnvOptions,
+    address: string,
+    conf: WickConf,
+    security: WireSecurity,
+  ) {
     this.name = options.name;
     this.unref = options.unref ?? false;
     this.address = address;
@@ -120,6 +134,7 @@ export class RpcEnv implements ConnectionsHost {
     this.maxMessageSize = conf.get(RpcConf.maxMessageSize);
     this.handshakeTimeoutMs = conf.get(RpcConf.connectTimeout);
     this.auth = options.auth ?? clusterAuthFromConf(conf);
+    this.security = security;
     this.protocol = new MessageCatalog(rpcMessages, options.protocol);
     this.dispatcher = new Dispatcher(() => this.address);
     this.router = new InboundRouter(this.protocol, this.dispatcher);
@@ -136,6 +151,7 @@ export class RpcEnv implements ConnectionsHost {
       unref: this.unref,
       clock: this.clock,
       events: this.dispatcher,
+      security,
     });
     this.terminated = new Promise((r) => {
       this.resolveTerminated = r;
@@ -152,11 +168,21 @@ export class RpcEnv implements ConnectionsHost {
         options,
         `${CLIENT_PREFIX}${label}-${randomBytes(6).toString('hex')}`,
         conf,
+        options.security ?? (await WireSecurity.fromConf(conf)),
       );
       env.setupEndpoint(RpcEndpointVerifier.NAME, new RpcEndpointVerifier());
       return env;
     }
     const host = options.host ?? '127.0.0.1';
+    const advertiseHost =
+      options.advertiseHost ?? (host === '0.0.0.0' || host === '::' ? os.hostname() : host);
+    const security =
+      options.security ??
+      (await WireSecurity.fromConf(conf, {
+        bindHost: host,
+        name: options.name,
+        advertise: [advertiseHost],
+      }));
     const server = net.createServer();
     const port = await bindWithRetries(
       server,
@@ -165,11 +191,9 @@ export class RpcEnv implements ConnectionsHost {
       options.port ?? 0,
       conf.get(RpcConf.portMaxRetries),
     );
-    const advertise =
-      options.advertiseHost ?? (host === '0.0.0.0' || host === '::' ? os.hostname() : host);
     let env: RpcEnv;
     try {
-      env = new RpcEnv(options, new RpcAddress(advertise, port).hostPort, conf);
+      env = new RpcEnv(options, new RpcAddress(advertiseHost, port).hostPort, conf, security);
     } catch (err) {
       // E.g. wick.authenticate without a secret: do not leave the port bound.
       server.close();
@@ -180,7 +204,9 @@ export class RpcEnv implements ConnectionsHost {
     server.on('connection', (socket) => env.connections.accept(socket));
     server.on('error', (err) => log.error(`Server of ${env.name} failed`, err));
     env.setupEndpoint(RpcEndpointVerifier.NAME, new RpcEndpointVerifier());
-    log.info(`Successfully started service '${options.name}' on ${env.address}`);
+    log.info(
+      `Successfully started service '${options.name}' on ${env.address}${security.serves ? ` (TLS 1.3, certificate ${security.fingerprint}, ${security.identity?.source})` : ''}`,
+    );
     return env;
   }
 
@@ -253,6 +279,11 @@ export class RpcEnv implements ConnectionsHost {
     if (!conn) return false;
     conn.close(new RpcError(RpcErrorCode.ConnectionClosed, reason));
     return true;
+  }
+
+  /** What is open now: sockets, sessions by direction, peers (for metrics; O(sessions)). */
+  connectionStats(): ConnectionStats {
+    return this.connections.stats();
   }
 
   /** Stops one endpoint of this env; resolves once its onStop has run. */

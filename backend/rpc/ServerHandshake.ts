@@ -121,7 +121,7 @@ class ServerHandshake<S> extends HandshakePhase<S> {
         version: 1,
         from: this.options.address,
         challenge: this.challenge,
-        proof: serverProof(key, params.nonce, this.challenge),
+        proof: serverProof(key, params.nonce, this.challenge, this.stream.channelBinding),
       }),
     );
   }
@@ -140,7 +140,10 @@ class ServerHandshake<S> extends HandshakePhase<S> {
     }
     if (
       !checkAuthParams.Check(request.params) ||
-      !proofsEqual(request.params.proof, clientProof(key, this.clientNonce, this.challenge))
+      !proofsEqual(
+        request.params.proof,
+        clientProof(key, this.clientNonce, this.challenge, this.stream.channelBinding),
+      )
     ) {
       this.refuse(
         id,

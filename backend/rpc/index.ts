@@ -1,5 +1,6 @@
 export { RpcConf } from '../conf/rpc.js';
 export { RpcError, RpcErrorCode } from '../protocol/errors.js';
+export type { ConnectionStats } from './Connections.js';
 export type { Credential, Principal } from './credentials.js';
 export { endpointURI, parseEndpointURI, RpcAddress } from './RpcAddress.js';
 export type { PeerConnection } from './RpcEndpoint.js';

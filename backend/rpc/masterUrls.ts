@@ -1,4 +1,5 @@
 import { RpcAddress } from './RpcAddress.js';
+import { noteMasterAddress } from './tls/WireSecurity.js';
 
 /** `wick://` or Spark's `spark://`, before one master or each of a list. */
 const SCHEME = /^(?:wick|spark):\/\//;
@@ -16,10 +17,14 @@ export function parseMasterUrls(spec: string): string[] {
     throw new Error(`Invalid master URL "${spec}": ${EXPECTED}`);
   }
   return parts.map((p) => {
+    let address: string;
     try {
-      return RpcAddress.parse(p).hostPort;
+      address = RpcAddress.parse(p).hostPort;
     } catch {
       throw new Error(`Invalid master URL "${spec}": "${p}" is not host:port; ${EXPECTED}`);
     }
+    // A master's address: dialling it checks the fingerprints this process pins (wick.ssl.*).
+    noteMasterAddress(address);
+    return address;
   });
 }

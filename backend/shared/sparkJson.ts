@@ -5,6 +5,14 @@ import type {
   MasterStateResponse,
   WorkerSummary,
 } from '../protocol/state.js';
+import { javaDateString } from './javaDate.js';
+
+/**
+ * Custom resources (GPUs and the like) are not built yet: every `resources*` field is what Spark
+ * writes for a cluster without any — an empty object per worker, executor or driver (Spark's
+ * writeResourcesInfo of an empty map), an empty list of requirements per application.
+ */
+const NO_RESOURCES = (): Record<string, never> => ({});
 
 /**
  * The Master's state in the shape of Spark's master `/json`, so that tools written for Spark's
@@ -24,8 +32,9 @@ export function sparkMasterJson(
     coresused: sum((w) => w.coresUsed),
     memory: sum((w) => w.memory),
     memoryused: sum((w) => w.memoryUsed),
-    resources: [],
-    resourcesused: [],
+    // One object per alive worker, as Spark lists each worker's resources.
+    resources: alive.map(NO_RESOURCES),
+    resourcesused: alive.map(NO_RESOURCES),
     activeapps: state.activeApps.map((a) => sparkAppJson(a, now)),
     completedapps: state.completedApps.map((a) => sparkAppJson(a, now)),
     activedrivers: state.activeDrivers.map(sparkDriverJson),
@@ -46,6 +55,9 @@ export function sparkWorkerJson(w: WorkerSummary): Record<string, unknown> {
     memory: w.memory,
     memoryused: w.memoryUsed,
     memoryfree: w.memory - w.memoryUsed,
+    resources: NO_RESOURCES(),
+    resourcesused: NO_RESOURCES(),
+    resourcesfree: NO_RESOURCES(),
     state: w.state,
     lastheartbeat: w.lastHeartbeat,
   };
@@ -56,11 +68,15 @@ export function sparkAppJson(a: AppSummary, now: number): Record<string, unknown
     id: a.id,
     starttime: a.startTime,
     name: a.name,
+    // The cap (wick.cores.max), else what is granted. Spark 3 writes the cores granted, which is 0
+    // once an application has ended; tools and `wick status --json` read the cap here.
     cores: a.maxCores ?? a.coresGranted,
     user: a.user,
     memoryperexecutor: a.memoryPerExecutorMB,
     memoryperslave: a.memoryPerExecutorMB,
-    submitdate: new Date(a.startTime).toString(),
+    resourcesperexecutor: [],
+    resourcesperslave: [],
+    submitdate: javaDateString(a.startTime),
     state: a.state,
     duration: (a.endTime ?? now) - a.startTime,
     // Wick's own, after Spark's fields: why a FAILED application failed.
@@ -74,7 +90,8 @@ export function sparkDriverJson(d: DriverSummary): Record<string, unknown> {
     ...d,
     starttime: String(d.submitDate),
     memory: d.mem,
-    submitdate: new Date(d.submitDate).toString(),
+    resources: NO_RESOURCES(),
+    submitdate: javaDateString(d.submitDate),
     worker: d.workerId ?? 'None',
     mainclass: d.appPath,
   };

@@ -74,3 +74,34 @@ export function firstUserFrame(text: string, not: NotUserCode): SourceLocation |
   }
   return undefined;
 }
+
+/**
+ * The stack text a user reads: each run of frames in Wick's own code (its bundle's minified
+ * names mean nothing to a user) becomes one line saying how many there were; the user's frames,
+ * Node's (readable names) and every line that is not a frame stay as they are.
+ */
+export function collapseWickFrames(text: string, not: NotUserCode): string {
+  const out: string[] = [];
+  let run = 0;
+  let indent = '    ';
+  const flush = () => {
+    if (run > 0)
+      out.push(`${indent}… ${run} frame${run === 1 ? '' : 's'} in Wick (WICK_DEBUG=1 shows them)`);
+    run = 0;
+  };
+  for (const line of text.split('\n')) {
+    const [frame] = parseStackFrames(line);
+    const internal =
+      frame !== undefined &&
+      not.dirs.some((d) => frame.file.startsWith(d.endsWith(sep) ? d : d + sep));
+    if (internal) {
+      if (run === 0) indent = /^\s*/.exec(line)?.[0] ?? indent;
+      run++;
+      continue;
+    }
+    flush();
+    out.push(line);
+  }
+  flush();
+  return out.join('\n');
+}

@@ -128,6 +128,7 @@ export class DriverRunner {
         env: { ...this.env, ...this.host.credentialEnv?.('submission', this.driverId) },
         header: `Launch Command: ${formatCommand(argv)}`,
         append: true,
+        ...(this.host.logRolling ? { rolling: this.host.logRolling } : {}),
       });
       const started = this.clock.now();
       const exit = await this.process.exited;

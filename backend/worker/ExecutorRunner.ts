@@ -17,6 +17,7 @@ import { isOutOfMemoryExit } from '../shared/outOfMemory.js';
 import { getLogger } from '../util/log.js';
 import { describeExit, exitStatusOf } from './exitStatus.js';
 import type { MasterFetch } from './fetchDriverApp.js';
+import type { RollingConf } from './logs/RollingFileAppender.js';
 import { type Launched, type LaunchSpec, launch } from './process/launch.js';
 import { formatCommand, substituteVariables } from './process/substitute.js';
 import { Termination } from './process/termination.js';
@@ -29,6 +30,8 @@ export interface RunnerHost {
   readonly workerUrl: string;
   readonly webUiUrl: string;
   readonly killTimeoutMs: number;
+  /** wick.executor.logs.rolling.*, when on: children's output through the worker, rolled. */
+  readonly logRolling?: RollingConf;
   /** host:port of this worker's external shuffle service, if it runs one. */
   readonly shuffleServiceAddress?: string;
   /** A process already started that becomes this launch, if the host has one that fits. */
@@ -123,11 +126,13 @@ export class ExecutorRunner {
           [LOG_URL_STDERR_ENV]: logUrl('stderr'),
         },
         header: `Wick Executor Command: ${formatCommand(argv)}`,
+        ...(this.host.logRolling ? { rolling: this.host.logRolling } : {}),
       };
       const confined = this.host.confine?.(argv, { cwd: this.dir, readWrite: this.appLocalDirs });
+      // A standby writes its output straight to files: with rolling on, each executor is fresh.
       this.process = confined
         ? launch({ ...spec, argv: confined, sandboxed: true })
-        : (this.host.takeStandby?.(spec) ?? launch(spec));
+        : (!spec.rolling && this.host.takeStandby?.(spec)) || launch(spec);
     } catch (err) {
       this.finish(
         'FAILED',

@@ -15,6 +15,7 @@ import type { ShippedFile } from '../protocol/files.js';
 import type { AnyMessageDef, WireMessage } from '../protocol/registry.js';
 import { APP_CREDENTIAL_ENV, deriveKey, formatCredential } from '../rpc/credentials.js';
 import { RpcAddress, RpcEndpoint, type RpcSenderContext } from '../rpc/index.js';
+import { TLS_FINGERPRINT_ENV } from '../rpc/tls/WireSecurity.js';
 import { type Clock, systemClock, type TimerHandle } from '../util/clock.js';
 import { distFile } from '../util/paths.js';
 import { AppDirectories } from './AppDirectories.js';
@@ -25,6 +26,8 @@ import { logHandlers } from './handlers/logs.js';
 import { masterHandlers } from './handlers/master.js';
 import type { HandlerRegistry, On } from './handlers/on.js';
 import { LogFollows } from './logs/LogFollows.js';
+import type { RollingConf } from './logs/RollingFileAppender.js';
+import { rollingConfOf } from './logs/rollingConf.js';
 import { MasterConnection } from './MasterConnection.js';
 import { WorkDirCleanup } from './messages.js';
 import type { Launched, LaunchSpec } from './process/launch.js';
@@ -80,6 +83,8 @@ export class Worker extends RpcEndpoint implements RunnerHost {
   readonly webUiPort: number;
   readonly webUiUrl: string;
   readonly killTimeoutMs: number;
+  /** RunnerHost.logRolling: wick.executor.logs.rolling.*, read once. */
+  readonly logRolling: RollingConf | undefined;
   readonly exit: (code: number, reason: string) => void;
   readonly shuffleServiceAddress: string | undefined;
   readonly sandbox: Sandbox | undefined;
@@ -108,6 +113,7 @@ export class Worker extends RpcEndpoint implements RunnerHost {
     this.webUiPort = options.webUiPort;
     this.webUiUrl = options.webUiUrl;
     this.killTimeoutMs = this.conf.get(WorkerConf.killTimeout);
+    this.logRolling = rollingConfOf(this.conf);
     this.exit = options.exit ?? ((code) => process.exit(code));
     this.shuffleServiceAddress = options.shuffleServiceAddress;
     this.sandbox = options.sandbox;
@@ -157,10 +163,11 @@ export class Worker extends RpcEndpoint implements RunnerHost {
       stopped,
     });
     // A standby is started before anyone knows whose executor it becomes, so it cannot be
-    // confined to that application's dirs: a confining worker spawns each executor fresh (a Node
-    // start-up, ~60-170 ms, per executor).
+    // confined to that application's dirs (a confining worker spawns each executor fresh: a Node
+    // start-up, ~60-170 ms, per executor); and a standby writes its output straight to files,
+    // which nothing could roll.
     this.prestart =
-      this.conf.get(WorkerConf.executorPrestart) && !this.sandbox
+      this.conf.get(WorkerConf.executorPrestart) && !this.sandbox && !this.logRolling
         ? new ExecutorPrestarter(
             this.workDir,
             [process.execPath, options.wickCli ?? distFile('wick.cjs')],
@@ -190,11 +197,18 @@ export class Worker extends RpcEndpoint implements RunnerHost {
     return masterMessageProblem(def, message, sender, this.masterConnection, this.masterAddresses);
   }
 
-  /** RunnerHost.credentialEnv: the key of one application (or submission), never the secret. */
+  /**
+   * RunnerHost.credentialEnv: the key of one application (or submission), never the secret; and
+   * the masters' certificates this worker pins, which a cluster-mode driver pins in turn.
+   */
   credentialEnv(kind: 'app' | 'submission', id: string): Record<string, string> {
+    const pins = this.rpcEnv.security.pins;
+    const tls: Record<string, string> =
+      pins.length > 0 ? { [TLS_FINGERPRINT_ENV]: pins.join(',') } : {};
     const secret = this.rpcEnv.clusterSecret;
-    if (secret === undefined) return {};
+    if (secret === undefined) return tls;
     return {
+      ...tls,
       [APP_CREDENTIAL_ENV]: formatCredential({ kind, id, key: deriveKey(secret, kind, id) }),
     };
   }

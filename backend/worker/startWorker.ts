@@ -6,6 +6,7 @@ import { WorkerConf } from '../conf/worker.js';
 import { WORKER_ENDPOINT, WORKER_SYSTEM } from '../protocol/endpoints.js';
 import { wickProtocol } from '../protocol/index.js';
 import { type RpcAddress, RpcConf, RpcEnv } from '../rpc/index.js';
+import type { WireSecurity } from '../rpc/tls/WireSecurity.js';
 import type { Clock } from '../util/clock.js';
 import { chooseWorkerSandbox } from './sandbox/chooseWorkerSandbox.js';
 import { startShuffleService } from './shuffleService.js';
@@ -15,6 +16,8 @@ import { workerId } from './workerId.js';
 /** The worker's web UI, as startWorker runs it (backend/http's WorkerWebUI). */
 export interface WorkerWebUiServer {
   readonly port: number;
+  /** `https` when it serves TLS. */
+  readonly scheme?: 'http' | 'https';
   /** Joins the worker's RpcEnv once the Worker endpoint is set up. */
   attach(env: RpcEnv, worker: Worker): void;
   stop(): Promise<void>;
@@ -29,6 +32,8 @@ export type WorkerWebUiStarter = (
   host: string,
   port: number,
   maxRetries: number,
+  /** The worker's TLS (its RpcEnv's), so that its web UI serves the same certificate. */
+  security?: WireSecurity,
 ) => Promise<WorkerWebUiServer>;
 
 export interface RunningWorker {
@@ -86,6 +91,7 @@ export async function startWorker(
       host,
       conf.get(DaemonConf.workerUiPort),
       conf.get(RpcConf.portMaxRetries),
+      env.security,
     );
   } catch (err) {
     await env.stop();
@@ -116,7 +122,7 @@ export async function startWorker(
     memoryMB: conf.get(DaemonConf.workerMemory),
     workDir,
     webUiPort: uiPort,
-    webUiUrl: `http://${addr.host}:${uiPort}`,
+    webUiUrl: `${webUi.scheme ?? 'http'}://${addr.host}:${uiPort}`,
     workerId: workerId(Date.now(), addr.host, addr.port),
     localDirs,
     sandbox,

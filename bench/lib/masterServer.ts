@@ -1,7 +1,7 @@
 /**
  * The master process of the `master` benchmark: a real Master (startMaster, as `wick master` runs
  * it) on loopback, alone in its process so that its CPU time can be read from /proc. Prints
- * {"address","pid"} when ready; exits on SIGTERM or when stdin closes.
+ * {"address","pid","webUiPort"} when ready; exits on SIGTERM or when stdin closes.
  *
  *   node --import tsx bench/lib/masterServer.ts [key=value ...]   (extra configuration)
  *
@@ -33,4 +33,6 @@ serveCommands(async (c: Command) => {
   return result;
 });
 exitWithParent(() => running.stop());
-process.stdout.write(`${JSON.stringify({ address: running.env.address, pid: process.pid })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ address: running.env.address, pid: process.pid, webUiPort: running.webUi.port })}\n`,
+);

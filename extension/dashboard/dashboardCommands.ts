@@ -71,7 +71,10 @@ async function openWebUi(session: Session, node?: Node): Promise<OpenedUi> {
         ? { kind: 'app', appId: node.app.id }
         : { kind: 'master' };
   const link = await session.client.sendRequest(RequestUiLink, target);
-  const url = link.url;
+  // The address is on the agent's machine: in a browser or remote VS Code (code-server,
+  // Codespaces, Remote-SSH) the user's browser reaches it only through VS Code's port
+  // forwarding, which asExternalUri sets up (on a desktop VS Code it is the same address).
+  const url = (await vscode.env.asExternalUri(vscode.Uri.parse(link.url, true))).toString(true);
   const via =
     vscode.workspace.getConfiguration('wick').get<string>('ui.openWebUiIn', 'external') ===
     'simpleBrowser'

@@ -13,6 +13,7 @@ import * as vscode from 'vscode';
 import {
   FollowLog,
   Kill,
+  type MasterState,
   RequestLogRange,
   RequestWorkerStateOf,
   StopFollowLog,
@@ -26,12 +27,25 @@ import {
 } from '../../webview/protocol.js';
 import type { Host } from '../host.js';
 import type { Session } from '../session.js';
+import { appWaitingReason } from '../submit/waitingReasons.js';
 
 /**
  * The page's route, also kept in a file of the extension's storage: VS Code saves a webview's
  * state (and mementos) with the window's storage when the window closes, which a browser reload
  * of a web workbench (code-server) can cut short; a file the extension host writes is there.
  */
+/** The state with each waiting app's reason in VS Code's words (waitingReasons.ts). */
+function inVsCodeWords(state: MasterState): MasterState {
+  if (!state.activeApps.some((a) => a.state === 'WAITING' && a.waitingReason)) return state;
+  return {
+    ...state,
+    activeApps: state.activeApps.map((a) => {
+      const reason = appWaitingReason(a);
+      return reason && a.waitingReason ? { ...a, waitingReason: reason } : a;
+    }),
+  };
+}
+
 function routeFile(context: vscode.ExtensionContext): string | undefined {
   const dir = context.storageUri ?? context.globalStorageUri;
   return dir ? join(dir.fsPath, 'dashboard-route.json') : undefined;
@@ -178,7 +192,8 @@ export class DashboardPanel implements vscode.Disposable {
     this.post({
       type: 'snapshot',
       snapshot: {
-        state: this.session.state,
+        // The panel names what a VS Code user changes, as the notifications do.
+        state: inVsCodeWords(this.session.state),
         utilization: [...this.session.utilization.samples],
         capabilities: { killEnabled: true },
       },

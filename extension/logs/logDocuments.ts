@@ -32,11 +32,15 @@ interface Session {
  * (`app-…∕0 stdout`, with U+2215 DIVISION SLASH, since a "/" would start a new segment), not a
  * bare `stdout` that reads the same for every executor. What the document is comes from the query.
  */
-export function logUri(source: LogSource, stream: LogStream): vscode.Uri {
-  const path =
-    'driverId' in source
-      ? `/${source.driverId} ${stream}`
-      : `/${source.appId}\u2215${source.execId} ${stream}`;
+/**
+ * A log's address; its path is the tab's title: the app's name first (as the tree and the
+ * notifications call it), then the ids. The query alone says which log it is.
+ */
+export function logUri(source: LogSource, stream: LogStream, appName?: string): vscode.Uri {
+  const ids = 'driverId' in source ? source.driverId : `${source.appId}\u2215${source.execId}`;
+  // A `/` in a name would make a folder of the path: the tab shows the look-alike ∕.
+  const name = appName?.trim().slice(0, 80).replaceAll('/', '\u2215');
+  const path = `/${name ? `${name} · ` : ''}${ids} ${stream}`;
   return vscode.Uri.from({ scheme, path, query: JSON.stringify({ source, stream }) });
 }
 

@@ -6,6 +6,7 @@
  */
 import { basename, dirname } from 'node:path';
 import {
+  answerLines,
   firstLine,
   firstUserFrame,
   lastLine,
@@ -43,6 +44,8 @@ export interface Outcome {
   failed: boolean;
   /** The notification's text. */
   message: string;
+  /** A run that did not fail: the last lines the application printed (its answer). */
+  answer?: string[];
   /** What "Go to Source" opens. */
   location?: SourceLocation;
   /** The Problems entries (Error severity). */
@@ -89,12 +92,15 @@ export function outcome(f: RunFacts): Outcome {
       f.driverState === 'FAILED' ||
       f.driverState === 'ERROR');
   const what = f.appName ?? basename(f.file);
-  if (!failed)
+  if (!failed) {
+    const answer = answerLines(f.text);
     return {
       failed: false,
       message: killed ? `${what} was killed` : `${what} finished`,
+      ...(answer.length ? { answer } : {}),
       problems: [],
     };
+  }
   const syntaxLine = syntax[0]
     ? `${basename(syntax[0].file)}:${syntax[0].line}:${syntax[0].column}: ${syntax[0].message}`
     : undefined;

@@ -107,6 +107,33 @@ export function lastLine(text: string): string | undefined {
   return undefined;
 }
 
+/** Wick's own log lines (`26/11/30 03:40:01 INFO Master: …`): not the application's answer. */
+const WICK_LOG_LINE = /^\d\d\/\d\d\/\d\d \d\d:\d\d:\d\d (DEBUG|INFO|WARN|ERROR) /;
+/** The console progress bar's frames (`[Stage 3:==>  (1 + 2) / 4]`), drawn over with \r. */
+const PROGRESS_FRAME = /^\s*\[Stage \d+/;
+
+/**
+ * What the application said last (at most `max` lines, at most `maxChars` in all): the answer
+ * a finished run's notification quotes. Wick's log lines and progress frames are not its words.
+ */
+export function answerLines(text: string, max = 3, maxChars = 300): string[] {
+  const out: string[] = [];
+  let chars = 0;
+  const all = lines(text.trimEnd());
+  for (let i = all.length - 1; i >= 0 && out.length < max; i--) {
+    // A line redrawn with \r shows its last frame.
+    const line = (all[i] as string).split('\r').pop()?.trim() ?? '';
+    if (!line || WICK_LOG_LINE.test(line) || PROGRESS_FRAME.test(line)) continue;
+    if (chars + line.length > maxChars) {
+      if (out.length === 0) out.unshift(`${line.slice(0, maxChars - 1)}…`);
+      break;
+    }
+    chars += line.length;
+    out.unshift(line);
+  }
+  return out;
+}
+
 /** The first line of a message (an error's stack follows it). */
 export function firstLine(message: string): string {
   return message.split(/\r?\n/, 1)[0] ?? message;

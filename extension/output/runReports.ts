@@ -2,14 +2,17 @@
  * What the user is told when a run submitted from this window ends: a failure is an error
  * notification quoting the error's first line, with "Show Output" and "Go to Source", and
  * Problems entries (collection `wick`) on the lines it points at, cleared when the same file is
- * submitted again. A success is only a status bar message for a few seconds: the tree's green
- * check already says it, and a toast per finished job would be noise for a user who submits
- * often. A run is judged once its driver's output is complete and the master has said how the
+ * submitted again. A run that finished (or was killed) is a notification quoting the last lines
+ * the application printed, its answer, with "Show Output": the user who pressed Run is waiting
+ * for that answer and should not have to open a log to read it. `wick.submit.openOutput`
+ * opens the output by itself as the run starts or ends; its default, `never`, keeps the
+ * editor's focus on the user's code (the answer is in the notification, the output one click
+ * away). A run is judged once its driver's output is complete and the master has said how the
  * app (or driver) ended; should that word never come, 10 s after the driver's exit it is judged
  * on what is known.
  */
 import { existsSync } from 'node:fs';
-import { join, sep } from 'node:path';
+import { basename, join, sep } from 'node:path';
 import * as vscode from 'vscode';
 import type { MasterState } from '../../backend/agent/protocol.js';
 import type { Host } from '../host.js';
@@ -59,6 +62,7 @@ export class RunReports implements vscode.Disposable {
 
   /** A new submit of `run.file`: the Problems its last run left go. */
   submitting(run: DriverRun): void {
+    this.session.noteRun(undefined);
     for (const uri of this.diagnosed.get(run.file) ?? []) this.diagnostics.delete(uri);
     this.diagnostics.delete(vscode.Uri.file(run.file));
     this.diagnosed.delete(run.file);
@@ -105,7 +109,11 @@ export class RunReports implements vscode.Disposable {
       accept: (file) => this.isUsers(file, run.file),
     });
     if (o.failed) this.fail(run, o);
-    else vscode.window.setStatusBarMessage(`$(pass) Wick: ${o.message}`, 10_000);
+    else this.ended(run, o);
+    this.session.noteRun(
+      o.failed ? { name: run.appName ?? basename(run.file), message: o.message } : undefined,
+    );
+    if (openOutputWhen() === 'onEnd') void this.outputs.show(run).then(undefined, warn);
     this.reported.fire({ run, outcome: o });
   }
 
@@ -115,6 +123,16 @@ export class RunReports implements vscode.Disposable {
     return (
       file === submitted || vscode.workspace.getWorkspaceFolder(vscode.Uri.file(file)) !== undefined
     );
+  }
+
+  private ended(run: DriverRun, o: Outcome): void {
+    const answer = o.answer?.length ? `: ${o.answer.join(' · ')}` : '';
+    vscode.window.setStatusBarMessage(`$(pass) Wick: ${o.message}`, 10_000);
+    void this.host
+      .showInformationMessage(`Wick: ${o.message}${answer}`, 'Show Output')
+      .then((choice) => {
+        if (choice === 'Show Output') void this.outputs.show(run).then(undefined, warn);
+      });
   }
 
   private fail(run: DriverRun, o: Outcome): void {
@@ -155,6 +173,16 @@ export class RunReports implements vscode.Disposable {
     this.diagnostics.dispose();
     this.reported.dispose();
   }
+}
+
+/** `wick.submit.openOutput`: when a run's output opens by itself. */
+export function openOutputWhen(): 'never' | 'onStart' | 'onEnd' {
+  const v = vscode.workspace.getConfiguration('wick').get<string>('submit.openOutput', 'never');
+  return v === 'onStart' || v === 'onEnd' ? v : 'never';
+}
+
+function warn(err: unknown): void {
+  console.warn(`Wick: ${(err as Error).message ?? err}`);
 }
 
 async function goToSource(l: { file: string; line: number; column: number }): Promise<void> {

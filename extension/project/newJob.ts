@@ -21,6 +21,15 @@ export interface ProjectDeps {
 
 const JOB_FILE = /^[\w][\w.-]*\.(ts|mts|js|mjs)$/;
 
+/** The memento key of the last job New Job wrote: what Run on Wick runs with no editor active. */
+export const LAST_NEW_JOB = 'wick.lastNewJob';
+
+/** The last job New Job wrote, if it is still there. */
+export function lastNewJob(memento: vscode.Memento): string | undefined {
+  const file = memento.get<string>(LAST_NEW_JOB);
+  return file && existsSync(file) ? file : undefined;
+}
+
 /** Wick: New Job [folder] [file name]: the file written, or undefined if the user cancelled. */
 export async function newJob(
   d: ProjectDeps,
@@ -44,6 +53,7 @@ export async function newJob(
   const appName = basename(name, extname(name));
   await writeFile(file, jobTemplate(appName, name), { flag: 'wx' });
   await setUpProjectTypes(folder.fsPath, d.shippedTypes);
+  await d.memento.update(LAST_NEW_JOB, file);
   const uri = vscode.Uri.file(file);
   await vscode.window.showTextDocument(uri);
   return uri;

@@ -47,7 +47,11 @@ async function remember(memento: vscode.Memento, params: SubmitParams): Promise<
   await memento.update(LAST, params);
 }
 
-/** Submit Job…: the four questions; undefined when the user cancels one. */
+/**
+ * Submit Job…: the four questions; undefined when the user cancels one. A question stays open
+ * when the focus moves (a Welcome page or a notification takes it): closing would lose the
+ * answers given so far.
+ */
 export async function askSubmit(
   memento: vscode.Memento,
   file: string,
@@ -55,6 +59,7 @@ export async function askSubmit(
   const last = lastFor(memento, file);
   const name = basename(file);
   const args = await vscode.window.showInputBox({
+    ignoreFocusOut: true,
     title: `Submit ${name} (1/4): arguments`,
     value: last.args,
     prompt: 'Space-separated arguments for the application',
@@ -65,16 +70,19 @@ export async function askSubmit(
     { label: 'cluster', description: 'the driver runs on a worker' },
   ].sort((a) => (a.label === last.deployMode ? -1 : 1));
   const mode = await vscode.window.showQuickPick(modes, {
+    ignoreFocusOut: true,
     title: `Submit ${name} (2/4): deploy mode`,
   });
   if (!mode) return undefined;
   const memory = await vscode.window.showInputBox({
+    ignoreFocusOut: true,
     title: `Submit ${name} (3/4): executor memory`,
     value: last.executorMemory,
     validateInput: (v) => (/^\d+[kmgt]?$/i.test(v.trim()) ? undefined : 'e.g. 512m or 1g'),
   });
   if (memory === undefined) return undefined;
   const cores = await vscode.window.showInputBox({
+    ignoreFocusOut: true,
     title: `Submit ${name} (4/4): cores per executor`,
     value: last.executorCores,
     prompt: 'Empty: all a worker offers',

@@ -184,6 +184,25 @@ test('import() is redirected to the executor’s importer; nothing else in the s
   assert.equal(prepareFunction(g, 'map').source, g.toString());
 });
 
+test('a function prepared again (its parse remembered) is checked and shipped as the first time', () => {
+  const factor = 3;
+  const free = (x: number) => x * factor;
+  const first = refusal(free).message;
+  assert.equal(refusal(free).message, first, 'its free names are still refused');
+  assert.equal(refusal(free, 'filter').message, first.replaceAll('map', 'filter'));
+  const f = async () => {
+    // @ts-expect-error: resolved on the executor, from the application's folder
+    return import('./a.mjs');
+  };
+  const spec = prepareFunction(f, 'map');
+  assert.deepEqual(prepareFunction(f, 'map'), spec);
+  assert.equal((spec.source.match(/__wickImport\(/g) ?? []).length, 1);
+  // The env is checked every time, not remembered with the source.
+  const g = (x: number, env: { k: number }) => x + env.k;
+  assert.deepEqual(prepareFunction(g, 'map', { k: 1 }).env, { k: 1 });
+  assert.match(refusal(g, 'map', { k: () => 1 }).message, /env\.k/);
+});
+
 test('what passes the check compiles on an executor, inner named functions included', async () => {
   const f = (x: number, env: { k: number }) => {
     const inc = (y: number) => y + env.k;

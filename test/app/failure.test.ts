@@ -62,6 +62,10 @@ test('client mode: a job whose task throws exits 1, names throws.ts:15 (driver a
   );
   assert.match(r.stderr, new RegExp(`    at ${throws.replace(/[.]/g, '\\.')}:${THROW_LINE}:\\d+`));
   assert.doesNotMatch(r.stderr, /wick-task-function\.js/);
+  // The driver's error shows the user's frames, never Wick's minified bundle ones.
+  const printed = r.stderr.slice(r.stderr.indexOf('wick: JobFailedError'));
+  assert.doesNotMatch(printed, / {4}at .*dist\/(cli\/main|task-worker|wick-lib)\.cjs/, printed);
+  assert.match(printed, /… \d+ frames? in Wick \(WICK_DEBUG=1 shows them\)/);
   const appId = appIdIn(r.stderr);
   assert.ok(appId, r.stderr);
 
@@ -117,6 +121,7 @@ test('cluster mode: the driver on a worker fails, its app FAILED with the line, 
   assert.equal(app.failure.location.file, throws);
   assert.equal(app.failure.location.line, THROW_LINE);
   assert.match(driverErr, /wick: JobFailedError: /);
+  assert.doesNotMatch(driverErr, / {4}at .*dist\/(cli\/main|task-worker|wick-lib)\.cjs/);
   assert.match(driverErr, new RegExp(`throws\\.ts:${THROW_LINE}:\\d+`));
   await cluster.assertOnlyClusterLeft();
 });

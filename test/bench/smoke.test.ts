@@ -1,8 +1,10 @@
 /**
  * Every benchmark still runs: each bench/NAME.bench.ts, found by its file name, runs in smoke mode
  * (`npm run bench -- --smoke NAME`: tiny sizes, seconds; bench/lib/args.ts) as a real process, and
- * must exit 0 having written its results, with figures, all of them finite numbers. A benchmark
- * that no longer runs fails here, not on the next person to run it.
+ * must exit 0 having written its results, with figures, all of them finite numbers, and goals
+ * (bench/lib/goals.ts) each naming a figure it measured (or saying why it may not), and the runner
+ * must print its summary of them. A benchmark that no longer runs, or whose goal names a figure it
+ * no longer writes, fails here, not on the next person to run it.
  *
  * Nothing here checks how fast anything is: a smoke run on a shared machine says that a benchmark
  * runs and measures, not what it measures. Results go to a folder of this test, never to
@@ -15,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { figureOf, parseGoals } from '../../bench/lib/goals.js';
 import { hostsUnavailable } from '../helpers/hosts.js';
 import { zooKeeperMissing } from '../helpers/zookeeper.js';
 
@@ -142,6 +145,17 @@ function resultProblems(file: string): string[] {
   }
   const figures = r.figures as Record<string, unknown> | undefined;
   if (figures && Object.keys(figures).length === 0) problems.push('figures is empty');
+  try {
+    const goals = parseGoals(r.goals, file);
+    if (goals.length === 0) problems.push('it declares no goals');
+    for (const g of goals) {
+      if (figureOf(r, g.figure) === undefined && !g.optional) {
+        problems.push(`its goal on ${g.figure} names a figure it did not write`);
+      }
+    }
+  } catch (err) {
+    problems.push((err as Error).message);
+  }
   return problems;
 }
 
@@ -167,9 +181,12 @@ test('every benchmark runs in smoke mode and writes its figures', options, async
           );
         }
         const problems = resultProblems(join(results, `${name}.json`));
+        if (!/^Summary of a SMOKE run/m.test(run.output) || !run.output.includes(`\n${name} `)) {
+          problems.push(`the runner printed no summary row of ${name}`);
+        }
         if (problems.length > 0) {
           throw new Error(
-            `bench ${name} ran but its results are not figures: ${problems.join('; ')}; its output ends:\n${tail}`,
+            `bench ${name} ran but its results are wrong: ${problems.join('; ')}; its output ends:\n${tail}`,
           );
         }
       }),

@@ -3,11 +3,13 @@
 // extensionTestsPath) and the UI flow (test/e2e/ui.mjs), against a real local cluster that the
 // extension's agent starts. Exit 77 = skipped (code-server not installed and not in CI).
 // Usage: node test/e2e/run.mjs [host|ui|vsix]... [--exit-with-parent]   (after npm run build)
+import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import {
   cpSync,
   existsSync,
   mkdirSync,
+  mkdtempSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -15,6 +17,7 @@ import {
   watch,
   writeFileSync,
 } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { installed, openBrowser, startCodeServer, workbenchUrl } from './codeServer.mjs';
 
@@ -62,11 +65,13 @@ let failed = 0;
 for (const what of which) {
   const vsix = what === 'vsix' ? join(root, 'wick.vsix') : undefined;
   if (vsix) spawnSync('npm', ['run', 'package'], { cwd: root, stdio: 'inherit' });
-  const cs = await startCodeServer(root, vsix);
+  // The packaged extension opens a new user's empty folder (the walkthrough writes a job there).
+  const folder = vsix ? mkdtempSync(join(tmpdir(), 'wick-e2e-user-')) : root;
+  const cs = await startCodeServer(folder, vsix);
   current = cs;
   try {
     if (what === 'host') failed += await hostTests(cs);
-    else if (what === 'vsix') failed += await vsixCheck(cs);
+    else if (what === 'vsix') failed += await vsixCheck(cs, folder);
     else failed += await ui(cs);
   } catch (err) {
     console.error(err);
@@ -75,6 +80,7 @@ for (const what of which) {
     failed++;
   } finally {
     await cs.stop();
+    if (folder !== root) rmSync(folder, { recursive: true, force: true });
   }
 }
 process.exit(failed ? 1 : 0);
@@ -170,7 +176,8 @@ async function hostTests(cs) {
 /**
  * What the in-host steps cannot do from the extension host: click inside a webview and take a
  * screenshot of the workbench. A step writes <id>.req.json into `dir` ({ action: 'click',
- * selector }, { action: 'wait', selector } or { action: 'count', selector } in the dashboard's frame, or { action: 'shot', name });
+ * selector }, { action: 'wait', selector } or { action: 'count', selector } in the dashboard's frame,
+ * { action: 'popup', heading, name } for a tab the workbench opened, or { action: 'shot', name });
  * this answers <id>.res.json.
  */
 function drivePage(page, dir) {
@@ -194,6 +201,33 @@ function drivePage(page, dir) {
       } else if (req.action === 'count') {
         const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
         res = { ok: true, count: await frame.locator(req.selector).count() };
+      } else if (req.action === 'popup') {
+        // A tab the workbench opened (vscode.env.openExternal in a browser VS Code): the newest
+        // page of the browser other than the workbench, once it shows `heading`.
+        const deadline = Date.now() + 30_000;
+        let other = page
+          .context()
+          .pages()
+          .filter((p) => p !== page)
+          .at(-1);
+        while (!other && Date.now() < deadline) {
+          other = await page
+            .context()
+            .waitForEvent('page', { timeout: Math.max(1, deadline - Date.now()) })
+            .catch(() => undefined);
+        }
+        if (!other) throw new Error('no tab was opened beside the workbench within 30 s');
+        await other
+          .getByRole('heading', { name: new RegExp(req.heading) })
+          .first()
+          .waitFor({
+            timeout: 30_000,
+          });
+        mkdirSync(shots, { recursive: true });
+        const path = join(shots, `${String(req.name).replace(/[^\w.-]/g, '_')}.png`);
+        await other.screenshot({ path });
+        res = { ok: true, url: other.url(), path };
+        await other.close();
       } else if (req.action === 'shot') {
         mkdirSync(shots, { recursive: true });
         const path = join(shots, `${String(req.name).replace(/[^\w.-]/g, '_')}.png`);
@@ -230,14 +264,24 @@ async function ui(cs) {
 }
 
 /** The packaged VSIX, installed into code-server, works with default settings: two ALIVE workers. */
-async function vsixCheck(cs) {
+/**
+ * The packaged extension as a new user meets it, in an empty folder: the cluster comes up when
+ * the Wick view opens, then the walkthrough is clicked through — its first step ticked because
+ * the cluster is up, New Job from its button, Run on Wick from its button (with the Welcome page
+ * active, where the submit questions used to close by themselves), the job FINISHED in the tree.
+ */
+async function vsixCheck(cs, folder) {
   const { ctx, page } = await openBrowser(cs.tmp);
+  const shots = join(out, 'screenshots');
+  mkdirSync(shots, { recursive: true });
+  const long = { timeout: 120_000 };
+  let stage = 'the workbench';
   try {
-    await page.goto(workbenchUrl(cs.host, root), { waitUntil: 'domcontentloaded' });
-    const long = { timeout: 90_000 };
+    await page.goto(workbenchUrl(cs.host, folder), { waitUntil: 'domcontentloaded', ...long });
     const wick = page.locator('.part.activitybar [aria-label^="Wick"]').first();
     await wick.waitFor(long);
     await wick.click();
+    stage = 'two ALIVE workers';
     await page
       .locator('.part.sidebar .monaco-list-row', { hasText: /ALIVE · \d+\/\d+ cores/ })
       .nth(1)
@@ -246,9 +290,56 @@ async function vsixCheck(cs) {
       .locator('.statusbar-item', { hasText: /Wick ALIVE · 2 workers/ })
       .first()
       .waitFor(long);
-    mkdirSync(join(out, 'screenshots'), { recursive: true });
-    await page.screenshot({ path: join(out, 'screenshots', '0-vsix-installed.png') });
+    await page.screenshot({ path: join(shots, '0-vsix-installed.png') });
+
+    stage = 'the walkthrough opened';
+    await page.keyboard.press('F1');
+    await page.keyboard.type('Welcome: Open Walkthrough');
+    await page.locator('.quick-input-list').getByRole('option').first().waitFor(long);
+    await page.keyboard.press('Enter');
+    await page
+      .locator('.quick-input-list')
+      .getByRole('option', { name: /Get Started with Wick/ })
+      .first()
+      .waitFor(long);
+    await page.keyboard.type('Get Started with Wick');
+    await page.keyboard.press('Enter');
+    // The walkthrough's page (the editor title's own Run on Wick is outside it).
+    const walk = page.locator('.gettingStartedContainer');
+    stage = 'step 1 ticked: the cluster is up';
+    await walk.getByRole('checkbox', { name: 'Start a local cluster: Completed' }).waitFor(long);
+    assert.equal(await walk.getByText('`').count(), 0, 'no raw backticks in the walkthrough');
+
+    stage = 'New Job from its button';
+    await walk
+      .getByRole('button', { name: /Create a job/ })
+      .first()
+      .click();
+    await walk.getByRole('button', { name: 'New Job', exact: true }).click();
+    await page.locator('.quick-input-title', { hasText: 'New Job' }).waitFor(long);
+    await page.keyboard.press('Enter');
+    await page.getByRole('tab', { name: /^job\.ts/ }).waitFor(long);
+
+    stage = 'Run on Wick from its button, the Welcome page active';
+    await page.getByRole('tab', { name: /^Welcome/ }).click();
+    await walk.getByRole('checkbox', { name: 'Create a job: Completed' }).waitFor(long);
+    await walk
+      .getByRole('button', { name: /Run it/ })
+      .first()
+      .click();
+    await walk.getByRole('button', { name: 'Run on Wick', exact: true }).click();
+    await walk.getByRole('checkbox', { name: 'Run it: Completed' }).waitFor(long);
+    stage = 'the job FINISHED in the Applications view';
+    await page
+      .getByRole('tree', { name: 'Applications' })
+      .getByRole('treeitem', { name: /^job \(app-\S+\) State: FINISHED/ })
+      .first()
+      .waitFor(long);
+    await page.screenshot({ path: join(shots, '0-vsix-walkthrough-done.png') });
     return 0;
+  } catch (err) {
+    await page.screenshot({ path: join(shots, 'vsix-failure.png') }).catch(() => {});
+    throw new Error(`vsix: ${stage}: ${err.message}`);
   } finally {
     await closeBrowser(ctx);
   }

@@ -271,7 +271,7 @@ test("an app's executors that ended as it meant wear no failure icon; others do"
   };
   assert.deepEqual(icons('FINISHED', 'EXITED'), { id: 'pass' });
   assert.deepEqual(icons('FINISHED', 'KILLED'), { id: 'pass' }, "killed by the app's stop");
-  assert.deepEqual(icons('KILLED', 'KILLED'), { id: 'pass' }, 'killed with its app');
+  assert.deepEqual(icons('KILLED', 'KILLED'), { id: 'circle-slash' }, 'killed with its app');
   assert.equal(icons('FINISHED', 'FAILED')?.id, 'error');
   assert.equal(icons('FINISHED', 'LOST')?.id, 'warning');
   assert.equal(icons('RUNNING', 'KILLED')?.id, 'circle-slash', 'killed while its app runs');

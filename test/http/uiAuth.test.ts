@@ -69,11 +69,60 @@ function masterSamples(workerId: string, appId: string): Samples {
       status: 200,
     },
     'ALL /api/kill': { url: '/api/kill', method: 'PUT', body: '{}', status: 405 },
+    // Spark's URLs (sparkUiUrls.ts): a redirect into the dashboard, and kills of nothing known.
+    'GET /app': { url: '/app?appId=app-20261202000000-9999', status: 302 },
+    'GET /app/': { url: '/app/?appId=app-20261202000000-9999', status: 302 },
+    'GET /driver': { url: '/driver?id=driver-20261202000000-9999', status: 302 },
+    'GET /driver/': { url: '/driver/?id=driver-20261202000000-9999', status: 302 },
+    ...sparkKillSamples(),
+    'GET /metrics/prometheus': { url: '/metrics/prometheus', status: 200 },
+    // An application the master has no report of: its JSON 404 once logged in.
+    ...apiV1Samples('app-20261202000000-9999'),
     'GET /': { url: '/', status: 200 },
     'GET /index.html': { url: '/index.html', status: 200 },
     'GET /static/webview.js': { url: '/static/webview.js', status: 200 },
     'GET /static/webview.css': { url: '/static/webview.css', status: 200 },
   };
+}
+
+/** POST /app/kill/ and /driver/kill/ (with and without the slash) of nothing the master knows. */
+function sparkKillSamples(): Samples {
+  const out: Samples = {};
+  for (const kind of ['app', 'driver']) {
+    for (const slash of ['', '/']) {
+      const url = `/${kind}/kill${slash}?id=${kind}-20261202000000-9999&terminate=true`;
+      out[`POST /${kind}/kill${slash}`] = {
+        url,
+        method: 'POST',
+        headers: { 'x-wick-request': '1' },
+        status: 400,
+      };
+      out[`ALL /${kind}/kill${slash}`] = { url, method: 'PUT', status: 405 };
+    }
+  }
+  return out;
+}
+
+function apiV1Samples(appId: string): Samples {
+  const a = `/api/v1/applications/${appId}`;
+  const samples: Samples = {
+    'GET /api/v1/applications': { url: '/api/v1/applications', status: 200 },
+  };
+  for (const [path, url] of [
+    ['', ''],
+    ['/jobs', '/jobs'],
+    ['/jobs/:jobId', '/jobs/0'],
+    ['/stages', '/stages'],
+    ['/stages/:stageId', '/stages/0'],
+    ['/stages/:stageId/:attempt', '/stages/0/0'],
+    ['/stages/:stageId/:attempt/taskList', '/stages/0/0/taskList'],
+    ['/executors', '/executors'],
+    ['/allexecutors', '/allexecutors'],
+    ['/environment', '/environment'],
+  ]) {
+    samples[`GET /api/v1/applications/:app${path}`] = { url: `${a}${url}`, status: 404 };
+  }
+  return samples;
 }
 
 function workerSamples(appId: string): Samples {
@@ -89,6 +138,7 @@ function workerSamples(appId: string): Samples {
     'GET /api/events': { url: '/api/events', status: 200 },
     'GET /api/log': { url: `/api/log?${log}`, status: 200 },
     'GET /api/log/follow': { url: `/api/log/follow?${log}&offset=0`, status: 200 },
+    'GET /metrics/prometheus': { url: '/metrics/prometheus', status: 200 },
     'GET /': { url: '/', status: 200 },
     'GET /index.html': { url: '/index.html', status: 200 },
     'GET /static/webview.js': { url: '/static/webview.js', status: 200 },
@@ -264,8 +314,9 @@ test('a login link works once, and only while it is current and made with this c
     assert.equal(res.status, 200);
     return /url=([^"]*)"/.exec(await res.text())?.[1];
   };
-  assert.equal(await to('#/app/app-1'), '/#/app/app-1');
-  assert.equal(await to('https://evil.example/'), '/');
+  // Relative to /login: behind a path-based proxy (code-server's /proxy/PORT/) it stays there.
+  assert.equal(await to('#/app/app-1'), './#/app/app-1');
+  assert.equal(await to('https://evil.example/'), './');
 
   // A session past its 12 hours is refused, saying so.
   const old = `${sessionCookieName(SECRET)}=${mintSession(SECRET, now - SESSION_TTL_MS - 1000)}`;

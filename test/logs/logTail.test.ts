@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { lastLines, readLogTail } from '../../backend/logs/logTail.js';
 
 const limits = { maxLines: 3, maxBytes: 100 };
+const APP = 'app-20261207000000-0000';
+const STDERR = { appId: APP, execId: 0, stream: 'stderr' } as const;
 const header = `Wick Executor Command: "node" "x.js"\n${'='.repeat(40)}\n\n`;
 
 test('the last lines, without the command header and blank lines', () => {
@@ -29,18 +31,22 @@ test('a tail that starts mid-file drops its partial first line', () => {
 });
 
 test('readLogTail reads the end of a big file, and gives "" for a missing one', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'wick-tail-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const root = mkdtempSync(join(tmpdir(), 'wick-tail-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const dir = join(root, APP, '0');
+  mkdirSync(dir, { recursive: true });
   const path = join(dir, 'stderr');
   const lines = Array.from({ length: 10_000 }, (_, i) => `line ${i}`);
   writeFileSync(path, `${header}${lines.join('\n')}\n`);
-  assert.equal(await readLogTail(path, limits), 'line 9997\nline 9998\nline 9999');
-  assert.equal(await readLogTail(join(dir, 'missing'), limits), '');
+  assert.equal(await readLogTail(root, STDERR, limits), 'line 9997\nline 9998\nline 9999');
+  assert.equal(await readLogTail(root, { ...STDERR, execId: 1 }, limits), '');
 });
 
 test('Node’s native stack trace after a fatal error is left out, so the error itself stays in the tail', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'wick-tail-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const root = mkdtempSync(join(tmpdir(), 'wick-tail-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const dir = join(root, APP, '0');
+  mkdirSync(dir, { recursive: true });
   const path = join(dir, 'stderr');
   const frames = Array.from(
     { length: 20 },
@@ -54,7 +60,7 @@ test('Node’s native stack trace after a fatal error is left out, so the error 
     `${header}INFO started\n<--- JS stacktrace --->\n\n${fatal}\n----- Native stack trace -----\n\n${frames.join('\n')}\n`,
   );
   assert.equal(
-    await readLogTail(path, { maxLines: 10, maxBytes: 2048 }),
+    await readLogTail(root, STDERR, { maxLines: 10, maxBytes: 2048 }),
     `INFO started\n<--- JS stacktrace --->\n${fatal}`,
   );
 });

@@ -140,6 +140,14 @@ const changes: Record<string, (s: ClusterState, f: Fixture) => void> = {
   appReregistered: (s, f) => s.appReregistered(f.recovered),
   setAppState: (s, f) => s.setAppState(f.a, 'RUNNING'),
   setWaitingReason: (s, f) => s.setWaitingReason(f.a, 'no worker has 1 free core'),
+  setAppProgress: (s, f) =>
+    s.setAppProgress(f.a, {
+      jobs: { active: 1, succeeded: 0, failed: 0 },
+      stages: { active: 0, complete: 0, failed: 0 },
+      activeJobs: [],
+      activeStages: [],
+      lastUpdated: 7,
+    }),
   finishApp: (s, f) => s.finishApp(f.a, { state: 'FAILED', now: 9, failure: { message: 'x' } }),
   addExecutor: (s, f) => s.addExecutor(f.a, f.w, 1, 5),
   setExecutorState: (s, f) => s.setExecutorState(f.a, f.exec, 5, { state: 'RUNNING' }),

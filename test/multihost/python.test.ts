@@ -13,17 +13,27 @@ import { test } from 'node:test';
 import { repoRoot } from '../helpers/cli.js';
 import { hostsUnavailable, startHosts } from '../helpers/hosts.js';
 
+/**
+ * The Python example peers speak plain TCP: they dial and listen without TLS (docs/protocol.md,
+ * "Encryption", says how a peer would add it). Across hosts, where Wick's daemons require TLS by
+ * default, this cluster runs plain: wick.ssl.enabled=false on the master and the workers. On
+ * loopback (test/examples/python-*.test.ts) nothing changes: loopback stays plain.
+ */
+const PLAIN = { 'wick.ssl.enabled': 'false' };
+
 test('the Python driver and executors run SparkPi across hosts with no address given', {
   skip: hostsUnavailable(),
   timeout: 120_000,
 }, async (t) => {
   const net = await startHosts(t, ['master', 'w1', 'w2', 'user']);
   // Without the harness's secret: the master makes its own, as on a fresh machine.
-  const master = await net.host('master').startMaster({ env: { WICK_AUTH_SECRET: '' } });
+  const master = await net
+    .host('master')
+    .startMaster({ env: { WICK_AUTH_SECRET: '' }, conf: PLAIN });
   const [, secret] = await master.waitForStderr(/^ {4}WICK_AUTH_SECRET=(\S+) wick worker /m);
   const env = { WICK_AUTH_SECRET: secret as string };
-  await net.host('w1').startWorker(master.url, { cores: 1, env });
-  await net.host('w2').startWorker(master.url, { cores: 1, env });
+  await net.host('w1').startWorker(master.url, { cores: 1, env, conf: PLAIN });
+  await net.host('w2').startWorker(master.url, { cores: 1, env, conf: PLAIN });
   const user = net.host('user');
   const driver = user.spawn(
     'python3',
@@ -67,9 +77,9 @@ test('Python WordCount across hosts: map outputs on two hosts, each reducer fetc
   for (const l of lines) for (const w of l.split(/\s+/)) if (w) want.set(w, (want.get(w) ?? 0) + 1);
 
   const net = await startHosts(t, ['master', 'w1', 'w2', 'user']);
-  const master = await net.host('master').startMaster();
-  await net.host('w1').startWorker(master.url, { cores: 1 });
-  await net.host('w2').startWorker(master.url, { cores: 1 });
+  const master = await net.host('master').startMaster({ conf: PLAIN });
+  await net.host('w1').startWorker(master.url, { cores: 1, conf: PLAIN });
+  await net.host('w2').startWorker(master.url, { cores: 1, conf: PLAIN });
   const output = join(dir, 'counts.jsonl');
   const driver = net
     .host('user')

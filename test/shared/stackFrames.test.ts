@@ -1,7 +1,11 @@
 /** Reading stacks as text, and picking the first frame in the user's code (AppFailure.location). */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { firstUserFrame, parseStackFrames } from '../../backend/shared/stackFrames.js';
+import {
+  collapseWickFrames,
+  firstUserFrame,
+  parseStackFrames,
+} from '../../backend/shared/stackFrames.js';
 
 const wick = { dirs: ['/opt/wick/dist', '/opt/wick/backend'] };
 
@@ -59,4 +63,37 @@ test('no user frame at all: no location (rather than a wrong one)', () => {
     line: 2,
     column: 3,
   });
+});
+
+test("a user's stack: each run of Wick's frames becomes one line, the user's and Node's stay", () => {
+  const not = { dirs: ['/opt/wick/dist'] };
+  const text = [
+    'Error: task failed on purpose',
+    '    at /home/u/app/job.ts:8:11',
+    '    at GO.abort (/opt/wick/dist/cli/main.cjs:248:19)',
+    '    at Xk.handle (/opt/wick/dist/cli/main.cjs:101:7)',
+    '    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)',
+    '    at async main (/home/u/app/job.ts:12:3)',
+    '    at Object.run (/opt/wick/dist/cli/main.cjs:9:1)',
+  ].join('\n');
+  assert.equal(
+    collapseWickFrames(text, not),
+    [
+      'Error: task failed on purpose',
+      '    at /home/u/app/job.ts:8:11',
+      '    … 2 frames in Wick (WICK_DEBUG=1 shows them)',
+      '    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)',
+      '    at async main (/home/u/app/job.ts:12:3)',
+      '    … 1 frame in Wick (WICK_DEBUG=1 shows them)',
+    ].join('\n'),
+  );
+  // The user's first frame is still found in what is printed.
+  assert.deepEqual(firstUserFrame(collapseWickFrames(text, not), not), {
+    file: '/home/u/app/job.ts',
+    line: 8,
+    column: 11,
+  });
+  // A folder that merely starts like Wick's is not Wick's.
+  const near = '    at f (/opt/wick/dist2/x.js:1:1)';
+  assert.equal(collapseWickFrames(near, not), near);
 });

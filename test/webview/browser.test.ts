@@ -10,6 +10,8 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
@@ -216,4 +218,70 @@ test('the dashboard shows a live cluster: workers, an app that runs and finishes
   const unexpected = problems.filter((p) => !/status of 401 \(Unauthorized\)/.test(p));
   assert.deepEqual(unexpected, [], 'the page reported errors (a CSP violation?)');
   t.diagnostic(`dashboard first view in ${loadMs} ms; screenshots in ${SHOTS}`);
+});
+
+/**
+ * A path-based proxy as code-server's port forwarding is (`/proxy/<port>/…` to 127.0.0.1:<port>,
+ * the prefix stripped): what vscode.env.asExternalUri gives in a browser VS Code.
+ */
+async function pathProxy(t: TestContext): Promise<string> {
+  const server = createServer((req, res) => {
+    const m = /^\/proxy\/(\d+)(\/.*)$/.exec(req.url ?? '');
+    if (!m) {
+      res.writeHead(404).end('not a proxied path\n');
+      return;
+    }
+    const upstream = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: Number(m[1]),
+        path: m[2],
+        method: req.method,
+        headers: req.headers,
+      },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
+    upstream.on('error', (err) => res.writeHead(502).end(`${err.message}\n`));
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+test("behind a path-based proxy (code-server's /proxy/PORT/), the login link and the live dashboard stay under its prefix", {
+  timeout: 90_000,
+}, async (t) => {
+  if (!existsSync(CHROMIUM)) {
+    if (process.env.CI) assert.fail(`${CHROMIUM} is missing: .ci/run installs Debian's chromium`);
+    t.skip(`${CHROMIUM} is missing`);
+    return;
+  }
+  const master = await startMaster(t, { conf: AUTH_CONF, env: AUTH_ENV });
+  const proxy = await pathProxy(t);
+  const port = new URL(master.webUiUrl).port;
+  const context = await browser(t);
+  const { page, problems } = await openPage(context);
+  const uiUrl = await runWick(['ui-url', '--master', master.url], { env: AUTH_ENV });
+  assert.equal(uiUrl.code, 0, uiUrl.stderr);
+  const link = new URL(uiUrl.stdout.trim());
+  await page.goto(`${proxy}/proxy/${port}${link.pathname}${link.search}`);
+  await page.getByRole('heading', { level: 1, name: `Wick Master at ${master.url}` }).waitFor();
+  assert.equal(new URL(page.url()).pathname, `/proxy/${port}/`, 'still under the prefix');
+  // The page's live feed (Server-Sent Events) comes through the prefix too: a worker appears.
+  const worker = await startWorker(t, master.url, {
+    cores: 1,
+    memory: '1g',
+    conf: AUTH_CONF,
+    env: AUTH_ENV,
+  });
+  const workersTable = page.getByRole('region', { name: /^Workers/ }).getByRole('table');
+  await workersTable.getByRole('link', { name: worker.workerId }).waitFor();
+  assert.deepEqual(problems, []);
 });

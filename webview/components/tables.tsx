@@ -51,7 +51,7 @@ export function WorkersTable({ workers }: { workers: WorkerSummary[] }) {
             {proxied && (
               <>
                 {' '}
-                (<a href={`/proxy/${encodeURIComponent(w.id)}/`}>through the master</a>)
+                (<a href={`proxy/${encodeURIComponent(w.id)}/`}>through the master</a>)
               </>
             )}
           </td>

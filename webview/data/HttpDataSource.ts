@@ -18,6 +18,7 @@ export const CSRF_HEADER = 'X-Wick-Request';
  * log ranges, worker states and kills are single requests.
  */
 export class HttpDataSource implements DataSource {
+  /** `base`: the path the page was served under (pageBase), '' at the server's root. */
   constructor(private readonly base = '') {}
 
   subscribe(listener: FeedListener): () => void {
@@ -112,4 +113,13 @@ function logQuery(source: LogSource): URLSearchParams {
   if (source.driverId !== undefined) q.set('driverId', source.driverId);
   q.set('logType', source.logType);
   return q;
+}
+
+/**
+ * The path prefix a dashboard page was served under: '' at a web UI's root, `/proxy/8080` behind
+ * a path-based proxy (code-server's port forwarding, a reverse proxy). The page's requests go
+ * under it, so the same page works at either place.
+ */
+export function pageBase(pathname: string): string {
+  return pathname.slice(0, pathname.lastIndexOf('/'));
 }

@@ -7,6 +7,7 @@ import {
   MasterChangeAcknowledged,
   RegisterApplication,
   RegisteredApplication,
+  ReportListenerEvents,
   RequestExecutors,
   UnregisterApplication,
   WorkerRemoved,
@@ -18,7 +19,9 @@ import {
 } from '../../protocol/common.js';
 import { MasterChanged } from '../../protocol/deploy.js';
 import { APP_CLIENT_ENDPOINT } from '../../protocol/endpoints.js';
+import type { WickListenerEvent } from '../../protocol/listener.js';
 import type { AnyMessageDef, WireMessage } from '../../protocol/registry.js';
+import type { TaskEndsCoalesced } from '../../protocol/statusReport.js';
 import { principalText } from '../../rpc/credentials.js';
 import { RpcEndpoint, type RpcEndpointRef, type RpcSenderContext } from '../../rpc/index.js';
 import { firstLine } from '../../shared/executorFailure.js';
@@ -56,6 +59,8 @@ export class AppClient extends RpcEndpoint {
   static readonly ENDPOINT_NAME = APP_CLIENT_ENDPOINT;
 
   appId: string | undefined;
+  /** The master's default for wick.eventLog.enabled (a local cluster's: on). */
+  eventLogByDefault = false;
   master: RpcEndpointRef | undefined;
   private registered!: Promise<string>;
   private resolveRegistered!: (appId: string) => void;
@@ -72,6 +77,7 @@ export class AppClient extends RpcEndpoint {
 
     this.on(RegisteredApplication, (m) => {
       this.appId = m.appId;
+      this.eventLogByDefault = m.eventLogByDefault === true;
       this.master = this.rpcEnv.endpointRef(m.master);
       log.info(`Connected to Wick cluster with app ID ${m.appId}`);
       this.listener.connected(m.appId, m.appKey);
@@ -169,6 +175,26 @@ export class AppClient extends RpcEndpoint {
    */
   executorRegistered(execId: number): void {
     this.master?.send(ExecutorRegistered({ execId }));
+  }
+
+  /**
+   * Reports a batch of the driver's listener events to the master it follows (status/
+   * MasterStatusReporter.ts), over the connection it registered on; resolves once applied.
+   */
+  async reportListenerEvents(
+    events: WickListenerEvent[],
+    coalesced: TaskEndsCoalesced[],
+    timeoutMs: number,
+  ): Promise<void> {
+    if (!this.master || !this.appId) return;
+    await this.master.ask(
+      ReportListenerEvents({
+        appId: this.appId,
+        events,
+        ...(coalesced.length > 0 ? { coalesced } : {}),
+      }),
+      { timeout: timeoutMs },
+    );
   }
 
   /**

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { AppConf } from '../../conf/app.js';
+import { RpcConf } from '../../conf/rpc.js';
 import { WickConf } from '../../conf/WickConf.js';
 import { describeFiles } from '../../files/describeFiles.js';
 import type { FileServer } from '../../files/FileServer.js';
@@ -210,10 +211,17 @@ export class WickContext {
 
     const parts = await assembleDriver(conf, parseMasterUrls(master), appName);
     try {
-      const watch = await watchApplication(conf, parts.bus, {
-        appId: parts.client.appId ?? '',
-        appName,
-      });
+      // A local cluster's master says so: its runs are logged unless the application said not.
+      if (parts.client.eventLogByDefault && !conf.contains(AppConf.eventLogEnabled.key)) {
+        conf.set(AppConf.eventLogEnabled.key, 'true');
+      }
+      const watch = await watchApplication(
+        conf,
+        parts.bus,
+        { appId: parts.client.appId ?? '', appName },
+        (events, coalesced) =>
+          parts.client.reportListenerEvents(events, coalesced, conf.get(RpcConf.askTimeout)),
+      );
       const wc = new WickContext(conf, appName, master, parts, watch);
       for (const f of conf.get(AppConf.files).split(',')) if (f.trim()) await wc.addFile(f.trim());
       // A cluster-mode driver's --files, fetched by its worker (worker/fetchDriverApp.ts).

@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
 import { MAX_FAILURE_MESSAGE_LENGTH, MAX_FAILURE_STACK_LENGTH } from '../../protocol/bounds.js';
 import type { AppFailure } from '../../protocol/common.js';
-import { firstUserFrame, type NotUserCode } from '../../shared/stackFrames.js';
+import { collapseWickFrames, firstUserFrame, type NotUserCode } from '../../shared/stackFrames.js';
 import { distFile } from '../../util/paths.js';
 
 /**
@@ -34,12 +34,17 @@ export function formatFailure(err: unknown): string {
   if (!(err instanceof Error)) return `Uncaught ${describeValue(err)}`;
   const head = `${err.name}: ${err.message}`;
   const stack = err.stack ?? '';
-  if (stack.startsWith(head)) return stack;
-  const frames = stack
-    .split('\n')
-    .filter((l) => /^\s+at /.test(l))
-    .join('\n');
-  return frames ? `${head}\n${frames}` : head;
+  let text: string;
+  if (stack.startsWith(head)) text = stack;
+  else {
+    const frames = stack
+      .split('\n')
+      .filter((l) => /^\s+at /.test(l))
+      .join('\n');
+    text = frames ? `${head}\n${frames}` : head;
+  }
+  // Wick's own frames are its bundle's minified names: one line says how many, unless asked.
+  return process.env.WICK_DEBUG ? text : collapseWickFrames(text, wickCode());
 }
 
 let wickDirs: NotUserCode | undefined;

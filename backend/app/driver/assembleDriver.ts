@@ -9,6 +9,7 @@ import { FILE_SERVER_ENDPOINT } from '../../protocol/endpoints.js';
 import type { AppCode } from '../../protocol/files.js';
 import { wickProtocol } from '../../protocol/index.js';
 import { type RpcAuth, RpcEnv } from '../../rpc/index.js';
+import { sslChildEnv } from '../../rpc/tls/WireSecurity.js';
 import { getLogger } from '../../util/log.js';
 import { CODE_MANIFEST } from '../../util/shippedCode.js';
 import { useShippedCode } from '../closure.js';
@@ -90,7 +91,7 @@ export async function assembleDriver(
         memoryPerExecutorMB: conf.get(AppConf.executorMemory),
         ...(cores > 0 ? { coresPerExecutor: cores } : {}),
         ...(maxCores > 0 ? { maxCores } : {}),
-        command: { argv: [...EXECUTOR_COMMAND], env: {} },
+        command: { argv: [...EXECUTOR_COMMAND], env: sslChildEnv(conf) },
         driverUrl: driverRef.toString(),
       },
       {

@@ -8,6 +8,7 @@ import { getLogger } from '../../util/log.js';
 import { startWorker } from '../../worker/startWorker.js';
 import { addConfOptions, exitWithParent, onSignals } from '../options.js';
 import { warnAboutExposedSecret } from '../secretExposure.js';
+import { applySecretFd } from '../secretFromFd.js';
 
 const log = getLogger('wick');
 
@@ -19,6 +20,7 @@ interface DaemonFlags {
   propertiesFile?: string;
   printReady?: boolean;
   exitWithParent?: boolean;
+  secretFd?: string;
 }
 
 /** `wick master` and `wick worker`: the two daemons, as Spark's start-master.sh / start-worker.sh. */
@@ -36,6 +38,7 @@ export function registerDaemons(program: Command): void {
       'once serving, print one JSON line {"url", "webUiUrl"} on stdout (logs go to stderr): for scripts and tests, e.g. with --port 0',
     )
     .addOption(hidden('--exit-with-parent', 'stop when stdin closes'))
+    .addOption(hidden('--secret-fd <n>', 'read the cluster secret from this file descriptor'))
     .action(async (flags: DaemonFlags) => {
       const conf = loadConf({
         confPairs: flags.conf,
@@ -46,6 +49,7 @@ export function registerDaemons(program: Command): void {
           { flag: '--webui-port', key: 'wick.master.ui.port', value: flags.webuiPort },
         ],
       });
+      await applySecretFd(conf, flags.secretFd);
       warnAboutExposedSecret('master');
       const running = await startMaster(conf, { webUi: MasterWebUI.start });
       const stop = () => running.stop();
@@ -76,6 +80,7 @@ export function registerDaemons(program: Command): void {
       'once serving, print one JSON line {"address", "workerId", "webUiUrl"} on stdout (logs go to stderr): for scripts and tests',
     )
     .addOption(hidden('--exit-with-parent', 'stop when stdin closes'))
+    .addOption(hidden('--secret-fd <n>', 'read the cluster secret from this file descriptor'))
     .action(
       async (
         masterUrl: string,
@@ -94,13 +99,15 @@ export function registerDaemons(program: Command): void {
             { flag: '--work-dir', key: 'wick.worker.dir', value: flags.workDir },
           ],
         });
+        await applySecretFd(conf, flags.secretFd);
         warnAboutExposedSecret('worker');
         let running: Awaited<ReturnType<typeof startWorker>> | undefined;
         const stop = async () => {
           await running?.stop();
         };
         running = await startWorker(conf, masters, {
-          webUi: (host, port, maxRetries) => WorkerWebUI.start(host, port, maxRetries, conf),
+          webUi: (host, port, maxRetries, security) =>
+            WorkerWebUI.start(host, port, maxRetries, conf, security),
           exit: (code, reason) => {
             log.error(`Worker exiting: ${reason}`);
             void stop().then(() => process.exit(code));

@@ -1,6 +1,10 @@
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { SslConf } from '../../conf/ssl.js';
 import { WickConf } from '../../conf/WickConf.js';
 import { resolveClusterAuth } from '../../rpc/clusterSecret.js';
+import { localClusterFingerprint } from '../../rpc/tls/clusterCertificate.js';
+import { fingerprintOfPem } from '../../rpc/tls/fingerprint.js';
 import { defaultMasterUrl } from '../options.js';
 import { saveSecretFromStdin } from './saveSecret.js';
 
@@ -39,7 +43,7 @@ export function registerJoin(program: Command): void {
       const master = url ?? defaultMasterUrl();
       const auth = resolveClusterAuth(conf);
       if (auth.mode === 'open') {
-        process.stdout.write(`wick worker ${master} --conf wick.authenticate=false\n`);
+        process.stdout.write(`wick worker ${master} --conf wick.authenticate=false${pin(conf)}\n`);
         process.stderr.write(
           'This cluster runs open (wick.authenticate=false): anyone can join it.\n',
         );
@@ -50,21 +54,36 @@ export function registerJoin(program: Command): void {
           `No cluster secret here (looked in wick.authenticate.secret, wick.authenticate.secret.file, WICK_AUTH_SECRET and ${auth.file}): run this where the master runs, as its user`,
         );
       }
-      process.stdout.write(joinLines(auth.secret, master));
+      process.stdout.write(joinLines(auth.secret, master, pin(conf)));
     });
 }
 
 /**
  * How to join a worker without the secret on a command line, in an environment or in shell
  * history: `wick join --save` on the worker's machine reads it from stdin into that machine's
- * default secret file (readable by its user only), where `wick worker` finds it.
+ * default secret file (readable by its user only), where `wick worker` finds it. `pin`: the
+ * certificate's fingerprint option (below), for the worker to pin.
  */
-export function joinLines(secret: string, master: string): string {
+export function joinLines(secret: string, master: string, pin = ''): string {
   return [
     `# On the worker's machine, as the user that runs the worker: save the secret (paste it when asked),`,
     `#   ${secret}`,
     `wick join --save`,
-    `wick worker ${master}`,
+    `wick worker ${master}${pin}`,
     '',
   ].join('\n');
+}
+
+/**
+ * ` --conf wick.ssl.fingerprint=…`: the certificate the master serves TLS with, for the worker to
+ * pin (as kubeadm's --discovery-token-ca-cert-hash): wick.ssl.certFile's, or the cluster's, kept
+ * with the secret. Nothing when TLS is off or the master has not made one yet.
+ */
+function pin(conf: WickConf): string {
+  if (!conf.get(SslConf.enabled)) return '';
+  const own = conf.get(SslConf.certFile);
+  const fingerprint = own
+    ? fingerprintOfPem(readFileSync(own, 'utf8'))
+    : localClusterFingerprint(conf);
+  return fingerprint ? ` --conf ${SslConf.fingerprint.key}=${fingerprint}` : '';
 }

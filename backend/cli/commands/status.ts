@@ -13,6 +13,7 @@ import type { AppSummary, DriverSummary, MasterStateResponse } from '../../proto
 import { parseMasterUrls } from '../../rpc/masterUrls.js';
 import { sparkMasterJson } from '../../shared/sparkJson.js';
 import { addConfOptions, masterUrlOf } from '../options.js';
+import { appFromEventLog, fromLogOnly, withJobsFromLog } from './appFromEventLog.js';
 
 interface StatusFlags {
   master?: string;
@@ -31,7 +32,7 @@ export function registerStatus(program: Command): void {
       )
       .argument(
         '[id]',
-        'an application (app-…) or driver (driver-…) id: print only it, and why it waits',
+        "an application (app-…) or driver (driver-…) id: print only it, and why it waits; an application's jobs and stages from its event log (wick history)",
       )
       .option(
         '--master <url>',
@@ -51,6 +52,10 @@ export async function printStatus(
   json: boolean,
   conf: WickConf,
 ): Promise<void> {
+  if (id !== undefined) {
+    process.stdout.write(await formatOneWithLog(id, url, json, conf));
+    return;
+  }
   let state: MessageOf<typeof MasterStateResponse>;
   let masters = '';
   if (parseMasterUrls(url).length > 1) {
@@ -61,13 +66,49 @@ export async function printStatus(
   } else {
     state = await withMaster(url, (master) => masterState(master), conf);
   }
-  if (id !== undefined) {
-    process.stdout.write(formatOne(state, id, json));
-    return;
-  }
   process.stdout.write(
     json ? `${JSON.stringify(sparkMasterJson(state), null, 2)}\n` : masters + formatState(state),
   );
+}
+
+async function leaderOrOnly(url: string, conf: WickConf) {
+  return parseMasterUrls(url).length > 1
+    ? leaderState(await allMasterStates(url, conf))
+    : await withMaster(url, (master) => masterState(master), conf);
+}
+
+/**
+ * One application or driver: what the master says of it, and an application's jobs and stages
+ * from its event log (appFromEventLog.ts) when one is there; the log alone when the master does
+ * not know the application (it ended long ago, or the master restarted) or does not answer.
+ */
+async function formatOneWithLog(
+  id: string,
+  url: string,
+  json: boolean,
+  conf: WickConf,
+): Promise<string> {
+  let text: string | undefined;
+  let masterError: Error | undefined;
+  try {
+    text = formatOne(await leaderOrOnly(url, conf), id, json);
+  } catch (err) {
+    masterError = err as Error;
+  }
+  const logged = await appFromEventLog(id, conf).catch((err: Error) => {
+    process.stderr.write(`wick: the event logs cannot be read: ${err.message}\n`);
+    return undefined;
+  });
+  if (!logged) {
+    if (masterError) throw masterError;
+    return text as string;
+  }
+  if (json) return text ?? `${JSON.stringify(logged, null, 2)}\n`;
+  if (text !== undefined) return withJobsFromLog(text, logged);
+  const why = /knows no application/.test(masterError?.message ?? '')
+    ? `The master at ${url} no longer knows ${id}`
+    : `The master at ${url} did not answer (${masterError?.message.split('\n')[0]})`;
+  return fromLogOnly(why, logged);
 }
 
 /** One line per master: its URL and its state (ALIVE, STANDBY, …), or why it did not answer. */

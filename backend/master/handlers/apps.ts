@@ -108,6 +108,7 @@ async function registerApplication(
       appId: app.id,
       master: m.self.toData(),
       appKey: secret === undefined ? undefined : deriveKey(secret, 'app', app.id),
+      ...(m.conf.get(MasterConf.eventLogByDefault) ? { eventLogByDefault: true } : {}),
     }),
   );
   schedule(m.ops);

@@ -79,7 +79,9 @@ async function registerWorker(
     RegisteredWorker({
       master: m.self.toData(),
       masterWebUiUrl: m.webUiUrl,
-      masterAddress: m.address,
+      // SPARK-20529: the address the worker dialled, not this master's own (bind) address: a
+      // worker behind NAT or a proxy re-registers through the address that reached the master.
+      masterAddress: msg.masterAddress,
     }),
   );
   schedule(m.ops);

@@ -2,6 +2,7 @@ import type { WickConf } from '../../conf/WickConf.js';
 import type { ContentStore } from '../../files/ContentStore.js';
 import type { RecoveryState } from '../../protocol/common.js';
 import type { Clock } from '../../util/clock.js';
+import type { MasterAppStatus } from '../appStatus/MasterAppStatus.js';
 import type { ClusterState } from '../ClusterState.js';
 import type { PersistenceEngine } from '../persistence/PersistenceEngine.js';
 
@@ -24,4 +25,6 @@ export interface OperationsContext {
   readonly masterUrl: string;
   /** wick.worker.timeout, in ms. */
   readonly workerTimeoutMs: number;
+  /** The applications' jobs, stages and tasks, from their drivers' reports. */
+  readonly appStatus: MasterAppStatus;
 }

@@ -1,4 +1,5 @@
 import { truncateMessage } from '../../protocol/bounds.js';
+import type { ApplicationDescription } from '../../protocol/common.js';
 import {
   DriverStateChanged,
   ExecutorStateChanged,
@@ -8,10 +9,15 @@ import {
   LaunchExecutor,
 } from '../../protocol/deploy.js';
 import type { MessageOf } from '../../protocol/registry.js';
-import { RequestWorkerState, WorkerStateResponse } from '../../protocol/worker.js';
+import {
+  MAX_APP_COMMAND_QUOTE,
+  RequestWorkerState,
+  WorkerStateResponse,
+} from '../../protocol/worker.js';
 import { getLogger } from '../../util/log.js';
 import { DriverRunner } from '../DriverRunner.js';
 import { ExecutorRunner } from '../ExecutorRunner.js';
+import { formatCommand } from '../process/substitute.js';
 import type { Worker } from '../Worker.js';
 import type { HandlerRegistry } from './on.js';
 
@@ -156,6 +162,7 @@ function workerState(w: Worker) {
     ...(r.exitCode !== undefined ? { exitCode: r.exitCode } : {}),
     ...(r.message !== undefined ? { message: truncateMessage(r.message) } : {}),
     dir: r.dir,
+    app: runnerApp(r.appDesc),
   });
   const driver = (r: DriverRunner) => ({
     driverId: r.driverId,
@@ -191,4 +198,19 @@ function workerState(w: Worker) {
 /** A message for the master cut to the protocol's bound (an exception may be any size). */
 function cut(message: string | undefined): string | undefined {
   return message === undefined ? undefined : truncateMessage(message);
+}
+
+/** An executor's application as the worker's state shows it (Spark's /json `appdesc`). */
+function runnerApp(d: ApplicationDescription) {
+  const command = formatCommand(d.command.argv);
+  return {
+    name: d.name,
+    user: d.user,
+    ...(d.maxCores !== undefined ? { maxCores: d.maxCores } : {}),
+    memoryPerExecutorMB: d.memoryPerExecutorMB,
+    command:
+      command.length > MAX_APP_COMMAND_QUOTE
+        ? `${command.slice(0, MAX_APP_COMMAND_QUOTE - 1)}…`
+        : command,
+  };
 }

@@ -1,10 +1,5 @@
-import {
-  DEFAULT_LOG_BYTES,
-  type LogSource,
-  openLogFile,
-  readRange,
-  withLogFile,
-} from '../../logs/logFiles.js';
+import { DEFAULT_LOG_BYTES, type LogSource } from '../../logs/logFiles.js';
+import { openLogSet, readLogSetRange } from '../../logs/logSet.js';
 import { madeLogs } from '../../logs/madeLogs.js';
 import type { MessageOf } from '../../protocol/registry.js';
 import {
@@ -28,10 +23,12 @@ const MAX_BACKLOG = 8 * 1024 * 1024;
 
 export function logHandlers(w: Worker, { on }: HandlerRegistry): void {
   on(RequestLogRange, async (msg) => {
-    const range = await withLogFile(
+    // Over every file of the log: rolled-over ones, then the active one (logSet.ts).
+    const range = await readLogSetRange(
       w.workDir,
       source(msg),
-      (log) => readRange(log.handle, msg.offset, msg.length ?? DEFAULT_LOG_BYTES),
+      msg.offset,
+      msg.length ?? DEFAULT_LOG_BYTES,
       madeLogs,
     );
     return LogRangeResponse({
@@ -66,12 +63,12 @@ async function follow(
   const ref = ctx.connection
     ? w.rpcEnv.refOver(ctx.connection, m.follower.name)
     : w.rpcEnv.endpointRef(m.follower);
-  const log = await openLogFile(w.workDir, src, madeLogs);
+  const set = await openLogSet(w.workDir, src, madeLogs);
   let totalSize: number;
   try {
-    totalSize = (await log.handle.stat()).size;
+    totalSize = (await set.read(undefined, 0)).totalSize;
   } catch (err) {
-    await log.handle.close();
+    await set.close();
     throw err;
   }
   const followerRef = ref.toString();
@@ -81,7 +78,9 @@ async function follow(
       : () => !w.runners.executor(`${src.appId}/${src.execId}`);
   // The follower owns the open file from here on, and closes it when it stops.
   const follower: LogFollower = new LogFollower(
-    log,
+    set,
+    w.workDir,
+    src,
     m.offset,
     {
       chunk: (offset, data) => {

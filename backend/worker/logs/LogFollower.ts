@@ -1,6 +1,7 @@
 import { type FSWatcher, watch } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
-import type { OpenLog } from '../../logs/logFiles.js';
+import { dirname } from 'node:path';
+import type { LogSource } from '../../logs/logFiles.js';
+import { type LogSet, openLogSet } from '../../logs/logSet.js';
 import { getLogger } from '../../util/log.js';
 
 const log = getLogger('LogFollower');
@@ -10,7 +11,7 @@ const CHUNK_BYTES = 1024 * 1024;
 const RECHECK_MS = 500;
 
 export interface FollowSink {
-  /** `data` is the follower's read buffer: valid during the call only (copy what you keep). */
+  /** `data` is valid during the call only (copy what you keep). */
   chunk(offset: number, data: Buffer): void;
   end(totalSize: number, reason: string): void;
   /** False while the receiver is behind; the follower then waits for drained(). */
@@ -19,14 +20,17 @@ export interface FollowSink {
 }
 
 /**
- * Follows one log file from an offset: reads what is there, then what is appended as it is
- * written (woken by fs.watch, by the runner's exit, and by a slow re-check), each chunk with its
- * offset, so the receiver can check it lost and repeated nothing. Ends when stopped, or once the
- * process is done and the file drained. No file-tailing package was used: the ones on npm emit
- * lines, and this needs bytes and their exact offsets.
+ * Follows one log from an offset: reads what is there, then what is appended as it is written
+ * (woken by fs.watch on the log's directory, by the runner's exit, and by a slow re-check), each
+ * chunk with its offset, so the receiver can check it lost and repeated nothing. A rolled log
+ * (wick.executor.logs.rolling.*) is followed across its files: offsets run over the whole log
+ * (logSet.ts), and when a roll has happened the follower opens the log's files again and goes on
+ * at the same offset — in the next file. Ends when stopped, or once the process is done and the
+ * log drained. No file-tailing package was used: the ones on npm emit lines, and this needs bytes
+ * and their exact offsets.
  */
 export class LogFollower {
-  private fh: FileHandle | undefined;
+  private set: LogSet | undefined;
   readonly path: string;
   private watcher: FSWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -39,31 +43,33 @@ export class LogFollower {
    */
   private readonly buf = Buffer.allocUnsafe(CHUNK_BYTES);
 
-  /** `log` is open already (openLogFile checked what it is); the follower closes it. */
+  /** `set` is open already (openLogSet checked what it is); the follower closes it. */
   constructor(
-    log: OpenLog,
+    set: LogSet,
+    private readonly workDir: string,
+    private readonly source: LogSource,
     private offset: number,
     private readonly sink: FollowSink,
     private readonly sourceDone: () => boolean,
   ) {
-    this.fh = log.handle;
-    this.path = log.path;
+    this.set = set;
+    this.path = set.path;
   }
 
   async start(): Promise<void> {
-    // Watching by path only wakes the reader: the bytes always come from the open file.
+    // The directory, not the file: a roll renames the file and creates the next one there.
     try {
-      this.watcher = watch(this.path, () => this.poke());
+      this.watcher = watch(dirname(this.path), () => this.poke());
       this.watcher.on('error', () => {});
     } catch {
-      // Gone or renamed since it was opened: the re-check below still reads the open file.
+      // Gone since it was opened: the re-check below still reads the open files.
     }
     this.timer = setInterval(() => this.poke(), RECHECK_MS);
     this.timer.unref();
     this.poke();
   }
 
-  /** Reads whatever is new; call when the file may have grown or the process has exited. */
+  /** Reads whatever is new; call when the log may have grown or the process has exited. */
   poke(): void {
     if (this.stopped) return;
     if (this.pumping) {
@@ -85,27 +91,33 @@ export class LogFollower {
     this.stopped = true;
     this.watcher?.close();
     if (this.timer) clearInterval(this.timer);
-    const fh = this.fh;
-    this.fh = undefined;
-    void fh?.close().catch(() => {});
+    const set = this.set;
+    this.set = undefined;
+    void set?.close();
     this.sink.end(this.offset, reason);
   }
 
   private async pump(): Promise<void> {
-    const fh = this.fh;
-    if (!fh) return;
     try {
       for (;;) {
-        if (this.stopped) return;
+        if (this.stopped || !this.set) return;
         if (!this.sink.ready()) await this.sink.drained();
-        if (this.stopped) return;
+        if (this.stopped || !this.set) return;
         // Ask before reading: a process that is done has written its last byte.
         const done = this.sourceDone();
-        const { bytesRead } = await fh.read(this.buf, 0, CHUNK_BYTES, this.offset);
+        // Also before reading: bytes written after a roll are in a file these handles lack.
+        const stale = this.set.stale;
+        const r = await this.set.readAt(this.offset, this.buf);
         if (this.stopped) return;
-        if (bytesRead > 0) {
-          this.sink.chunk(this.offset, this.buf.subarray(0, bytesRead));
-          this.offset += bytesRead;
+        if (r.data.length > 0) {
+          // Past maxRetainedFiles, bytes not yet read can be deleted: the offset then jumps, so
+          // that the receiver sees the gap rather than a seam.
+          this.sink.chunk(r.offset, r.data);
+          this.offset = r.offset + r.data.length;
+          continue;
+        }
+        if (stale) {
+          await this.reopen();
           continue;
         }
         if (done) this.stop('process exited');
@@ -115,5 +127,16 @@ export class LogFollower {
       log.warn(`Following ${this.path} failed`, err);
       this.stop(`read failed: ${(err as Error).message}`);
     }
+  }
+
+  private async reopen(): Promise<void> {
+    const next = await openLogSet(this.workDir, this.source);
+    const old = this.set;
+    if (this.stopped) {
+      await next.close();
+      return;
+    }
+    this.set = next;
+    await old?.close();
   }
 }

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { madeLogs } from '../../logs/madeLogs.js';
 import { APP_CREDENTIAL_ENV } from '../../rpc/credentials.js';
+import type { RollingConf } from '../logs/RollingFileAppender.js';
+import { launchRolling } from './launchRolling.js';
 
 /**
  * Starts one child for a worker: its stdout and stderr go straight to files in its directory (the
@@ -24,6 +26,8 @@ export interface LaunchSpec {
    * sandbox at once, so a kill sends SIGTERM to the processes inside first (kill.ts).
    */
   sandboxed?: boolean;
+  /** wick.executor.logs.rolling.*: output through the worker, rolled (launchRolling.ts). */
+  rolling?: RollingConf;
 }
 
 export interface Launched {
@@ -57,8 +61,9 @@ export function spawnMarked<S extends 'ignore' | 'pipe'>(
     env: Record<string, string>;
     marker: string;
     stdin: S;
-    out: number;
-    err: number;
+    /** Open file descriptors, or 'pipe' for output the worker reads (rolled logs). */
+    out: number | 'pipe';
+    err: number | 'pipe';
   },
 ) {
   // execa takes a file descriptor at run time, but its types only accept number literals.
@@ -80,6 +85,7 @@ export function spawnMarked<S extends 'ignore' | 'pipe'>(
 }
 
 export function launch(spec: LaunchSpec): Launched {
+  if (spec.rolling) return launchRolling(spec, spec.rolling);
   const flags = spec.append ? 'a' : 'w';
   const out = openSync(join(spec.cwd, 'stdout'), flags);
   const err = openSync(join(spec.cwd, 'stderr'), flags);
@@ -125,7 +131,7 @@ export function launch(spec: LaunchSpec): Launched {
   }
 }
 
-function spawnFailure(
+export function spawnFailure(
   argv: readonly string[],
   failure: { originalMessage?: string; message?: string } | undefined,
 ): string {

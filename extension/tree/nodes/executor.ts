@@ -1,4 +1,4 @@
-import { cores, endedNormally, type Item, lower, mb, normalEndIcon, stateIcon } from './item.js';
+import { cores, endedNormally, type Item, lower, mb, normalEndIconOf, stateIcon } from './item.js';
 import type { Node } from './node.js';
 
 type E = Extract<Node, { kind: 'executor' }>;
@@ -13,7 +13,7 @@ export function executorItem(n: E): Item {
     description: `${e.state}${exit} · ${cores(e.cores)} · ${n.under === 'worker' ? e.appId : e.workerHostPort}`,
     tooltip: `Executor ${e.id} of ${e.appId}\nWorker: ${e.workerId} (${e.workerHostPort})\nState: ${e.state}${exit}\nCores: ${e.cores} · Memory: ${mb(e.memory)}${e.message ? `\n${e.message}` : ''}`,
     icon: endedNormally(e.state, n.app?.state)
-      ? normalEndIcon
+      ? normalEndIconOf(n.app?.state)
       : (stateIcon[e.state] ?? { id: 'circle-outline' }),
     contextValue: `wick.executor.${lower(e.state)}`,
     collapsible: 'collapsed',

@@ -61,3 +61,11 @@ export function endedNormally(execState: string, appState: string | undefined): 
 }
 
 export const normalEndIcon = { id: 'pass' };
+
+/**
+ * The icon of an executor that ended as its app meant it to: a plain check when the app finished,
+ * a plain (uncoloured) slash when the app was killed — it was killed, not a success, not a fault.
+ */
+export function normalEndIconOf(appState: string | undefined): { id: string } {
+  return appState === 'KILLED' ? { id: 'circle-slash' } : normalEndIcon;
+}

@@ -28,10 +28,11 @@ let nextReq = 0;
 
 /** Asks run.mjs to act on the page (click/count in the dashboard's frame, or a screenshot). */
 async function drive(req: {
-  action: 'click' | 'wait' | 'count' | 'shot';
+  action: 'click' | 'wait' | 'count' | 'shot' | 'popup';
   selector?: string;
   name?: string;
-}): Promise<{ ok: boolean; error?: string; count?: number; path?: string }> {
+  heading?: string;
+}): Promise<{ ok: boolean; error?: string; count?: number; path?: string; url?: string }> {
   const dir = process.env.WICK_E2E_PAGE;
   if (!dir) throw new Error('WICK_E2E_PAGE is not set: run through test/e2e/run.mjs');
   const id = `r${process.pid}-${++nextReq}`;
@@ -256,7 +257,9 @@ export async function dashboardSteps(api: Api, root: string): Promise<void> {
         assert.equal(r.via, 'simpleBrowser');
         // The local cluster authenticates: the link logs in (once: the Simple Browser may be first).
         assert.equal(r.login, true);
-        assert.match(r.url, /^http:\/\/[^/]+\/login\?token=/);
+        // In a browser VS Code the address is the workbench's port forwarding of the UI's
+        // (vscode.env.asExternalUri: code-server's /proxy/<port>/).
+        assert.match(r.url, /^https?:\/\/[^/]+(\/proxy\/\d+)?\/login\?token=/);
         const res = await fetch(r.url);
         const body = await res.text();
         assert.ok(
@@ -269,6 +272,26 @@ export async function dashboardSteps(api: Api, root: string): Promise<void> {
       await restore();
     }
   });
+
+  await step(
+    "Open Web UI in the user's browser shows the master's page, not a second workbench",
+    async () => {
+      // The default (wick.ui.openWebUiIn: external): vscode.env.openExternal of the forwarded
+      // address opens a tab of the user's browser beside the workbench.
+      const [master] = api.clusterTree.getChildren();
+      const r = (await vscode.commands.executeCommand('wick.openWebUi', master)) as
+        | { url: string; via: string }
+        | undefined;
+      assert.equal(r?.via, 'external');
+      const tab = await drive({
+        action: 'popup',
+        heading: '^Wick Master at ',
+        name: 'dashboard-15-open-web-ui-tab',
+      });
+      assert.ok(tab.url, 'the tab has an address');
+      assert.doesNotMatch(tab.url as string, /[?&]folder=|\/login\?/, 'the master page, logged in');
+    },
+  );
 
   await step("Open Web UI on an application logs in and moves on to the app's page", async () => {
     const restore = await setting('ui.openWebUiIn', 'simpleBrowser');
@@ -285,7 +308,7 @@ export async function dashboardSteps(api: Api, root: string): Promise<void> {
       // Logged in (the Simple Browser may have used the link first), the page moves on there.
       const res = await fetch(r.url);
       const body = await res.text();
-      if (res.status === 200) assert.ok(body.includes(`url=/${route}`), body.slice(0, 300));
+      if (res.status === 200) assert.ok(body.includes(`url=./${route}`), body.slice(0, 300));
       else assert.match(body, /used already/);
     } finally {
       await restore();

@@ -154,6 +154,13 @@ export async function driverOutputSteps(base: Api, root: string): Promise<void> 
         const run = await within(90_000, exited(api, r.outputId as string), 'the driver ending');
         assert.match(run.text, /Pi is roughly 3\./, run.text.slice(-1000));
         assert.match(run.exit?.reason ?? '', /ended FINISHED/);
+        // The run's end comes to the user with its answer, the output one click away.
+        const ended = await within(
+          30_000,
+          info.next((m) => /^Wick: .+ finished: .*Pi is roughly 3\./.test(m.message)),
+          () => `the end notification with the answer (shown: ${JSON.stringify(info.shown)})`,
+        );
+        assert.deepEqual(ended.items, ['Show Output']);
       } finally {
         info.restore();
       }
@@ -176,6 +183,12 @@ export async function driverOutputSteps(base: Api, root: string): Promise<void> 
       );
       assert.match(shown.message, /task failed on purpose/);
       assert.ok(shown.items.includes('Show Output'), JSON.stringify(shown));
+      // And where the user glances: the status bar, until the next submit.
+      assert.match(s.statusBar.text, /\$\(error\) Throws In Task FAILED$/);
+      assert.match(
+        s.statusBar.tooltip,
+        /Last run: Throws In Task failed: .*task failed on purpose/,
+      );
       const app = apps(s.state).find((a) => a.id === r.appId);
       const failure = failureOf(app);
       const run = api.outputs.get(r.outputId as string) as DriverRun;

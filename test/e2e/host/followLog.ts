@@ -84,7 +84,13 @@ export async function followLogSteps(api: Api, root: string): Promise<void> {
         )) as vscode.TextEditor;
         const doc = ed.document;
         const id = (exec as Extract<Node, { kind: 'executor' }>).exec.id;
-        assert.equal(posix.basename(doc.uri.path), `${appId}\u2215${id} stdout`, 'the tab title');
+        // The tab's title: the app's name (as the tree calls it), then its ids.
+        const name = apps(s.state).find((a) => a.id === appId)?.name;
+        assert.equal(
+          posix.basename(doc.uri.path),
+          `${name} · ${appId}\u2215${id} stdout`,
+          'the tab title',
+        );
         // Enough lines that the end is off the first screen.
         await within(
           60_000,

@@ -70,7 +70,12 @@ export async function showLogsSteps(api: Api, root: string): Promise<void> {
             .filter((a) => a.id === appId)
             .flatMap((a) => [...a.executors, ...a.removedExecutors].map((e) => e.id)),
         );
-        assert.equal(doc.uri.path, `/${appId}\u2215${first} stdout`, 'its tab: app-…∕0 stdout');
+        const name = apps(s.state).find((a) => a.id === appId)?.name;
+        assert.equal(
+          doc.uri.path,
+          `/${name} · ${appId}\u2215${first} stdout`,
+          'its tab: <name> · app-…∕0 stdout',
+        );
         const selected = () =>
           api.appsView.selection.map((n) => (n.kind === 'app' ? n.app.id : n.kind));
         await selectionUntil(

@@ -96,7 +96,8 @@ export async function submitLessSteps(api: Api, root: string): Promise<void> {
         assert.equal(cancelled, undefined, 'cancelled at the resource check');
         const check = await warn.next((w) => w.modal);
         assert.match(check.message, /^500g is more than the largest worker's 2 GiB/);
-        assert.deepEqual(check.items, ['Submit Anyway']);
+        // The default (first) button is the safe one; submitting anyway is the second.
+        assert.deepEqual(check.items, ['Change Settings', 'Submit Anyway']);
         assert.equal(apps(s.state).length, before, 'no application registered');
 
         answer = 'Submit Anyway';

@@ -13,6 +13,8 @@ const base: RunFacts = {
 test('a finished app that exited 0 is a success; a killed one is not a failure', () => {
   const ok = outcome({ ...base, exitCode: 0, appState: 'FINISHED', appName: 'Pi' });
   assert.deepEqual(ok, { failed: false, message: 'Pi finished', problems: [] });
+  const said = outcome({ ...base, exitCode: 0, appState: 'FINISHED', text: 'Pi is roughly 3.1\n' });
+  assert.deepEqual(said.answer, ['Pi is roughly 3.1']);
   const killed = outcome({ ...base, exitCode: 1, appState: 'KILLED', appName: 'Pi' });
   assert.equal(killed.failed, false);
   assert.equal(killed.message, 'Pi was killed');

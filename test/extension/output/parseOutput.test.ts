@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  answerLines,
   firstLine,
   firstUserFrame,
   lastLine,
@@ -98,4 +99,22 @@ test('first and last lines', () => {
   assert.equal(firstLine('Error: a\n    at b'), 'Error: a');
   assert.equal(lastLine('a\nb  \n\n  \n'), 'b');
   assert.equal(lastLine('\n\n'), undefined);
+});
+
+test("a run's answer: the application's last lines, without Wick's log lines or progress frames", () => {
+  const text = [
+    '26/12/07 00:10:01 INFO StandaloneAppClient: Connecting to master',
+    'Counted 3 words',
+    '[Stage 0:>     (0 + 2) / 2]\r[Stage 0:=====>(1 + 1) / 2]\r',
+    'Pi is roughly 3.14159',
+    '26/12/07 00:10:02 INFO WickContext: Stopped',
+    '',
+  ].join('\n');
+  assert.deepEqual(answerLines(text), ['Counted 3 words', 'Pi is roughly 3.14159']);
+  assert.deepEqual(answerLines(text, 1), ['Pi is roughly 3.14159']);
+  assert.deepEqual(answerLines('26/12/07 00:10:02 INFO X: y\n'), []);
+  // A line longer than the budget is cut, never dropped; earlier lines stop at the budget.
+  const long = 'x'.repeat(500);
+  assert.deepEqual(answerLines(`first\n${long}\n`), [`${'x'.repeat(299)}…`]);
+  assert.deepEqual(answerLines(`${'a'.repeat(200)}\n${'b'.repeat(150)}\n`), ['b'.repeat(150)]);
 });

@@ -5,8 +5,10 @@
  * state is built only from the events it receives, as every client's is.
  */
 import type { TestContext } from 'node:test';
+import { DEFAULT_RETENTION } from '../../../backend/appstatus/AppStatusStore.js';
 import { WickConf } from '../../../backend/conf/WickConf.js';
 import { ApplicationInfo } from '../../../backend/master/ApplicationInfo.js';
+import { MasterAppStatus } from '../../../backend/master/appStatus/MasterAppStatus.js';
 import { ClusterState } from '../../../backend/master/ClusterState.js';
 import type { OperationsContext } from '../../../backend/master/operations/context.js';
 import { BlackHolePersistenceEngine } from '../../../backend/master/persistence/PersistenceEngine.js';
@@ -48,6 +50,11 @@ export async function operations(t: TestContext, conf: Record<string, string> = 
     status: 'ALIVE',
     masterUrl: `wick://${master.address}`,
     workerTimeoutMs: 60_000,
+    appStatus: new MasterAppStatus({
+      retention: DEFAULT_RETENTION,
+      retainedApplications: 10,
+      eventLogDir: undefined,
+    }),
   };
   const subscriber = await peer(t, 'Mirror');
   broadcaster.subscribe(master.endpointRef({ address: subscriber.address, name: 'Mirror' }));

@@ -5,17 +5,27 @@
  * once drained.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
-import type { OpenLog } from '../../../backend/logs/logFiles.js';
+import { openLogSet } from '../../../backend/logs/logSet.js';
 import { type FollowSink, LogFollower } from '../../../backend/worker/logs/LogFollower.js';
 
-/** The file open, as openLogFile hands it to the worker's follow. */
-async function opened(path: string): Promise<OpenLog> {
-  return { handle: await open(path, 'r'), path };
+const DRIVER = 'driver-20261207000000-0000';
+const SOURCE = { driverId: DRIVER, stream: 'stdout' } as const;
+
+/** A follower of the log at `path`, opened as the worker's follow opens it. */
+async function followerOf(path: string, offset: number, sink: FollowSink, done: () => boolean) {
+  const workDir = join(path, '..', '..');
+  return new LogFollower(await openLogSet(workDir, SOURCE), workDir, SOURCE, offset, sink, done);
 }
 
 const MiB = 1024 * 1024;
@@ -75,9 +85,10 @@ class KeepingSink implements FollowSink {
 }
 
 function logFile(t: TestContext): string {
-  const dir = mkdtempSync(join(tmpdir(), 'wick-follower-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const path = join(dir, 'stdout');
+  const root = mkdtempSync(join(tmpdir(), 'wick-follower-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  mkdirSync(join(root, DRIVER));
+  const path = join(root, DRIVER, 'stdout');
   writeFileSync(path, '');
   return path;
 }
@@ -93,7 +104,7 @@ test('appends around the read size arrive whole and in order, though one buffer 
   const path = logFile(t);
   const sink = new KeepingSink();
   let done = false;
-  const follower = new LogFollower(await opened(path), 0, sink, () => done);
+  const follower = await followerOf(path, 0, sink, () => done);
   t.after(() => follower.stop('test over'));
   await follower.start();
   const sizes = [1, MiB - 1, MiB, MiB + 1, 3 * MiB + 7, 17, 2 * MiB];
@@ -125,7 +136,7 @@ test('appends around the read size arrive whole and in order, though one buffer 
 test('a receiver that is behind holds reading back until it catches up', async (t) => {
   const path = logFile(t);
   const sink = new KeepingSink();
-  const follower = new LogFollower(await opened(path), 0, sink, () => true);
+  const follower = await followerOf(path, 0, sink, () => true);
   t.after(() => follower.stop('test over'));
   sink.behind = true;
   appendFileSync(path, pattern(0, 5000));
@@ -147,7 +158,7 @@ test('a follow from an offset starts there; stop() ends it with the reason given
   appendFileSync(path, pattern(0, 300));
   const sink = new KeepingSink();
   sink.next = 100;
-  const follower = new LogFollower(await opened(path), 100, sink, () => false);
+  const follower = await followerOf(path, 100, sink, () => false);
   await follower.start();
   await sink.until(() => sink.next === 300);
   follower.stop('stopped by the follower');

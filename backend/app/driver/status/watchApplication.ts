@@ -1,19 +1,26 @@
 /**
  * What hangs off a driver's listener bus to watch its application: the status tracker (always;
- * `wc.statusTracker()`), the console progress bar (wick.ui.showConsoleProgress, on a terminal)
- * and the event log (wick.eventLog.*). Started once the application is registered, with its
- * ApplicationStart, and ended with its ApplicationEnd.
+ * `wc.statusTracker()`), the console progress bar (wick.ui.showConsoleProgress, on a terminal),
+ * the event log (wick.eventLog.*) and the report to the master (wick.ui.reportStatus,
+ * MasterStatusReporter.ts). Started once the application is registered, with its
+ * ApplicationStart and EnvironmentUpdate, and ended with its ApplicationEnd.
+ *
+ * The tracker stays apart from appstatus/AppStatusStore (which the master and a history server
+ * build from the same events): it keeps counts only, no task rows or metrics, because it runs in
+ * the driver's event loop for every task and the driver's own API needs no more.
  */
-import { homedir, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { userInfo } from 'node:os';
 import { AppConf } from '../../../conf/app.js';
 import type { WickConf } from '../../../conf/WickConf.js';
 import { EventLogWriter } from '../../../eventlog/EventLogWriter.js';
+import { eventLogDir } from '../../../eventlog/eventLogDir.js';
 import { truncateMessage } from '../../../protocol/bounds.js';
 import { getLogger } from '../../../util/log.js';
 import type { LiveListenerBus } from '../LiveListenerBus.js';
 import { ConsoleProgressBar } from '../progress/ConsoleProgressBar.js';
 import { AppStatusTracker } from './AppStatusTracker.js';
+import { environmentUpdate } from './environmentUpdate.js';
+import { MasterStatusReporter, type SendReport } from './MasterStatusReporter.js';
 
 const log = getLogger('WickContext');
 
@@ -25,16 +32,11 @@ export interface ApplicationWatch {
   end(failure?: string): Promise<void>;
 }
 
-/** The event log dir when none is set: under the user's state dir (XDG), as logs are kept. */
-export function defaultEventLogDir(env: NodeJS.ProcessEnv = process.env): string {
-  const state = env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
-  return join(state, 'wick', 'event-logs');
-}
-
 export async function watchApplication(
   conf: WickConf,
   bus: LiveListenerBus,
   app: { appId: string; appName: string },
+  report?: SendReport,
 ): Promise<ApplicationWatch> {
   const tracker = new AppStatusTracker(bus, {
     jobs: conf.get(AppConf.retainedJobs),
@@ -45,7 +47,7 @@ export async function watchApplication(
   if (conf.get(AppConf.eventLogEnabled)) {
     try {
       writer = await EventLogWriter.start({
-        dir: conf.get(AppConf.eventLogDir) || defaultEventLogDir(),
+        dir: eventLogDir(conf),
         appId: app.appId,
         compress: conf.get(AppConf.eventLogCompress),
         ...(conf.get(AppConf.eventLogRolling)
@@ -63,6 +65,8 @@ export async function watchApplication(
       );
     }
   }
+  const reporter =
+    report && conf.get(AppConf.reportStatus) ? new MasterStatusReporter(bus, report) : undefined;
   bus.post({
     event: 'WickListenerApplicationStart',
     appName: app.appName.slice(0, 200),
@@ -70,6 +74,7 @@ export async function watchApplication(
     time: Date.now(),
     user: safeUser().slice(0, 200),
   });
+  bus.post(environmentUpdate(conf));
   let bar: ConsoleProgressBar | undefined;
   if (conf.get(AppConf.showConsoleProgress)) {
     bar = new ConsoleProgressBar({
@@ -92,7 +97,7 @@ export async function watchApplication(
           ...(failure !== undefined ? { failure: truncateMessage(failure) } : {}),
         });
         offLog?.();
-        await writer?.close();
+        await Promise.all([writer?.close(), reporter?.stop()]);
       })();
       return ended;
     },

@@ -1,0 +1,253 @@
+/**
+ * `wick start-master`, `wick start-worker`, `wick stop-master`, `wick stop-worker`: Spark's
+ * sbin/start-master.sh, start-worker.sh and stop-*.sh, over one launcher
+ * (backend/launcher/daemon/, Spark's spark-daemon.sh). The daemons are `wick master` and `wick
+ * worker` run in the background with a pid file and a log file.
+ */
+import { readdirSync } from 'node:fs';
+import { type Command, Option } from 'commander';
+import { DaemonConf } from '../../conf/daemon.js';
+import { DaemonLauncherConf } from '../../conf/daemonLauncher.js';
+import { loadConf } from '../../conf/load.js';
+import type { WickConf } from '../../conf/WickConf.js';
+import { WorkerConf } from '../../conf/worker.js';
+import {
+  type DaemonDirs,
+  type DaemonKind,
+  daemonDirs,
+  instancesWithPidFiles,
+} from '../../launcher/daemon/daemonFiles.js';
+import { DaemonStartError, startDaemon } from '../../launcher/daemon/startDaemon.js';
+import { stopDaemon } from '../../launcher/daemon/stopDaemon.js';
+import {
+  instancePort,
+  withoutInstances,
+  workerInstances,
+} from '../../launcher/daemon/workerInstances.js';
+import { parseMasterUrls } from '../../rpc/masterUrls.js';
+import { ensureSecretBeforeMaster, secretToHandOn } from '../daemonSecret.js';
+import { addConfOptions } from '../options.js';
+
+interface StartFlags {
+  host?: string;
+  port?: string;
+  webuiPort?: string;
+  conf: string[];
+  propertiesFile?: string;
+  secretStdin?: boolean;
+}
+
+interface WorkerStartFlags extends StartFlags {
+  cores?: string;
+  memory?: string;
+  workDir?: string;
+  instances?: string;
+}
+
+export function registerDaemonControl(program: Command): void {
+  startOptions(
+    program
+      .command('start-master')
+      .description(
+        'Start a master in the background, with a pid file and a log (Spark’s start-master.sh)',
+      )
+      .option('--host <host>', 'address to bind and advertise (default: this machine’s name)')
+      .option('--port <port>', 'RPC port (default 7077)')
+      .option('--webui-port <port>', 'web UI port (default 8080)'),
+  ).action(async (flags: StartFlags) => {
+    const env = withoutInstances(process.env);
+    const conf = loadConf({
+      confPairs: flags.conf,
+      propertiesFile: flags.propertiesFile,
+      env,
+      flags: [
+        { flag: '--host', key: 'wick.master.host', value: flags.host },
+        { flag: '--port', key: 'wick.master.port', value: flags.port },
+        { flag: '--webui-port', key: 'wick.master.ui.port', value: flags.webuiPort },
+      ],
+    });
+    const secret = await secretToHandOn(flags.secretStdin);
+    ensureSecretBeforeMaster(conf, secret);
+    const args = [
+      ...passOn('--host', flags.host),
+      ...passOn('--port', flags.port),
+      ...passOn('--webui-port', flags.webuiPort),
+      ...confArgs(flags),
+    ];
+    const ok = await startOne('master', 1, args, conf, env, secret);
+    if (!ok) process.exitCode = 1;
+  });
+
+  startOptions(
+    program
+      .command('start-worker')
+      .description(
+        'Start worker(s) in the background, with pid files and logs (Spark’s start-worker.sh)',
+      )
+      .argument('<master-url>', 'wick://host:port, or several: wick://h1:7077,h2:7077')
+      .option(
+        '--instances <n>',
+        'workers to start on this machine, ports counted up from the base ports (default $WICK_WORKER_INSTANCES or $SPARK_WORKER_INSTANCES, else 1)',
+      )
+      .option('--host <host>', 'address to bind and advertise (default: this machine’s name)')
+      .option('--port <port>', 'RPC port of the first worker (default 0: a free one)')
+      .option('--webui-port <port>', 'web UI port of the first worker (default 8081)')
+      .option('-c, --cores <n>', 'cores each worker offers (default: all)')
+      .option('-m, --memory <size>', 'memory each worker offers, e.g. 2g')
+      .option('-d, --work-dir <dir>', 'where executors and drivers run (default ./work)'),
+  ).action(async (masterUrl: string, flags: WorkerStartFlags) => {
+    parseMasterUrls(masterUrl);
+    const instances = workerInstances(flags.instances, process.env);
+    const env = withoutInstances(process.env);
+    const conf = loadConf({
+      confPairs: flags.conf,
+      propertiesFile: flags.propertiesFile,
+      env,
+      flags: [
+        { flag: '--host', key: 'wick.worker.host', value: flags.host },
+        { flag: '--port', key: 'wick.worker.port', value: flags.port },
+        { flag: '--webui-port', key: 'wick.worker.ui.port', value: flags.webuiPort },
+        { flag: '--cores', key: 'wick.worker.cores', value: flags.cores },
+        { flag: '--memory', key: 'wick.worker.memory', value: flags.memory },
+        { flag: '--work-dir', key: 'wick.worker.dir', value: flags.workDir },
+      ],
+    });
+    if (instances > 1 && conf.get(WorkerConf.shuffleServiceEnabled)) {
+      // Spark's SPARK-20989: one external shuffle service per machine, on one port.
+      throw new Error(
+        `${instances} workers cannot each run the external shuffle service (wick.shuffle.service.enabled) on one port: start 1 worker, or set wick.shuffle.service.enabled=false`,
+      );
+    }
+    const secret = await secretToHandOn(flags.secretStdin);
+    const basePort = conf.get(DaemonConf.workerPort);
+    const baseUi = conf.get(DaemonConf.workerUiPort);
+    const common = [
+      masterUrl,
+      ...passOn('--host', flags.host),
+      ...passOn('--cores', flags.cores),
+      ...passOn('--memory', flags.memory),
+      ...passOn('--work-dir', flags.workDir),
+      ...confArgs(flags),
+    ];
+    let failed = 0;
+    for (let i = 1; i <= instances; i++) {
+      const ports = [
+        '--port',
+        String(instancePort(basePort, i)),
+        '--webui-port',
+        String(instancePort(baseUi, i)),
+      ];
+      if (!(await startOne('worker', i, [...common, ...ports], conf, env, secret))) failed++;
+    }
+    if (failed > 0) process.exitCode = 1;
+  });
+
+  stopCommand(
+    program,
+    'master',
+    'Stop the master started by wick start-master (Spark’s stop-master.sh)',
+  );
+  stopCommand(
+    program,
+    'worker',
+    'Stop every worker started by wick start-worker on this machine (Spark’s stop-worker.sh)',
+  );
+}
+
+function startOptions(cmd: Command): Command {
+  return addConfOptions(cmd).addOption(
+    new Option(
+      '--secret-stdin',
+      'read the cluster secret from the first line of stdin and hand it to the daemon by a pipe (what wick start-all does over ssh), instead of WICK_AUTH_SECRET',
+    ),
+  );
+}
+
+function stopCommand(program: Command, kind: DaemonKind, description: string): void {
+  addConfOptions(program.command(`stop-${kind}`).description(description)).action(
+    async (flags: { conf: string[]; propertiesFile?: string }) => {
+      const conf = loadConf({
+        confPairs: flags.conf,
+        propertiesFile: flags.propertiesFile,
+        env: withoutInstances(process.env),
+      });
+      const dirs = daemonDirs();
+      const found = instancesWithPidFiles(dirs, kind, (d) => safeList(d));
+      const instances = kind === 'master' || found.length === 0 ? [1] : found;
+      for (const i of instances) await stopOne(dirs, kind, i, conf);
+    },
+  );
+}
+
+async function startOne(
+  kind: DaemonKind,
+  instance: number,
+  args: string[],
+  conf: WickConf,
+  env: NodeJS.ProcessEnv,
+  secret: string | undefined,
+): Promise<boolean> {
+  try {
+    const started = await startDaemon({
+      kind,
+      instance,
+      args,
+      dirs: daemonDirs(),
+      env,
+      secret,
+      startTimeoutMs: conf.get(DaemonLauncherConf.startTimeout),
+      note: (line) => process.stdout.write(`${line}\n`),
+    });
+    const r = started.ready;
+    const where =
+      kind === 'master'
+        ? `at ${String(r.url)}, web UI ${String(r.webUiUrl)}`
+        : `as ${String(r.workerId)}, web UI ${String(r.webUiUrl)}`;
+    process.stdout.write(
+      `started ${started.files.label} (process ${started.pid}) ${where}, logging to ${started.files.logFile}\n`,
+    );
+    return true;
+  } catch (err) {
+    if (!(err instanceof DaemonStartError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    return false;
+  }
+}
+
+async function stopOne(
+  dirs: DaemonDirs,
+  kind: DaemonKind,
+  instance: number,
+  conf: WickConf,
+): Promise<void> {
+  const label = instance === 1 ? kind : `${kind} ${instance}`;
+  const outcome = await stopDaemon(dirs, kind, instance, conf.get(DaemonLauncherConf.stopTimeout));
+  if (outcome.kind === 'none') process.stdout.write(`no ${label} to stop\n`);
+  else if (outcome.kind === 'stale')
+    process.stdout.write(
+      `no ${label} to stop (removed the stale pid file of process ${outcome.pid})\n`,
+    );
+  else
+    process.stdout.write(
+      `stopped ${label} (process ${outcome.pid}${outcome.killed ? ', killed with SIGKILL after wick.daemon.stopTimeout' : ''})\n`,
+    );
+}
+
+function passOn(flag: string, value: string | undefined): string[] {
+  return value === undefined ? [] : [flag, value];
+}
+
+function confArgs(flags: StartFlags): string[] {
+  return [
+    ...flags.conf.flatMap((c) => ['--conf', c]),
+    ...passOn('--properties-file', flags.propertiesFile),
+  ];
+}
+
+function safeList(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
