@@ -26,6 +26,12 @@ process.env.XDG_STATE_HOME = join(cache, 'state');
 // file gets a config folder of its own there (test/helpers/configPerFile.mjs), shared by the
 // processes it starts, as those of one user's machine share theirs.
 delete process.env.WICK_AUTH_SECRET;
+// The files a test writes for its applications' tasks to read (gates, inputs; test/helpers/apps.ts
+// AppDir) go under one folder that every worker of the run shows its confined executors,
+// read-only (wick.executor.sandbox.readOnlyPaths): the rest of /tmp they do not see.
+const shared = mkdtempSync(join(tmpdir(), 'wick-test-shared-'));
+process.env.WICK_TEST_SHARED_DIR = shared;
+process.env.WICK_EXECUTOR_SANDBOX_READ_ONLY_PATHS = shared;
 const files = named.length > 0 ? named : find('test').sort();
 // The runner and so every test file's process (its children inherit these --imports).
 const r = spawnSync(
@@ -41,4 +47,5 @@ const r = spawnSync(
   { stdio: 'inherit' },
 );
 rmSync(cache, { recursive: true, force: true });
+rmSync(shared, { recursive: true, force: true });
 process.exit(r.status ?? 1);

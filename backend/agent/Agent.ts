@@ -21,7 +21,7 @@ import { RequestLogRange, RequestWorkerState } from '../protocol/worker.js';
 import { ensureClusterSecret, resolveClusterAuth } from '../rpc/clusterSecret.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import { describeLogSource, logFields } from '../shared/logSource.js';
-import { loginLink } from '../shared/uiLogin.js';
+import { loginLink, MASTER_UI, workerUi } from '../shared/uiLogin.js';
 import type { DriverOutputSink } from './driverOutput.js';
 import { LogForwarder } from './LogForwarder.js';
 import type {
@@ -225,6 +225,8 @@ export class Agent {
     if (!state) throw new Error('No state from the master yet');
     let base = state.webUiUrl;
     let route: string | undefined;
+    // A login link opens the one UI it is made for (shared/uiLogin.ts).
+    let audience = MASTER_UI;
     if (t?.kind === 'worker') {
       if (typeof t.workerId !== 'string' || t.workerId.length > 200)
         throw new Error(`Invalid worker id ${JSON.stringify(t.workerId)}: expected a worker's id`);
@@ -235,6 +237,7 @@ export class Agent {
           `Worker ${w.id} advertises no web UI address (${JSON.stringify(w.webUiAddress)}); its pages are under the master's ${state.webUiUrl}/proxy/${w.id}/`,
         );
       base = w.webUiAddress;
+      audience = workerUi(w.id);
     } else if (t?.kind === 'app') {
       if (typeof t.appId !== 'string' || !/^app-[\w.-]{1,200}$/.test(t.appId))
         throw new Error(`Invalid application id ${JSON.stringify(t.appId)}: expected app-…`);
@@ -247,7 +250,7 @@ export class Agent {
     // Logged in, the login page moves on to the route itself (a fragment does not follow it).
     return secret === undefined
       ? { url: route ? `${base.replace(/\/$/, '')}/${route}` : base, login: false }
-      : { url: loginLink(base, secret, Date.now(), route), login: true };
+      : { url: loginLink(base, secret, Date.now(), route, audience), login: true };
   }
 
   /**

@@ -13,6 +13,7 @@ import './history.js';
 import './master.js';
 import './reverseProxy.js';
 import './rpc.js';
+import './sandbox.js';
 import './shuffle.js';
 import './ssl.js';
 import './submit.js';

@@ -22,6 +22,8 @@ export const ENV_KEYS: Readonly<Record<string, string>> = {
   WICK_WORKER_WEBUI_PORT: 'wick.worker.ui.port',
   WICK_WORKER_DIR: 'wick.worker.dir',
   WICK_LOCAL_DIRS: 'wick.local.dir',
+  WICK_EXECUTOR_SANDBOX: 'wick.executor.sandbox',
+  WICK_EXECUTOR_SANDBOX_READ_ONLY_PATHS: 'wick.executor.sandbox.readOnlyPaths',
 };
 
 /** The properties files read when no --properties-file is given, lowest precedence first. */
@@ -89,6 +91,15 @@ export function resolveConf(sources: ConfSources): ResolvedConf {
   const files =
     sources.propertiesFile !== undefined ? [sources.propertiesFile] : defaultPropertiesFiles(env);
   for (const file of files) layer(readPropertiesFile(file), `properties file ${file}`);
+  const onCommandLine = (sources.confPairs ?? []).find((p) =>
+    /^(wick|spark)\.authenticate\.secret=/.test(p),
+  );
+  if (onCommandLine) {
+    // A command line is world-readable (ps, /proc/<pid>/cmdline); a file of one's own is not.
+    log.warn(
+      `WARNING: --conf ${onCommandLine.slice(0, onCommandLine.indexOf('='))}=… puts the cluster secret on this process's command line, which every user of this machine can read (ps, /proc/<pid>/cmdline). Put it in a file readable by you only and pass --conf wick.authenticate.secret.file=PATH instead, or save it with \`wick join --save\` in the default file, which every Wick process of this user finds.`,
+    );
+  }
   layer(
     (sources.confPairs ?? []).map((pair) => {
       const eq = pair.indexOf('=');

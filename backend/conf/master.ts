@@ -94,6 +94,11 @@ export const MasterConf = {
     '1g',
     'The most bytes of files one cluster-mode submission may leave with the master (and the largest file).',
   ),
+  uploadMaxTotalSize: conf.sizeBytes(
+    'wick.master.upload.maxTotalSize',
+    '8g',
+    "The most bytes of uploaded files a master keeps in all (every submission's, and uploads under way): past it, a submission is refused, naming this setting, until drivers that need kept files end (their files are then removed).",
+  ),
   subscriberMaxBacklog: conf.sizeBytes(
     'wick.master.subscriber.maxBacklog',
     '16m',

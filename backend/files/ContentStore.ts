@@ -8,6 +8,7 @@ const MAX_UPLOADS_PER_PEER = 16;
 
 interface Upload {
   path: string;
+  size: number;
   received: number;
   hash: Hash;
 }
@@ -20,12 +21,63 @@ interface Upload {
  */
 export class ContentStore {
   private readonly uploads = new Map<string, Upload>();
+  /** Bytes of the files kept, learnt from the folder at first use (a restart keeps them). */
+  private stored: Promise<number> | undefined;
 
   constructor(
     readonly dir: string,
     /** The largest file, and the most bytes one RequestMissingFiles may announce. */
     readonly maxBytes: number,
+    /**
+     * The most bytes kept in all, files and uploads under way (wick.master.upload.maxTotalSize):
+     * without it, many submissions each under maxBytes would fill the master's disk.
+     */
+    readonly maxTotalBytes = Number.POSITIVE_INFINITY,
   ) {}
+
+  /** Bytes kept now: the files, and the full size of each upload under way. */
+  async usedBytes(): Promise<number> {
+    let reserved = 0;
+    for (const up of this.uploads.values()) reserved += up.size;
+    return (await this.storedBytes()) + reserved;
+  }
+
+  private storedBytes(): Promise<number> {
+    this.stored ??= (async () => {
+      let total = 0;
+      let names: string[] = [];
+      try {
+        names = await readdir(this.dir);
+      } catch {
+        return 0;
+      }
+      for (const name of names) {
+        if (!/^[0-9a-f]{64}$/.test(name)) continue;
+        try {
+          total += (await stat(this.path(name))).size;
+        } catch {
+          // Gone meanwhile.
+        }
+      }
+      return total;
+    })();
+    return this.stored;
+  }
+
+  private addStored(delta: number): void {
+    const before = this.storedBytes();
+    this.stored = before.then((n) => Math.max(0, n + delta));
+  }
+
+  /** Throws, naming the cap, if `more` bytes would take the store past maxTotalBytes. */
+  private async checkRoom(more: number, what: string): Promise<void> {
+    const used = await this.usedBytes();
+    if (used + more > this.maxTotalBytes) {
+      throw new Error(
+        `${what} (${more} bytes) would take this master's uploaded files to ${used + more} bytes, more than it keeps in all (wick.master.upload.maxTotalSize = ${this.maxTotalBytes} bytes; ${used} kept now): wait for running cluster-mode drivers to end (their files are then removed), or raise it on the masters`,
+      );
+    }
+  }
 
   path(sha256: string): string {
     return join(this.dir, sha256);
@@ -50,6 +102,8 @@ export class ContentStore {
     }
     const out: string[] = [];
     for (const sha of sizes.keys()) if (!(await this.has(sha))) out.push(sha);
+    const needed = out.reduce((a, sha) => a + (sizes.get(sha) ?? 0), 0);
+    await this.checkRoom(needed, "The application's files not kept yet");
     return out;
   }
 
@@ -71,8 +125,11 @@ export class ContentStore {
       if (this.uploadsOf(peer) >= MAX_UPLOADS_PER_PEER) {
         throw new Error(`At most ${MAX_UPLOADS_PER_PEER} uploads at a time per connection`);
       }
+      // Checked at each upload's start too: a peer may upload without asking what is missing.
+      await this.checkRoom(size, `File ${sha256}`);
       await mkdir(this.dir, { recursive: true });
       up = {
+        size,
         path: join(
           this.dir,
           `.upload-${sha256}-${createHash('sha256').update(peer).digest('hex').slice(0, 12)}`,
@@ -105,7 +162,9 @@ export class ContentStore {
       await rm(up.path, { force: true });
       throw new Error(`Uploaded file does not match its SHA-256: expected ${sha256}, got ${got}`);
     }
+    const already = await this.has(sha256);
     await rename(up.path, this.path(sha256));
+    if (!already) this.addStored(size);
     return { received: up.received, complete: true };
   }
 
@@ -133,8 +192,10 @@ export class ContentStore {
     for (const name of names) {
       if (!/^[0-9a-f]{64}$/.test(name) || keep.has(name)) continue;
       try {
-        if (now - (await stat(this.path(name))).mtimeMs < graceMs) continue;
+        const st = await stat(this.path(name));
+        if (now - st.mtimeMs < graceMs) continue;
         await rm(this.path(name), { force: true });
+        this.addStored(-st.size);
         removed++;
       } catch {
         // Gone meanwhile.

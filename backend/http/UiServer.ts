@@ -16,6 +16,8 @@ export interface UiServerAuth {
   secret: string;
   /** The command that prints a login link for this UI (`wick ui-url …`). */
   loginCommand: () => string;
+  /** Which UI this is, as login links name it (shared/uiLogin.ts); default the master's. */
+  audience?: () => string | undefined;
 }
 
 /**

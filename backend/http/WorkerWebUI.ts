@@ -1,6 +1,7 @@
 import { LogFollower } from '../client/LogFollower.js';
 import type { WickConf } from '../conf/WickConf.js';
 import { readLogSetRange } from '../logs/logSet.js';
+import { madeLogs } from '../logs/madeLogs.js';
 import { WEB_UI_ENDPOINT } from '../protocol/endpoints.js';
 import type { MessageOf } from '../protocol/registry.js';
 import { RequestWorkerState, type WorkerStateResponse } from '../protocol/worker.js';
@@ -8,6 +9,7 @@ import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import { RpcError, RpcErrorCode } from '../rpc/index.js';
 import type { WireSecurity } from '../rpc/tls/WireSecurity.js';
 import { logFields } from '../shared/logSource.js';
+import { workerUi } from '../shared/uiLogin.js';
 import { getLogger } from '../util/log.js';
 import { mountLogApi } from './logApi.js';
 import { parseLogRequest } from './logParams.js';
@@ -88,7 +90,13 @@ export class WorkerWebUI {
         },
         title: `Wick Worker ${self?.worker?.workerId ?? ''}`.trim(),
       }),
-      secret === undefined ? undefined : { secret, loginCommand: () => loginCommand(self?.worker) },
+      secret === undefined
+        ? undefined
+        : {
+            secret,
+            loginCommand: () => loginCommand(self?.worker),
+            audience: () => (self?.worker ? workerUi(self.worker.workerId) : undefined),
+          },
     );
     self = new WorkerWebUI(ui);
 
@@ -129,6 +137,7 @@ export class WorkerWebUI {
           logFields(req.source, req.stream),
           req.offset,
           req.length,
+          madeLogs,
         );
       } catch (err) {
         const message = (err as Error).message;

@@ -9,6 +9,7 @@ import {
   checkSession,
   isDashboardRoute,
   isSecret,
+  MASTER_UI,
   mintSession,
   SESSION_TTL_MS,
   sessionCookieName,
@@ -38,6 +39,8 @@ export interface UiAuthOptions {
   secret: string;
   /** The exact command that prints a login link for this UI, for the 401 answers. */
   loginCommand: () => string;
+  /** Which UI this is, as login links name it (uiLogin.ts); undefined while it cannot say yet. */
+  audience?: () => string | undefined;
   now?: () => number;
 }
 
@@ -51,7 +54,9 @@ export function mountUiAuth(app: Hono, o: UiAuthOptions): void {
     // A HEAD (a link preview, a prefetch) must not use up the link.
     if (c.req.method === 'HEAD') return c.body(null, 200);
     const t = now();
-    const check = checkLoginToken(o.secret, c.req.query('token'), t);
+    const audience = o.audience ? o.audience() : MASTER_UI;
+    if (audience === undefined) return c.text('This web UI is starting; try again\n', 503);
+    const check = checkLoginToken(o.secret, c.req.query('token'), t, audience);
     if (!check.ok) return refuse(c, o, check.why);
     const claim = used.claim(check.nonce, check.expiry, t);
     if (claim === 'used') {

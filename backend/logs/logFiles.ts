@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { type FileHandle, open, readlink, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { RpcError, RpcErrorCode } from '../protocol/errors.js';
+import type { MadeLogs } from './madeLogs.js';
 
 /** Which log: an executor's (appId + execId) or a driver's (driverId), stdout or stderr. */
 export interface LogSource {
@@ -27,9 +28,14 @@ const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,199}$/;
 export async function openLogFile(
   workDir: string,
   src: LogSource,
-  /** Another file of the same log in its directory (a rolled-over one), by the name listed there. */
-  fileName?: string,
+  o: {
+    /** Another file of the same log in its directory (a rolled-over one), by its listed name. */
+    fileName?: string;
+    /** The logs this worker made: when given, only one of them, unchanged, is served (madeLogs.ts). */
+    made?: MadeLogs;
+  } = {},
 ): Promise<OpenLog> {
+  const { fileName, made } = o;
   const rel = logPathParts(src);
   if (fileName !== undefined) {
     if (
@@ -67,11 +73,16 @@ export async function openLogFile(
     );
   }
   try {
-    if (!(await handle.stat()).isFile()) throw bad(`Refusing to read ${name}: it is not a file`);
+    const st = await handle.stat();
+    if (!st.isFile()) throw bad(`Refusing to read ${name}: it is not a file`);
     const path = await openedPath(handle, join(root, ...rel));
     if (!path.startsWith(root + sep)) {
       throw bad(`Refusing to read ${name}: it resolves outside the work dir`);
     }
+    // A hard link opens as a plain file, inside the work dir: only the file made there is served.
+    if (st.nlink > 1) throw bad(`Refusing to read ${name}: it has ${st.nlink} links (a hard link)`);
+    const problem = made?.problem(path, st);
+    if (problem) throw bad(`Refusing to read ${name}: ${problem}`);
     return { handle, path };
   } catch (err) {
     await handle.close();
@@ -90,8 +101,9 @@ export async function withLogFile<T>(
   workDir: string,
   src: LogSource,
   fn: (log: OpenLog) => Promise<T>,
+  made?: MadeLogs,
 ): Promise<T> {
-  const log = await openLogFile(workDir, src);
+  const log = await openLogFile(workDir, src, made ? { made } : {});
   try {
     return await fn(log);
   } finally {

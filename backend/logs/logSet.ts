@@ -19,6 +19,7 @@ import {
   rememberGzSize,
   removedBytesFile,
 } from './logGenerations.js';
+import type { MadeLogs } from './madeLogs.js';
 import { clampRange, GZIP_SUFFIX, sortRolledOver, spansOf } from './rolledFiles.js';
 
 /**
@@ -110,20 +111,29 @@ const MAX_ATTEMPTS = 20;
  * then bumps the log's generation: unchanged across the listing and the opens, the set is one
  * consistent log; otherwise it is opened again.
  */
-export async function openLogSet(workDir: string, src: LogSource): Promise<LogSet> {
+export async function openLogSet(
+  workDir: string,
+  src: LogSource,
+  /** The logs this worker made (madeLogs.ts): every file of the set is checked against them. */
+  made?: MadeLogs,
+): Promise<LogSet> {
   const rel = logPathParts(src);
   const key = join(workDir, ...rel);
   const active = rel[rel.length - 1] as string;
   for (let attempt = 0; ; attempt++) {
     const generation = logGeneration(key);
-    const last = await openLogFile(workDir, src);
+    const last = await openLogFile(workDir, src, made ? { made } : {});
     const dir = join(await realpath(workDir), ...rel.slice(0, -1));
     const parts: LogPart[] = [];
     try {
       const names = sortRolledOver(await listDir(dir, rel.join('/'), workDir), active);
       const removed = names.length > 0 ? await readRemoved(join(dir, removedBytesFile(active))) : 0;
       for (const name of names) {
-        const log = await openLogFile(workDir, src, name);
+        const log = await openLogFile(
+          workDir,
+          src,
+          made ? { fileName: name, made } : { fileName: name },
+        );
         parts.push({ name, log, size: 0, gz: name.endsWith(GZIP_SUFFIX) });
         const part = parts[parts.length - 1] as LogPart;
         part.size = part.gz ? await gzSize(log.handle) : (await log.handle.stat()).size;
@@ -170,8 +180,9 @@ export async function readLogSetRange(
   src: LogSource,
   offset: number | undefined,
   length = DEFAULT_LOG_BYTES,
+  made?: MadeLogs,
 ): Promise<LogRange & { path: string }> {
-  const set = await openLogSet(workDir, src);
+  const set = await openLogSet(workDir, src, made);
   try {
     return { ...(await set.read(offset, length)), path: set.path };
   } finally {

@@ -5,6 +5,7 @@
  */
 import type { LogSource } from './logFiles.js';
 import { readLogSetRange } from './logSet.js';
+import type { MadeLogs } from './madeLogs.js';
 
 export interface TailLimits {
   maxLines: number;
@@ -53,6 +54,25 @@ export async function readLogTail(
     // More than the bytes kept: lines dropped for the limit (a native stack trace, say) still
     // leave enough whole lines.
     const range = await readLogSetRange(workDir, source, undefined, limits.maxBytes * 8);
+    return lastLines(range.data.toString('utf8'), limits, range.offset > 0);
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * As readLogTail, for a log of the work dir that must be the one the worker made (madeLogs.ts),
+ * across its rolled files:
+ * the tail goes into the executor's state, which every UI shows; '' for anything else.
+ */
+export async function readMadeLogTail(
+  workDir: string,
+  src: LogSource,
+  limits: TailLimits,
+  made: MadeLogs,
+): Promise<string> {
+  try {
+    const range = await readLogSetRange(workDir, src, undefined, limits.maxBytes * 8, made);
     return lastLines(range.data.toString('utf8'), limits, range.offset > 0);
   } catch {
     return '';

@@ -34,11 +34,13 @@ export function announceAuth(
   process.stderr.write(
     [
       '',
-      `To join a worker to this master, run on the worker's machine (keep the secret out of shell history and logs):`,
+      `To join a worker to this master, on the worker's machine, as the user that runs it: save the secret there with \`wick join --save\` (it reads the secret from stdin, pasted or piped, and keeps it in ~/.config/wick/cluster-secret, readable by that user only: nothing in a command line, an environment or shell history), then start the worker:`,
       '',
-      `    WICK_AUTH_SECRET=${auth.secret} wick worker wick://${address}${pin}`,
+      `    secret: ${auth.secret}`,
+      `    wick join --save`,
+      `    wick worker wick://${address}${pin}`,
       '',
-      `Clients on this machine find the secret by themselves; elsewhere give them WICK_AUTH_SECRET too${pin ? ' (and wick.ssl.fingerprint, the certificate this master serves TLS with)' : ''}. \`wick join\` prints this again.${highAvailability ? ' Standby masters must have the same secret: copy the file to each, or set wick.authenticate.secret.file.' : ''}`,
+      `Clients on this machine find the secret by themselves; elsewhere save it the same way${pin ? ' (and give them wick.ssl.fingerprint, the certificate this master serves TLS with)' : ''}. \`wick join\` prints this again.${highAvailability ? ' Standby masters must have the same secret: copy the file to each, or set wick.authenticate.secret.file.' : ''}`,
       '',
     ].join('\n'),
   );

@@ -131,6 +131,7 @@ export async function startMaster(
   const files = new ContentStore(
     filesDirFor(conf, env.rpcAddress?.port ?? 0),
     conf.get(MasterConf.uploadMaxSize),
+    conf.get(MasterConf.uploadMaxTotalSize),
   );
   env.setupEndpoint(FILE_SERVER_ENDPOINT, new FileServer(files, isClusterPeer));
   const master = new Master({

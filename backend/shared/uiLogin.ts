@@ -6,7 +6,10 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
  * cluster (the master's and each worker's) can check one without keeping anything but the
  * nonces of the links used:
  *
- * - A login link's token, `<expiry>.<nonce>.<signature>`: valid a few minutes, and once.
+ * - A login link's token, `<expiry>.<nonce>.<signature>`: valid a few minutes, once, and on one
+ *   web UI only: its signature names the UI it was made for (its audience: `master`, or
+ *   `worker:<id>`), so a link used on the master opens no worker's UI — each UI keeps only the
+ *   nonces it saw, and a link valid everywhere would be valid once per UI.
  * - A session cookie, `<expiry>.<id>.<signature>`: signed rather than kept server-side, so a
  *   worker's UI accepts the master's session (browsers send a host's cookies to all its ports)
  *   and no server's memory grows with logins. The price: a session cannot be ended before its
@@ -27,15 +30,34 @@ export const MAX_USED_LINKS = 10_000;
 
 const SIGNED = /^(\d{13})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;
 
-function signature(secret: string, kind: 'login' | 'session', expiry: number, id: string): string {
-  return createHmac('sha256', secret)
-    .update(`wick-ui-${kind}:v1:${expiry}:${id}`)
-    .digest('base64url');
+/** The web UI a login link opens: the master's, or worker `id`'s. */
+export const MASTER_UI = 'master';
+export const workerUi = (id: string) => `worker:${id}`;
+
+function signature(
+  secret: string,
+  kind: 'login' | 'session',
+  expiry: number,
+  id: string,
+  audience?: string,
+): string {
+  // A session is good on every UI of the cluster (a host's cookies go to all its ports); a login
+  // link names its UI (v2: v1 links named none).
+  const message =
+    kind === 'login'
+      ? `wick-ui-login:v2:${expiry}:${id}:${audience ?? MASTER_UI}`
+      : `wick-ui-${kind}:v1:${expiry}:${id}`;
+  return createHmac('sha256', secret).update(message).digest('base64url');
 }
 
-function mint(secret: string, kind: 'login' | 'session', expiry: number): string {
+function mint(
+  secret: string,
+  kind: 'login' | 'session',
+  expiry: number,
+  audience?: string,
+): string {
   const id = randomBytes(16).toString('base64url');
-  return `${expiry}.${id}.${signature(secret, kind, expiry, id)}`;
+  return `${expiry}.${id}.${signature(secret, kind, expiry, id, audience)}`;
 }
 
 /** A signed value's parts when it is well formed and its signature is right. */
@@ -43,6 +65,7 @@ function verify(
   secret: string,
   kind: 'login' | 'session',
   value: string,
+  audience?: string,
 ): { expiry: number; id: string } | undefined {
   const m = SIGNED.exec(value);
   if (!m) return undefined;
@@ -50,7 +73,7 @@ function verify(
   const expiry = Number(expiryText);
   // As text, not decoded: base64url has several spellings of the same last bits, and only the
   // one this code writes is the signature.
-  const want = Buffer.from(signature(secret, kind, expiry, id));
+  const want = Buffer.from(signature(secret, kind, expiry, id, audience));
   const got = Buffer.from(given);
   return got.length === want.length && timingSafeEqual(got, want) ? { expiry, id } : undefined;
 }
@@ -59,14 +82,21 @@ export function mintLoginToken(
   secret: string,
   now = Date.now(),
   ttlMs = LOGIN_LINK_TTL_MS,
+  audience = MASTER_UI,
 ): string {
-  return mint(secret, 'login', now + ttlMs);
+  return mint(secret, 'login', now + ttlMs, audience);
 }
 
-/** `http://host:port/login?token=…` for the web UI at `webUiUrl`. */
-export function loginLink(webUiUrl: string, secret: string, now = Date.now(), to?: string): string {
+/** `http://host:port/login?token=…` for the web UI at `webUiUrl`, which is `audience`. */
+export function loginLink(
+  webUiUrl: string,
+  secret: string,
+  now = Date.now(),
+  to?: string,
+  audience = MASTER_UI,
+): string {
   const url = new URL('/login', webUiUrl);
-  url.searchParams.set('token', mintLoginToken(secret, now));
+  url.searchParams.set('token', mintLoginToken(secret, now, LOGIN_LINK_TTL_MS, audience));
   if (to !== undefined) {
     if (!isDashboardRoute(to))
       throw new Error(
@@ -92,13 +122,18 @@ export function checkLoginToken(
   secret: string,
   token: string | undefined,
   now: number,
+  /** This UI: a link made for another is refused. */
+  audience = MASTER_UI,
 ): LoginCheck {
   const again = 'run `wick ui-url` for a new link';
   if (!token) return { ok: false, why: `This login link has no token: ${again}` };
-  const signed = verify(secret, 'login', token);
+  const signed = verify(secret, 'login', token, audience);
   if (!signed) {
     return SIGNED.test(token)
-      ? { ok: false, why: `This login link was not made with this cluster's secret: ${again}` }
+      ? {
+          ok: false,
+          why: `This login link was not made with this cluster's secret for this web UI (${audience}; a link opens the one UI it was made for, once): ${again}`,
+        }
       : {
           ok: false,
           why: `Invalid login token ${JSON.stringify(token.slice(0, 100))}: expected <expiry>.<nonce>.<signature>, as \`wick ui-url\` prints it`,

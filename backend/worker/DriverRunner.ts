@@ -1,6 +1,7 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
+import { madeLogs } from '../logs/madeLogs.js';
 import { type DriverDescription, type DriverState, isDriverFinished } from '../protocol/common.js';
 import type { Clock } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
@@ -69,7 +70,11 @@ export class DriverRunner {
       // RUNNING when it places it, so a client may ask this worker for its log at once (empty
       // logs rather than "No such log").
       mkdirSync(this.dir, { recursive: true });
-      for (const stream of ['stdout', 'stderr']) closeSync(openSync(join(this.dir, stream), 'a'));
+      for (const stream of ['stdout', 'stderr']) {
+        const fd = openSync(join(this.dir, stream), 'a');
+        madeLogs.record(join(this.dir, stream), fd);
+        closeSync(fd);
+      }
       let localApp: string;
       const shipped = this.desc.shipped;
       if (shipped) {
@@ -115,8 +120,10 @@ export class DriverRunner {
       if (this.termination.killRequested) return exitCode;
       log.info(`Launch Command: ${formatCommand(argv)}`);
       this.runs++;
+      const confined = this.host.confine?.(argv, { cwd: this.dir, readWrite: [] });
       this.process = launch({
-        argv,
+        argv: confined ?? argv,
+        sandboxed: confined !== undefined,
         cwd: this.dir,
         env: { ...this.env, ...this.host.credentialEnv?.('submission', this.driverId) },
         header: `Launch Command: ${formatCommand(argv)}`,

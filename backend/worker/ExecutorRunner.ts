@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
-import { EXECUTOR_STDERR_TAIL, readLogTail } from '../logs/logTail.js';
+import { EXECUTOR_STDERR_TAIL, readMadeLogTail } from '../logs/logTail.js';
+import { madeLogs } from '../logs/madeLogs.js';
 import {
   EXECUTOR_DIRS_ENV,
   LOG_URL_STDERR_ENV,
@@ -42,6 +43,14 @@ export interface RunnerHost {
   credentialEnv?(kind: 'app' | 'submission', id: string): Record<string, string>;
   /** Fetches files from the master this worker follows (a cluster-mode driver's application). */
   fetchFromMaster?: MasterFetch;
+  /**
+   * `argv` wrapped to run confined to `own` (its directory, its application's local dirs), when
+   * this worker confines applications (wick.executor.sandbox); undefined when it runs them open.
+   */
+  confine?(
+    argv: readonly string[],
+    own: { cwd: string; readWrite: readonly string[] },
+  ): string[] | undefined;
 }
 
 /**
@@ -119,7 +128,11 @@ export class ExecutorRunner {
         header: `Wick Executor Command: ${formatCommand(argv)}`,
         ...(this.host.logRolling ? { rolling: this.host.logRolling } : {}),
       };
-      this.process = (!spec.rolling && this.host.takeStandby?.(spec)) || launch(spec);
+      const confined = this.host.confine?.(argv, { cwd: this.dir, readWrite: this.appLocalDirs });
+      // A standby writes its output straight to files: with rolling on, each executor is fresh.
+      this.process = confined
+        ? launch({ ...spec, argv: confined, sandboxed: true })
+        : (!spec.rolling && this.host.takeStandby?.(spec)) || launch(spec);
     } catch (err) {
       this.finish(
         'FAILED',
@@ -141,10 +154,11 @@ export class ExecutorRunner {
         // An executor that failed by itself (one that cannot reach its driver, say) has said why
         // in its stderr: quote its end, so that the driver and the UIs can tell the user.
         if (state === 'EXITED' && !byItself) {
-          const tail = await readLogTail(
+          const tail = await readMadeLogTail(
             this.workDir,
             { appId: this.appId, execId: this.execId, stream: 'stderr' },
             EXECUTOR_STDERR_TAIL,
+            madeLogs,
           );
           // The first line is what an executor's state keeps (and the UIs show): say it there.
           if (isOutOfMemoryExit(tail)) message += ': JavaScript heap out of memory';

@@ -34,6 +34,7 @@ import type { Launched, LaunchSpec } from './process/launch.js';
 import { ExecutorPrestarter } from './process/prestart.js';
 import { Runners } from './Runners.js';
 import { StateChanges } from './StateChanges.js';
+import type { Sandbox } from './sandbox/Sandbox.js';
 import { WorkerResources } from './WorkerResources.js';
 import { WorkDirCleaner } from './workDirCleanup.js';
 
@@ -60,6 +61,8 @@ export interface WorkerOptions {
   wickCli?: string;
   /** host:port of the worker's external shuffle service (wick.shuffle.service.enabled), if on. */
   shuffleServiceAddress?: string;
+  /** What applications' processes run confined in (wick.executor.sandbox); none: open. */
+  sandbox?: Sandbox;
 }
 
 /**
@@ -84,6 +87,7 @@ export class Worker extends RpcEndpoint implements RunnerHost {
   readonly logRolling: RollingConf | undefined;
   readonly exit: (code: number, reason: string) => void;
   readonly shuffleServiceAddress: string | undefined;
+  readonly sandbox: Sandbox | undefined;
 
   readonly resources: WorkerResources;
   readonly runners: Runners;
@@ -112,6 +116,7 @@ export class Worker extends RpcEndpoint implements RunnerHost {
     this.logRolling = rollingConfOf(this.conf);
     this.exit = options.exit ?? ((code) => process.exit(code));
     this.shuffleServiceAddress = options.shuffleServiceAddress;
+    this.sandbox = options.sandbox;
     const { changed } = this.stateChanges;
     this.resources = new WorkerResources(options.cores, options.memoryMB, changed);
     this.runners = new Runners(
@@ -157,9 +162,12 @@ export class Worker extends RpcEndpoint implements RunnerHost {
       post,
       stopped,
     });
-    // A prestarted executor writes its output straight to files: nothing to roll it.
+    // A standby is started before anyone knows whose executor it becomes, so it cannot be
+    // confined to that application's dirs (a confining worker spawns each executor fresh: a Node
+    // start-up, ~60-170 ms, per executor); and a standby writes its output straight to files,
+    // which nothing could roll.
     this.prestart =
-      this.conf.get(WorkerConf.executorPrestart) && !this.logRolling
+      this.conf.get(WorkerConf.executorPrestart) && !this.sandbox && !this.logRolling
         ? new ExecutorPrestarter(
             this.workDir,
             [process.execPath, options.wickCli ?? distFile('wick.cjs')],
@@ -203,6 +211,11 @@ export class Worker extends RpcEndpoint implements RunnerHost {
       ...tls,
       [APP_CREDENTIAL_ENV]: formatCredential({ kind, id, key: deriveKey(secret, kind, id) }),
     };
+  }
+
+  /** RunnerHost.confine: the launch wrapped in this worker's sandbox, if it has one. */
+  confine(argv: readonly string[], own: { cwd: string; readWrite: readonly string[] }) {
+    return this.sandbox?.wrap(argv, own);
   }
 
   get cores(): number {

@@ -8,6 +8,7 @@ import { wickProtocol } from '../protocol/index.js';
 import { type RpcAddress, RpcConf, RpcEnv } from '../rpc/index.js';
 import type { WireSecurity } from '../rpc/tls/WireSecurity.js';
 import type { Clock } from '../util/clock.js';
+import { chooseWorkerSandbox } from './sandbox/chooseWorkerSandbox.js';
 import { startShuffleService } from './shuffleService.js';
 import { Worker } from './Worker.js';
 import { workerId } from './workerId.js';
@@ -67,6 +68,13 @@ export async function startWorker(
       `Work dir ${workDir} is not writable (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); choose another with --work-dir`,
     );
   }
+  const localDirs = conf
+    .get(DaemonConf.localDirs)
+    .split(',')
+    .map((d) => d.trim())
+    .filter(Boolean);
+  // Before any port is bound: wick.executor.sandbox=bwrap without a usable bwrap refuses to start.
+  const sandbox = chooseWorkerSandbox(conf, workDir, localDirs);
   const host = conf.get(DaemonConf.workerHost);
   const env = await RpcEnv.create({
     protocol: wickProtocol,
@@ -116,11 +124,8 @@ export async function startWorker(
     webUiPort: uiPort,
     webUiUrl: `${webUi.scheme ?? 'http'}://${addr.host}:${uiPort}`,
     workerId: workerId(Date.now(), addr.host, addr.port),
-    localDirs: conf
-      .get(DaemonConf.localDirs)
-      .split(',')
-      .map((d) => d.trim())
-      .filter(Boolean),
+    localDirs,
+    sandbox,
     clock: options.clock,
     exit: options.exit,
     shuffleServiceAddress: shuffleService?.address,

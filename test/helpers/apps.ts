@@ -196,7 +196,10 @@ export function killWhenDone(t: TestContext, ...ps: WickProcess[]): void {
 
 /** A folder for a test file's applications; remove() it in after(). */
 export class AppDir {
-  readonly path = mkdtempSync(join(tmpdir(), 'wick-test-apps-'));
+  /** Under the run's shared folder, which confined executors see read-only (scripts/test.mjs). */
+  readonly path = mkdtempSync(
+    join(process.env.WICK_TEST_SHARED_DIR ?? tmpdir(), 'wick-test-apps-'),
+  );
 
   /** Writes `source` as `name` and returns its path. */
   write(name: string, source: string): string {

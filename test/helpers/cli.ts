@@ -40,9 +40,12 @@ export interface WickProcess {
 
 /** Starts `node bin/wick.js …args`; stdin is a pipe that stays open until the process ends. */
 export function startWick(args: readonly string[], options: RunOptions = {}): WickProcess {
-  // WICK_* settings of the test's own environment (a log level, a master) would change what runs.
+  // WICK_* settings of the test's own environment (a log level, a master) would change what runs;
+  // but the run's shared folder, shown to confined executors, is the run's (scripts/test.mjs).
   const env: NodeJS.ProcessEnv = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !k.startsWith('WICK_')),
+    Object.entries(process.env).filter(
+      ([k]) => !k.startsWith('WICK_') || k === 'WICK_EXECUTOR_SANDBOX_READ_ONLY_PATHS',
+    ),
   );
   Object.assign(env, options.env);
   if (options.mark) env.WICK_TEST_MARK = options.mark;

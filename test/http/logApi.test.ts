@@ -25,8 +25,8 @@ const REQUESTS = 3000;
 const IN_FLIGHT = 8;
 
 /**
- * Flips `entry` until stopped. `file` mode alternates, each time by one atomic rename, a regular
- * file (a hard link of `real`) with a link to `outside`. `dir` mode moves the dir `real` to
+ * Flips `entry` until stopped. `file` mode alternates, each time by atomic renames, the regular
+ * file `real` with a link to `outside`. `dir` mode moves the dir `real` to
  * `entry` and back, then puts a link to the dir `outside` there and removes it (a dir cannot be
  * renamed over a link). stop() resolves with the flips made.
  */
@@ -46,10 +46,12 @@ function flipper(
     parentPort.postMessage('started');
     while (Atomics.load(flag, 0) === 0) {
       if (mode === 'file') {
+        // The real file itself moves in and out (a hard link of it is refused, as any file with
+        // more than one link: test/security/hardLink.test.ts).
         fs.rmSync(tmp, { force: true });
-        fs.linkSync(real, tmp);
-        fs.renameSync(tmp, entry);
         fs.symlinkSync(outside, tmp);
+        fs.renameSync(real, entry);
+        fs.renameSync(entry, real);
         fs.renameSync(tmp, entry);
       } else {
         fs.renameSync(real, entry);

@@ -30,7 +30,7 @@ test('the Python driver and executors run SparkPi across hosts with no address g
   const master = await net
     .host('master')
     .startMaster({ env: { WICK_AUTH_SECRET: '' }, conf: PLAIN });
-  const [, secret] = await master.waitForStderr(/^ {4}WICK_AUTH_SECRET=(\S+) wick worker /m);
+  const [, secret] = await master.waitForStderr(/^ {4}secret: (\S+)$/m);
   const env = { WICK_AUTH_SECRET: secret as string };
   await net.host('w1').startWorker(master.url, { cores: 1, env, conf: PLAIN });
   await net.host('w2').startWorker(master.url, { cores: 1, env, conf: PLAIN });

@@ -33,8 +33,10 @@ test('the join line pins the master: a wrong fingerprint is refused, the right o
 }, async (t) => {
   const net = await startHosts(t, ['master', 'w1', 'w2', 'user']);
   const master = await net.host('master').startMaster({ env: { WICK_AUTH_SECRET: '' } });
-  const [, secret, pin] = await master.waitForStderr(
-    /^ {4}WICK_AUTH_SECRET=(\S+) wick worker \S+ --conf wick\.ssl\.fingerprint=(sha256:[0-9a-f]{64})$/m,
+  // The announcement: the secret to save on the worker's machine, then the worker's line.
+  const [, secret] = await master.waitForStderr(/^ {4}secret: (\S+)$/m);
+  const [, pin] = await master.waitForStderr(
+    /^ {4}wick worker \S+ --conf wick\.ssl\.fingerprint=(sha256:[0-9a-f]{64})$/m,
   );
   const env = { WICK_AUTH_SECRET: secret as string };
   const wrong = `sha256:${'0f'.repeat(32)}`;

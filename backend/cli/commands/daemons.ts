@@ -7,6 +7,7 @@ import { parseMasterUrls } from '../../rpc/masterUrls.js';
 import { getLogger } from '../../util/log.js';
 import { startWorker } from '../../worker/startWorker.js';
 import { addConfOptions, exitWithParent, onSignals } from '../options.js';
+import { warnAboutExposedSecret } from '../secretExposure.js';
 import { applySecretFd } from '../secretFromFd.js';
 
 const log = getLogger('wick');
@@ -49,6 +50,7 @@ export function registerDaemons(program: Command): void {
         ],
       });
       await applySecretFd(conf, flags.secretFd);
+      warnAboutExposedSecret('master');
       const running = await startMaster(conf, { webUi: MasterWebUI.start });
       const stop = () => running.stop();
       onSignals(stop);
@@ -98,6 +100,7 @@ export function registerDaemons(program: Command): void {
           ],
         });
         await applySecretFd(conf, flags.secretFd);
+        warnAboutExposedSecret('worker');
         let running: Awaited<ReturnType<typeof startWorker>> | undefined;
         const stop = async () => {
           await running?.stop();

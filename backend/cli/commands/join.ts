@@ -6,6 +6,7 @@ import { resolveClusterAuth } from '../../rpc/clusterSecret.js';
 import { localClusterFingerprint } from '../../rpc/tls/clusterCertificate.js';
 import { fingerprintOfPem } from '../../rpc/tls/fingerprint.js';
 import { defaultMasterUrl } from '../options.js';
+import { saveSecretFromStdin } from './saveSecret.js';
 
 /**
  * `wick join [master-url]`: the line that joins a worker to this machine's master (as
@@ -23,7 +24,15 @@ export function registerJoin(program: Command): void {
       'the master the worker joins (default $WICK_MASTER or wick://127.0.0.1:7077)',
     )
     .option('--conf <key=value...>', 'settings, e.g. wick.authenticate.secret.file=…', [])
-    .action((url: string | undefined, flags: { conf: string[] }) => {
+    .option(
+      '--save',
+      "on a worker's machine: read the cluster secret from stdin and keep it in this user's default secret file (~/.config/wick/cluster-secret, readable by this user only)",
+    )
+    .action(async (url: string | undefined, flags: { conf: string[]; save?: boolean }) => {
+      if (flags.save) {
+        await saveSecretFromStdin();
+        return;
+      }
       const conf = new WickConf(
         flags.conf.map((pair) => {
           const eq = pair.indexOf('=');
@@ -45,8 +54,24 @@ export function registerJoin(program: Command): void {
           `No cluster secret here (looked in wick.authenticate.secret, wick.authenticate.secret.file, WICK_AUTH_SECRET and ${auth.file}): run this where the master runs, as its user`,
         );
       }
-      process.stdout.write(`WICK_AUTH_SECRET=${auth.secret} wick worker ${master}${pin(conf)}\n`);
+      process.stdout.write(joinLines(auth.secret, master, pin(conf)));
     });
+}
+
+/**
+ * How to join a worker without the secret on a command line, in an environment or in shell
+ * history: `wick join --save` on the worker's machine reads it from stdin into that machine's
+ * default secret file (readable by its user only), where `wick worker` finds it. `pin`: the
+ * certificate's fingerprint option (below), for the worker to pin.
+ */
+export function joinLines(secret: string, master: string, pin = ''): string {
+  return [
+    `# On the worker's machine, as the user that runs the worker: save the secret (paste it when asked),`,
+    `#   ${secret}`,
+    `wick join --save`,
+    `wick worker ${master}${pin}`,
+    '',
+  ].join('\n');
 }
 
 /**

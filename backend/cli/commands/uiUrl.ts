@@ -8,7 +8,7 @@ import { localClusterFingerprint } from '../../rpc/tls/clusterCertificate.js';
 import { parseFingerprints } from '../../rpc/tls/fingerprint.js';
 import { TLS_FINGERPRINT_ENV } from '../../rpc/tls/WireSecurity.js';
 import { metricsScrapeToken } from '../../shared/metricsToken.js';
-import { LOGIN_LINK_TTL_MS, loginLink } from '../../shared/uiLogin.js';
+import { LOGIN_LINK_TTL_MS, loginLink, MASTER_UI, workerUi } from '../../shared/uiLogin.js';
 import { addConfOptions, masterUrlOf } from '../options.js';
 
 interface Flags {
@@ -62,7 +62,9 @@ export function registerUiUrl(program: Command): void {
       return;
     }
     const fingerprint = base.startsWith('https:') ? uiFingerprint(conf, flags) : undefined;
-    const link = new URL(loginLink(base, secret));
+    // A link opens the one UI it is made for (shared/uiLogin.ts).
+    const audience = flags.worker !== undefined ? workerUi(flags.worker) : MASTER_UI;
+    const link = new URL(loginLink(base, secret, Date.now(), undefined, audience));
     // Not read by the server: the certificate to expect, for a browser's user or a script to check.
     if (fingerprint) link.searchParams.set('fingerprint', fingerprint);
     process.stdout.write(`${link}\n`);

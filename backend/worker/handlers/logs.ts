@@ -1,5 +1,6 @@
 import { DEFAULT_LOG_BYTES, type LogSource } from '../../logs/logFiles.js';
 import { openLogSet, readLogSetRange } from '../../logs/logSet.js';
+import { madeLogs } from '../../logs/madeLogs.js';
 import type { MessageOf } from '../../protocol/registry.js';
 import {
   FollowLog,
@@ -28,6 +29,7 @@ export function logHandlers(w: Worker, { on }: HandlerRegistry): void {
       source(msg),
       msg.offset,
       msg.length ?? DEFAULT_LOG_BYTES,
+      madeLogs,
     );
     return LogRangeResponse({
       data: range.data.toString('base64'),
@@ -61,7 +63,7 @@ async function follow(
   const ref = ctx.connection
     ? w.rpcEnv.refOver(ctx.connection, m.follower.name)
     : w.rpcEnv.endpointRef(m.follower);
-  const set = await openLogSet(w.workDir, src);
+  const set = await openLogSet(w.workDir, src, madeLogs);
   let totalSize: number;
   try {
     totalSize = (await set.read(undefined, 0)).totalSize;

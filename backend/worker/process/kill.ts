@@ -28,6 +28,7 @@ export async function killProcessTree(
   graceMs: number,
   rootExited = false,
   clock: Clock = systemClock,
+  options: { sandboxed?: boolean } = {},
 ): Promise<void> {
   if (pid <= 0) return;
   // The system clock's timers are unref'd: without this a process with nothing else to do (a
@@ -35,7 +36,12 @@ export async function killProcessTree(
   const keepAlive = setInterval(() => {}, 1 << 30);
   try {
     const tree = new TreeMembers(pid, marker, rootExited);
-    await signalEverything(tree, 'SIGTERM');
+    // A sandbox's root is bwrap, which SIGTERM ends at once, and with it (--die-with-parent, the
+    // PID namespace) everything inside by SIGKILL: the processes inside get the SIGTERM alone,
+    // and their grace period; bwrap passes on their exit. Its PID namespace's init (bwrap's own)
+    // ignores a SIGTERM from outside, as the kernel does for any namespace's init.
+    if (options.sandboxed) await signalInside(tree, 'SIGTERM');
+    else await signalEverything(tree, 'SIGTERM');
     if (await allGone(tree, graceMs, clock)) return;
     log.info(`Process tree of ${pid} still running ${graceMs} ms after SIGTERM; sending SIGKILL`);
     await signalEverything(tree, 'SIGKILL');
@@ -75,6 +81,12 @@ async function signalEverything(tree: TreeMembers, signal: NodeJS.Signals): Prom
   }
   signal1(-tree.root, signal);
   for (const p of marked) signal1(p, signal);
+}
+
+/** The marked processes of a sandbox but its root (sandbox/: the root is bwrap). */
+async function signalInside(tree: TreeMembers, signal: NodeJS.Signals): Promise<void> {
+  const marked = await tree.scan();
+  for (const p of marked) if (p !== tree.root) signal1(p, signal);
 }
 
 function signal1(pid: number, signal: NodeJS.Signals): void {

@@ -1,6 +1,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { madeLogs } from '../../logs/madeLogs.js';
 import { APP_CREDENTIAL_ENV } from '../../rpc/credentials.js';
 import type { RollingConf } from '../logs/RollingFileAppender.js';
 import { launchRolling } from './launchRolling.js';
@@ -20,6 +21,11 @@ export interface LaunchSpec {
   header: string;
   /** Append to stdout/stderr instead of truncating (a supervised driver's relaunch). */
   append?: boolean;
+  /**
+   * `argv` already wrapped in bwrap (sandbox/): its root is bwrap, whose death kills the whole
+   * sandbox at once, so a kill sends SIGTERM to the processes inside first (kill.ts).
+   */
+  sandboxed?: boolean;
   /** wick.executor.logs.rolling.*: output through the worker, rolled (launchRolling.ts). */
   rolling?: RollingConf;
 }
@@ -28,6 +34,8 @@ export interface Launched {
   pid: number;
   /** The marker value its descendants carry in WICK_PROCESS_MARKER. */
   marker: string;
+  /** Its root is bwrap (LaunchSpec.sandboxed). */
+  sandboxed?: boolean;
   /** Resolves when the child exits: its exit code, or the signal that ended it. */
   exited: Promise<{ exitCode: number | undefined; signal: string | undefined }>;
 }
@@ -81,6 +89,8 @@ export function launch(spec: LaunchSpec): Launched {
   const flags = spec.append ? 'a' : 'w';
   const out = openSync(join(spec.cwd, 'stdout'), flags);
   const err = openSync(join(spec.cwd, 'stderr'), flags);
+  madeLogs.record(join(spec.cwd, 'stdout'), out);
+  madeLogs.record(join(spec.cwd, 'stderr'), err);
   const marker = newMarker();
   try {
     writeSync(err, `${spec.header}\n${'='.repeat(40)}\n\n`);
@@ -111,6 +121,7 @@ export function launch(spec: LaunchSpec): Launched {
     return {
       pid: child.pid,
       marker,
+      sandboxed: spec.sandboxed,
       exited: exited.then(({ exitCode, signal }) => ({ exitCode, signal })),
     };
   } finally {

@@ -1,6 +1,7 @@
 import { closeSync, fstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
+import { madeLogs } from '../../logs/madeLogs.js';
 import { getLogger } from '../../util/log.js';
 import { killProcessTree } from './kill.js';
 import { type Launched, type LaunchSpec, newMarker, spawnMarked } from './launch.js';
@@ -96,6 +97,8 @@ export class ExecutorPrestarter {
       writeSync(s.err, `${spec.header}\n${'='.repeat(40)}\n\n`);
       renameSync(join(s.dir, 'stdout'), join(spec.cwd, 'stdout'));
       renameSync(join(s.dir, 'stderr'), join(spec.cwd, 'stderr'));
+      madeLogs.record(join(spec.cwd, 'stdout'), s.out);
+      madeLogs.record(join(spec.cwd, 'stderr'), s.err);
       s.stdin.end(`${JSON.stringify({ argv: spec.argv, cwd: spec.cwd, env: spec.env })}\n`);
     } catch (err) {
       log.warn(`Standby executor process ${s.pid} unusable (${(err as Error).message}); spawning`);

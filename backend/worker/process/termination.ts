@@ -50,7 +50,9 @@ export class Termination {
     if (!child || child.pid <= 0) return;
     if (!this.killing) {
       log.info(`Killing process tree of ${this.name} (pid ${child.pid})`);
-      this.killing = killProcessTree(child.pid, child.marker, this.graceMs);
+      this.killing = killProcessTree(child.pid, child.marker, this.graceMs, false, undefined, {
+        sandboxed: child.sandboxed,
+      });
     }
     await this.killing;
   }
