@@ -10,9 +10,9 @@ import { counter, gauge, type MetricDef, type Sample } from './define.js';
  * application's series go when the master forgets it.
  *
  * The values come from an AppMetricsSource. What the master knows of every application (state,
- * cores, executors) is `appMetricsFromMasterState`; what only the driver knows (jobs, stages,
- * tasks, shuffle bytes) comes from the summary the driver reports to the master, through a source
- * that fills the optional groups below. A group a source does not fill is not written at all,
+ * cores, executors) and the jobs and stages of the summary its driver reports (AppSummary's
+ * `progress`) are `appMetricsFromMasterState`; tasks and shuffle bytes, which that summary does
+ * not carry, are optional groups a richer source may fill. A group a source does not fill is not written at all,
  * rather than written as 0: "unknown" must not read as "none".
  */
 
@@ -65,6 +65,7 @@ export function appMetricsFromMasterState(
 function fromSummary(app: AppSummary, now: number): AppMetrics {
   let executors = 0;
   for (const e of app.executors) if (e.state === 'LAUNCHING' || e.state === 'RUNNING') executors++;
+  const p = app.progress;
   return {
     appId: app.id,
     name: app.name,
@@ -72,6 +73,18 @@ function fromSummary(app: AppSummary, now: number): AppMetrics {
     coresGranted: app.coresGranted,
     executors,
     runtimeMs: Math.max(0, (app.endTime ?? now) - app.startTime),
+    // The driver's reported summary (the master's store of it: jobs and stage attempts kept, by
+    // status). Tasks and shuffle bytes are not in the pushed summary: not written.
+    ...(p
+      ? {
+          jobs: { active: p.jobs.active, completed: p.jobs.succeeded, failed: p.jobs.failed },
+          stages: {
+            active: p.stages.active,
+            completed: p.stages.complete,
+            failed: p.stages.failed,
+          },
+        }
+      : {}),
   };
 }
 
