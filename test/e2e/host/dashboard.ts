@@ -28,11 +28,10 @@ let nextReq = 0;
 
 /** Asks run.mjs to act on the page (click/count in the dashboard's frame, or a screenshot). */
 async function drive(req: {
-  action: 'click' | 'wait' | 'count' | 'shot' | 'popup';
+  action: 'click' | 'wait' | 'count' | 'shot';
   selector?: string;
   name?: string;
-  heading?: string;
-}): Promise<{ ok: boolean; error?: string; count?: number; path?: string; url?: string }> {
+}): Promise<{ ok: boolean; error?: string; count?: number; path?: string }> {
   const dir = process.env.WICK_E2E_PAGE;
   if (!dir) throw new Error('WICK_E2E_PAGE is not set: run through test/e2e/run.mjs');
   const id = `r${process.pid}-${++nextReq}`;
@@ -272,26 +271,6 @@ export async function dashboardSteps(api: Api, root: string): Promise<void> {
       await restore();
     }
   });
-
-  await step(
-    "Open Web UI in the user's browser shows the master's page, not a second workbench",
-    async () => {
-      // The default (wick.ui.openWebUiIn: external): vscode.env.openExternal of the forwarded
-      // address opens a tab of the user's browser beside the workbench.
-      const [master] = api.clusterTree.getChildren();
-      const r = (await vscode.commands.executeCommand('wick.openWebUi', master)) as
-        | { url: string; via: string }
-        | undefined;
-      assert.equal(r?.via, 'external');
-      const tab = await drive({
-        action: 'popup',
-        heading: '^Wick Master at ',
-        name: 'dashboard-15-open-web-ui-tab',
-      });
-      assert.ok(tab.url, 'the tab has an address');
-      assert.doesNotMatch(tab.url as string, /[?&]folder=|\/login\?/, 'the master page, logged in');
-    },
-  );
 
   await step("Open Web UI on an application logs in and moves on to the app's page", async () => {
     const restore = await setting('ui.openWebUiIn', 'simpleBrowser');
