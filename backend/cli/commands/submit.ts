@@ -155,6 +155,11 @@ export function registerSubmit(program: Command): void {
       // one it registers with (the local cluster's for "local").
       const appSettings = Object.fromEntries(conf.entries());
       appSettings['wick.master'] = masterUrl;
+      if (inProcess) {
+        process.stderr.write(
+          `Master ${master}: the application's tasks run inside this process (no cluster), so a debugger attached to it stops in the functions given to map, filter, reduceByKey…\n`,
+        );
+      }
       if (deployMode === 'client') {
         // The files as this machine's paths; in cluster mode they are uploaded to the masters.
         if (files.length > 0) appSettings['wick.files'] = files.map((f) => resolve(f)).join(',');
