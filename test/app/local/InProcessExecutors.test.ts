@@ -62,6 +62,17 @@ test("every task runs in the driver's process", async () => {
   assert.deepEqual(new Set(pids), new Set([process.pid]));
 });
 
+test('a task function reads its own partition on wickTaskContext (Spark’s TaskContext)', async () => {
+  const seen = await wc
+    .parallelize(['a', 'b', 'c', 'd', 'e', 'f'], 3)
+    .map(
+      (x: string) =>
+        `${x}${(globalThis as { wickTaskContext?: { partitionId: number } }).wickTaskContext?.partitionId}`,
+    )
+    .collect();
+  assert.deepEqual(seen, ['a0', 'b0', 'c1', 'd1', 'e2', 'f2']);
+});
+
 test("a connection without the application's key cannot reach the driver", async () => {
   const url = `wick://${driverEnv().address}/${DRIVER_ENDPOINT}`;
   for (const credential of [
