@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { findApp, item } from '../../../extension/tree/model.js';
 import { type Stopped, stops } from './debugJob.js';
-import { type Api, apps, step, submit, until, within } from './helpers.js';
+import { Answering, type Api, apps, step, submit, until, within } from './helpers.js';
 
 type Frame = { id: number; line: number; source?: { path?: string } };
 type Variable = { name: string; value: string };
@@ -202,44 +202,105 @@ export async function debugTaskSteps(api: Api, root: string): Promise<void> {
     },
   );
 
-  await step('Debug Failed Task stops on the throwing line in the failing partition', async () => {
+  await step(
+    'Debug Failed Task (tree item) stops on the throwing line in the failing partition',
+    async () => {
+      const file = join(root, 'test', 'fixtures', 'apps', 'failTask.ts');
+      const line = lineOf(file, 'THROWS HERE');
+      const errors = new Answering(api.host, 'showErrorMessage', () => undefined);
+      const r = await submit({ file, deployMode: 'client' });
+      const id = r.appId;
+      assert.ok(id, `submitted: ${JSON.stringify(r)}`);
+      const failed = await within(
+        120_000,
+        until(s, (m) => {
+          const a = apps(m.state).find((x) => x.id === id);
+          return a?.state === 'FAILED' && a.failure?.location ? a : undefined;
+        }),
+        () =>
+          `${id} FAILED with a failure: ${JSON.stringify(apps(s.state).find((a) => a.id === id))}`,
+      );
+      const task = (failed.failure as { task?: { stageId: number; partitionId: number } }).task;
+      assert.equal(task?.partitionId, 2, `the failure names its task: ${JSON.stringify(task)}`);
+      assert.ok(Number.isInteger(task?.stageId));
+      assert.equal(failed.failure?.location?.line, line);
+      // The failed job's notification offers it (the next step clicks it).
+      const shown = await within(
+        60_000,
+        errors.next((m) => m.message.includes('Fail Task failed')),
+        () => `the failure's notification: ${JSON.stringify(errors.shown)}`,
+      ).finally(() => errors.restore());
+      assert.ok(shown.items.includes('Debug Failed Task'), JSON.stringify(shown));
+      const found = findApp(id, s.model());
+      assert.ok(found);
+      assert.equal(item(found.node, s.model()).contextValue, 'wick.app.failed');
+      const out = debuggeeOutput();
+      try {
+        await stopAt(
+          file,
+          line,
+          // As the tree item's context menu runs it.
+          () => vscode.commands.executeCommand('wick.debugFailedTask', found.node),
+          async (_st, top, req) => {
+            const locals = await localsOf(top, req);
+            assert.equal(locals.get('x'), '50', `the failing element: ${[...locals]}`);
+            const ctx = (await req('evaluate', {
+              expression: 'wickTaskContext.partitionId',
+              frameId: top.id,
+              context: 'repl',
+            })) as { result: string };
+            assert.equal(ctx.result, '2');
+          },
+          () =>
+            vscode.debug.breakpoints.filter(
+              (b) => b instanceof vscode.SourceBreakpoint && b.location.uri.fsPath === file,
+            ),
+          out.text,
+        );
+        // Its breakpoint was the run's own: gone with the session.
+        assert.equal(
+          vscode.debug.breakpoints.filter(
+            (b) => b instanceof vscode.SourceBreakpoint && b.location.uri.fsPath === file,
+          ).length,
+          0,
+        );
+      } finally {
+        out.dispose();
+      }
+    },
+  );
+
+  await step("Debug Failed Task from the failed job's notification stops there too", async () => {
     const file = join(root, 'test', 'fixtures', 'apps', 'failTask.ts');
     const line = lineOf(file, 'THROWS HERE');
-    const r = await submit({ file, deployMode: 'client' });
-    const id = r.appId;
-    assert.ok(id, `submitted: ${JSON.stringify(r)}`);
-    const failed = await within(
-      120_000,
-      until(s, (m) => {
-        const a = apps(m.state).find((x) => x.id === id);
-        return a?.state === 'FAILED' && a.failure?.location ? a : undefined;
-      }),
-      () =>
-        `${id} FAILED with a failure: ${JSON.stringify(apps(s.state).find((a) => a.id === id))}`,
+    // The user clicks the button of the job's failure notification.
+    const errors = new Answering(api.host, 'showErrorMessage', (m) =>
+      m.message.includes('Fail Task failed') ? 'Debug Failed Task' : undefined,
     );
-    const task = (failed.failure as { task?: { stageId: number; partitionId: number } }).task;
-    assert.equal(task?.partitionId, 2, `the failure names its task: ${JSON.stringify(task)}`);
-    assert.ok(Number.isInteger(task?.stageId));
-    assert.equal(failed.failure?.location?.line, line);
-    const found = findApp(id, s.model());
-    assert.ok(found);
-    assert.equal(item(found.node, s.model()).contextValue, 'wick.app.failed');
     const out = debuggeeOutput();
     try {
       await stopAt(
         file,
         line,
-        // As the tree item's context menu runs it.
-        () => vscode.commands.executeCommand('wick.debugFailedTask', found.node),
+        async () => {
+          const started = new Promise<boolean>((resolve) => {
+            const sub = vscode.debug.onDidStartDebugSession((x) => {
+              if (!x.name.includes('failed task')) return;
+              sub.dispose();
+              resolve(true);
+            });
+          });
+          const r = await submit({ file, deployMode: 'client' });
+          assert.ok(r.appId, JSON.stringify(r));
+          return within(
+            120_000,
+            started,
+            () => `a Debug Failed Task session: ${JSON.stringify(errors.shown)}`,
+          );
+        },
         async (_st, top, req) => {
           const locals = await localsOf(top, req);
           assert.equal(locals.get('x'), '50', `the failing element: ${[...locals]}`);
-          const ctx = (await req('evaluate', {
-            expression: 'wickTaskContext.partitionId',
-            frameId: top.id,
-            context: 'repl',
-          })) as { result: string };
-          assert.equal(ctx.result, '2');
         },
         () =>
           vscode.debug.breakpoints.filter(
@@ -247,14 +308,8 @@ export async function debugTaskSteps(api: Api, root: string): Promise<void> {
           ),
         out.text,
       );
-      // Its breakpoint was the run's own: gone with the session.
-      assert.equal(
-        vscode.debug.breakpoints.filter(
-          (b) => b instanceof vscode.SourceBreakpoint && b.location.uri.fsPath === file,
-        ).length,
-        0,
-      );
     } finally {
+      errors.restore();
       out.dispose();
     }
   });
