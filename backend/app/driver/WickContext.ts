@@ -14,7 +14,6 @@ import { parseMasterUrls } from '../../rpc/masterUrls.js';
 import { getLogger } from '../../util/log.js';
 import { isInProcessMaster } from '../local/localMaster.js';
 import { isAddedFileName, setDriverFiles } from '../WickFiles.js';
-import type { AppClient } from './AppClient.js';
 import { describeFailure, exitFailure } from './appFailure.js';
 import { type AssembledDriver, assembleDriver } from './assembleDriver.js';
 import type { DriverEndpoint } from './DriverEndpoint.js';
