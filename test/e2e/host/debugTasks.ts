@@ -108,8 +108,8 @@ async function stopAt(
     });
     // Done: no more breakpoints, and every thread stopped (now or later) goes on to the end.
     vscode.debug.removeBreakpoints(breakpoints());
+    // Stops still queued are not cleared: another task thread may stand at the breakpoint too.
     await st.session.customRequest('continue', { threadId: st.threadId });
-    heard.clear();
     let over = false;
     void ended.then(() => {
       over = true;
