@@ -4,6 +4,7 @@ import { createAgentClient } from './agent/agentClient.js';
 import { registerCommands } from './commands.js';
 import { registerDashboardCommands } from './dashboard/dashboardCommands.js';
 import { DashboardPanel, LogRelay } from './dashboard/dashboardPanel.js';
+import { registerDebugFailedTask } from './debug/debugFailedTask.js';
 import { registerDebug } from './debug/debugJob.js';
 import { windowHost } from './host.js';
 import { FollowScroll } from './logs/followScroll.js';
@@ -124,6 +125,7 @@ export async function activate(context: vscode.ExtensionContext) {
       shippedTypes: vscode.Uri.joinPath(context.extensionUri, 'dist', 'types').fsPath,
     }),
     ...registerRunButton(),
+    ...registerDebugFailedTask(outputs),
     ...registerDebug({
       session,
       wick: context.asAbsolutePath('dist/wick.cjs'),

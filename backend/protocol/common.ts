@@ -67,6 +67,16 @@ export const SourceLocation = Type.Object(
 );
 export type SourceLocation = Static<typeof SourceLocation>;
 
+/** A task that failed its job: its stage and partition (Spark's TaskContext names). */
+export const FailedTask = Type.Object(
+  {
+    stageId: Type.Integer({ minimum: 0, maximum: MAX_INT32 }),
+    partitionId: Type.Integer({ minimum: 0, maximum: MAX_INT32 }),
+  },
+  { additionalProperties: false },
+);
+export type FailedTask = Static<typeof FailedTask>;
+
 /**
  * Why an application FAILED, as its driver saw it (or the master, when the driver's connection
  * dropped without a word): what the user needs to find the line that threw.
@@ -89,6 +99,8 @@ export const AppFailure = Type.Object(
      * Wick's own), source-mapped to the original file.
      */
     location: Type.Optional(SourceLocation),
+    /** The task whose failures aborted the job (Debug Failed Task reruns it under a debugger). */
+    task: Type.Optional(FailedTask),
   },
   { additionalProperties: false },
 );

@@ -5,8 +5,12 @@
  * compiled application), and the compiled modules carry inline source maps to the user's files,
  * so breakpoints set in the .ts file bind; `pauseForSourceMap` makes js-debug read each module's
  * map as it loads, since the compiled tree lives in a temporary folder no `outFiles` could name.
- * Task functions run on executors, in other processes: their breakpoints are not reached (see
- * docs: the executors would each need an inspector and an attach).
+ *
+ * By default (setting wick.debug.master, `local[2]`) the application runs with Spark's local[N]
+ * master: its executors run inside that same process (backend/app/local/), so breakpoints in the
+ * functions given to map, filter, reduceByKey… stop too (js-debug attaches to the executors'
+ * task threads as it does to any worker_thread). With `cluster` it runs on the window's cluster,
+ * where task functions run on executors, in other processes, and only the driver stops.
  */
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -40,8 +44,10 @@ export function nodeLaunch(
   const program = c.program as string;
   const defaults = submitDefaults();
   const memory = c.executorMemory ?? defaults.executorMemory;
-  const cores =
-    c.executorCores ?? (defaults.executorCores ? Number(defaults.executorCores) : undefined);
+  // In-process executors have one task thread each: cores per executor mean nothing there.
+  const cores = master.startsWith('local[')
+    ? undefined
+    : (c.executorCores ?? (defaults.executorCores ? Number(defaults.executorCores) : undefined));
   return {
     type: 'node',
     request: 'launch',
@@ -78,6 +84,11 @@ export function nodeLaunch(
   };
 }
 
+/** Setting wick.debug.master: local[N] (tasks in the debugged process) or cluster. */
+export function debugMaster(): string {
+  return vscode.workspace.getConfiguration('wick').get<string>('debug.master') || 'local[2]';
+}
+
 class Provider implements vscode.DebugConfigurationProvider {
   constructor(private readonly d: Deps) {}
 
@@ -111,7 +122,8 @@ class Provider implements vscode.DebugConfigurationProvider {
       );
       return undefined;
     }
-    const master = c.master ?? (await this.master());
+    const wanted = c.master ?? debugMaster();
+    const master = wanted === 'cluster' || wanted === '' ? await this.master() : wanted;
     return nodeLaunch(c, master, this.d);
   }
 

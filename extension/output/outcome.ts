@@ -21,6 +21,8 @@ export interface Failure {
   message: string;
   stack?: string;
   location?: SourceLocation;
+  /** The task whose failures failed the job (what Debug Failed Task reruns). */
+  task?: { stageId: number; partitionId: number };
 }
 
 export interface RunFacts {
@@ -48,6 +50,8 @@ export interface Outcome {
   answer?: string[];
   /** What "Go to Source" opens. */
   location?: SourceLocation;
+  /** A failed task's partition: "Debug Failed Task" stops at `location` in it. */
+  task?: { stageId: number; partitionId: number };
   /** The Problems entries (Error severity). */
   problems: SyntaxProblem[];
 }
@@ -76,6 +80,11 @@ export function failureOf(app: unknown): Failure | undefined {
       line: l.line as number,
       column: Math.max(1, l.column as number),
     };
+  const t = f.task as Record<string, unknown> | undefined;
+  const count = (v: unknown) =>
+    Number.isInteger(v) && (v as number) >= 0 && (v as number) < 2 ** 31;
+  if (t && typeof t === 'object' && count(t.stageId) && count(t.partitionId))
+    out.task = { stageId: t.stageId as number, partitionId: t.partitionId as number };
   return out;
 }
 
@@ -137,6 +146,7 @@ export function outcome(f: RunFacts): Outcome {
     failed,
     message: message.slice(0, MAX_MESSAGE),
     ...(location ? { location } : {}),
+    ...(f.failure?.task ? { task: f.failure.task } : {}),
     problems,
   };
 }

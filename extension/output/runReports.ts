@@ -24,6 +24,8 @@ const ENDED = ['FINISHED', 'FAILED', 'KILLED', 'ERROR'];
 /** How long after the driver's exit a run waits for the master's word before it is judged. */
 const VERDICT_WAIT_MS = 10_000;
 
+import { DEBUG_FAILED_TASK, failedTaskRun } from '../debug/debugFailedTask.js';
+
 export class RunReports implements vscode.Disposable {
   readonly diagnostics = vscode.languages.createDiagnosticCollection('wick');
   /** The files each submitted file's last run put Problems entries on. */
@@ -156,11 +158,18 @@ export class RunReports implements vscode.Disposable {
     this.diagnosed.set(run.file, uris);
     // Without a line of the user's, the source is still the submitted file (its Problems entry).
     const source = o.location ?? o.problems[0];
-    const items = ['Show Output', ...(source ? ['Go to Source'] : [])];
+    const debuggable = o.task && o.location ? failedTaskRun(run.file, o) : undefined;
+    const items = [
+      'Show Output',
+      ...(source ? ['Go to Source'] : []),
+      ...(debuggable ? [DEBUG_FAILED_TASK] : []),
+    ];
     void this.host.showErrorMessage(`Wick: ${o.message}`, ...items).then(async (choice) => {
       try {
         if (choice === 'Show Output') await this.outputs.show(run);
         if (choice === 'Go to Source' && source) await goToSource(source);
+        if (choice === DEBUG_FAILED_TASK && debuggable)
+          await vscode.commands.executeCommand('wick.debugFailedTask', debuggable);
       } catch (err) {
         void this.host.showErrorMessage(`Wick: ${(err as Error).message}`);
       }

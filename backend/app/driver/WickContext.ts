@@ -13,8 +13,8 @@ import type { PartitionAction, PartitionSource } from '../../protocol/task.js';
 import type { RpcEnv } from '../../rpc/index.js';
 import { parseMasterUrls } from '../../rpc/masterUrls.js';
 import { getLogger } from '../../util/log.js';
+import { isInProcessMaster } from '../local/localMaster.js';
 import { isAddedFileName, setDriverFiles } from '../WickFiles.js';
-import type { AppClient } from './AppClient.js';
 import { describeFailure, exitFailure } from './appFailure.js';
 import { type AssembledDriver, assembleDriver } from './assembleDriver.js';
 import type { DriverEndpoint } from './DriverEndpoint.js';
@@ -62,7 +62,7 @@ export class WickContext {
   readonly dagScheduler: DAGScheduler;
   private readonly env: RpcEnv;
   private readonly driver: DriverEndpoint;
-  private readonly client: AppClient;
+  private readonly client: AssembledDriver['client'];
   private readonly fileServer: FileServer;
   /** The driver's events: where the application's listeners hang (assembleDriver.ts). */
   private readonly bus: LiveListenerBus;
@@ -209,7 +209,9 @@ export class WickContext {
     conf.set('wick.master', master).set('wick.app.name', appName);
     conf.validate();
 
-    const parts = await assembleDriver(conf, parseMasterUrls(master), appName);
+    // local[N]: no master; the executors run in this process (app/local/).
+    const masters = isInProcessMaster(master) ? [] : parseMasterUrls(master);
+    const parts = await assembleDriver(conf, masters, appName);
     try {
       // A local cluster's master says so: its runs are logged unless the application said not.
       if (parts.client.eventLogByDefault && !conf.contains(AppConf.eventLogEnabled.key)) {

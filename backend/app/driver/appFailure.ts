@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { MAX_FAILURE_MESSAGE_LENGTH, MAX_FAILURE_STACK_LENGTH } from '../../protocol/bounds.js';
-import type { AppFailure } from '../../protocol/common.js';
+import type { AppFailure, FailedTask } from '../../protocol/common.js';
 import { collapseWickFrames, firstUserFrame, type NotUserCode } from '../../shared/stackFrames.js';
 import { distFile } from '../../util/paths.js';
 
@@ -18,7 +18,20 @@ export function describeFailure(err: unknown, not: NotUserCode = wickCode()): Ap
   if (stack) failure.stack = cut(stack, MAX_FAILURE_STACK_LENGTH);
   const location = firstUserFrame(`${e?.message ?? ''}\n${stack ?? ''}`, not);
   if (location && location.file.length <= 4096) failure.location = location;
+  const task = failedTaskOf(err);
+  if (task) failure.task = task;
   return failure;
+}
+
+/** The failed task a job's error names (JobFailedError.failedTask), itself or as its cause. */
+function failedTaskOf(err: unknown): FailedTask | undefined {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    const t = (e as { failedTask?: FailedTask }).failedTask;
+    if (t && Number.isInteger(t.stageId) && Number.isInteger(t.partitionId))
+      return { stageId: t.stageId, partitionId: t.partitionId };
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 /** A driver whose process exits (or is set to exit) with a non-zero status, nothing thrown. */

@@ -13,6 +13,8 @@ import { sslChildEnv } from '../../rpc/tls/WireSecurity.js';
 import { getLogger } from '../../util/log.js';
 import { CODE_MANIFEST } from '../../util/shippedCode.js';
 import { useShippedCode } from '../closure.js';
+import { InProcessExecutors, newLocalApp } from '../local/InProcessExecutors.js';
+import { parseLocalMaster } from '../local/localMaster.js';
 import { ModuleScopes } from '../moduleScopes.js';
 import { AppClient } from './AppClient.js';
 import { DriverEndpoint, type ShippedApp } from './DriverEndpoint.js';
@@ -41,7 +43,8 @@ const log = getLogger('WickContext');
 export interface AssembledDriver {
   env: RpcEnv;
   driver: DriverEndpoint;
-  client: AppClient;
+  /** The masters' client; for local[N], the executors in this process (no master). */
+  client: AppClient | InProcessExecutors;
   fileServer: FileServer;
   dagScheduler: DAGScheduler;
   bus: LiveListenerBus;
@@ -56,8 +59,13 @@ export async function assembleDriver(
   masters: string[],
   appName: string,
 ): Promise<AssembledDriver> {
-  const { auth, appKeys } = driverAuth(conf);
-  const env = await createDriverEnv(conf, masters, auth);
+  const local = parseLocalMaster(conf.get(AppConf.master));
+  const localApp = local ? newLocalApp() : undefined;
+  // local[N]: only its own executors, which prove the key made for them, may connect.
+  const { auth, appKeys } = localApp
+    ? { auth: { credential: undefined, keys: localApp.keys }, appKeys: undefined }
+    : driverAuth(conf);
+  const env = await createDriverEnv(conf, local ? [] : masters, auth);
   try {
     const bus = new LiveListenerBus();
     const appDir = await applicationDir();
@@ -81,6 +89,19 @@ export async function assembleDriver(
       dagScheduler.executorLost(e.executorId, e.workerLost),
     );
     bus.on('WickListenerWorkerRemoved', (e) => dagScheduler.workerRemoved(e.workerId, e.host));
+    if (local && localApp) {
+      const executors = new InProcessExecutors(
+        localApp,
+        local.threads,
+        { executorEnded: (id, reason, code) => driver.removeExecutor(id, reason, code) },
+        conf.get(AppConf.executorMemory),
+      );
+      driver.applicationRegistered(executors.appId);
+      for (let i = 0; i < local.threads; i++) driver.executorGranted(String(i));
+      await executors.start(driverRef.toString());
+      reportToLauncher(executors.appId);
+      return { env, driver, client: executors, fileServer: shipped.server, dagScheduler, bus };
+    }
     const cores = conf.get(AppConf.executorCores);
     const maxCores = conf.get(AppConf.coresMax);
     const client = new AppClient(
@@ -160,7 +181,7 @@ async function createDriverEnv(conf: WickConf, masters: string[], auth: RpcAuth)
   };
   const address = chooseDriverAddress(
     settings,
-    settings.host ? undefined : await routeToMasters(masters),
+    settings.host || masters.length === 0 ? undefined : await routeToMasters(masters),
   );
   log.info(`Driver address ${address.advertise} (${address.reason}), listening on ${address.bind}`);
   try {

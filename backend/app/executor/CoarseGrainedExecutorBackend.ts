@@ -43,6 +43,12 @@ export interface BackendOptions {
   exit: (code: number, reason: string) => void;
   /** Its task threads; by default the standby's, or new ones (tests pass their own). */
   pool?: TaskPool;
+  /**
+   * The environment its worker gave it (its local dirs, credential, shuffle service, log URLs):
+   * the process's own, except for executors run inside the driver (app/local/), which share one
+   * process and so cannot each have their own.
+   */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -88,6 +94,10 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
       this.executor?.flushReports();
       this.opts.exit(0, 'Driver commanded a shutdown');
     });
+  }
+
+  private get env(): NodeJS.ProcessEnv {
+    return this.opts.env ?? process.env;
   }
 
   private launch(task: TaskDescription): void {
@@ -162,8 +172,8 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
           hostname: o.hostname,
           cores: o.cores,
           logUrls: {
-            ...(process.env[LOG_URL_STDOUT_ENV] ? { stdout: process.env[LOG_URL_STDOUT_ENV] } : {}),
-            ...(process.env[LOG_URL_STDERR_ENV] ? { stderr: process.env[LOG_URL_STDERR_ENV] } : {}),
+            ...(this.env[LOG_URL_STDOUT_ENV] ? { stdout: this.env[LOG_URL_STDOUT_ENV] } : {}),
+            ...(this.env[LOG_URL_STDERR_ENV] ? { stderr: this.env[LOG_URL_STDERR_ENV] } : {}),
           },
         }),
       );
@@ -200,11 +210,11 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
   private async fetchApp(config: MessageOf<typeof AppConfig>): Promise<TaskPlace> {
     // Where added files go, even with none yet: the application may add one at any time.
     const conf = new WickConf(config.props);
-    const shuffle = await startShuffleServer(this.opts);
+    const shuffle = await startShuffleServer(this.opts, this.env);
     this.shuffleEnv = shuffle.env;
     const place: TaskPlace = {
       appDir: config.appDir,
-      filesDir: join(appLocalDir(), 'files'),
+      filesDir: join(appLocalDir(this.env), 'files'),
       ...shuffle.place,
       spillThreshold: conf.get(ShuffleConf.spillMemoryThreshold),
     };
@@ -218,7 +228,8 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
     );
     if (!config.code && !config.files) return place;
     const server = await this.fileServerRef();
-    if (config.code) place.codeRoot = await fetchAppCode(server, config.code);
+    if (config.code)
+      place.codeRoot = await fetchAppCode(server, config.code, appLocalDir(this.env));
     if (config.files) await this.files.fetchFirst(config.files);
     return place;
   }

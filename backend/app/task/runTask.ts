@@ -28,6 +28,21 @@ export type TaskWithBlocks = TaskDescription & {
 };
 
 /**
+ * The running task's place, as Spark's TaskContext.get() gives it, on the task thread's global
+ * `wickTaskContext`: a debugger's condition (Debug Failed Task's `wickTaskContext.partitionId
+ * === 3`) or a log line in a task function reads it. A thread runs one task at a time, so the
+ * global is the task's while it runs.
+ */
+function setTaskContext(task: TaskDescription): void {
+  (globalThis as { wickTaskContext?: unknown }).wickTaskContext = Object.freeze({
+    stageId: task.stageId,
+    partitionId: task.partition,
+    attemptNumber: task.attempt,
+    taskAttemptId: task.taskId,
+  });
+}
+
+/**
  * Runs one task: streams its partition's elements through the transformations into the action,
  * with no intermediate arrays or iterators (a push pipeline), so that a tight job such as SparkPi
  * runs at close to the speed of a hand-written loop. Returns the action's per-partition result;
@@ -38,6 +53,7 @@ export async function runTask(
   compiler: FunctionCompiler,
   metrics: TaskMetrics = {},
 ): Promise<unknown> {
+  setTaskContext(task);
   await compiler.prepare(task);
   const fetched = (task as TaskWithBlocks).fetchMetrics;
   if (fetched) metrics.shuffleRead = { ...fetched };

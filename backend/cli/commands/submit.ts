@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { takeLauncherFd } from '../../app/driver/launcherReport.js';
+import { parseLocalMaster } from '../../app/local/localMaster.js';
 import { LogRouter, logRouterOptions } from '../../client/LogRouter.js';
 import { MasterStateMirror } from '../../client/MasterStateMirror.js';
 import { withMaster } from '../../client/masterConnection.js';
@@ -63,7 +64,7 @@ export function registerSubmit(program: Command): void {
       .argument('[args...]', 'arguments for the application')
       .option(
         '--master <url>',
-        'wick://host:port[,host:port…] (or spark://…), or "local" for an embedded local cluster (default wick.master, $WICK_MASTER)',
+        'wick://host:port[,host:port…] (or spark://…); "local" for an embedded local cluster (a master and 2 workers); local[N] or local[*] to run N tasks at once inside the driver, as Spark does (client mode; for debugging tasks) (default wick.master, $WICK_MASTER)',
       )
       .option(
         '--deploy-mode <mode>',
@@ -113,10 +114,15 @@ export function registerSubmit(program: Command): void {
         throw new Error(
           'A master URL must be set: pass --master wick://host:port (or spark://…, or "local"), set wick.master (spark.master) in a properties file, or set WICK_MASTER',
         );
-      const local = LOCAL_MASTER.test(master);
       // Checked here, so that a bad URL fails before anything is bundled or started.
-      if (!local) parseMasterUrls(master);
+      const inProcess = parseLocalMaster(master) !== undefined;
+      const local = master.trim() === 'local';
+      if (!local && !inProcess) parseMasterUrls(master);
       const deployMode = conf.get(SubmitConf.deployMode);
+      if (inProcess && deployMode !== 'client')
+        throw new Error(
+          `--master ${master} runs the application inside this process: it takes --deploy-mode client, not "${deployMode}" (for a cluster-mode driver use --master local, an embedded cluster)`,
+        );
       const files = conf
         .get(AppConf.files)
         .split(',')
@@ -149,6 +155,11 @@ export function registerSubmit(program: Command): void {
       // one it registers with (the local cluster's for "local").
       const appSettings = Object.fromEntries(conf.entries());
       appSettings['wick.master'] = masterUrl;
+      if (inProcess) {
+        process.stderr.write(
+          `Master ${master}: the application's tasks run inside this process (no cluster), so a debugger attached to it stops in the functions given to map, filter, reduceByKey…\n`,
+        );
+      }
       if (deployMode === 'client') {
         // The files as this machine's paths; in cluster mode they are uploaded to the masters.
         if (files.length > 0) appSettings['wick.files'] = files.map((f) => resolve(f)).join(',');
@@ -181,9 +192,6 @@ export function registerSubmit(program: Command): void {
       process.exitCode = status;
     });
 }
-
-/** `--master local` (or Spark's local[N], local[*]): an embedded local cluster. */
-const LOCAL_MASTER = /^local(\[[^\]]*\])?$/;
 
 /**
  * The submit's settings: its flags over --conf, the properties file(s), the environment and the

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeFailure, formatFailure } from '../../../backend/app/driver/appFailure.js';
+import { JobFailedError } from '../../../backend/app/driver/scheduler/TaskScheduler.js';
 
 const wick = { dirs: ['/opt/wick/dist'] };
 
@@ -59,4 +60,16 @@ test("a stack that does not begin with the name and message gets them, as Node's
   const err = new TypeError('bad');
   err.stack = '    at f (/home/u/a.ts:1:2)';
   assert.equal(formatFailure(err), 'TypeError: bad\n    at f (/home/u/a.ts:1:2)');
+});
+
+test("a job's failure names the task that failed it, its own or its cause's; others name none", () => {
+  const job = new JobFailedError('Job aborted due to stage failure: Task 2 in stage 5.0 failed', {
+    stageId: 5,
+    partitionId: 2,
+  });
+  assert.deepEqual(describeFailure(job, wick).task, { stageId: 5, partitionId: 2 });
+  const wrapped = new Error('the report failed', { cause: job });
+  assert.deepEqual(describeFailure(wrapped, wick).task, { stageId: 5, partitionId: 2 });
+  assert.equal(describeFailure(new Error('plain'), wick).task, undefined);
+  assert.equal(describeFailure(new JobFailedError('fetch failures'), wick).task, undefined);
 });

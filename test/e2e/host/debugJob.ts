@@ -7,16 +7,16 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { type Api, apps, step, until, within } from './helpers.js';
+import { type Api, apps, setting, step, until, within } from './helpers.js';
 
-interface Stopped {
+export interface Stopped {
   session: vscode.DebugSession;
   threadId: number;
   reason: string;
 }
 
 /** Hears the debug adapters' `stopped` events (the DAP traffic VS Code itself sees). */
-function stops(): {
+export function stops(): {
   next: () => Promise<Stopped>;
   clear: () => void;
   dispose: () => void;
@@ -87,7 +87,7 @@ function stops(): {
 export async function debugJobSteps(api: Api, root: string): Promise<void> {
   const s = api.session;
   await step(
-    'Debug on Wick stops at a breakpoint in the driver, then the app FINISHES',
+    'Debug on Wick (wick.debug.master cluster) stops at a breakpoint in the driver, then the app FINISHES',
     async () => {
       const jsDebug = vscode.extensions.getExtension('ms-vscode.js-debug');
       assert.ok(jsDebug, "VS Code's JavaScript debugger is built in");
@@ -101,6 +101,8 @@ export async function debugJobSteps(api: Api, root: string): Promise<void> {
         new vscode.Location(vscode.Uri.file(file), new vscode.Position(line, 0)),
       );
       vscode.debug.addBreakpoints([bp]);
+      // The window's cluster: the driver stops there, and its application is the cluster's.
+      const restore = await setting('debug.master', 'cluster');
       const heard = stops();
       const before = new Set(apps(s.state).map((a) => a.id));
       const ended = new Promise<void>((resolve) => {
@@ -192,6 +194,7 @@ export async function debugJobSteps(api: Api, root: string): Promise<void> {
         await within(30_000, ended, 'the debug session ending');
       } finally {
         heard.dispose();
+        await restore();
         vscode.debug.removeBreakpoints([bp]);
         if (vscode.debug.activeDebugSession) await vscode.debug.stopDebugging();
       }

@@ -11,6 +11,7 @@ import type { DashboardPanel } from '../../../extension/dashboard/dashboardPanel
 import { children, findApp, item, type Node } from '../../../extension/tree/model.js';
 import { dashboardSteps } from './dashboard.js';
 import { debugJobSteps } from './debugJob.js';
+import { debugTaskSteps } from './debugTasks.js';
 import { driverOutputSteps } from './driverOutput.js';
 import { followLogSteps } from './followLog.js';
 import {
@@ -186,6 +187,7 @@ export async function run(): Promise<void> {
   await projectSteps(api, root);
   await submitLessSteps(api, root);
   await debugJobSteps(api, root);
+  await debugTaskSteps(api, root);
   await dashboardSteps(api, root);
   await followLogSteps(api, root);
   await treeGlanceSteps(api, root);

@@ -133,3 +133,21 @@ test('failureOf checks what crossed the wire', () => {
     { message: 'x'.repeat(4096), stack: 's', location: { file: '/f', line: 2, column: 1 } },
   );
 });
+
+test('a failed task crosses checked, and the outcome keeps it for Debug Failed Task', () => {
+  assert.deepEqual(failureOf({ failure: { message: 'm', task: { stageId: 3, partitionId: 2 } } }), {
+    message: 'm',
+    task: { stageId: 3, partitionId: 2 },
+  });
+  for (const task of [
+    { stageId: 3 },
+    { stageId: -1, partitionId: 2 },
+    { stageId: 1, partitionId: 2.5 },
+    'p2',
+  ])
+    assert.equal(
+      failureOf({ failure: { message: 'm', task } })?.task,
+      undefined,
+      JSON.stringify(task),
+    );
+});

@@ -1,3 +1,4 @@
+import type { FailedTask } from '../../../protocol/common.js';
 import type {
   PartitionAction,
   PartitionSource,
@@ -240,6 +241,8 @@ export class TaskScheduler {
     return this.abort(
       job.jobId,
       `Job aborted due to stage failure: Task ${t.partition} in stage ${job.jobId}.0 failed ${job.failures[t.partition]} times, most recent failure: Lost task ${t.partition}.${t.attempt} in stage ${job.jobId}.0 (TID ${t.taskId}, executor ${t.executorId}): ${error.stack ?? `${error.name}: ${error.message}`}`,
+      // As the task saw them (its TaskDescription, runTask's wickTaskContext).
+      { stageId: job.jobId, partitionId: job.spec.partitions?.[t.partition] ?? t.partition },
     );
   }
 
@@ -275,8 +278,12 @@ export class TaskScheduler {
   }
 
   /** Fails a job with a message; its running tasks are returned so they can be killed. */
-  abort(jobId: number, message: string): { taskId: number; executorId: string }[] {
-    return this.abortWith(jobId, new JobFailedError(message));
+  abort(
+    jobId: number,
+    message: string,
+    failedTask?: FailedTask,
+  ): { taskId: number; executorId: string }[] {
+    return this.abortWith(jobId, new JobFailedError(message, failedTask));
   }
 
   private abortWith(jobId: number, error: Error): { taskId: number; executorId: string }[] {
@@ -332,7 +339,11 @@ export class TaskScheduler {
 }
 
 export class JobFailedError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The task whose failures aborted the job, when one did (the application's failure names it). */
+    readonly failedTask?: FailedTask,
+  ) {
     super(message);
     this.name = 'JobFailedError';
   }

@@ -173,6 +173,8 @@ test('after wick.task.maxFailures failures the job fails with Spark’s message 
     (e: unknown) => e,
   );
   assert.ok(err instanceof JobFailedError);
+  // Named as the task saw itself (Debug Failed Task stops in that partition).
+  assert.deepEqual(err.failedTask, { stageId: jobId, partitionId: 1 });
   const last = current as NonNullable<typeof current>;
   const head = `Job aborted due to stage failure: Task 1 in stage ${jobId}.0 failed 4 times, most recent failure: Lost task 1.3 in stage ${jobId}.0 (TID ${last.task.taskId}, executor ${last.executorId}): `;
   assert.ok(err.message.startsWith(head), err.message);
