@@ -213,16 +213,20 @@ export class WickContext {
     const masters = isInProcessMaster(master) ? [] : parseMasterUrls(master);
     const parts = await assembleDriver(conf, masters, appName);
     try {
+      // local[N] has no master: nothing says to log its runs, nobody to report them to.
+      const client = 'reportListenerEvents' in parts.client ? parts.client : undefined;
       // A local cluster's master says so: its runs are logged unless the application said not.
-      if (parts.client.eventLogByDefault && !conf.contains(AppConf.eventLogEnabled.key)) {
+      if (client?.eventLogByDefault && !conf.contains(AppConf.eventLogEnabled.key)) {
         conf.set(AppConf.eventLogEnabled.key, 'true');
       }
       const watch = await watchApplication(
         conf,
         parts.bus,
         { appId: parts.client.appId ?? '', appName },
-        (events, coalesced) =>
-          parts.client.reportListenerEvents(events, coalesced, conf.get(RpcConf.askTimeout)),
+        client
+          ? (events, coalesced) =>
+              client.reportListenerEvents(events, coalesced, conf.get(RpcConf.askTimeout))
+          : undefined,
       );
       const wc = new WickContext(conf, appName, master, parts, watch);
       for (const f of conf.get(AppConf.files).split(',')) if (f.trim()) await wc.addFile(f.trim());
