@@ -32,6 +32,11 @@ delete process.env.WICK_AUTH_SECRET;
 const shared = mkdtempSync(join(tmpdir(), 'wick-test-shared-'));
 process.env.WICK_TEST_SHARED_DIR = shared;
 process.env.WICK_EXECUTOR_SANDBOX_READ_ONLY_PATHS = shared;
+// Most tests' applications read inputs their test wrote anywhere under /tmp, which a confined
+// executor does not see: the run's workers confine only where a test asks (test/security/
+// sandbox.test.ts, test/examples/python-pi.test.ts run bwrap), as a setting of lower precedence
+// than any --conf. Users' workers confine by default (wick.executor.sandbox=auto).
+process.env.WICK_EXECUTOR_SANDBOX ??= 'none';
 const files = named.length > 0 ? named : find('test').sort();
 // The runner and so every test file's process (its children inherit these --imports).
 const r = spawnSync(

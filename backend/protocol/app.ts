@@ -72,16 +72,16 @@ export const ReportListenerEvents = defineMessage(
   { reply: () => ListenerEventsReported },
 );
 
-// Master → Application
-
-const m2a = boundary('Master → Application', 'master', 'driver');
-
 export const ListenerEventsReported = defineMessage(
-  m2a,
+  a2m,
   'ListenerEventsReported',
   'The answer to ReportListenerEvents: the report is applied.',
   {},
 );
+
+// Master → Application
+
+const m2a = boundary('Master → Application', 'master', 'driver');
 
 export const RegisteredApplication = defineMessage(
   m2a,

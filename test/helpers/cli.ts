@@ -41,10 +41,14 @@ export interface WickProcess {
 /** Starts `node bin/wick.js …args`; stdin is a pipe that stays open until the process ends. */
 export function startWick(args: readonly string[], options: RunOptions = {}): WickProcess {
   // WICK_* settings of the test's own environment (a log level, a master) would change what runs;
-  // but the run's shared folder, shown to confined executors, is the run's (scripts/test.mjs).
+  // but the run's shared folder, shown to confined executors, and whether its workers confine, are
+  // the run's (scripts/test.mjs).
   const env: NodeJS.ProcessEnv = Object.fromEntries(
     Object.entries(process.env).filter(
-      ([k]) => !k.startsWith('WICK_') || k === 'WICK_EXECUTOR_SANDBOX_READ_ONLY_PATHS',
+      ([k]) =>
+        !k.startsWith('WICK_') ||
+        k === 'WICK_EXECUTOR_SANDBOX_READ_ONLY_PATHS' ||
+        k === 'WICK_EXECUTOR_SANDBOX',
     ),
   );
   Object.assign(env, options.env);
