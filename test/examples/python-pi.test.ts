@@ -102,7 +102,12 @@ async function startCluster(
       workDir,
       ...conf.flatMap((c) => ['--conf', c]),
     ],
-    { mark, cwd: workDir, env: { XDG_CONFIG_HOME: config, ...env } },
+    // Confined as a user's worker is by default (the test run's workers are not: scripts/test.mjs).
+    {
+      mark,
+      cwd: workDir,
+      env: { XDG_CONFIG_HOME: config, WICK_EXECUTOR_SANDBOX: 'auto', ...env },
+    },
   );
   t.after(() => lc.child.stdin?.destroy());
   const url = await lc.firstLine();

@@ -351,8 +351,17 @@ export declare class RDD<T> {
 	private shuffle;
 	private run;
 }
+/** A task by its stage and partition (protocol/common.ts's FailedTask, as a plain public type). */
+export interface FailedTaskOf {
+	stageId: number;
+	partitionId: number;
+}
 export declare class JobFailedError extends Error {
-	constructor(message: string);
+	/** The task whose failures aborted the job, when one did (the application's failure names it). */
+	readonly failedTask?: FailedTaskOf | undefined;
+	constructor(message: string, 
+	/** The task whose failures aborted the job, when one did (the application's failure names it). */
+	failedTask?: FailedTaskOf | undefined);
 }
 export type JobStatus = "RUNNING" | "SUCCEEDED" | "FAILED";
 export type StageStatus = "ACTIVE" | "COMPLETE" | "FAILED";

@@ -338,11 +338,17 @@ export class TaskScheduler {
   }
 }
 
+/** A task by its stage and partition (protocol/common.ts's FailedTask, as a plain public type). */
+export interface FailedTaskOf {
+  stageId: number;
+  partitionId: number;
+}
+
 export class JobFailedError extends Error {
   constructor(
     message: string,
     /** The task whose failures aborted the job, when one did (the application's failure names it). */
-    readonly failedTask?: FailedTask,
+    readonly failedTask?: FailedTaskOf,
   ) {
     super(message);
     this.name = 'JobFailedError';
