@@ -60,10 +60,12 @@ test('the derived-key test vectors of docs/protocol.md are what Wick derives, an
     );
   }
   const submissionKey = vectors[0]?.[3] as string;
-  // The second pair of proofs on the page is the submission key's.
-  const first = after('client proof');
-  assert.equal(after('server proof', first.at).value, serverProof(submissionKey, nonce, challenge));
-  assert.equal(after('client proof', first.at).value, clientProof(submissionKey, nonce, challenge));
+  // The pair of proofs after the derived keys' vector is the submission key's (the pairs before
+  // it are the secret's, plain and over TLS).
+  const keysAt = section.indexOf('Test vector for derived keys');
+  assert.ok(keysAt > 0, 'the derived keys have their test vector');
+  assert.equal(after('server proof', keysAt).value, serverProof(submissionKey, nonce, challenge));
+  assert.equal(after('client proof', keysAt).value, clientProof(submissionKey, nonce, challenge));
 });
 
 test("the ids a driver may choose are HelloParams' credential ids, as the page says", () => {
