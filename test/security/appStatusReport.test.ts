@@ -107,8 +107,20 @@ test('a report past the bound of jobs running at once is refused naming it; the 
 }, async () => {
   const master = clientOf(b).master;
   assert.ok(master);
-  // Jobs that start and never end, report after report (the bound of events a second is far).
-  const report = (n: number, event: 'WickListenerJobStart' | 'WickListenerJobEnd') =>
+  // Jobs that start and never end, report after report. On a fast machine these reports can
+  // pass the bound of events a second (MAX_REPORTED_EVENTS_PER_SECOND), which is not what this
+  // test is about: like a driver, it sends that report again once the master takes more.
+  const report = async (n: number, event: 'WickListenerJobStart' | 'WickListenerJobEnd') => {
+    for (;;) {
+      try {
+        return await reportOnce(n, event);
+      } catch (err) {
+        if (!/events in a second/.test((err as Error).message)) throw err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  };
+  const reportOnce = (n: number, event: 'WickListenerJobStart' | 'WickListenerJobEnd') =>
     master.ask(
       ReportListenerEvents({
         appId: b.appId,
