@@ -94,6 +94,10 @@ async function agentOnce(dist: string, badFile: string): Promise<AgentPhases> {
       localCluster: { workers, cores: 1, memory: '1g' },
     });
     const since = (at: number) => at - a.startedAt;
+    // A cluster that does not start says why at once, rather than as a timeout below.
+    void connected.then((c) => {
+      if (c.kind === 'error') console.error(`the agent's local cluster did not start: ${c.message}`);
+    });
     const master = await a.waitFor(a.logs, (l) => /Master \S+ is up/.test(l.text), 'master up');
     const first = await a.waitFor(a.pushes, (p) => p.state !== undefined, 'pushed state');
     const inTree: number[] = [];

@@ -22,7 +22,7 @@ import { ensureClusterSecret, resolveClusterAuth } from '../rpc/clusterSecret.js
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import { describeLogSource, logFields } from '../shared/logSource.js';
 import { loginLink } from '../shared/uiLogin.js';
-import { checkApplication } from './checkApp.js';
+import { checkApplication, compileError } from './checkApp.js';
 import type { DriverOutputSink } from './driverOutput.js';
 import { LogForwarder } from './LogForwarder.js';
 import type {
@@ -293,6 +293,7 @@ export class Agent {
         return () => this.children.delete(child);
       },
       log: (l) => this.sink.log(l),
+      compileError,
       progress: (message) => {
         if (p.outputId) this.sink.submitProgress(p.outputId, message);
       },

@@ -1,4 +1,5 @@
 import { rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { bundleApp } from '../submit/bundle.js';
 import { checkOutputId, type DriverOutputSink, sendInChunks } from './driverOutput.js';
 
@@ -17,17 +18,24 @@ export async function checkApplication(
   const outputId = checkOutputId(p.outputId);
   if (typeof p.file !== 'string' || p.file.length === 0 || p.file.length > 4096)
     throw new Error(`file must be a path of 1 to 4096 characters, got ${JSON.stringify(p.file)}`);
+  const message = await compileError(p.file);
+  if (message === undefined) return { success: true, message: `${p.file} compiles` };
+  if (outputId) {
+    // The words `wick submit` prints for it, so that the output reads the same either way.
+    sendInChunks(output, outputId, 'stderr', `wick: ${message}\n`);
+    output.driverExited(outputId, 1, 'the application did not compile');
+  }
+  return { success: false, message };
+}
+
+/** The bundle's error for `file` (what `wick submit` would print), or undefined when it compiles. */
+export async function compileError(file: string): Promise<string | undefined> {
   try {
-    const bundled = await bundleApp(p.file);
+    // Named from the file's folder, where the submit's driver runs: the same words either way.
+    const bundled = await bundleApp(file, dirname(file));
     await rm(bundled.root, { recursive: true, force: true });
-    return { success: true, message: `${p.file} compiles` };
+    return undefined;
   } catch (err) {
-    const message = (err as Error).message;
-    if (outputId) {
-      // The words `wick submit` prints for it, so that the output reads the same either way.
-      sendInChunks(output, outputId, 'stderr', `wick: ${message}\n`);
-      output.driverExited(outputId, 1, 'the application did not compile');
-    }
-    return { success: false, message };
+    return (err as Error).message;
   }
 }

@@ -33,6 +33,8 @@ interface Ctx {
   log(line: string): void;
   /** Where a submit's driver output goes (SubmitParams.outputId). */
   output: DriverOutputSink;
+  /** The bundle's error for this file, or undefined when it compiles (checkApp.ts); never rejects. */
+  compileError(file: string): Promise<string | undefined>;
   /** Where the submit stands, for the editor's progress ("Bundling…"); never throws. */
   progress(message: string): void;
   /** Follows a log from its start (the driver's, in cluster mode) into `handlers`. */
@@ -97,8 +99,17 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
       },
     );
     const forget = ctx.track(child);
+    // The same bundle here, at once, beside the child's: the child must first start Node, load
+    // the CLI and esbuild (a second or more), the agent has them loaded. A syntax error found
+    // here first answers the submit, and the child, which would only say the same later, goes
+    // (issue 29: a syntax error as fast as a clean submit). A clean bundle changes nothing.
+    let superseded = false;
+    const compileError = ctx.compileError(p.file);
     const tail = new OutputTail();
+    let wrote = false;
     const drained = pipeChildOutput(child, (stream, text) => {
+      if (superseded) return;
+      wrote = true;
       tail.add(text);
       if (outputId) sendInChunks(ctx.output, outputId, stream, text);
     });
@@ -107,7 +118,7 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
       forget();
       await drained;
       const code = r.exitCode ?? null;
-      if (outputId)
+      if (outputId && !superseded)
         ctx.output.driverExited(
           outputId,
           code,
@@ -127,7 +138,21 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
             .waitFor((s) => registered(s) !== undefined)
             .then((s) => ({ appId: registered(s) as string })),
     );
-    const first = await Promise.race([exited, found]);
+    // Only while the child has said nothing: its own words are never doubled or cut.
+    const uncompiled = compileError.then((message) =>
+      message !== undefined && !wrote ? { message } : new Promise<never>(() => {}),
+    );
+    const first = await Promise.race([exited, found, uncompiled]);
+    if ('message' in first) {
+      superseded = true;
+      child.kill('SIGTERM');
+      if (outputId) {
+        // The words `wick submit` prints for it (checkApp.ts): the editor's Problems read them.
+        sendInChunks(ctx.output, outputId, 'stderr', `wick: ${first.message}\n`);
+        ctx.output.driverExited(outputId, 1, 'the application did not compile');
+      }
+      return { success: false, message: `The application did not compile: ${first.message}` };
+    }
     if ('appId' in first)
       return { success: true, appId: first.appId, message: `Submitted ${name} as ${first.appId}` };
     return {

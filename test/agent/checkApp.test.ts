@@ -20,9 +20,10 @@ import {
   Connect,
   DriverExited,
   DriverOutput,
+  SubmitApplication,
 } from '../../backend/agent/protocol.js';
 
-test('a syntax error is answered while the local cluster starts, with its output and end first; a clean file checks clean', {
+test('a syntax error is answered while the local cluster starts, and a submit of it on the running cluster before its driver could, each with the output and end first; a clean file checks clean', {
   timeout: 90_000,
 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'wick-check-'));
@@ -59,12 +60,32 @@ test('a syntax error is answered while the local cluster starts, with its output
   const checked = await conn.sendRequest(CheckApplication, { file: bad, outputId: 'check-1' });
   events.push('checked');
   assert.equal(checked.success, false, JSON.stringify(checked));
-  assert.match(checked.message, /^Syntax error in .*broken\.ts:2:\d+: /);
+  // Named from its folder, as the driver (run there) names it.
+  assert.match(checked.message, /^Syntax error in broken\.ts:2:\d+: /);
   // The run's output says it as `wick submit` would, by absolute path (Problems entries).
   assert.match(output, new RegExp(`${bad.replace(/[.\\/]/g, '\\$&')}:2:\\d+: error: `));
   const c = await connected;
   assert.equal(c.kind, 'connected', JSON.stringify(c));
   assert.deepEqual(events, ['exited check-1 1', 'checked', 'connect connected']);
+  // Submitted on the running cluster: the agent's own bundle answers before the driver's child
+  // (which must start Node and load the CLI first) would, once, with the run's output and end
+  // first and the child's own words not added to them.
+  output = '';
+  const submitted = await conn.sendRequest(SubmitApplication, {
+    file: bad,
+    args: [],
+    deployMode: 'client',
+    outputId: 'check-1',
+  });
+  events.push('submitted');
+  assert.equal(submitted.success, false, JSON.stringify(submitted));
+  assert.match(
+    submitted.message,
+    /^The application did not compile: Syntax error in broken\.ts:2:/,
+  );
+  assert.deepEqual(events.slice(3), ['exited check-1 1', 'submitted']);
+  assert.equal(output.match(/Syntax error in/g)?.length, 1, output);
+  events.splice(3);
   // A clean file checks clean, and nothing of it is output.
   const clean = await conn.sendRequest(CheckApplication, {
     file: join(process.cwd(), 'examples', 'pi.ts'),
@@ -73,6 +94,10 @@ test('a syntax error is answered while the local cluster starts, with its output
   assert.equal(clean.success, true, JSON.stringify(clean));
   assert.deepEqual(events.slice(3), []);
   // Bad input is refused by name.
+  await assert.rejects(
+    conn.sendRequest(CheckApplication, { file: '', outputId: 'check-3' }),
+    /file must be a path of 1 to 4096 characters, got ""/,
+  );
   await assert.rejects(
     conn.sendRequest(CheckApplication, { file: bad, outputId: 'no spaces allowed' }),
     /outputId "no spaces allowed" is not valid/,
