@@ -96,7 +96,8 @@ async function agentOnce(dist: string, badFile: string): Promise<AgentPhases> {
     const since = (at: number) => at - a.startedAt;
     // A cluster that does not start says why at once, rather than as a timeout below.
     void connected.then((c) => {
-      if (c.kind === 'error') console.error(`the agent's local cluster did not start: ${c.message}`);
+      if (c.kind === 'error')
+        console.error(`the agent's local cluster did not start: ${c.message}`);
     });
     const master = await a.waitFor(a.logs, (l) => /Master \S+ is up/.test(l.text), 'master up');
     const first = await a.waitFor(a.pushes, (p) => p.state !== undefined, 'pushed state');
