@@ -2,6 +2,7 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import {
+  CheckApplication,
   Kill,
   type LogSource,
   type MasterState,
@@ -266,19 +267,40 @@ async function submit(
     else params = await askSubmit(d.memento, file);
   }
   if (!params) return undefined;
-  await d.session.ensureConnected();
-  if (!(await resourcesFit(d, params))) return undefined;
   const run = d.outputs.create(params.file, params.deployMode);
-  d.reports.submitting(run);
   // A copy: the remembered choices (Submit Again) are not this run's.
-  params = { ...params, outputId: run.id };
-  const result = await vscode.window.withProgress(
-    {
-      location: vscode.ProgressLocation.Notification,
-      title: `Submitting ${basename(params.file)}…`,
+  const request: SubmitParams = { ...params, outputId: run.id };
+  const name = basename(params.file);
+  const result = await d.host.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Submitting ${name}` },
+    async (progress) => {
+      const step = (message: string) => progress.report({ message });
+      if (d.session.connection.kind !== 'connected') {
+        d.reports.submitting(run);
+        step(
+          d.session.masterSetting() === 'local'
+            ? 'Starting the local cluster…'
+            : 'Connecting to the master…',
+        );
+        // While the cluster starts, the file is bundled in the agent: a syntax error is told now,
+        // not after the cluster is up (issue 29: 15.5 s behind a bare "Submitting…").
+        const failed = await untilConnected(d, request);
+        if (failed) return failed;
+      }
+      if (!(await resourcesFit(d, request))) return undefined;
+      d.reports.submitting(run);
+      step(`Bundling ${name}…`);
+      const progressed = d.session.onDidSubmitProgress((p) => {
+        if (p.outputId === run.id) step(p.message);
+      });
+      try {
+        return await d.session.client.sendRequest(SubmitApplication, request);
+      } finally {
+        progressed.dispose();
+      }
     },
-    () => d.session.client.sendRequest(SubmitApplication, params),
   );
+  if (!result) return undefined;
   if (!result.success) {
     // The driver's own output (a syntax error, a usage line) makes the failure's report.
     if (d.reports.failedToSubmit(run)) return result;
@@ -292,6 +314,7 @@ async function submit(
   if (result.appId)
     void d.selection.reveal(result.appId).catch((err) => console.warn(`Wick: ${err}`));
   watchWaiting(d, { appId: result.appId, driverId: result.driverId });
+  if (result.appId) void waitForExecutors(d, result.appId, basename(params.file));
   if (openOutputWhen() === 'onStart')
     void d.outputs.show(run).then(undefined, (err) => console.warn(`Wick: ${err}`));
   // Offered for presets too: the in-host tests answer it through the Host seam.
@@ -300,6 +323,67 @@ async function submit(
       void vscode.commands.executeCommand('wick.showDriverOutput', { outputId: run.id });
   });
   return { ...result, outputId: run.id };
+}
+
+/**
+ * Connects (starting the local cluster) while the agent bundles the file: the bundle's failure,
+ * should it come first, is the answer (its output is the run's already); else undefined once
+ * connected. A connection that fails throws, as ensureConnected does.
+ */
+async function untilConnected(
+  d: Deps,
+  p: SubmitParams,
+): Promise<{ success: false; message: string } | undefined> {
+  const ready = d.session.ensureConnected().then(() => undefined);
+  const checked = d.session.client
+    .sendRequest(CheckApplication, { file: p.file, outputId: p.outputId })
+    .then(
+      (r) => (r.success ? ready : { success: false as const, message: r.message }),
+      // An agent that cannot check (an older one) leaves it to the submit.
+      () => ready,
+    );
+  const first = await Promise.race([checked, ready]);
+  if (first) ready.catch(() => {});
+  return first ?? (await checked);
+}
+
+/**
+ * After the answer, the submit's last phase until the app has its first executor (or ends): the
+ * progress a user watches instead of a silent wait. Never holds the command up; a cancelled or
+ * never-placed app (no worker fits) ends it as watchWaiting takes over.
+ */
+function waitForExecutors(d: Deps, appId: string, file: string): Thenable<void> {
+  const placed = (s: MasterState | undefined) => {
+    const app = [...(s?.activeApps ?? []), ...(s?.completedApps ?? [])].find((a) => a.id === appId);
+    return (
+      app === undefined ||
+      app.executors.length > 0 ||
+      (app.state !== 'WAITING' && app.state !== 'RUNNING')
+    );
+  };
+  if (placed(d.session.state)) return Promise.resolve();
+  return d.host.withProgress(
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: `Submitting ${file}`,
+      cancellable: true,
+    },
+    (progress, token) =>
+      new Promise<void>((resolve) => {
+        progress.report({ message: 'Waiting for executors…' });
+        const subs: vscode.Disposable[] = [];
+        const done = () => {
+          for (const x of subs) x.dispose();
+          resolve();
+        };
+        subs.push(
+          token.onCancellationRequested(done),
+          d.session.onDidPush((m) => {
+            if (placed(m.state)) done();
+          }),
+        );
+      }),
+  );
 }
 
 /**

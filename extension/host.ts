@@ -13,6 +13,14 @@ export interface Host {
     ...items: string[]
   ): Thenable<string | undefined>;
   showErrorMessage(message: string, ...items: string[]): Thenable<string | undefined>;
+  /** vscode.window.withProgress: tests read a submit's phases (its titles and messages) here. */
+  withProgress<R>(
+    options: vscode.ProgressOptions,
+    task: (
+      progress: vscode.Progress<{ message?: string; increment?: number }>,
+      token: vscode.CancellationToken,
+    ) => Thenable<R>,
+  ): Thenable<R>;
 }
 
 /** The real window; tests replace its methods for a step and put them back. */
@@ -21,5 +29,6 @@ export function windowHost(): Host {
     showInformationMessage: (m, ...items) => vscode.window.showInformationMessage(m, ...items),
     showWarningMessage: (m, o, ...items) => vscode.window.showWarningMessage(m, o, ...items),
     showErrorMessage: (m, ...items) => vscode.window.showErrorMessage(m, ...items),
+    withProgress: (options, task) => vscode.window.withProgress(options, task),
   };
 }

@@ -11,6 +11,7 @@ import {
   type MasterState,
   RequestStatus,
   StateChanged,
+  SubmitProgress,
 } from '../backend/agent/protocol.js';
 import { UtilizationHistory } from '../backend/shared/utilization.js';
 import { type Debounced, debounce } from './tree/debounce.js';
@@ -32,6 +33,12 @@ export class Session implements vscode.Disposable {
   private readonly pushed = new vscode.EventEmitter<Model>();
   /** Fires on every push from the agent, before the debounce. */
   readonly onDidPush = this.pushed.event;
+  private readonly submitProgress = new vscode.EventEmitter<{
+    outputId: string;
+    message: string;
+  }>();
+  /** Where each submit stands ("Bundling…"), by its output id: the submit's progress. */
+  readonly onDidSubmitProgress = this.submitProgress.event;
   /** Agent push time of the last change, for the benchmark. */
   lastPushAt = 0;
   /**
@@ -75,6 +82,7 @@ export class Session implements vscode.Disposable {
 
   /** Subscribes to the agent's pushes; called on start and after each agent restart. */
   attach(): void {
+    this.client.onNotification(SubmitProgress, (p) => this.submitProgress.fire(p));
     this.client.onNotification(StateChanged, (p) => {
       this.connection = p.connection;
       if (p.state) {
@@ -216,5 +224,6 @@ export class Session implements vscode.Disposable {
     this.statusItem.dispose();
     this.changed.dispose();
     this.pushed.dispose();
+    this.submitProgress.dispose();
   }
 }

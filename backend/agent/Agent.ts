@@ -22,6 +22,7 @@ import { ensureClusterSecret, resolveClusterAuth } from '../rpc/clusterSecret.js
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import { describeLogSource, logFields } from '../shared/logSource.js';
 import { loginLink, MASTER_UI, workerUi } from '../shared/uiLogin.js';
+import { checkApplication, compileError } from './checkApp.js';
 import type { DriverOutputSink } from './driverOutput.js';
 import { LogForwarder } from './LogForwarder.js';
 import type {
@@ -44,6 +45,8 @@ export interface AgentSink extends DriverOutputSink {
   logChunk(followId: string, offset: number, base64: string): void;
   logFollowEnded(followId: string, totalSize: number, reason: string): void;
   log(line: string): void;
+  /** Where the submit with this output id stands ("Bundling…"), for the editor's progress. */
+  submitProgress(outputId: string, message: string): void;
 }
 
 export class Agent {
@@ -275,6 +278,11 @@ export class Agent {
     return { success: false, message: `Cannot kill "${id}": expected app-… or driver-…` };
   }
 
+  /** Bundles an application without a master, for its syntax errors (checkApp.ts). */
+  check(p: { file: string; outputId?: string }) {
+    return checkApplication(p, this.sink);
+  }
+
   async submit(p: SubmitParams) {
     const session = this.requireSession();
     const env = await this.rpc();
@@ -288,6 +296,10 @@ export class Agent {
         return () => this.children.delete(child);
       },
       log: (l) => this.sink.log(l),
+      compileError,
+      progress: (message) => {
+        if (p.outputId) this.sink.submitProgress(p.outputId, message);
+      },
       output: this.sink,
       follow: async (source, stream, handlers) =>
         (this.forwarder as LogForwarder).follow(

@@ -79,6 +79,17 @@ export const SubmitApplication = new RequestType<
 >('wick/submit');
 
 /** Kill an application (app-…) or a driver (driver-…). */
+/**
+ * Bundle an application as its driver would, without a master (nothing runs): its syntax errors
+ * at once, while the cluster starts. A failure also comes as the run's DriverOutput and
+ * DriverExited under `outputId`, before the answer, as a submit's would.
+ */
+export const CheckApplication = new RequestType<
+  { file: string; outputId?: string },
+  { success: boolean; message: string },
+  void
+>('wick/checkApplication');
+
 export const Kill = new RequestType<{ id: string }, { success: boolean; message: string }, void>(
   'wick/kill',
 );
@@ -168,3 +179,11 @@ export const DriverExited = new NotificationType<{
   exitCode: number | null;
   reason: string;
 }>('wick/driverExited');
+
+/**
+ * Where a submit stands, for the editor's progress notification ("Bundling…", "Starting the
+ * driver…"): sent while the SubmitApplication request with that `outputId` is unanswered.
+ */
+export const SubmitProgress = new NotificationType<{ outputId: string; message: string }>(
+  'wick/submitProgress',
+);

@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { basename, dirname, extname } from 'node:path';
+import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { execa } from 'execa';
 import type { FollowHandlers } from '../client/LogFollower.js';
@@ -12,7 +13,6 @@ import type { LogSource, LogStream } from '../shared/logSource.js';
 import { bundleApp } from '../submit/bundle.js';
 import { driverDescription } from '../submit/driverDescription.js';
 import { uploadToMasters } from '../submit/uploadApp.js';
-import { firstLine } from '../util/firstLine.js';
 import {
   checkOutputId,
   chunkDecoder,
@@ -33,6 +33,10 @@ interface Ctx {
   log(line: string): void;
   /** Where a submit's driver output goes (SubmitParams.outputId). */
   output: DriverOutputSink;
+  /** The bundle's error for this file, or undefined when it compiles (checkApp.ts); never rejects. */
+  compileError(file: string): Promise<string | undefined>;
+  /** Where the submit stands, for the editor's progress ("Bundling…"); never throws. */
+  progress(message: string): void;
   /** Follows a log from its start (the driver's, in cluster mode) into `handlers`. */
   follow(source: LogSource, stream: LogStream, handlers: FollowHandlers): Promise<unknown>;
 }
@@ -63,7 +67,10 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
   if (p.maxCores) conf['wick.cores.max'] = String(p.maxCores);
 
   const outputId = checkOutputId(p.outputId);
+  const file = basename(p.file);
   if (p.deployMode === 'client') {
+    // The child's first work is the bundle; it says on the launcher pipe when that is done.
+    ctx.progress(`Bundling ${file}…`);
     const child = execa(
       process.execPath,
       [
@@ -92,8 +99,17 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
       },
     );
     const forget = ctx.track(child);
+    // The same bundle here, at once, beside the child's: the child must first start Node, load
+    // the CLI and esbuild (a second or more), the agent has them loaded. A syntax error found
+    // here first answers the submit, and the child, which would only say the same later, goes
+    // (issue 29: a syntax error as fast as a clean submit). A clean bundle changes nothing.
+    let superseded = false;
+    const compileError = ctx.compileError(p.file);
     const tail = new OutputTail();
+    let wrote = false;
     const drained = pipeChildOutput(child, (stream, text) => {
+      if (superseded) return;
+      wrote = true;
       tail.add(text);
       if (outputId) sendInChunks(ctx.output, outputId, stream, text);
     });
@@ -102,7 +118,7 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
       forget();
       await drained;
       const code = r.exitCode ?? null;
-      if (outputId)
+      if (outputId && !superseded)
         ctx.output.driverExited(
           outputId,
           code,
@@ -113,14 +129,30 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
       return { exit: code ?? 1 };
     });
     // Its own report, else (a driver that closed the pipe without one) the new app by name.
-    const found = launcherReport(child.stdio[3] as Readable).then((appId) =>
+    const found = launcherReport(child.stdio[3] as Readable, () =>
+      ctx.progress('Starting the driver…'),
+    ).then((appId) =>
       appId
         ? { appId }
         : ctx.mirror
             .waitFor((s) => registered(s) !== undefined)
             .then((s) => ({ appId: registered(s) as string })),
     );
-    const first = await Promise.race([exited, found]);
+    // Only while the child has said nothing: its own words are never doubled or cut.
+    const uncompiled = compileError.then((message) =>
+      message !== undefined && !wrote ? { message } : new Promise<never>(() => {}),
+    );
+    const first = await Promise.race([exited, found, uncompiled]);
+    if ('message' in first) {
+      superseded = true;
+      child.kill('SIGTERM');
+      if (outputId) {
+        // The words `wick submit` prints for it (checkApp.ts): the editor's Problems read them.
+        sendInChunks(ctx.output, outputId, 'stderr', `wick: ${first.message}\n`);
+        ctx.output.driverExited(outputId, 1, 'the application did not compile');
+      }
+      return { success: false, message: `The application did not compile: ${first.message}` };
+    }
     if ('appId' in first)
       return { success: true, appId: first.appId, message: `Submitted ${name} as ${first.appId}` };
     return {
@@ -129,9 +161,11 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
     };
   }
 
+  ctx.progress(`Bundling ${file}…`);
   const bundled = await bundleApp(p.file);
   let shipped: FileRef;
   try {
+    ctx.progress(`Uploading ${file} to the master…`);
     shipped = await uploadToMasters(ctx.env, ctx.masterUrl, bundled, [], () => {});
   } finally {
     await rm(bundled.root, { recursive: true, force: true });
@@ -154,6 +188,7 @@ export async function submitApplication(p: SubmitParams, ctx: Ctx): Promise<Resu
   if (!reply.success || !reply.driverId)
     return { success: false, message: `The master refused the driver: ${reply.message}` };
   const driverId = reply.driverId;
+  ctx.progress(`Starting the driver ${driverId} on a worker…`);
   if (outputId) void followDriverOutput(driverId, outputId, ctx);
   const s = await ctx.mirror.waitFor((st) => {
     const d = [...st.activeDrivers, ...st.completedDrivers].find((x) => x.id === driverId);
@@ -227,18 +262,34 @@ async function followDriverOutput(driverId: string, outputId: string, ctx: Ctx):
 }
 
 /**
- * The app id a driver reports on its launcher pipe: its first line, `{"appId": "…"}`; undefined
- * when the pipe ends (or fails) without one.
+ * The app id a driver reports on its launcher pipe (backend/app/driver/launcherReport.ts): its
+ * lines are phases done (`{"phase": "bundled"}`, passed to `onBundled`), then `{"appId": "…"}`;
+ * undefined when the pipe ends (or fails) without an app id. Lines are bounded: anything else on
+ * the pipe (it is the child's own descriptor) is ignored, never trusted.
  */
-async function launcherReport(pipe: Readable): Promise<string | undefined> {
-  const line = await firstLine(pipe);
-  if (line === undefined) return undefined;
+async function launcherReport(pipe: Readable, onBundled: () => void): Promise<string | undefined> {
+  const lines = createInterface({ input: pipe, crlfDelay: Number.POSITIVE_INFINITY });
+  pipe.once('error', () => lines.close());
   try {
-    const { appId } = JSON.parse(line) as { appId?: unknown };
-    return typeof appId === 'string' && appId.startsWith('app-') ? appId : undefined;
+    for await (const line of lines) {
+      if (line.length > 1024) continue;
+      let report: { appId?: unknown; phase?: unknown };
+      try {
+        report = JSON.parse(line) as typeof report;
+      } catch {
+        continue;
+      }
+      if (report?.phase === 'bundled') onBundled();
+      const appId = report?.appId;
+      if (typeof appId === 'string' && appId.startsWith('app-')) return appId;
+    }
   } catch {
-    return undefined;
+    // The pipe failed: no report.
+  } finally {
+    lines.close();
+    pipe.destroy();
   }
+  return undefined;
 }
 
 function allApps(s: MasterState | undefined) {

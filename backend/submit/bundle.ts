@@ -57,7 +57,7 @@ const DIR_PREFIX = 'wick-submit';
  * file:line:column. The tree is a folder of its own, which the caller removes; on failure, none
  * is left.
  */
-export async function bundleApp(appPath: string): Promise<BundledApp> {
+export async function bundleApp(appPath: string, shownFrom?: string): Promise<BundledApp> {
   const source = resolve(appPath);
   const ext = extname(source);
   if (!['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts'].includes(ext)) {
@@ -76,14 +76,23 @@ export async function bundleApp(appPath: string): Promise<BundledApp> {
   void removeDeadOwnerDirs(DIR_PREFIX);
   const dir = await mkdtemp(join(tmpdir(), `${DIR_PREFIX}-${process.pid}-`));
   try {
-    return await bundleInto(dir, source, appPath);
+    return await bundleInto(dir, source, appPath, shownFrom);
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
     throw err;
   }
 }
 
-async function bundleInto(dir: string, source: string, appPath: string): Promise<BundledApp> {
+/**
+ * `shownFrom`: the folder a syntax error's first line names the file from (default: this
+ * process's working folder); the VS Code agent bundles from elsewhere than its driver runs.
+ */
+async function bundleInto(
+  dir: string,
+  source: string,
+  appPath: string,
+  shownFrom?: string,
+): Promise<BundledApp> {
   // The library as the CLI runs it (scripts/build.mjs): the driver reuses the modules the CLI has
   // loaded (see runAppHere).
   const lib = distFile('cli/lib.mjs');
@@ -102,7 +111,9 @@ async function bundleInto(dir: string, source: string, appPath: string): Promise
     const first = errors[0];
     if (first) {
       const loc = first.location;
-      const where = loc ? `${loc.file}:${loc.line}:${loc.column + 1}` : appPath;
+      const file =
+        shownFrom === undefined ? loc?.file : relative(shownFrom, resolve(loc?.file ?? ''));
+      const where = loc ? `${file}:${loc.line}:${loc.column + 1}` : appPath;
       // Then each error as esbuild prints it, one a line, by absolute path (docs/protocol.md):
       // what an editor turns into Problems entries.
       const lines = errors.map((e) => {

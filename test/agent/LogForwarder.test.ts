@@ -54,6 +54,7 @@ test('chunks reach the sink in order, as the base64 the worker sent, then the en
   });
   const sink: AgentSink = {
     stateChanged: () => {},
+    submitProgress: () => {},
     logChunk: (followId, offset, base64) => {
       assert.equal(followId, 'f1');
       got.push({ offset, base64 });

@@ -21,6 +21,19 @@ export function takeLauncherFd(env: NodeJS.ProcessEnv = process.env): void {
   if (raw !== undefined && Number.isInteger(fd) && fd > 2) launcherFd = fd;
 }
 
+/**
+ * Tells the launcher that a phase of the submit is done (`{"phase": "bundled"}` and a newline),
+ * before the app id; the launcher shows it as progress. Never throws.
+ */
+export function reportPhaseToLauncher(phase: 'bundled'): void {
+  if (launcherFd === undefined) return;
+  try {
+    writeSync(launcherFd, `${JSON.stringify({ phase })}\n`);
+  } catch {
+    // The launcher is gone: nobody to tell.
+  }
+}
+
 /** Reports the registered application to the launcher, once; never throws. */
 export function reportToLauncher(appId: string): void {
   const fd = launcherFd;

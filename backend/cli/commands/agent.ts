@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
 import { Agent } from '../../agent/Agent.js';
 import {
+  CheckApplication,
   Connect,
   Disconnect,
   DriverExited,
@@ -17,6 +18,7 @@ import {
   StateChanged,
   StopFollowLog,
   SubmitApplication,
+  SubmitProgress,
 } from '../../agent/protocol.js';
 import { removeDeadOwnerDirs } from '../../util/deadOwnerDirs.js';
 import { version } from '../../util/version.js';
@@ -50,6 +52,8 @@ export function registerAgent(program: Command): void {
         driverExited: (outputId, exitCode, reason) =>
           void connection.sendNotification(DriverExited, { outputId, exitCode, reason }),
         log: (line) => connection.console.log(line),
+        submitProgress: (outputId, message) =>
+          void connection.sendNotification(SubmitProgress, { outputId, message }),
       });
       let exiting = false;
       const exit = (code: number) => {
@@ -72,6 +76,7 @@ export function registerAgent(program: Command): void {
         rssBytes: process.memoryUsage().rss,
       }));
       connection.onRequest(SubmitApplication, (p) => agent.submit(p));
+      connection.onRequest(CheckApplication, (p) => agent.check(p));
       connection.onRequest(Kill, (p) => agent.kill(p.id));
       connection.onRequest(RequestUiLink, (p) => agent.uiLink(p));
       connection.onRequest(RequestWorkerStateOf, (p) => agent.workerState(p.workerId));

@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
-import { takeLauncherFd } from '../../app/driver/launcherReport.js';
+import { reportPhaseToLauncher, takeLauncherFd } from '../../app/driver/launcherReport.js';
 import { parseLocalMaster } from '../../app/local/localMaster.js';
 import { LogRouter, logRouterOptions } from '../../client/LogRouter.js';
 import { MasterStateMirror } from '../../client/MasterStateMirror.js';
@@ -130,6 +130,7 @@ export function registerSubmit(program: Command): void {
         .filter((f) => f !== '');
       if (flags.verbose) process.stderr.write(describeSettings(conf, origins));
       const bundled = await bundleApp(app);
+      reportPhaseToLauncher('bundled');
       const name = conf.get(AppConf.appName) || undefined;
       let cluster: LocalCluster | undefined;
       let masterUrl = master;

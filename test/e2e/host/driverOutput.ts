@@ -25,6 +25,7 @@ import {
   until,
   within,
 } from './helpers.js';
+import { RecordingProgress } from './progress.js';
 
 type OutputApi = Api & { outputs: DriverOutputs; reports: RunReports };
 type Submitted = Awaited<ReturnType<typeof submit>> & { outputId?: string };
@@ -82,16 +83,30 @@ export async function driverOutputSteps(base: Api, root: string): Promise<void> 
   let piOutput: vscode.Uri | undefined;
 
   await step(
-    'the driver output of a submitted Pi holds "Pi is roughly"; Show Logs opens it',
+    'the driver output of a submitted Pi holds "Pi is roughly"; Show Logs opens it; the submit shows its phases as progress',
     async () => {
       const info = new Answering(api.host, 'showInformationMessage', (m) =>
         m.items.includes('Show Logs') ? 'Show Logs' : undefined,
       );
+      const progress = new RecordingProgress(api.host);
       try {
         const opened = activeEditor((e) => e.document.uri.scheme === 'wick-output');
         const r = (await submit({ file: pi, args: ['4'], deployMode: 'client' })) as Submitted;
         assert.ok(r.success && r.appId && r.outputId, JSON.stringify(r));
         piApp = r.appId as string;
+        // The phases, in order, under the submit's title: the agent's, from the driver's own
+        // report that its bundle is done (backend/app/driver/launcherReport.ts).
+        const phases = progress.shown.find((p) => p.title === 'Submitting pi.ts');
+        assert.ok(phases, `no "Submitting pi.ts" progress: ${JSON.stringify(progress.shown)}`);
+        const bundling = phases.messages.indexOf('Bundling pi.ts…');
+        assert.ok(bundling >= 0, JSON.stringify(phases.messages));
+        assert.ok(
+          phases.messages.indexOf('Starting the driver…') > bundling,
+          JSON.stringify(phases.messages),
+        );
+        // The last phase, when the app had no executor at the answer, ends once it has one.
+        const waiting = progress.shown.find((p) => p.messages.includes('Waiting for executors…'));
+        if (waiting) await within(60_000, waiting.ended, '"Waiting for executors…" ending');
         const offer = await within(
           10_000,
           info.next((m) => m.items.includes('Show Logs')),
@@ -118,6 +133,7 @@ export async function driverOutputSteps(base: Api, root: string): Promise<void> 
         piOutput = doc.uri;
         await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
       } finally {
+        progress.restore();
         info.restore();
       }
     },
