@@ -39,7 +39,7 @@ import { BlackHolePersistenceEngine } from './persistence/PersistenceEngine.js';
 import { Recovery } from './recovery.js';
 import { StateBroadcaster } from './StateBroadcaster.js';
 
-import type { OwnedApps, TokenAccess } from './tokens/TokenAccess.js';
+import { type OwnedApps, registerNoTokens, type TokenAccess } from './tokens/TokenAccess.js';
 
 export interface MasterOptions {
   conf: WickConf;
@@ -187,7 +187,8 @@ export class Master extends RpcEndpoint implements LeaderElectable {
     const raw: HandlerRegistry = (def, handler) => this.on(def, handler);
     // A user's token passes its check before any handler (tokens/TokenAccess.ts).
     const on = options.tokens ? options.tokens.guard(raw, this.ownedApps()) : raw;
-    options.tokens?.register(on);
+    if (options.tokens) options.tokens.register(on);
+    else registerNoTokens(on);
     workerHandlers(context, on);
     appHandlers(context, on);
     driverHandlers(context, on);

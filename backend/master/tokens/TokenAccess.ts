@@ -199,3 +199,19 @@ function entryOf(t: TokenRecord) {
     allApps: t.allApps,
   };
 }
+
+/**
+ * A master that runs open (wick.authenticate=false) has no tokens: anyone may do anything, so
+ * the token messages are answered with why.
+ */
+export function registerNoTokens(on: HandlerRegistry): void {
+  const why = () => {
+    throw new Error(
+      'This master runs open (wick.authenticate=false): there are no tokens, and anyone who reaches it may submit',
+    );
+  };
+  on(CreateToken, why);
+  on(ListTokens, why);
+  on(RevokeToken, why);
+  on(RequestSubmissionKey, why);
+}
