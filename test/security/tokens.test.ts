@@ -77,6 +77,23 @@ test('a token submits and watches its own application, and gets nothing else', {
   const status = await runWick(['status', '--token-file', alice.file, '--master', master.url]);
   assert.equal(status.code, 0, status.stderr);
   assert.match(status.stdout, /alice-count/);
+  // Its own application's log, through the master (the worker refuses a token).
+  const line = status.stdout.split('\n').find((l) => l.includes('alice-count')) ?? '';
+  const ownApp = /app-[\w.-]+/.exec(line)?.[0];
+  assert.ok(ownApp, `no application id on ${JSON.stringify(line)}`);
+  const alicePeer = await HostilePeer.connect(t, master.address, {
+    kind: 'app',
+    credential: alice.credential,
+  });
+  const own = await alicePeer.ask(LOG_RELAY_ENDPOINT, {
+    type: 'RequestLogRange',
+    appId: ownApp,
+    execId: 0,
+    stream: 'stderr',
+    offset: 0,
+    length: 1000,
+  });
+  assert.equal(own.error, undefined, JSON.stringify(own));
 
   // Another user's application (registered with the cluster secret).
   const other = await runExecutor(
