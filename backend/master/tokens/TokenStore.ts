@@ -32,7 +32,8 @@ interface StoreFile {
  * nothing that opens anything: the file holds the key's hash, which the master checks a derived
  * key against — a token made under another secret, or a record copied from elsewhere, opens
  * nothing. Who submitted what (owners) is kept here too, so that a token still owns its
- * applications after the master restarts.
+ * applications after the master restarts. One master per file: each writes the whole file from
+ * what it holds (standby masters each keep their own, docs/security.md).
  */
 export class TokenStore {
   private readonly tokens = new Map<string, TokenRecord>();
@@ -62,7 +63,8 @@ export class TokenStore {
       );
     }
     for (const t of (parsed.tokens ?? []).slice(0, MAX_TOKENS)) {
-      if (typeof t?.id === 'string' && typeof t.keySha256 === 'string') this.tokens.set(t.id, t);
+      // A hand-edited entry that is not what this master writes is left out, not served.
+      if (isRecord(t)) this.tokens.set(t.id, t);
     }
     for (const [s, t] of (parsed.owners ?? []).slice(-MAX_OWNED_SUBMISSIONS)) {
       if (typeof s === 'string' && typeof t === 'string') this.owners.set(s, t);
@@ -154,6 +156,21 @@ export class TokenStore {
   ownerOf(submission: string): string | undefined {
     return this.owners.get(submission);
   }
+}
+
+function isRecord(t: TokenRecord | undefined): t is TokenRecord {
+  return (
+    typeof t?.id === 'string' &&
+    /^tok-[0-9a-f]{16}$/.test(t.id) &&
+    typeof t.name === 'string' &&
+    /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/.test(t.name) &&
+    Number.isSafeInteger(t.createdAt) &&
+    t.createdAt >= 0 &&
+    (t.expiresAt === undefined || (Number.isSafeInteger(t.expiresAt) && t.expiresAt >= 0)) &&
+    typeof t.allApps === 'boolean' &&
+    typeof t.keySha256 === 'string' &&
+    /^[0-9a-f]{64}$/.test(t.keySha256)
+  );
 }
 
 function sha256(text: string): string {
