@@ -18,6 +18,7 @@ export const COMMAND_NAMES = {
   agent: ['agent'],
   join: ['join'],
   history: ['history', 'history-server'],
+  token: ['token'],
 } as const;
 
 export const ALL_COMMAND_NAMES: ReadonlySet<string> = new Set(Object.values(COMMAND_NAMES).flat());

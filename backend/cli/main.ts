@@ -37,6 +37,7 @@ const COMMANDS: readonly (readonly [names: readonly string[], load: () => Promis
   [N.agent, async () => (await import('./commands/agent.js')).registerAgent],
   [N.join, async () => (await import('./commands/join.js')).registerJoin],
   [N.history, async () => (await import('./commands/history.js')).registerHistory],
+  [N.token, async () => (await import('./commands/token.js')).registerToken],
 ];
 
 /**

@@ -61,3 +61,21 @@ export function defaultMasterUrl(): string {
 export function masterUrlOf(flag: string | undefined, conf: WickConf): string {
   return flag ?? (conf.get(AppConf.master) || 'wick://127.0.0.1:7077');
 }
+
+/**
+ * `--token-file <file>`: the user's submit token (`wick token create`), as
+ * wick.authenticate.token.file (also WICK_TOKEN_FILE). After addConfOptions.
+ */
+export function addTokenOption(cmd: Command): Command {
+  return cmd
+    .option(
+      '--token-file <file>',
+      'prove this submit token (wick token create), not the cluster secret (default $WICK_TOKEN_FILE, then the cluster secret, then ~/.config/wick/token)',
+    )
+    .hook('preAction', (self) => {
+      const { tokenFile, conf } = self.opts() as { tokenFile?: string; conf?: string[] };
+      if (tokenFile !== undefined) {
+        self.setOptionValue('conf', [...(conf ?? []), `wick.authenticate.token.file=${tokenFile}`]);
+      }
+    });
+}

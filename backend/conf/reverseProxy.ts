@@ -23,4 +23,9 @@ export const ReverseProxyConf = {
     1,
     10_000,
   ),
+  maxTotalBacklog: conf.sizeBytes(
+    'wick.ui.reverseProxy.maxTotalBacklog',
+    '256m',
+    'Bytes of relayed logs the master holds unsent for all its clients together; past it, the follow of a client that is behind is ended (saying from which offset to follow again), so that the memory of the master does not grow with the number of connections. Each client also has its own bound of 32 MiB.',
+  ),
 };

@@ -39,4 +39,9 @@ export const RpcConf = {
     '',
     'A file holding the cluster secret (its first line). Default: $XDG_CONFIG_HOME/wick/cluster-secret (~/.config/wick/cluster-secret), where a master writes the secret it generates.',
   ),
+  tokenFile: conf.string(
+    'wick.authenticate.token.file',
+    '',
+    "A file holding a user's submit token (`wick token create` prints one): the CLI and the agent then prove that token, not the cluster secret, and may submit, watch, kill and read the logs of their own applications. Also WICK_TOKEN_FILE. Default: none, then the cluster secret (as found above), then $XDG_CONFIG_HOME/wick/token when it exists.",
+  ),
 };

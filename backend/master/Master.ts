@@ -39,6 +39,8 @@ import { BlackHolePersistenceEngine } from './persistence/PersistenceEngine.js';
 import { Recovery } from './recovery.js';
 import { StateBroadcaster } from './StateBroadcaster.js';
 
+import { type OwnedApps, registerNoTokens, type TokenAccess } from './tokens/TokenAccess.js';
+
 export interface MasterOptions {
   conf: WickConf;
   webUiPort: number;
@@ -51,6 +53,8 @@ export interface MasterOptions {
   random?: () => number;
   /** Where cluster-mode applications' files are kept (handlers/files.ts); none: refused. */
   files?: ContentStore;
+  /** Users' tokens (tokens/); none: the cluster runs open, and there are none. */
+  tokens?: TokenAccess;
 }
 
 /** How often the master looks for workers whose heartbeats stopped (see scheduleTimeoutCheck). */
@@ -183,7 +187,11 @@ export class Master extends RpcEndpoint implements LeaderElectable {
       completeRecoveryIfAnswered: () => this.recovery.completeIfAnswered(),
     };
 
-    const on: HandlerRegistry = (def, handler) => this.on(def, handler);
+    const raw: HandlerRegistry = (def, handler) => this.on(def, handler);
+    // A user's token passes its check before any handler (tokens/TokenAccess.ts).
+    const on = options.tokens ? options.tokens.guard(raw, this.ownedApps()) : raw;
+    if (options.tokens) options.tokens.register(on);
+    else registerNoTokens(on);
     workerHandlers(context, on);
     appHandlers(context, on);
     driverHandlers(context, on);
@@ -197,6 +205,14 @@ export class Master extends RpcEndpoint implements LeaderElectable {
       this.onLeadershipRevoked();
     });
     on(CompleteRecovery, () => this.recovery.complete());
+  }
+
+  /** Which submission registered an application, for the tokens' checks. */
+  ownedApps(): OwnedApps {
+    return {
+      submissionOf: (id) =>
+        (this.cluster.appById(id) ?? this.cluster.completedAppById(id))?.submission,
+    };
   }
 
   /** ALIVE, STANDBY, RECOVERING or COMPLETING_RECOVERY. */

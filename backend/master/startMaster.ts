@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { AppStatusSource } from '../appstatus/AppStatusSource.js';
 import { DaemonConf } from '../conf/daemon.js';
 import { MasterConf } from '../conf/master.js';
@@ -9,7 +9,11 @@ import { ContentStore } from '../files/ContentStore.js';
 import { FileServer } from '../files/FileServer.js';
 import { FILE_SERVER_ENDPOINT, LOG_RELAY_ENDPOINT } from '../protocol/endpoints.js';
 import { wickProtocol } from '../protocol/index.js';
-import { ensureClusterSecret, resolveClusterAuth } from '../rpc/clusterSecret.js';
+import {
+  defaultSecretFile,
+  ensureClusterSecret,
+  resolveClusterAuth,
+} from '../rpc/clusterSecret.js';
 import {
   clusterRpcAuth,
   isClusterPeer,
@@ -19,7 +23,7 @@ import {
 } from '../rpc/index.js';
 import { masterSecurity } from '../rpc/tls/masterSecurity.js';
 import type { WireSecurity } from '../rpc/tls/WireSecurity.js';
-import type { Clock } from '../util/clock.js';
+import { type Clock, systemClock } from '../util/clock.js';
 import { announceAuth } from './announceAuth.js';
 import type { LeaderElectionAgentFactory } from './leader/LeaderElectionAgent.js';
 import { zooKeeperLeaderAgent } from './leader/ZooKeeperLeaderElectionAgent.js';
@@ -29,6 +33,8 @@ import { Master } from './Master.js';
 import { FileSystemPersistenceEngine } from './persistence/FileSystemPersistenceEngine.js';
 import type { PersistenceEngine } from './persistence/PersistenceEngine.js';
 import { ZooKeeperPersistenceEngine } from './persistence/ZooKeeperPersistenceEngine.js';
+import { TokenAccess } from './tokens/TokenAccess.js';
+import { TokenStore } from './tokens/TokenStore.js';
 
 /** The master's web UI, as startMaster runs it (backend/http's MasterWebUI). */
 export interface MasterWebUiServer {
@@ -84,6 +90,14 @@ export async function startMaster(
   const found = ensureClusterSecret(resolveClusterAuth(conf));
   const security = await masterSecurity(conf, host);
   const persistence = await persistenceFor(conf);
+  const tokens =
+    found.mode === 'secret'
+      ? new TokenAccess(
+          new TokenStore(tokensFileFor(conf), found.secret),
+          found.secret,
+          clock ?? systemClock,
+        )
+      : undefined;
   const env = await RpcEnv.create({
     protocol: wickProtocol,
     name: Master.SYSTEM_NAME,
@@ -91,7 +105,12 @@ export async function startMaster(
     port: conf.get(DaemonConf.masterPort),
     conf,
     clock,
-    auth: clusterRpcAuth(found.mode === 'secret' ? found.secret : undefined),
+    auth: tokens
+      ? {
+          ...clusterRpcAuth(found.mode === 'secret' ? found.secret : undefined),
+          keys: tokens.keyRing(),
+        }
+      : clusterRpcAuth(found.mode === 'secret' ? found.secret : undefined),
     security,
   }).catch(async (err) => {
     await persistence?.close();
@@ -142,13 +161,16 @@ export async function startMaster(
     persistence,
     leaderElection,
     clock,
+    ...(tokens ? { tokens } : {}),
   });
   env.setupEndpoint(Master.ENDPOINT_NAME, master);
   env.setupEndpoint(
     LOG_RELAY_ENDPOINT,
     new LogRelay({
       locate: (source) => locateLogWorker(master.clusterView, source),
+      authorize: (sender, source) => tokens?.checkLog(sender, source, master.ownedApps()),
       maxFollowsPerClient: conf.get(ReverseProxyConf.maxFollowsPerClient),
+      maxTotalBacklog: conf.get(ReverseProxyConf.maxTotalBacklog),
     }),
   );
   webUi.attach(env, master.appStatus);
@@ -162,6 +184,16 @@ export async function startMaster(
       await env.stop();
     },
   };
+}
+
+/**
+ * Where users' tokens are kept: in the recovery directory with FILESYSTEM recovery, else beside
+ * the default secret file (tokens are derived from the secret, and live and die with it).
+ */
+function tokensFileFor(conf: WickConf): string {
+  if (conf.get(MasterConf.recoveryMode) === 'FILESYSTEM')
+    return join(conf.get(MasterConf.recoveryDirectory), 'tokens.json');
+  return join(dirname(defaultSecretFile()), 'tokens.json');
 }
 
 /** See wick.master.filesDir. */

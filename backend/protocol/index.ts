@@ -7,6 +7,7 @@ import { MessageCatalog } from './registry.js';
 import * as rpc from './rpc.js';
 import * as shuffle from './shuffle.js';
 import * as state from './state.js';
+import * as tokens from './tokens.js';
 import * as worker from './worker.js';
 
 /**
@@ -23,6 +24,7 @@ export const wickProtocol = new MessageCatalog(
   executor,
   files,
   shuffle,
+  tokens,
 );
 
 /** The RPC layer's own messages (the endpoint verifier, Ping): every RpcEnv accepts them. */

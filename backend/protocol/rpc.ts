@@ -47,13 +47,17 @@ export const HelloParams = Type.Object(
     credential: Type.Optional(
       Type.Object(
         {
-          kind: Type.Union([Type.Literal('submission'), Type.Literal('app')]),
+          kind: Type.Union([
+            Type.Literal('submission'),
+            Type.Literal('app'),
+            Type.Literal('token'),
+          ]),
           id: Type.String({ pattern: '^[A-Za-z0-9._-]{1,200}$', maxLength: 200 }),
         },
         {
           additionalProperties: false,
           description:
-            'With a nonce: the key the proofs use, when it is not the cluster secret — the key derived for this submission or application (docs/protocol.md, "Who may do what").',
+            'With a nonce: the key the proofs use, when it is not the cluster secret — the key derived for this submission, application or user token (docs/protocol.md, "Who may do what").',
         },
       ),
     ),

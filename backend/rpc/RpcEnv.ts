@@ -12,7 +12,6 @@ import { bindWithRetries } from '../util/bind.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
 import { type ConnectionStats, Connections, type ConnectionsHost } from './Connections.js';
-import { resolveClusterAuth } from './clusterSecret.js';
 import { type Credential, clusterKeyRing, type KeyRing } from './credentials.js';
 import { Dispatcher } from './Dispatcher.js';
 import { InboundRouter } from './InboundRouter.js';
@@ -31,6 +30,7 @@ import { RpcEndpointVerifier } from './RpcEndpointVerifier.js';
 import { replyProblem } from './replyProblem.js';
 import type { Session } from './Session.js';
 import { WireSecurity } from './tls/WireSecurity.js';
+import { resolveClientCredential } from './userToken.js';
 
 const log = getLogger('RpcEnv');
 
@@ -476,9 +476,13 @@ export class RpcEnv implements ConnectionsHost {
 
 /**
  * The auth of a daemon or tool that was given none: the cluster secret, found the one way
- * (clusterSecret.ts), or open. A master makes its secret before it gets here (startMaster).
+ * (clusterSecret.ts), a user's token (userToken.ts), or open. A master makes its secret before it gets here (startMaster).
  */
 function clusterAuthFromConf(conf: WickConf): RpcAuth {
-  const found = resolveClusterAuth(conf);
-  return clusterRpcAuth(found.mode === 'secret' ? found.secret : undefined);
+  const found = resolveClientCredential(conf);
+  if (found.credential?.kind === 'token') {
+    // A user's token: it dials the master, and lets nobody in (it opens no port of its own).
+    return { credential: found.credential, keys: { keyFor: () => undefined } };
+  }
+  return clusterRpcAuth(found.secret);
 }

@@ -16,21 +16,29 @@ import { createHmac } from 'node:crypto';
  *   and its executors (given it by their worker). They may talk to each other, to the master as
  *   that application's driver, and to their worker as that application's executor.
  *
+ * - `token:<id>`: a user's submit credential, made by the master (`wick token create`,
+ *   master/tokens/): it may submit, watch, kill and read the logs of its own applications (or of
+ *   all, when made with --all-apps), and nothing a worker or master may do. Only the master
+ *   accepts it, and only while the token is listed and unexpired.
+ *
  * Spark standalone has the first alone, and every executor of every application holds it.
  */
-export type CredentialKind = 'cluster' | 'submission' | 'app';
+export type CredentialKind = 'cluster' | 'submission' | 'app' | 'token';
+
+/** The kinds derived from the cluster secret for one holder. */
+export type DerivedKind = 'submission' | 'app' | 'token';
 
 /** What a connection proved at its handshake: its principal. */
 export type Principal =
   /** Nothing: authentication is off (`wick.authenticate=false`), so anyone gets every role. */
   | { readonly kind: 'open' }
   | { readonly kind: 'cluster' }
-  | { readonly kind: 'submission' | 'app'; readonly id: string };
+  | { readonly kind: DerivedKind; readonly id: string };
 
 /** A key this env proves itself with when it dials. */
 export type Credential =
   | { readonly kind: 'cluster'; readonly key: string }
-  | { readonly kind: 'submission' | 'app'; readonly id: string; readonly key: string };
+  | { readonly kind: DerivedKind; readonly id: string; readonly key: string };
 
 /**
  * The keys a listening env accepts: for a claimed principal, its key, or undefined when this env
@@ -41,15 +49,20 @@ export interface KeyRing {
 }
 
 /** The key of `kind:id` under the cluster secret. */
-export function deriveKey(clusterSecret: string, kind: 'submission' | 'app', id: string): string {
+export function deriveKey(clusterSecret: string, kind: DerivedKind, id: string): string {
   return createHmac('sha256', clusterSecret).update(`wick-${kind}-key:${id}`).digest('hex');
 }
 
-/** A holder of the cluster secret (master, worker) accepts every principal: it can derive them. */
+/**
+ * A holder of the cluster secret (master, worker) accepts every principal it can derive — but a
+ * user's token only where the tokens are listed (the master's ring, master/tokens/), so that a
+ * revoked one opens nothing anywhere.
+ */
 export function clusterKeyRing(secret: string): KeyRing {
   return {
     keyFor: (kind, id) => {
       if (kind === 'cluster') return id === undefined ? secret : undefined;
+      if (kind === 'token') return undefined;
       return id === undefined ? undefined : deriveKey(secret, kind, id);
     },
   };
@@ -82,6 +95,21 @@ export class AppKeyRing implements KeyRing {
  */
 export function serverPrincipal(credential: Credential): Principal {
   return credential.kind === 'app' ? { kind: 'app', id: credential.id } : { kind: 'cluster' };
+}
+
+/** `token:<id>:<64 hex>`, the text of a token file (`wick token create` prints it). */
+export function formatToken(id: string, key: string): string {
+  return `token:${id}:${key}`;
+}
+
+export function parseToken(text: string, from: string): Credential & { kind: 'token' } {
+  const m = /^token:(tok-[0-9a-f]{16}):([0-9a-f]{64})$/.exec(text.trim());
+  if (!m) {
+    throw new Error(
+      `${from} does not hold a Wick token ("token:tok-<16 hex>:<64 hex>", as \`wick token create\` prints it; got ${text.trim().length} characters)`,
+    );
+  }
+  return { kind: 'token', id: m[1] as string, key: m[2] as string };
 }
 
 /** The key a principal proves: "cluster secret", "app:app-… key". */

@@ -48,7 +48,7 @@ export function logRefusal(type: string, sender: RpcSenderContext, err: Refused)
 /**
  * The roles a principal may play (Role in protocol/registry.ts) in a message from `from` to `to`:
  * the check every message passes at the router, before its handler checks the sender's identity.
- * The cluster secret opens every role; a submission's key a driver's; an application's key its
+ * The cluster secret opens every role; a user's token a client's; a submission's key a driver's; an application's key its
  * executors', its driver's towards them, and the master's towards that driver (which lets in
  * nothing but its application's key, so a master that took over reaches it with that key) — never
  * a driver's towards the master.
@@ -65,6 +65,10 @@ export function mayPlay(
       return true;
     case 'submission':
       return plays('driver');
+    case 'token':
+      // A user's: a client's messages alone; which application it may touch is the master's
+      // check (master/tokens/TokenAccess.ts).
+      return plays('client');
     case 'app':
       return (
         plays('executor') ||

@@ -45,7 +45,7 @@ export function clusterSecret(): string {
 
 /** An application's key, as a worker hands it to its executor (WICK_APP_CREDENTIAL). */
 export interface AppCredential {
-  kind: 'submission' | 'app';
+  kind: 'submission' | 'app' | 'token';
   id: string;
   key: string;
 }

@@ -333,7 +333,7 @@ export class RawClient {
   async authHello(
     from: string,
     key: string,
-    credential?: { kind: 'submission' | 'app'; id: string },
+    credential?: { kind: 'submission' | 'app' | 'token'; id: string },
     forging = false,
   ): Promise<RawFrame> {
     const nonce = randomBytes(16).toString('hex');

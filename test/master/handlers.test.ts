@@ -55,14 +55,18 @@ test('the requests it answers, as asks, are these; it takes everything else one-
   const requests = handled.filter((d) => d.replies !== undefined).map((d) => d.type);
   assert.deepEqual(requests.sort(), [
     'BoundPortsRequest',
+    'CreateToken',
     'FetchFileChunk',
+    'ListTokens',
     'ReportListenerEvents',
     'RequestDriverStatus',
     'RequestKillApplication',
     'RequestKillDriver',
     'RequestMasterState',
     'RequestMissingFiles',
+    'RequestSubmissionKey',
     'RequestSubmitDriver',
+    'RevokeToken',
     'SubscribeMasterState',
     'UploadFileChunk',
   ]);

@@ -3,19 +3,21 @@ import { withMaster } from '../../client/masterConnection.js';
 import { loadConf } from '../../conf/load.js';
 import type { WickConf } from '../../conf/WickConf.js';
 import { RequestKillApplication, RequestKillDriver } from '../../protocol/client.js';
-import { addConfOptions, masterUrlOf } from '../options.js';
+import { addConfOptions, addTokenOption, masterUrlOf } from '../options.js';
 
 /** `wick kill ID`: kill an application (app-…) or a driver (driver-…). */
 export function registerKill(program: Command): void {
-  addConfOptions(
-    program
-      .command('kill')
-      .description('Kill an application (app-…) or a driver (driver-…)')
-      .argument('<id>', 'an application or driver id')
-      .option(
-        '--master <url>',
-        'master URL (default wick.master, $WICK_MASTER or wick://127.0.0.1:7077)',
-      ),
+  addTokenOption(
+    addConfOptions(
+      program
+        .command('kill')
+        .description('Kill an application (app-…) or a driver (driver-…)')
+        .argument('<id>', 'an application or driver id')
+        .option(
+          '--master <url>',
+          'master URL (default wick.master, $WICK_MASTER or wick://127.0.0.1:7077)',
+        ),
+    ),
   ).action(
     async (id: string, flags: { master?: string; conf: string[]; propertiesFile?: string }) => {
       const conf = loadConf({ confPairs: flags.conf, propertiesFile: flags.propertiesFile });

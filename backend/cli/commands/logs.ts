@@ -8,7 +8,7 @@ import { bytesOf } from '../../protocol/base64.js';
 import { RequestLogRange } from '../../protocol/worker.js';
 import type { RpcEndpointRef, RpcEnv } from '../../rpc/index.js';
 import { type LogSource, type LogStream, logFields } from '../../shared/logSource.js';
-import { addConfOptions, masterUrlOf } from '../options.js';
+import { addConfOptions, addTokenOption, masterUrlOf } from '../options.js';
 import { listExecutorLogs } from './logList.js';
 
 interface LogsFlags {
@@ -25,19 +25,21 @@ interface LogsFlags {
  * master, as with --conf wick.ui.reverseProxy=true always; a line on stderr says so.
  */
 export function registerLogs(program: Command): void {
-  addConfOptions(
-    program
-      .command('logs')
-      .description(
-        "Print an executor's or a driver's log (stdout, or stderr with --stderr), or list an application's executor logs",
-      )
-      .argument('<id>', 'app-id/exec-id (an executor), driver-id, or app-id (list its logs)')
-      .option(
-        '--master <url>',
-        'master URL (default wick.master, $WICK_MASTER or wick://127.0.0.1:7077)',
-      )
-      .option('-f, --follow', 'keep printing what is written until the process ends')
-      .option('--stderr', 'stderr instead of stdout'),
+  addTokenOption(
+    addConfOptions(
+      program
+        .command('logs')
+        .description(
+          "Print an executor's or a driver's log (stdout, or stderr with --stderr), or list an application's executor logs",
+        )
+        .argument('<id>', 'app-id/exec-id (an executor), driver-id, or app-id (list its logs)')
+        .option(
+          '--master <url>',
+          'master URL (default wick.master, $WICK_MASTER or wick://127.0.0.1:7077)',
+        )
+        .option('-f, --follow', 'keep printing what is written until the process ends')
+        .option('--stderr', 'stderr instead of stdout'),
+    ),
   ).action(async (id: string, flags: LogsFlags) => {
     const stream = flags.stderr ? 'stderr' : 'stdout';
     const listed = /^app-[\w.-]+$/.test(id) ? id : undefined;

@@ -12,7 +12,7 @@ import type { MessageOf } from '../../protocol/registry.js';
 import type { AppSummary, DriverSummary, MasterStateResponse } from '../../protocol/state.js';
 import { parseMasterUrls } from '../../rpc/masterUrls.js';
 import { sparkMasterJson } from '../../shared/sparkJson.js';
-import { addConfOptions, masterUrlOf } from '../options.js';
+import { addConfOptions, addTokenOption, masterUrlOf } from '../options.js';
 import { appFromEventLog, fromLogOnly, withJobsFromLog } from './appFromEventLog.js';
 
 interface StatusFlags {
@@ -24,21 +24,23 @@ interface StatusFlags {
 
 /** `wick status`: the master's state, for people or (--json) in the shape of Spark's /json. */
 export function registerStatus(program: Command): void {
-  addConfOptions(
-    program
-      .command('status')
-      .description(
-        "Print the cluster's state: master, workers, applications, drivers (or one of them, by id)",
-      )
-      .argument(
-        '[id]',
-        "an application (app-…) or driver (driver-…) id: print only it, and why it waits; an application's jobs and stages from its event log (wick history)",
-      )
-      .option(
-        '--master <url>',
-        'master URL (default wick.master, $WICK_MASTER or wick://127.0.0.1:7077)',
-      )
-      .option('--json', "print JSON in the shape of Spark's master /json"),
+  addTokenOption(
+    addConfOptions(
+      program
+        .command('status')
+        .description(
+          "Print the cluster's state: master, workers, applications, drivers (or one of them, by id)",
+        )
+        .argument(
+          '[id]',
+          "an application (app-…) or driver (driver-…) id: print only it, and why it waits; an application's jobs and stages from its event log (wick history)",
+        )
+        .option(
+          '--master <url>',
+          'master URL (default wick.master, $WICK_MASTER or wick://127.0.0.1:7077)',
+        )
+        .option('--json', "print JSON in the shape of Spark's master /json"),
+    ),
   ).action(async (id: string | undefined, flags: StatusFlags) => {
     const conf = loadConf({ confPairs: flags.conf, propertiesFile: flags.propertiesFile });
     await printStatus(id, masterUrlOf(flags.master, conf), flags.json === true, conf);

@@ -25,11 +25,11 @@ import { parseMasterUrls } from '../../rpc/masterUrls.js';
 import { latestRun } from '../../shared/driverRuns.js';
 import { type BundledApp, bundleApp } from '../../submit/bundle.js';
 import { driverDescription } from '../../submit/driverDescription.js';
-import { handOverToDriver } from '../../submit/handOver.js';
+import { handOverToDriver, reexecWithoutSecret as reexec } from '../../submit/handOver.js';
 import { runAppHere } from '../../submit/runApp.js';
 import { uploadToMasters } from '../../submit/uploadApp.js';
 import { showErrorStacks } from '../errors.js';
-import { addConfOptions, exitWithParent, masterUrlOf } from '../options.js';
+import { addConfOptions, addTokenOption, exitWithParent, masterUrlOf } from '../options.js';
 import { kill } from './kill.js';
 import { followLog } from './logs.js';
 import { printStatus } from './status.js';
@@ -56,32 +56,34 @@ interface Flags {
 
 /** `wick submit`: spark-submit for Wick applications. */
 export function registerSubmit(program: Command): void {
-  addConfOptions(
-    program
-      .command('submit')
-      .description('Run an application (.js, .mjs or .ts) on a cluster')
-      .argument('[app]', 'the application file')
-      .argument('[args...]', 'arguments for the application')
-      .option(
-        '--master <url>',
-        'wick://host:port[,host:port…] (or spark://…); "local" for an embedded local cluster (a master and 2 workers); local[N] or local[*] to run N tasks at once inside the driver, as Spark does (client mode; for debugging tasks) (default wick.master, $WICK_MASTER)',
-      )
-      .option(
-        '--deploy-mode <mode>',
-        'client (the driver runs here, the default) or cluster (on a worker)',
-      )
-      .option('--name <name>', 'application name (default: the file name)')
-      .option('--executor-memory <size>', 'memory per executor, e.g. 512m (default 1g)')
-      .option('--executor-cores <n>', 'cores per executor (default: all a worker offers)')
-      .option('--total-executor-cores <n>', 'cores for the application in all')
-      .option('--driver-memory <size>', 'memory for the driver (cluster mode; default 1g)')
-      .option('--driver-cores <n>', 'cores for the driver (cluster mode; default 1)')
-      .option('--supervise', 'restart the driver when it fails (cluster mode)')
-      .option('--wait', 'cluster mode: follow the driver’s output and exit with its status')
-      .option(
-        '--files <paths>',
-        'files to ship to every executor, comma-separated; tasks find them at WickFiles.get(name)',
-      ),
+  addTokenOption(
+    addConfOptions(
+      program
+        .command('submit')
+        .description('Run an application (.js, .mjs or .ts) on a cluster')
+        .argument('[app]', 'the application file')
+        .argument('[args...]', 'arguments for the application')
+        .option(
+          '--master <url>',
+          'wick://host:port[,host:port…] (or spark://…); "local" for an embedded local cluster (a master and 2 workers); local[N] or local[*] to run N tasks at once inside the driver, as Spark does (client mode; for debugging tasks) (default wick.master, $WICK_MASTER)',
+        )
+        .option(
+          '--deploy-mode <mode>',
+          'client (the driver runs here, the default) or cluster (on a worker)',
+        )
+        .option('--name <name>', 'application name (default: the file name)')
+        .option('--executor-memory <size>', 'memory per executor, e.g. 512m (default 1g)')
+        .option('--executor-cores <n>', 'cores per executor (default: all a worker offers)')
+        .option('--total-executor-cores <n>', 'cores for the application in all')
+        .option('--driver-memory <size>', 'memory for the driver (cluster mode; default 1g)')
+        .option('--driver-cores <n>', 'cores for the driver (cluster mode; default 1)')
+        .option('--supervise', 'restart the driver when it fails (cluster mode)')
+        .option('--wait', 'cluster mode: follow the driver’s output and exit with its status')
+        .option(
+          '--files <paths>',
+          'files to ship to every executor, comma-separated; tasks find them at WickFiles.get(name)',
+        ),
+    ),
   )
     .option('--verbose', 'print each setting and where it came from; errors with their stack')
     .option('--status <id>', "print a driver's or an application's status (as wick status ID)")
@@ -104,6 +106,7 @@ export function registerSubmit(program: Command): void {
           "missing required argument 'app': the application file to run (.js, .mjs or .ts), or --status ID / --kill ID",
         );
       }
+      if (await reexecWithoutSecret(flags)) return;
       takeLauncherFd();
       // SIGTERM, as a kill would: the driver's handlers stop the application cleanly.
       if (flags.exitWithParent)
@@ -166,7 +169,7 @@ export function registerSubmit(program: Command): void {
         if (files.length > 0) appSettings['wick.files'] = files.map((f) => resolve(f)).join(',');
         // The bundle is only needed while the application runs here.
         process.once('exit', () => rmSync(bundled.root, { recursive: true, force: true }));
-        handOverToDriver(appSettings);
+        await handOverToDriver(appSettings, inProcess ? undefined : masterUrl);
         await runAppHere({
           bundle: bundled.bundle,
           root: bundled.root,
@@ -473,4 +476,18 @@ async function submitToCluster(
     },
     conf,
   );
+}
+
+/**
+ * A client-mode submit given the secret in its environment or command line runs the application
+ * in a child started without it (handOver.ts); not for an embedded cluster (`local`), whose
+ * daemons this process starts with it, nor for --status/--kill.
+ */
+async function reexecWithoutSecret(flags: Flags): Promise<boolean> {
+  const { conf } = submitConf(flags);
+  const master = conf.get(AppConf.master);
+  if (!master || master.trim() === 'local') return false;
+  if (conf.get(SubmitConf.deployMode) !== 'client') return false;
+  const inProcess = parseLocalMaster(master) !== undefined;
+  return reexec(Object.fromEntries(conf.entries()), inProcess ? undefined : master);
 }

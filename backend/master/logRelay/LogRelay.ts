@@ -29,6 +29,10 @@ export interface LogRelayOptions {
   locate(source: LogSource): RpcEndpointRef;
   /** wick.ui.reverseProxy.maxFollowsPerClient */
   maxFollowsPerClient: number;
+  /** wick.ui.reverseProxy.maxTotalBacklog: unsent bytes for all clients together. */
+  maxTotalBacklog?: number;
+  /** Throws (a refusal) when the sender may not read this log: a user's token reads its own. */
+  authorize?(sender: RpcSenderContext, source: LogSource): void;
 }
 
 /**
@@ -47,11 +51,13 @@ export interface LogRelayOptions {
 export class LogRelay extends RpcEndpoint {
   override readonly concurrent = true;
   readonly follows = new RelayedFollows();
+  private total = 0;
+  private totalAt = 0;
 
   constructor(private readonly options: LogRelayOptions) {
     super();
     this.on(RequestLogRange, async (msg, ctx) => {
-      const worker = this.locate(msg);
+      const worker = this.locate(msg, ctx);
       this.log.debug(`Relaying RequestLogRange from ${ctx.senderAddress} to ${worker.address}`);
       return worker.ask(RequestLogRange({ ...msg }), { timeout: WORKER_ASK_TIMEOUT_MS });
     });
@@ -64,7 +70,10 @@ export class LogRelay extends RpcEndpoint {
     });
   }
 
-  private locate(msg: { appId?: string; execId?: number; driverId?: string }): RpcEndpointRef {
+  private locate(
+    msg: { appId?: string; execId?: number; driverId?: string },
+    sender: RpcSenderContext,
+  ): RpcEndpointRef {
     let source: LogSource;
     if (msg.driverId !== undefined && msg.appId === undefined && msg.execId === undefined) {
       source = { driverId: msg.driverId };
@@ -76,6 +85,7 @@ export class LogRelay extends RpcEndpoint {
         'A log is named by appId and execId (an executor) or by driverId (a driver), not both',
       );
     }
+    this.options.authorize?.(sender, source);
     try {
       return this.options.locate(source);
     } catch (err) {
@@ -101,7 +111,7 @@ export class LogRelay extends RpcEndpoint {
         `Invalid follower ${JSON.stringify(msg.follower.address)}: a follow through the master pushes to an endpoint of the asking RpcEnv, ${clientAddress}`,
       );
     }
-    const worker = this.locate(msg);
+    const worker = this.locate(msg, ctx);
     // A new follow under the same id replaces the old one, as on a worker.
     const old = this.follows.byClient(clientAddress, msg.followId);
     if (old) this.end(old, old.next, 'replaced by a new follow with the same id', true, false);
@@ -155,6 +165,18 @@ export class LogRelay extends RpcEndpoint {
       );
       return;
     }
+    const max = this.options.maxTotalBacklog;
+    if (max !== undefined && backlog > 0 && this.totalBacklog() > max) {
+      // A client that keeps up (nothing unsent) still gets its chunk: only those behind are cut.
+      const mib = Math.round(max / (1024 * 1024));
+      this.end(
+        f,
+        f.next,
+        `The master stopped relaying this log: its log clients together fell more than ${mib} MiB behind (wick.ui.reverseProxy.maxTotalBacklog); follow again from offset ${f.next}`,
+        true,
+      );
+      return;
+    }
     const data = bytesOf(c, 'data');
     const head: Omit<MessageOf<typeof LogChunk>, 'data'> = {
       type: LogChunk.type,
@@ -167,6 +189,25 @@ export class LogRelay extends RpcEndpoint {
       // The client's env is gone: its disconnection ends the follow.
     }
     f.next = Math.max(f.next, c.offset + data.length);
+  }
+
+  /**
+   * The unsent bytes to every client that follows through the relay, each client counted once;
+   * worked out at most every 20 ms, as chunks come in bursts and clients are many.
+   */
+  private totalBacklog(): number {
+    const now = Date.now();
+    if (now - this.totalAt < 20) return this.total;
+    const seen = new Set<string>();
+    let total = 0;
+    for (const f of this.follows.all()) {
+      if (seen.has(f.clientAddress)) continue;
+      seen.add(f.clientAddress);
+      total += this.rpcEnv.backlog(f.client).bytes;
+    }
+    this.total = total;
+    this.totalAt = now;
+    return total;
   }
 
   private stopByClient(followId: string, sender: RpcSenderContext): void {
