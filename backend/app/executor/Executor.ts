@@ -113,8 +113,16 @@ export class Executor {
     private readonly memoryMB?: number,
     /** Its threads, started ahead or now. */
     private readonly pool: TaskPool = takeTaskPool(cores, memoryMB),
+    /** Puts the reports `send` queued on the wire now (see StatusReporter). */
+    sent?: () => void,
   ) {
-    this.reporter = new StatusReporter(send, () => this.backlog() * this.taskMs, writeLog);
+    this.reporter = new StatusReporter(
+      send,
+      () => this.backlog() * this.taskMs,
+      writeLog,
+      undefined,
+      sent,
+    );
     process.on('exit', this.reporter.writeLines);
     this.adds = new BroadcastChannel(pool.addsChannel);
     this.adds.unref();
