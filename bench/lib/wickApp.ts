@@ -116,19 +116,27 @@ export function executorPids(appId: string, ancestor: number): number[] {
       pids.push(Number(entry));
     }
   }
-  return pids.sort((a, b) => a - b);
+  // A confined executor is the node process under its sandbox's wrappers (bwrap, whose argv holds
+  // the same command): a match that is another match's parent is a wrapper.
+  const parents = new Set(pids.map(parentOf));
+  return pids.filter((p) => !parents.has(p)).sort((a, b) => a - b);
+}
+
+function parentOf(pid: number): number {
+  try {
+    // The parent is the field after the command name, which may hold spaces and parentheses.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return 0;
+  }
 }
 
 function descendsFrom(pid: number, ancestor: number): boolean {
   for (let p = pid, hops = 0; p > 1 && hops < 64; hops++) {
     if (p === ancestor) return true;
-    try {
-      // The parent is the field after the command name, which may hold spaces and parentheses.
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-      p = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    } catch {
-      return false;
-    }
+    p = parentOf(p);
+    if (p === 0) return false;
   }
   return false;
 }

@@ -196,6 +196,7 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
         undefined,
         o.memoryMB,
         pool,
+        () => driver.flush(),
       );
     } catch (err) {
       o.exit(1, `Cannot register with driver: ${o.driverUrl}: ${(err as Error).message}`);

@@ -2,17 +2,20 @@
 // one hot path (every task passes here), which stays one class so that no call goes through an
 // indirection per task; its parts are the sections below.
 import { availableParallelism } from 'node:os';
-import { MessageChannel, type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
+import { BroadcastChannel } from 'node:worker_threads';
 import type { TaskDescription, TaskError } from '../../protocol/task.js';
 import { OUT_OF_MEMORY_ERROR, outOfMemoryReason } from '../../shared/outOfMemory.js';
 import type { TaskPlace } from '../task/compile.js';
 import {
   AVAILABLE,
   BATCH_STOPPED,
+  type BatchAdd,
   type BatchOutcome,
+  type BatchReport,
   CLAIMED,
   CONTROL_LENGTH,
   ENDED,
+  RECEIVED,
 } from '../task/taskWorker.js';
 import { StatusReporter, type TaskReport } from './StatusReporter.js';
 import { type TaskPool, takeTaskPool } from './taskPool.js';
@@ -21,6 +24,8 @@ import { type TaskPool, takeTaskPool } from './taskPool.js';
 const MAX_BATCH = 64;
 /** Weight of the newest duration in the running average of tasks' durations. */
 const DURATION_EWMA_WEIGHT = 0.2;
+/** The last batch number given, in this process (in-process executors share it). */
+let lastBatch = 0;
 
 /** A task handed to a pool thread in a batch, and not ended yet. */
 interface Handed {
@@ -34,12 +39,12 @@ interface Handed {
 
 /** Tasks handed to one pool thread together (one piscina run), and those added to it since. */
 interface Batch {
+  /** Its number, which its adds and its thread's reports carry (TaskBatchRequest). */
+  seq: number;
   tasks: TaskDescription[];
   abort: TaskAbort;
   /** Shared with the thread: tasks handed over, claimed and ended, and the flags (taskWorker). */
   control: Int32Array;
-  /** Our end of the batch's port: tasks added go out on it, outcomes come in. */
-  port: MessagePort;
   /** Outcomes received: tasks[0, received) have ended. */
   received: number;
   /** Tasks from here on were taken back (BATCH_STOPPED) and will not run in this batch. */
@@ -82,6 +87,11 @@ export class Executor {
   private waitingHead = 0;
   private readonly handed = new Map<number, Handed>();
   private readonly batches = new Set<Batch>();
+  /** The batches running, by number: where their threads' reports go. */
+  private readonly bySeq = new Map<number, Batch>();
+  /** Where tasks added to running batches go out (TaskBatchRequest). */
+  private readonly adds: BroadcastChannel;
+  private readonly onThreadMessage = (m: unknown) => this.onReport(m as BatchReport);
   private stopped = false;
   private dispatchQueued = false;
   private readonly dispatchNow = () => {
@@ -103,9 +113,20 @@ export class Executor {
     private readonly memoryMB?: number,
     /** Its threads, started ahead or now. */
     private readonly pool: TaskPool = takeTaskPool(cores, memoryMB),
+    /** Puts the reports `send` queued on the wire now (see StatusReporter). */
+    sent?: () => void,
   ) {
-    this.reporter = new StatusReporter(send, () => this.backlog() * this.taskMs, writeLog);
+    this.reporter = new StatusReporter(
+      send,
+      () => this.backlog() * this.taskMs,
+      writeLog,
+      undefined,
+      sent,
+    );
     process.on('exit', this.reporter.writeLines);
+    this.adds = new BroadcastChannel(pool.addsChannel);
+    this.adds.unref();
+    pool.on('message', this.onThreadMessage);
     if (cores > availableParallelism()) {
       process.stderr.write(
         `Executor ${executorId}: ${cores} cores asked, this machine has ${availableParallelism()}\n`,
@@ -158,13 +179,11 @@ export class Executor {
       this.dispatch();
       return true;
     }
-    // Outcomes already posted are handled first: the task may have ended meanwhile.
-    this.drain(b);
-    if (!this.handed.has(taskId)) return false;
     // Started: the batch's tasks after it wait here again (takeBack) and go to a new batch.
     if (ifNotStarted) return false;
     h.killReason = reason;
-    // It has ended: the thread, stopped now, posts its outcome as it leaves the batch.
+    // It has ended: the thread, stopped now, posts its outcome (if it has not yet) as it leaves
+    // the batch.
     if (h.index < Atomics.load(b.control, ENDED)) return false;
     // It is running: end its thread (piscina's abort); the run's rejection reports it KILLED.
     b.abort.abort(new Error(reason));
@@ -186,6 +205,8 @@ export class Executor {
       b.abort.abort(new Error('executor stopped'));
     }
     await this.pool.destroy();
+    this.pool.off('message', this.onThreadMessage);
+    this.adds.close();
     process.off('exit', this.reporter.writeLines);
   }
 
@@ -213,7 +234,11 @@ export class Executor {
       const freeThreads = this.cores - this.batches.size;
       this.runBatch(this.takeWaiting(Math.min(MAX_BATCH, Math.ceil(count / freeThreads))));
     }
-    const open = [...this.batches].filter((b) => !b.takenBack);
+    // A batch its thread has not received yet takes no adds: the thread may be starting still, and
+    // its adds channel not open (taskWorker.ts).
+    const open = [...this.batches].filter(
+      (b) => !b.takenBack && Atomics.load(b.control, RECEIVED) === 1,
+    );
     if (this.stopped || this.waiting.length === this.waitingHead || open.length === 0) return;
     const tasks = this.takeWaiting(this.waiting.length - this.waitingHead);
     // Each task to the batch with the fewest not started.
@@ -255,13 +280,14 @@ export class Executor {
   }
 
   /**
-   * Adds tasks to a running batch (see TaskBatchRequest): they go on its port, then their number
-   * on control[AVAILABLE]. False when the thread had closed the batch: they are not its.
+   * Adds tasks to a running batch (see TaskBatchRequest): they go on the adds channel, then their
+   * number on control[AVAILABLE]. False when the thread had closed the batch: they are not its
+   * (and the thread, finding them on the channel later, leaves them).
    */
   private add(b: Batch, tasks: TaskDescription[]): boolean {
     if (tasks.length === 0) return true;
     const n = b.tasks.length;
-    b.port.postMessage(tasks);
+    this.adds.postMessage({ batch: b.seq, tasks } satisfies BatchAdd);
     if (Atomics.compareExchange(b.control, AVAILABLE, n, n + tasks.length) !== n) return false;
     for (const [i, task] of tasks.entries()) {
       this.handed.set(task.taskId, { task, batch: b, index: n + i });
@@ -274,31 +300,37 @@ export class Executor {
   private runBatch(tasks: TaskDescription[]): void {
     const control = new Int32Array(new SharedArrayBuffer(4 * CONTROL_LENGTH));
     control[AVAILABLE] = tasks.length;
-    const { port1, port2 } = new MessageChannel();
     const b: Batch = {
+      seq: ++lastBatch,
       tasks,
       abort: new TaskAbort(),
       control,
-      port: port1,
       received: 0,
       limit: tasks.length,
       takenBack: false,
       announced: 0,
     };
     this.batches.add(b);
+    this.bySeq.set(b.seq, b);
     for (const [index, task] of tasks.entries())
       this.handed.set(task.taskId, { task, batch: b, index });
     this.announce(b, 1);
-    port1.on('message', (m: BatchOutcome[]) => this.onOutcomes(b, m));
+    // It ends with its thread's last report (onReport), which may come before or after the run
+    // resolves (another port); only a run that fails ends it here: its thread was lost.
     this.pool
       .run(
-        { place: this.place, tasks, control, port: port2 },
-        { name: 'runBatch', signal: b.abort, transferList: [port2] },
+        { place: this.place, batch: b.seq, tasks, control },
+        { name: 'runBatch', signal: b.abort },
       )
-      .then(
-        () => this.batchEnded(b, undefined),
-        (err: Error) => this.batchEnded(b, err),
-      );
+      .catch((err: Error) => this.batchEnded(b, err));
+  }
+
+  /** A report of a batch's thread; one of a batch already ended (its thread lost) is late. */
+  private onReport(r: BatchReport): void {
+    const b = typeof r?.wickBatch === 'number' ? this.bySeq.get(r.wickBatch) : undefined;
+    if (!b) return;
+    this.onOutcomes(b, r.outcomes);
+    if (r.ran !== undefined) this.batchEnded(b, undefined);
   }
 
   /** Reports RUNNING for the batch's tasks before `upTo` that have not been yet. */
@@ -351,13 +383,6 @@ export class Executor {
     this.announce(b, Atomics.load(b.control, CLAIMED) & ~BATCH_STOPPED);
   }
 
-  /** Handles the outcomes the batch's thread has posted and we have not read yet. */
-  private drain(b: Batch): void {
-    for (let m = receiveMessageOnPort(b.port); m; m = receiveMessageOnPort(b.port)) {
-      this.onOutcomes(b, m.message as BatchOutcome[]);
-    }
-  }
-
   /** Stops the batch's thread from starting more of it; those tasks wait here again, in order. */
   private takeBack(b: Batch): void {
     if (b.takenBack) return;
@@ -375,14 +400,14 @@ export class Executor {
   }
 
   private batchEnded(b: Batch, err: Error | undefined): void {
+    if (!this.bySeq.delete(b.seq)) return;
     Atomics.or(b.control, CLAIMED, BATCH_STOPPED);
-    this.drain(b);
-    b.port.close();
     this.batches.delete(b);
     if (err) {
       // The task that was running when the thread ended, if any, ends with it; the batch's
       // tasks it had not started wait here again, and so do those that had ended but whose
-      // outcomes went with the thread.
+      // outcomes we have not received (lost with the thread, or posted but not here yet: those
+      // reports come late and are left).
       this.takeBack(b);
       const ended = Math.min(Atomics.load(b.control, ENDED), b.limit);
       this.requeueLost(b, ended);

@@ -70,6 +70,12 @@ export class StatusReporter {
     /** Writes log lines (stdout). */
     private readonly write: (text: string) => void,
     private readonly timers: ReportTimers = nodeTimers,
+    /**
+     * Puts what `send` has queued on the wire now (the RpcEnv otherwise writes at the end of the
+     * turn), so that the reports go out before their log lines are written: the driver waits for
+     * the reports, nobody for the lines.
+     */
+    private readonly sent: () => void = () => {},
   ) {}
 
   /** Queues a report, and `line` (a whole line, newline included) for the log. */
@@ -97,7 +103,6 @@ export class StatusReporter {
   readonly flush = (): void => {
     this.cancelHold?.();
     this.cancelHold = undefined;
-    this.writeLines();
     const reports = this.reports;
     this.reports = [];
     // RUNNING is news only until the task's end is: one whose end goes in the same write is
@@ -112,6 +117,14 @@ export class StatusReporter {
         // The executor is stopping (its RpcEnv refuses sends): nobody waits for these any more.
       }
     }
+    if (reports.length > 0) {
+      try {
+        this.sent();
+      } catch {
+        // As a send that throws: the executor is stopping.
+      }
+    }
+    this.writeLines();
   };
 
   /** Writes the log lines held (the process is exiting: reports can no longer be sent). */

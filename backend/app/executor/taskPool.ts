@@ -2,10 +2,23 @@ import { SHARE_ENV } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { taskThreadHeapMB } from '../../shared/outOfMemory.js';
 import { distFile } from '../../util/paths.js';
-import type { TaskBatchRequest, TaskOutcome, TaskRequest } from '../task/taskWorker.js';
+import type {
+  TaskBatchRequest,
+  TaskOutcome,
+  TaskRequest,
+  TaskThreadData,
+} from '../task/taskWorker.js';
 import { setTaskThreadV8Flags } from './taskThreadFlags.js';
 
-export type TaskPool = Piscina<TaskRequest | TaskBatchRequest, TaskOutcome | number>;
+export type TaskPool = Piscina<TaskRequest | TaskBatchRequest, TaskOutcome | number> & {
+  /**
+   * The BroadcastChannel its threads read the tasks added to their batches on (taskWorker.ts):
+   * one name per pool, so that a thread reads only its own executor's adds.
+   */
+  readonly addsChannel: string;
+};
+
+let pools = 0;
 
 /**
  * One thread per core, started now (piscina), that run tasks (dist/task-worker.cjs). Given the
@@ -16,7 +29,8 @@ export type TaskPool = Piscina<TaskRequest | TaskBatchRequest, TaskOutcome | num
  */
 export function newTaskPool(cores: number, memoryMB?: number): TaskPool {
   setTaskThreadV8Flags();
-  return new Piscina({
+  const addsChannel = `wick-task-adds-${process.pid}-${++pools}`;
+  const pool = new Piscina<TaskRequest | TaskBatchRequest, TaskOutcome | number>({
     filename: distFile('task-worker.cjs'),
     minThreads: cores,
     maxThreads: cores,
@@ -29,7 +43,9 @@ export function newTaskPool(cores: number, memoryMB?: number): TaskPool {
     // The process's own environment, live: a standby executor takes its launch's environment
     // after its threads have started, and tasks must see that one.
     env: SHARE_ENV,
+    workerData: { addsChannel } satisfies TaskThreadData,
   });
+  return Object.assign(pool, { addsChannel });
 }
 
 let prestarted: { cores: number; memoryMB: number | undefined; pool: TaskPool } | undefined;

@@ -24,6 +24,9 @@ function heldPool(): { pool: TaskPool; destroyed: () => boolean; release: () => 
   });
   let destroyed = false;
   const pool = {
+    addsChannel: `wick-test-adds-${process.pid}`,
+    on: () => pool,
+    off: () => pool,
     destroy: () => {
       destroyed = true;
       return ended;

@@ -8,19 +8,23 @@
  * batch relative to the tasks the executor adds to it.
  */
 import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { receiveMessageOnPort } from 'node:worker_threads';
+import { BroadcastChannel, type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import { Executor } from '../../../backend/app/executor/Executor.js';
 import type { TaskReport } from '../../../backend/app/executor/StatusReporter.js';
 import type { TaskPool } from '../../../backend/app/executor/taskPool.js';
 import {
   AVAILABLE,
   BATCH_CLOSED,
+  type BatchAdd,
+  type BatchReport,
   CLAIMED,
   ENDED,
+  RECEIVED,
   type TaskBatchRequest,
 } from '../../../backend/app/task/taskWorker.js';
 import type { TaskDescription } from '../../../backend/protocol/task.js';
@@ -268,34 +272,58 @@ test('in a batch, a task whose result cannot be sent back fails alone; the other
 
 /**
  * A pool whose "threads" the test plays (pure logic: when the executor hands over, adds, or
- * refuses): each run is recorded with its request, and ends when the test ends it.
+ * refuses): each run is recorded with its request, and ends when the test ends it, as a thread's
+ * last report ends its batch.
  */
-class ScriptedPool {
+class ScriptedPool extends EventEmitter {
+  readonly addsChannel = `wick-test-adds-${process.pid}-${Math.random()}`;
+  /** The threads' side of the adds channel (every thread reads every add), as it delivers them. */
+  private readonly adds = new BroadcastChannel(this.addsChannel);
+  private readonly added: BatchAdd[] = [];
+
+  constructor() {
+    super();
+    this.adds.onmessage = (e) => this.added.push((e as { data: BatchAdd }).data);
+  }
   readonly runs: { req: TaskBatchRequest; end: (ran: number) => void; fail: (e: Error) => void }[] =
     [];
 
   run(req: TaskBatchRequest): Promise<number> {
-    // A thread gets a copy, as piscina's message makes one.
+    // A thread gets a copy, as piscina's message makes one; it says it has the batch at once.
     const copy = { ...req, tasks: [...req.tasks] };
-    return new Promise((end, fail) => this.runs.push({ req: copy, end, fail }));
+    Atomics.store(copy.control, RECEIVED, 1);
+    return new Promise((resolve, fail) =>
+      this.runs.push({
+        req: copy,
+        end: (ran) => {
+          this.emit('message', { wickBatch: req.batch, outcomes: [], ran } satisfies BatchReport);
+          resolve(ran);
+        },
+        fail,
+      }),
+    );
   }
 
   /** As piscina's: the runs still going fail. */
   async destroy(): Promise<void> {
     for (const r of this.runs) r.fail(new Error('Terminating worker thread'));
+    this.adds.close();
   }
 
   /**
-   * The tasks of run i, with those added to it since: read off its port, as its thread does until
-   * it closes the batch.
+   * The tasks of run i, with those added to it since: read off the adds channel, each add to its
+   * batch's run as that thread does until it closes the batch.
    */
   tasksOf(i: number): number[] {
-    const { req } = this.runs[i] as ScriptedPool['runs'][number];
-    const closed = (Atomics.load(req.control, AVAILABLE) & BATCH_CLOSED) !== 0;
-    if (!closed) {
-      for (let m = receiveMessageOnPort(req.port); m; m = receiveMessageOnPort(req.port))
-        req.tasks.push(...(m.message as TaskDescription[]));
+    const adds = this.adds as unknown as MessagePort;
+    for (let m = receiveMessageOnPort(adds); m; m = receiveMessageOnPort(adds))
+      this.added.push(m.message as BatchAdd);
+    for (const add of this.added.splice(0)) {
+      const run = this.runs.find((r) => r.req.batch === add.batch);
+      if (run && (Atomics.load(run.req.control, AVAILABLE) & BATCH_CLOSED) === 0)
+        run.req.tasks.push(...add.tasks);
     }
+    const { req } = this.runs[i] as ScriptedPool['runs'][number];
     return req.tasks.map((t) => t.taskId);
   }
 
@@ -305,13 +333,14 @@ class ScriptedPool {
     const n = this.tasksOf(i).length;
     Atomics.store(req.control, CLAIMED, n);
     Atomics.store(req.control, ENDED, n);
-    req.port.postMessage(
-      req.tasks.map((t, index) => ({
+    this.emit('message', {
+      wickBatch: req.batch,
+      outcomes: req.tasks.map((t, index) => ({
         index,
         outcome: { ok: true, result: t.taskId },
         durationMs: 1,
       })),
-    );
+    } satisfies BatchReport);
     assert.equal(Atomics.compareExchange(req.control, AVAILABLE, n, n | BATCH_CLOSED), n);
   }
 }

@@ -204,3 +204,22 @@ test('writeLines writes the lines held without sending their reports (the proces
   reporter.writeLines();
   assert.equal(written(), 'one\n', 'a line is written once');
 });
+
+test('reports go on the wire before their lines are written; a flush with nothing held does nothing', () => {
+  const events: string[] = [];
+  const timers = new FakeTimers();
+  const reporter = new StatusReporter(
+    (r) => events.push(`send ${r.taskId}`),
+    () => 0,
+    (text) => events.push(`write ${text.trim().replace('\n', ' ')}`),
+    timers,
+    () => events.push('flush'),
+  );
+  reporter.report(finished(1), 'one\n');
+  reporter.report(finished(2), 'two\n');
+  timers.endTurn();
+  assert.deepEqual(events, ['send 1', 'send 2', 'flush', 'write one two']);
+  events.length = 0;
+  reporter.flush();
+  assert.deepEqual(events, [], 'a flush with nothing held sent, flushed or wrote something');
+});
