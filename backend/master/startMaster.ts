@@ -69,6 +69,8 @@ export interface RunningMaster {
   webUi: MasterWebUiServer;
   /** wick://host:port */
   url: string;
+  /** The master's TLS, for another port of the master to serve the cluster's certificate too. */
+  security: WireSecurity;
   stop(): Promise<void>;
 }
 
@@ -157,6 +159,7 @@ export async function startMaster(
     master,
     webUi,
     url: `wick://${env.address}`,
+    security,
     async stop() {
       await webUi.stop();
       await env.stop();
