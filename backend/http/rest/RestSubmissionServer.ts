@@ -173,6 +173,13 @@ export class RestSubmissionServer {
   }
 }
 
+/**
+ * Submissions being compiled and uploaded at once: each compiles an application in the master's
+ * process, so a burst waits its turn by being refused (503) rather than queuing without bound.
+ */
+export const MAX_CONCURRENT_CREATES = 4;
+let creating = 0;
+
 async function create(c: Context, o: RestSubmissionServerOptions) {
   let request: CreateSubmission;
   try {
@@ -181,7 +188,17 @@ async function create(c: Context, o: RestSubmissionServerOptions) {
     if (err instanceof SubmitRestProtocolError) return c.json(errorResponse(err.message), 400);
     throw err;
   }
+  if (creating >= MAX_CONCURRENT_CREATES) {
+    c.header('Retry-After', '5');
+    return c.json(
+      errorResponse(
+        `The master is compiling ${creating} submissions already, the most at once: submit again shortly.`,
+      ),
+      503,
+    );
+  }
   let created: CreatedDriver;
+  creating++;
   try {
     created = await o.createDriver(request);
   } catch (err) {
@@ -194,6 +211,8 @@ async function create(c: Context, o: RestSubmissionServerOptions) {
         unknownFields: request.unknownFields,
       }),
     );
+  } finally {
+    creating--;
   }
   const notes = [
     created.message,

@@ -1,3 +1,5 @@
+// Every key known, so that a property is checked (or called unknown) as any process would.
+import '../../conf/all.js';
 import { ConfigError, WickConf } from '../../conf/WickConf.js';
 import { MAX_KEY_LENGTH, MAX_PATH_LENGTH } from '../../protocol/bounds.js';
 import { version } from '../../util/version.js';
