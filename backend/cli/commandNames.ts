@@ -4,7 +4,14 @@
  */
 export const COMMAND_NAMES = {
   daemons: ['master', 'worker'],
-  daemonControl: ['start-master', 'start-worker', 'stop-master', 'stop-worker'],
+  daemonControl: [
+    'start-master',
+    'start-worker',
+    'stop-master',
+    'stop-worker',
+    'start-history-server',
+    'stop-history-server',
+  ],
   clusterScripts: ['start-all', 'stop-all', 'start-workers', 'stop-workers'],
   localCluster: ['local-cluster'],
   submit: ['submit'],

@@ -11,6 +11,7 @@ import './deploy.js';
 import './executorLogs.js';
 import './history.js';
 import './master.js';
+import './rest.js';
 import './reverseProxy.js';
 import './rpc.js';
 import './sandbox.js';

@@ -140,7 +140,8 @@ export function loadConf(sources: ConfSources): WickConf {
   return resolveConf(sources).conf;
 }
 
-function defaultPropertiesFiles(env: NodeJS.ProcessEnv): string[] {
+/** The default properties files that exist: DEFAULT_PROPERTIES_FILES in $WICK_CONF_DIR or conf/. */
+export function defaultPropertiesFiles(env: NodeJS.ProcessEnv = process.env): string[] {
   const dir = env.WICK_CONF_DIR ?? 'conf';
   return DEFAULT_PROPERTIES_FILES.map((f) => join(dir, f)).filter((p) => existsSync(p));
 }

@@ -43,6 +43,8 @@ export class UiServer {
   constructor(
     private readonly page: () => { config: DashboardConfig; title: string },
     auth: UiServerAuth | undefined,
+    /** `/health` for anyone (false: a server whose every answer needs a credential). */
+    health = true,
   ) {
     this.app.use(async (c, next) => {
       await next();
@@ -54,7 +56,7 @@ export class UiServer {
     });
     this.app.use(refuseBadUrls);
     // Before the login check, which runs only for the routes registered after it.
-    this.app.get('/health', (c) => c.text('ok\n'));
+    if (health) this.app.get('/health', (c) => c.text('ok\n'));
     if (auth) mountUiAuth(this.app, auth);
   }
 

@@ -8,7 +8,6 @@ import {
   checkLoginToken,
   checkSession,
   isDashboardRoute,
-  isSecret,
   MASTER_UI,
   mintSession,
   SESSION_TTL_MS,
@@ -16,6 +15,7 @@ import {
   UsedLinks,
 } from '../shared/uiLogin.js';
 import { PROMETHEUS_PATH } from './metrics/prometheusRoute.js';
+import { bearerToken, checkScriptCredential } from './scriptCredential.js';
 
 /**
  * The web UI behind the cluster's door: with authentication on, every page and API answers only
@@ -99,10 +99,9 @@ export function mountUiAuth(app: Hono, o: UiAuthOptions): void {
     }
     const authorization = c.req.header('authorization');
     if (authorization !== undefined) {
-      // A secret may hold spaces (it is trimmed where it is read, so it is trimmed here too).
-      const m = /^Bearer +(.{1,1024})$/i.exec(authorization);
-      const token = m ? (m[1] as string).trim() : undefined;
-      if (token !== undefined && isSecret(token, o.secret)) return next();
+      const credential = checkScriptCredential(authorization, o.secret);
+      if (credential.ok) return next();
+      const token = bearerToken(authorization);
       // The scrape token opens the metrics and nothing else (metricsToken.ts).
       if (
         token !== undefined &&
@@ -111,7 +110,7 @@ export function mountUiAuth(app: Hono, o: UiAuthOptions): void {
       ) {
         return next();
       }
-      return refuse(c, o, 'The Authorization header is not "Bearer <the cluster secret>"');
+      return refuse(c, o, credential.why);
     }
     return refuse(c, o, 'This Wick web UI needs a login: its cluster authenticates');
   });

@@ -2,6 +2,7 @@ import { mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { leaderOf, waitForWorkers } from '../client/clusterReady.js';
+import { defaultPropertiesFiles, readPropertiesFile } from '../conf/load.js';
 import { WickConf } from '../conf/WickConf.js';
 
 export interface LocalClusterOptions {
@@ -13,6 +14,11 @@ export interface LocalClusterOptions {
   webuiPort: string;
   workDir: string;
   conf: string[];
+  /**
+   * `--properties-file`, handed to every daemon; without it each daemon reads conf/'s (or
+   * $WICK_CONF_DIR's) spark-defaults.conf and wick-defaults.conf, as every Wick process does.
+   */
+  propertiesFile?: string;
   /** Masters to start (default 1); more than one needs `zookeeper`. */
   masters?: number;
   /** host:port of a ZooKeeper: the masters use recovery mode ZOOKEEPER with it. */
@@ -63,7 +69,10 @@ export async function startLocalCluster(
   const conf = o.zookeeper
     ? [...own, 'wick.deploy.recoveryMode=ZOOKEEPER', `wick.deploy.zookeeper.url=${o.zookeeper}`]
     : own;
-  const confArgs = conf.flatMap((c) => ['--conf', c]);
+  const confArgs = [
+    ...conf.flatMap((c) => ['--conf', c]),
+    ...(o.propertiesFile !== undefined ? ['--properties-file', o.propertiesFile] : []),
+  ];
   const daemons: Daemon[] = [];
   let stopping: Promise<void> | undefined;
   const stop = () => {
@@ -92,7 +101,7 @@ export async function startLocalCluster(
     // With standby masters, workers register with all of them; the leader is the one to watch.
     const leader =
       masterCount > 1
-        ? await leaderOf(url, 60_000, clientConf(o.conf))
+        ? await leaderOf(url, 60_000, clientConf(o))
         : (masters[0] as (typeof masters)[number]);
     if (masterCount > 1) progress(`Master ${leader.url} leads; the others are STANDBY`);
     progress(`Starting ${o.workers} worker(s)…`);
@@ -124,7 +133,7 @@ export async function startLocalCluster(
       leader.url,
       o.workers,
       (alive) => progress(`  ${alive}/${o.workers} workers registered`),
-      clientConf(o.conf),
+      clientConf(o),
     );
     return {
       url,
@@ -147,10 +156,16 @@ function nthPort(port: string, i: number): string {
   return Number.isInteger(n) && n > 0 ? String(n + i) : port;
 }
 
-/** The `--conf key=value` pairs as settings (the master has checked them already). */
-function clientConf(pairs: readonly string[]): WickConf {
+/**
+ * The daemons' settings, for this process's own client of them (wick.authenticate, the secret's
+ * file): the properties files, then the `--conf key=value` pairs, read without a second round of
+ * warnings (the daemons have checked and named them already).
+ */
+export function clientConf(o: Pick<LocalClusterOptions, 'conf' | 'propertiesFile'>): WickConf {
   const conf = new WickConf();
-  for (const pair of pairs) {
+  const files = o.propertiesFile !== undefined ? [o.propertiesFile] : defaultPropertiesFiles();
+  for (const file of files) for (const [k, v] of readPropertiesFile(file)) conf.set(k, v);
+  for (const pair of o.conf) {
     const eq = pair.indexOf('=');
     if (eq > 0) conf.set(pair.slice(0, eq).trim(), pair.slice(eq + 1));
   }

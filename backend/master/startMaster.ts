@@ -75,6 +75,8 @@ export interface RunningMaster {
   webUi: MasterWebUiServer;
   /** wick://host:port */
   url: string;
+  /** The master's TLS, for another port of the master to serve the cluster's certificate too. */
+  security: WireSecurity;
   stop(): Promise<void>;
 }
 
@@ -179,6 +181,7 @@ export async function startMaster(
     master,
     webUi,
     url: `wick://${env.address}`,
+    security,
     async stop() {
       await webUi.stop();
       await env.stop();

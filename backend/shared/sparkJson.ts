@@ -68,9 +68,8 @@ export function sparkAppJson(a: AppSummary, now: number): Record<string, unknown
     id: a.id,
     starttime: a.startTime,
     name: a.name,
-    // The cap (wick.cores.max), else what is granted. Spark 3 writes the cores granted, which is 0
-    // once an application has ended; tools and `wick status --json` read the cap here.
-    cores: a.maxCores ?? a.coresGranted,
+    // Spark 3's: the cores granted now (0 once the application has ended).
+    cores: a.coresGranted,
     user: a.user,
     memoryperexecutor: a.memoryPerExecutorMB,
     memoryperslave: a.memoryPerExecutorMB,
@@ -79,7 +78,9 @@ export function sparkAppJson(a: AppSummary, now: number): Record<string, unknown
     submitdate: javaDateString(a.startTime),
     state: a.state,
     duration: (a.endTime ?? now) - a.startTime,
-    // Wick's own, after Spark's fields: why a FAILED application failed.
+    // Wick's own, after Spark's fields: the cap it asked for (wick.cores.max, spark.cores.max),
+    // which Spark 2 wrote as `cores`; why a FAILED application failed.
+    ...(a.maxCores !== undefined ? { maxcores: a.maxCores } : {}),
     ...(a.failure ? { failure: a.failure } : {}),
   };
 }

@@ -2,8 +2,8 @@
  * Spark's /json fields that tools read, against real master and worker processes: the `resources*`
  * fields (custom resources are not built yet, so they hold what Spark writes for a cluster without
  * any: an empty object per worker, executor or driver, an empty list of requirements per
- * application), the worker's executors' `appdesc`, and dates as java.util.Date.toString writes
- * them.
+ * application), an application's `cores` as Spark 3 writes it (granted), the worker's executors'
+ * `appdesc`, and dates as java.util.Date.toString writes them.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -59,6 +59,8 @@ test("the master's /json has Spark's resources fields and Java dates", {
   }
   const a = (json.activeapps as Json[]).find((x) => x.id === appId) as Json;
   assert.deepEqual([a.resourcesperexecutor, a.resourcesperslave], [[], []]);
+  // Spark 3's `cores`: what is granted (6 of the workers' 6), not the cap; Wick's cap after it.
+  assert.deepEqual([a.cores, a.maxcores], [6, 100]);
   assert.match(String(a.submitdate), JAVA_DATE);
   assert.equal(a.submitdate, javaDateString(a.starttime as number));
 });

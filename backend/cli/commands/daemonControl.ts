@@ -1,8 +1,8 @@
 /**
- * `wick start-master`, `wick start-worker`, `wick stop-master`, `wick stop-worker`: Spark's
- * sbin/start-master.sh, start-worker.sh and stop-*.sh, over one launcher
- * (backend/launcher/daemon/, Spark's spark-daemon.sh). The daemons are `wick master` and `wick
- * worker` run in the background with a pid file and a log file.
+ * `wick start-master`, `wick start-worker`, `wick start-history-server` and their `wick stop-*`:
+ * Spark's sbin/start-master.sh, start-worker.sh, start-history-server.sh and stop-*.sh, over one
+ * launcher (backend/launcher/daemon/, Spark's spark-daemon.sh). The daemons are `wick master`,
+ * `wick worker` and `wick history-server` run in the background with a pid file and a log file.
  */
 import { readdirSync } from 'node:fs';
 import { type Command, Option } from 'commander';
@@ -142,10 +142,51 @@ export function registerDaemonControl(program: Command): void {
     if (failed > 0) process.exitCode = 1;
   });
 
+  startOptions(
+    program
+      .command('start-history-server')
+      .description(
+        'Start a history server in the background, with a pid file and a log (Spark’s start-history-server.sh)',
+      )
+      .option(
+        '--host <host>',
+        'address to bind (default wick.history.ui.host, else this machine’s name)',
+      )
+      .option('--port <port>', 'port (default wick.history.ui.port, 18080)')
+      .option('--dir <dir>', 'the event log folder (default wick.history.fs.logDirectory)'),
+  ).action(async (flags: StartFlags & { dir?: string }) => {
+    const env = withoutInstances(process.env);
+    // Read here as the daemon will read it, so that a bad setting fails before anything starts.
+    const conf = loadConf({
+      confPairs: flags.conf,
+      propertiesFile: flags.propertiesFile,
+      env,
+      flags: [
+        { flag: '--host', key: 'wick.history.ui.host', value: flags.host },
+        { flag: '--port', key: 'wick.history.ui.port', value: flags.port },
+        { flag: '--dir', key: 'wick.history.fs.logDirectory', value: flags.dir },
+      ],
+    });
+    const secret = await secretToHandOn(flags.secretStdin);
+    const args = [
+      ...passOn('--host', flags.host),
+      ...passOn('--port', flags.port),
+      ...passOn('--dir', flags.dir),
+      ...confArgs(flags),
+    ];
+    const ok = await startOne('history-server', 1, args, conf, env, secret);
+    if (!ok) process.exitCode = 1;
+  });
+
   stopCommand(
     program,
     'master',
     'Stop the master started by wick start-master (Spark’s stop-master.sh)',
+  );
+  stopCommand(
+    program,
+    'history-server',
+    'Stop the history server started by wick start-history-server (Spark’s stop-history-server.sh)',
   );
   stopCommand(
     program,
@@ -173,7 +214,7 @@ function stopCommand(program: Command, kind: DaemonKind, description: string): v
       });
       const dirs = daemonDirs();
       const found = instancesWithPidFiles(dirs, kind, (d) => safeList(d));
-      const instances = kind === 'master' || found.length === 0 ? [1] : found;
+      const instances = kind !== 'worker' || found.length === 0 ? [1] : found;
       for (const i of instances) await stopOne(dirs, kind, i, conf);
     },
   );
@@ -202,7 +243,9 @@ async function startOne(
     const where =
       kind === 'master'
         ? `at ${String(r.url)}, web UI ${String(r.webUiUrl)}`
-        : `as ${String(r.workerId)}, web UI ${String(r.webUiUrl)}`;
+        : kind === 'history-server'
+          ? `at ${String(r.url)}, reading ${String(r.logDir)}`
+          : `as ${String(r.workerId)}, web UI ${String(r.webUiUrl)}`;
     process.stdout.write(
       `started ${started.files.label} (process ${started.pid}) ${where}, logging to ${started.files.logFile}\n`,
     );

@@ -9,6 +9,7 @@ import { startWorker } from '../../worker/startWorker.js';
 import { addConfOptions, exitWithParent, onSignals } from '../options.js';
 import { warnAboutExposedSecret } from '../secretExposure.js';
 import { applySecretFd } from '../secretFromFd.js';
+import { startMasterRest } from './masterRest.js';
 
 const log = getLogger('wick');
 
@@ -35,7 +36,7 @@ export function registerDaemons(program: Command): void {
   )
     .option(
       '--print-ready',
-      'once serving, print one JSON line {"url", "webUiUrl"} on stdout (logs go to stderr): for scripts and tests, e.g. with --port 0',
+      'once serving, print one JSON line {"url", "webUiUrl", "restUrl" when wick.master.rest.enabled} on stdout (logs go to stderr): for scripts and tests, e.g. with --port 0',
     )
     .addOption(hidden('--exit-with-parent', 'stop when stdin closes'))
     .addOption(hidden('--secret-fd <n>', 'read the cluster secret from this file descriptor'))
@@ -52,12 +53,19 @@ export function registerDaemons(program: Command): void {
       await applySecretFd(conf, flags.secretFd);
       warnAboutExposedSecret('master');
       const running = await startMaster(conf, { webUi: MasterWebUI.start });
-      const stop = () => running.stop();
+      const rest = await startMasterRest(running, conf).catch(async (err: unknown) => {
+        await running.stop();
+        throw err;
+      });
+      const stop = async () => {
+        await rest?.stop();
+        await running.stop();
+      };
       onSignals(stop);
       if (flags.exitWithParent) exitWithParent(() => stop().then(() => process.exit(0)));
       if (flags.printReady) {
         process.stdout.write(
-          `${JSON.stringify({ url: running.url, webUiUrl: running.master.webUiUrl })}\n`,
+          `${JSON.stringify({ url: running.url, webUiUrl: running.master.webUiUrl, ...(rest ? { restUrl: `${rest.scheme}://${running.env.rpcAddress?.host}:${rest.port}` } : {}) })}\n`,
         );
       }
       await running.env.awaitTermination();

@@ -10,6 +10,7 @@ import { HistoryServerUI } from '../../http/HistoryServerUI.js';
 import { getLogger } from '../../util/log.js';
 import { version } from '../../util/version.js';
 import { addConfOptions, exitWithParent, onSignals } from '../options.js';
+import { applySecretFd } from '../secretFromFd.js';
 import { formatAppHistory, formatHistoryList } from './historyFormat.js';
 
 const log = getLogger('HistoryServer');
@@ -26,6 +27,7 @@ interface ServerFlags extends HistoryFlags {
   port?: string;
   printReady?: boolean;
   exitWithParent?: boolean;
+  secretFd?: string;
 }
 
 function historyConf(
@@ -111,11 +113,16 @@ export function registerHistory(program: Command): void {
       'once serving, print one JSON line {"url", "logDir"} on stdout (logs go to stderr): for scripts and tests',
     )
     .addOption(new Option('--exit-with-parent', 'stop when stdin closes').hideHelp())
+    .addOption(
+      new Option('--secret-fd <n>', 'read the cluster secret from this file descriptor').hideHelp(),
+    )
     .action(async (flags: ServerFlags) => {
       const conf = historyConf(flags, [
         { flag: '--host', key: HistoryConf.uiHost.key, value: flags.host },
         { flag: '--port', key: HistoryConf.uiPort.key, value: flags.port },
       ]);
+      // From `wick start-history-server`, which hands the secret over a pipe (its login's key).
+      await applySecretFd(conf, flags.secretFd);
       const provider = HistoryProvider.fromConf(conf, { warn: (m) => log.warn(m) });
       await provider.start();
       const host = conf.get(HistoryConf.uiHost) || hostname();

@@ -1,12 +1,19 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { loadConf } from '../../conf/load.js';
 import { SslConf } from '../../conf/ssl.js';
-import { WickConf } from '../../conf/WickConf.js';
+import type { WickConf } from '../../conf/WickConf.js';
 import { resolveClusterAuth } from '../../rpc/clusterSecret.js';
 import { localClusterFingerprint } from '../../rpc/tls/clusterCertificate.js';
 import { fingerprintOfPem } from '../../rpc/tls/fingerprint.js';
-import { defaultMasterUrl } from '../options.js';
+import { addConfOptions, masterUrlOf } from '../options.js';
 import { saveSecretFromStdin } from './saveSecret.js';
+
+interface JoinFlags {
+  conf: string[];
+  propertiesFile?: string;
+  save?: boolean;
+}
 
 /**
  * `wick join [master-url]`: the line that joins a worker to this machine's master (as
@@ -14,33 +21,30 @@ import { saveSecretFromStdin } from './saveSecret.js';
  * every Wick process finds it.
  */
 export function registerJoin(program: Command): void {
-  program
-    .command('join')
-    .description(
-      "Print the command that joins a worker to the master (it holds the cluster's secret)",
-    )
-    .argument(
-      '[master-url]',
-      'the master the worker joins (default $WICK_MASTER or wick://127.0.0.1:7077)',
-    )
-    .option('--conf <key=value...>', 'settings, e.g. wick.authenticate.secret.file=…', [])
+  addConfOptions(
+    program
+      .command('join')
+      .description(
+        "Print the command that joins a worker to the master (it holds the cluster's secret)",
+      )
+      .argument(
+        '[master-url]',
+        'the master the worker joins (default wick.master, $WICK_MASTER, else wick://127.0.0.1:7077)',
+      ),
+  )
     .option(
       '--save',
       "on a worker's machine: read the cluster secret from stdin and keep it in this user's default secret file (~/.config/wick/cluster-secret, readable by this user only)",
     )
-    .action(async (url: string | undefined, flags: { conf: string[]; save?: boolean }) => {
+    .action(async (url: string | undefined, flags: JoinFlags) => {
       if (flags.save) {
         await saveSecretFromStdin();
         return;
       }
-      const conf = new WickConf(
-        flags.conf.map((pair) => {
-          const eq = pair.indexOf('=');
-          if (eq <= 0) throw new Error(`Invalid --conf "${pair}": expected key=value`);
-          return [pair.slice(0, eq), pair.slice(eq + 1)] as [string, string];
-        }),
-      );
-      const master = url ?? defaultMasterUrl();
+      // As every command reads its settings: --conf over --properties-file (or conf/'s
+      // spark-defaults.conf and wick-defaults.conf, $WICK_CONF_DIR) over the environment.
+      const conf = loadConf({ confPairs: flags.conf, propertiesFile: flags.propertiesFile });
+      const master = masterUrlOf(url, conf);
       const auth = resolveClusterAuth(conf);
       if (auth.mode === 'open') {
         process.stdout.write(`wick worker ${master} --conf wick.authenticate=false${pin(conf)}\n`);

@@ -1,7 +1,10 @@
 import type { Command } from 'commander';
-import { loadConf } from '../../conf/load.js';
 import { uiClusterSecret } from '../../http/uiAuth.js';
-import { type LocalClusterOptions, startLocalCluster } from '../../launcher/localClusterProcess.js';
+import {
+  clientConf,
+  type LocalClusterOptions,
+  startLocalCluster,
+} from '../../launcher/localClusterProcess.js';
 import { LOGIN_LINK_TTL_MS, loginLink } from '../../shared/uiLogin.js';
 import { collect } from '../options.js';
 
@@ -40,6 +43,10 @@ export function registerLocalCluster(program: Command): void {
       'work',
     )
     .option('--conf <key=value>', 'configuration for every daemon (repeatable)', collect, [])
+    .option(
+      '--properties-file <file>',
+      'configuration for every daemon from this file (default: spark-defaults.conf and wick-defaults.conf in $WICK_CONF_DIR or conf/)',
+    )
     .action(async (flags: Flags) => {
       const workers = Number(flags.workers);
       if (!Number.isInteger(workers) || workers < 1 || workers > 64) {
@@ -65,7 +72,7 @@ export function registerLocalCluster(program: Command): void {
       process.stdout.write(`${cluster.url}\n`);
       // Found as the daemons found it (they were given the same --conf), after they started: a
       // master that made a secret on first start has written it by now.
-      const secret = uiClusterSecret(loadConf({ confPairs: flags.conf }));
+      const secret = uiClusterSecret(clientConf(flags));
       const webUi = secret
         ? `${loginLink(cluster.webUiUrl, secret)} (a login link, valid once for ${LOGIN_LINK_TTL_MS / 60_000} minutes; \`wick ui-url\` prints another)`
         : cluster.webUiUrl;

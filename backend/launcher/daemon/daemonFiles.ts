@@ -17,7 +17,8 @@ import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { LAUNCHER_ENV, launcherEnv } from '../../conf/launcherEnv.js';
 
-export type DaemonKind = 'master' | 'worker';
+/** A daemon by its command (`wick master`, `wick worker`, `wick history-server`). */
+export type DaemonKind = 'master' | 'worker' | 'history-server';
 
 /** Spark's SPARK_LOG_MAX_FILES default: besides the current log, the 5 before it (log.1 … log.5). */
 export const DEFAULT_LOG_MAX_FILES = 5;

@@ -44,7 +44,10 @@ export interface StartDaemonOptions {
 export interface StartedDaemon {
   files: DaemonFiles;
   pid: number;
-  /** The daemon's ready line: the master's {url, webUiUrl}, the worker's {address, workerId, webUiUrl}. */
+  /**
+   * The daemon's ready line: the master's {url, webUiUrl}, the worker's {address, workerId,
+   * webUiUrl}, the history server's {url, logDir}.
+   */
   ready: Record<string, unknown>;
 }
 
@@ -125,7 +128,8 @@ function waitForReady(
   kind: DaemonKind,
   timeoutMs: number,
 ): Promise<Record<string, unknown>> {
-  const field = kind === 'master' ? 'url' : 'workerId';
+  // The field every ready line of its kind has: the worker's id, else the URL it serves.
+  const field = kind === 'worker' ? 'workerId' : 'url';
   return new Promise((resolve, reject) => {
     let done = false;
     const finish = (f: () => void) => {
