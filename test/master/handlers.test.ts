@@ -55,6 +55,7 @@ test('the requests it answers, as asks, are these; it takes everything else one-
   const requests = handled.filter((d) => d.replies !== undefined).map((d) => d.type);
   assert.deepEqual(requests.sort(), [
     'BoundPortsRequest',
+    'DecommissionWorkersOnHosts',
     'FetchFileChunk',
     'ReportListenerEvents',
     'RequestDriverStatus',
