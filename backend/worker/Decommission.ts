@@ -62,6 +62,16 @@ export class Decommission {
     this.checkIdle();
   }
 
+  /**
+   * After registering anew, or answering a new master: that master does not know this worker is
+   * leaving (a recovered master lists it ALIVE), so it is told again.
+   */
+  reannounce(): void {
+    if (this.why !== undefined && !this.exiting) {
+      this.host.tellMaster(WorkerDecommissioning({ id: this.workerId }));
+    }
+  }
+
   /** After anything here changed: exits once a decommissioning worker runs nothing. */
   checkIdle(): void {
     if (this.why === undefined || this.exiting || this.host.running() > 0) return;

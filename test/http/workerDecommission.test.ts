@@ -92,9 +92,16 @@ test('POST /workers/kill/?host= decommissions the workers on that host; refused 
     assert.match(again.text, /already decommissioning/);
     await new Promise((r) => setTimeout(r, 100));
   }
-  // Removed, it is still listed DECOMMISSIONED (it left as asked), not DEAD.
+  // Removed, it is still listed DECOMMISSIONED (it left as asked), not DEAD: in the master's
+  // state, and in Spark's /json.
   s = await watch.waitFor(() => true);
   assert.equal(s.workers.find((w) => w.id === victim.workerId)?.state, 'DECOMMISSIONED');
+  const json = (await (await uiFetch(`${master.webUiUrl}/json`)).json()) as {
+    workers: { id: string; state: string }[];
+    aliveworkers: number;
+  };
+  assert.equal(json.workers.find((w) => w.id === victim.workerId)?.state, 'DECOMMISSIONED');
+  assert.equal(json.aliveworkers, 1);
   assert.equal(s.workers.find((w) => w.id === bystander.workerId)?.state, 'ALIVE');
   assert.ok(bystander.isRunning);
 });
