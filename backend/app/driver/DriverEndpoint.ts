@@ -208,12 +208,13 @@ export class DriverEndpoint extends RpcEndpoint {
     executor.ref.send(StopExecutor({}));
   }
 
-  /** The executors that may be given tasks: registered, and not decommissioning. */
-  private schedulable(): ExecutorData[] {
-    const all = [...this.registered.values()];
-    return this.decommissioning.size === 0
-      ? all
-      : all.filter((e) => !this.decommissioning.has(e.id));
+  /**
+   * The executors that may be given tasks: registered, and not decommissioning (a fresh iterable
+   * each call; no copy in the usual case, since this runs after every task's end).
+   */
+  private schedulable(): Iterable<ExecutorData> {
+    if (this.decommissioning.size === 0) return this.registered.values();
+    return [...this.registered.values()].filter((e) => !this.decommissioning.has(e.id));
   }
 
   /**
@@ -453,8 +454,7 @@ export class DriverEndpoint extends RpcEndpoint {
 
   private placePending(): void {
     const offers: Offer[] = [];
-    const executors = this.schedulable();
-    for (const e of executors) {
+    for (const e of this.schedulable()) {
       if (e.freeCores > 0) offers.push({ executorId: e.id, freeCores: e.freeCores });
     }
     if (offers.length > 0)
@@ -462,7 +462,7 @@ export class DriverEndpoint extends RpcEndpoint {
     if (this.loss.anyStarting) return;
     for (const [jobId, ms] of this.taskMs.entries()) {
       if (!this.scheduler.hasPending) return;
-      const slots = queueSlots(executors, ms);
+      const slots = queueSlots(this.schedulable(), ms);
       if (slots.length > 0)
         this.launcher.launch(
           this.started(this.scheduler.resourceOffers(slots, (id) => id === jobId)),
