@@ -16,6 +16,7 @@ export const COMMAND_NAMES = {
   localCluster: ['local-cluster'],
   submit: ['submit'],
   kill: ['kill'],
+  decommission: ['decommission'],
   driverWrapper: ['driver-wrapper'],
   status: ['status'],
   uiUrl: ['ui-url'],

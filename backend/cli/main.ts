@@ -25,6 +25,7 @@ const COMMANDS: readonly (readonly [names: readonly string[], load: () => Promis
   [N.localCluster, async () => (await import('./commands/localCluster.js')).registerLocalCluster],
   [N.submit, async () => (await import('./commands/submit.js')).registerSubmit],
   [N.kill, async () => (await import('./commands/kill.js')).registerKill],
+  [N.decommission, async () => (await import('./commands/decommission.js')).registerDecommission],
   [
     N.driverWrapper,
     async () => (await import('./commands/driverWrapper.js')).registerDriverWrapper,

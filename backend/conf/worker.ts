@@ -82,4 +82,14 @@ export const WorkerConf = {
     true,
     "Keep one Wick executor process started ahead, so that a Wick application's executor runs in milliseconds instead of a Node start-up; launches of other commands are unaffected.",
   ),
+  decommissionEnabled: conf.bool(
+    'wick.decommission.enabled',
+    false,
+    "Whether SIGPWR decommissions the worker (Spark's spark.decommission.enabled) instead of killing it: it takes no new executors or drivers, lets its applications' running tasks finish, then exits. Off, SIGPWR ends the worker at once, as it did before. `wick decommission` and the master web UI's POST /workers/kill/ decommission a worker whatever this says: an operator asked the master, which already passes the worker over.",
+  ),
+  decommissionForceKillTimeout: seconds(
+    'wick.worker.decommission.forceKillTimeout',
+    '120s',
+    "How long a decommissioning worker lets its executors and drivers run on (their drivers stop each executor once its running tasks end) before it kills what is left and exits. Spark's spark.executor.decommission.forceKillTimeout is the driver's, per executor; this is the worker's bound on the whole, so that a worker leaves even if a driver never stops its executors.",
+  ),
 };

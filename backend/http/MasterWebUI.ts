@@ -25,6 +25,7 @@ import { mountSparkUiUrls } from './sparkUiUrls.js';
 import { sseResponse } from './sse.js';
 import { UiServer } from './UiServer.js';
 import { uiClusterSecret } from './uiAuth.js';
+import { mountWorkerDecommission } from './workerDecommission.js';
 import { mountWorkerProxy } from './workerProxy.js';
 
 const log = getLogger('MasterWebUI');
@@ -156,6 +157,7 @@ export class MasterWebUI {
     );
     mountKillApi(ui, { enabled: killEnabled }, () => master);
     mountSparkUiUrls(ui, { enabled: killEnabled }, () => master);
+    mountWorkerDecommission(ui, { enabled: killEnabled }, () => master);
     mountApiV1(ui.app, () => self.appStatus);
     await ui.mountDashboard();
     const bound = await ui.listen('MasterUI', host, port, maxRetries, security);

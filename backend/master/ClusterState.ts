@@ -183,7 +183,7 @@ export class ClusterState {
   roomForWorker(): string | undefined {
     if (this.workers.size < MAX_WORKERS) return undefined;
     for (const w of this.workers.values()) {
-      if (w.state === 'DEAD') {
+      if (this.idToWorker.get(w.id) !== w) {
         this.forgetWorker(w);
         return undefined;
       }
@@ -191,10 +191,24 @@ export class ClusterState {
     return `The master has ${this.workers.size} workers registered, the most it takes (${MAX_WORKERS})`;
   }
 
-  /** Marks a worker DEAD: no longer registered, still listed until forgotten. */
+  /**
+   * A registered worker decommissions: placement passes it over (it takes ALIVE workers only),
+   * and it is listed DECOMMISSIONED until it leaves, and after.
+   */
+  decommissionWorker(worker: WorkerInfo): void {
+    if (worker.state === 'DECOMMISSIONED') return;
+    worker.state = 'DECOMMISSIONED';
+    this.options.listener.worker(worker);
+  }
+
+  /**
+   * Marks a worker DEAD: no longer registered, still listed until forgotten. A decommissioned
+   * one stays DECOMMISSIONED (Spark's removeWorker makes it DEAD): it left as it was asked to,
+   * and an operator reading the list should not take it for a lost one.
+   */
   markWorkerDead(worker: WorkerInfo): void {
     const was = worker.state;
-    worker.state = 'DEAD';
+    if (was !== 'DECOMMISSIONED') worker.state = 'DEAD';
     if (this.idToWorker.get(worker.id) === worker) this.idToWorker.delete(worker.id);
     if (this.addressToWorker.get(worker.endpoint.address) === worker) {
       this.addressToWorker.delete(worker.endpoint.address);
@@ -204,7 +218,7 @@ export class ClusterState {
       at.add(worker);
       this.deadAt.set(worker.hostPort, at);
     }
-    if (was !== 'DEAD') this.options.listener.worker(worker);
+    if (was !== worker.state) this.options.listener.worker(worker);
   }
 
   /** Forgets a DEAD worker (wick.dead.worker.persistence passed, or a new one at its host:port). */

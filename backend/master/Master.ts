@@ -15,6 +15,7 @@ import { ClusterState } from './ClusterState.js';
 import { appStatusHandlers } from './handlers/appStatus.js';
 import { appHandlers } from './handlers/apps.js';
 import type { HandlerContext, HandlerRegistry } from './handlers/context.js';
+import { decommissionHandlers } from './handlers/decommission.js';
 import { driverHandlers } from './handlers/drivers.js';
 import { fileHandlers } from './handlers/files.js';
 import { stateHandlers } from './handlers/state.js';
@@ -198,6 +199,7 @@ export class Master extends RpcEndpoint implements LeaderElectable {
     stateHandlers(context, on);
     fileHandlers(context, on);
     appStatusHandlers(context, on);
+    decommissionHandlers(context, on);
     on(ElectedLeader, () => this.recovery.electedLeader());
     on(RevokedLeadership, () => {
       this.log.error('Leadership has been revoked -- stepping down to STANDBY.');

@@ -133,6 +133,17 @@ export const ExecutorUpdated = defineMessage(m2a, 'ExecutorUpdated', 'An executo
   workerLost: Type.Boolean(),
 });
 
+export const ExecutorDecommissioned = defineMessage(
+  m2a,
+  'ExecutorDecommissioned',
+  "The executor's worker is decommissioning: place no more tasks there, let its running ones finish, then stop it (Spark's ExecutorUpdated with DECOMMISSIONED; a message of its own here, so that DECOMMISSIONED is not an executor state every view of executors must handle).",
+  {
+    id: ExecId,
+    workerHost: Host,
+    message: Message(),
+  },
+);
+
 export const ApplicationRemoved = defineMessage(
   m2a,
   'ApplicationRemoved',

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { MAX_ADDRESS_LENGTH, Message } from './bounds.js';
+import { Host, MAX_ADDRESS_LENGTH, MAX_WORKERS, Message } from './bounds.js';
 import {
   AppId,
   DriverDescription,
@@ -94,4 +94,29 @@ export const KillApplicationResponse = defineMessage(
   'KillApplicationResponse',
   'The answer to RequestKillApplication.',
   { appId: AppId, success: Type.Boolean(), message: Message() },
+);
+
+/** The most hosts or workers one DecommissionWorkersOnHosts names. */
+export const MAX_DECOMMISSION_TARGETS = 1000;
+
+export const DecommissionWorkersOnHosts = defineMessage(
+  c2m,
+  'DecommissionWorkersOnHosts',
+  "Decommission every worker on these hosts (Spark's, from POST /workers/kill/), and the workers with these ids (Wick's: several workers may share a host).",
+  {
+    hostnames: Type.Array(Host, { maxItems: MAX_DECOMMISSION_TARGETS }),
+    workerIds: Type.Optional(Type.Array(WorkerId, { maxItems: MAX_DECOMMISSION_TARGETS })),
+  },
+  { reply: () => WorkersDecommissioned },
+);
+
+export const WorkersDecommissioned = defineMessage(
+  c2m,
+  'WorkersDecommissioned',
+  'The answer to DecommissionWorkersOnHosts: the workers it decommissioned (Spark answers their number); none is not a success.',
+  {
+    success: Type.Boolean(),
+    workerIds: Type.Array(WorkerId, { maxItems: MAX_WORKERS }),
+    message: Message(),
+  },
 );

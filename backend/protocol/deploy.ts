@@ -104,6 +104,13 @@ export const WorkerSchedulerStateResponse = defineMessage(
   },
 );
 
+export const WorkerDecommissioning = defineMessage(
+  w2m,
+  'WorkerDecommissioning',
+  'The worker is decommissioning (the master asked, or it got SIGPWR): it takes no new executors or drivers, lets what runs finish, then exits.',
+  { id: WorkerId },
+);
+
 // Master → Worker
 
 const m2w = boundary('Master → Worker', 'master', 'worker');
@@ -181,6 +188,13 @@ export const ApplicationFinished = defineMessage(
   'ApplicationFinished',
   'An application ended: delete its local directories.',
   { id: AppId },
+);
+
+export const DecommissionWorker = defineMessage(
+  m2w,
+  'DecommissionWorker',
+  'Decommission yourself (an operator asked the master: DecommissionWorkersOnHosts).',
+  {},
 );
 
 export const MasterChanged = defineMessage(

@@ -19,8 +19,10 @@ import { TLS_FINGERPRINT_ENV } from '../rpc/tls/WireSecurity.js';
 import { type Clock, systemClock, type TimerHandle } from '../util/clock.js';
 import { distFile } from '../util/paths.js';
 import { AppDirectories } from './AppDirectories.js';
+import { Decommission } from './Decommission.js';
 import type { RunnerHost } from './ExecutorRunner.js';
 import { masterMessageProblem } from './fromMaster.js';
+import { decommissionHandlers } from './handlers/decommission.js';
 import { launchHandlers } from './handlers/launch.js';
 import { logHandlers } from './handlers/logs.js';
 import { masterHandlers } from './handlers/master.js';
@@ -95,6 +97,8 @@ export class Worker extends RpcEndpoint implements RunnerHost {
   readonly logFollows: LogFollows;
   readonly masterConnection: MasterConnection;
   readonly workDirCleaner: WorkDirCleaner;
+  /** Whether it decommissions: then it launches nothing more, and exits once nothing runs. */
+  readonly decommission: Decommission;
   /** A Wick executor process started ahead (wick.worker.executor.prestart), or none. */
   readonly prestart: ExecutorPrestarter | undefined;
   private prestartTimer: TimerHandle | undefined;
@@ -177,11 +181,26 @@ export class Worker extends RpcEndpoint implements RunnerHost {
           )
         : undefined;
 
+    this.decommission = new Decommission(
+      this.workerId,
+      this.conf.get(WorkerConf.decommissionForceKillTimeout),
+      {
+        clock: this.clock,
+        running: () =>
+          this.runners.runningExecutors().length + this.runners.runningDrivers().length,
+        killAll: () => this.runners.killAll(),
+        tellMaster: (message) => this.masterConnection.send(message),
+        changed,
+        exit: (code, reason) => this.exit(code, reason),
+      },
+    );
+    this.stateChanges.listen(() => this.decommission.checkIdle());
     const on: On = (def, handler) => this.on(def, handler);
     const registry: HandlerRegistry = { on };
     masterHandlers(this, registry);
     launchHandlers(this, registry);
     logHandlers(this, registry);
+    decommissionHandlers(this, registry);
     this.on(WorkDirCleanup, () => {
       void this.workDirCleaner.run();
     });

@@ -20,3 +20,8 @@ export const WorkDirCleanup = defineSelfMessage(
   'WorkDirCleanup',
   'Time to delete old application directories from the work dir.',
 );
+
+export const WorkerDecommissionSigReceived = defineSelfMessage(
+  'WorkerDecommissionSigReceived',
+  "The process got SIGPWR with wick.decommission.enabled: decommission (Spark's, of the same name).",
+);

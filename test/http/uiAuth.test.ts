@@ -75,6 +75,7 @@ function masterSamples(workerId: string, appId: string): Samples {
     'GET /driver': { url: '/driver?id=driver-20261202000000-9999', status: 302 },
     'GET /driver/': { url: '/driver/?id=driver-20261202000000-9999', status: 302 },
     ...sparkKillSamples(),
+    ...workerDecommissionSamples(),
     'GET /metrics/prometheus': { url: '/metrics/prometheus', status: 200 },
     // An application the master has no report of: its JSON 404 once logged in.
     ...apiV1Samples('app-20261202000000-9999'),
@@ -99,6 +100,22 @@ function sparkKillSamples(): Samples {
       };
       out[`ALL /${kind}/kill${slash}`] = { url, method: 'PUT', status: 405 };
     }
+  }
+  return out;
+}
+
+/** POST /workers/kill/ (with and without the slash) of a host with no worker: Spark's 404. */
+function workerDecommissionSamples(): Samples {
+  const out: Samples = {};
+  for (const slash of ['', '/']) {
+    const url = `/workers/kill${slash}?host=10.255.255.254`;
+    out[`POST /workers/kill${slash}`] = {
+      url,
+      method: 'POST',
+      headers: { 'x-wick-request': '1' },
+      status: 404,
+    };
+    out[`ALL /workers/kill${slash}`] = { url, method: 'PUT', status: 405 };
   }
   return out;
 }

@@ -132,6 +132,7 @@ const changes: Record<string, (s: ClusterState, f: Fixture) => void> = {
   workerHeartbeat: (s, f) => s.workerHeartbeat(f.w, 42),
   workerReregistered: (s, f) => s.workerReregistered(f.unknown, 42),
   markWorkerDead: (s, f) => s.markWorkerDead(f.w),
+  decommissionWorker: (s, f) => s.decommissionWorker(f.w),
   forgetWorker: (s, f) => s.forgetWorker(f.dead),
   forgetDeadWorkersAt: (s, f) => s.forgetDeadWorkersAt(f.dead.host, f.dead.port),
   // Full (see prepare): the oldest DEAD worker is forgotten to make room.

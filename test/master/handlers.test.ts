@@ -56,6 +56,7 @@ test('the requests it answers, as asks, are these; it takes everything else one-
   assert.deepEqual(requests.sort(), [
     'BoundPortsRequest',
     'CreateToken',
+    'DecommissionWorkersOnHosts',
     'FetchFileChunk',
     'ListTokens',
     'ReportListenerEvents',

@@ -2,6 +2,7 @@ import { masterState, noMasterReachable, reachMasters } from '../../client/maste
 import {
   ApplicationRemoved,
   ExecutorAdded,
+  ExecutorDecommissioned,
   ExecutorRegistered,
   ExecutorUpdated,
   MasterChangeAcknowledged,
@@ -45,6 +46,8 @@ export interface AppClientListener {
     exitStatus: number | undefined,
     workerLost: boolean,
   ): void;
+  /** The executor's worker decommissions: it is to run out its tasks and stop. */
+  executorDecommissioned?(id: number, message: string): void;
   /** A worker the application used was lost (its shuffle service's outputs with it). */
   workerRemoved?(workerId: string, host: string, message: string): void;
   /** The master ended the application (killed, or its executors kept failing). */
@@ -96,6 +99,10 @@ export class AppClient extends RpcEndpoint {
       if (isExecutorFinished(m.state)) {
         this.listener.executorRemoved(m.id, m.message ?? m.state, m.exitStatus, m.workerLost);
       }
+    });
+    this.on(ExecutorDecommissioned, (m) => {
+      log.info(`Executor decommissioned: ${this.appId}/${m.id} on ${m.workerHost} (${m.message})`);
+      this.listener.executorDecommissioned?.(m.id, m.message);
     });
     // Its executors' ExecutorUpdated say what the loss means to their tasks; this, what it
     // means to the map outputs its shuffle service served (Spark's workerRemoved).

@@ -65,6 +65,8 @@ export class DriverEndpoint extends RpcEndpoint {
   static readonly ENDPOINT_NAME = DRIVER_ENDPOINT;
 
   private readonly registered = new Map<string, ExecutorData>();
+  /** Executors whose worker decommissions: given no more tasks, stopped once they hold none. */
+  private readonly decommissioning = new Set<string>();
   /** Executors granted and not registered yet, and lost ones the master has not explained. */
   private readonly loss = new ExecutorLoss(this.log);
   readonly scheduler: TaskScheduler;
@@ -173,6 +175,49 @@ export class DriverEndpoint extends RpcEndpoint {
   }
 
   /**
+   * The executor's worker decommissions (the master's ExecutorDecommissioned; Spark's
+   * CoarseGrainedSchedulerBackend.decommissionExecutors): no more tasks go there, those waiting in
+   * its queue are taken back to run elsewhere, and it is stopped (StopExecutor) once its running
+   * tasks have ended. Its map outputs go with it, by the path of any lost executor: what needs
+   * them reruns their map tasks on the other executors (Spark's choice too without
+   * spark.storage.decommission.shuffleBlocks.enabled; Wick migrates no blocks).
+   */
+  decommissionExecutor(executorId: string, reason: string): void {
+    if (this.decommissioning.has(executorId) || this.stopping) return;
+    this.decommissioning.add(executorId);
+    const executor = this.registered.get(executorId);
+    this.log.info(
+      `Executor ${executorId} decommissioning (${reason}): no more tasks there${executor ? `; stopping it once its ${executor.cores - executor.freeCores} running task(s) end` : ''}`,
+    );
+    if (executor && executor.queued > 0) {
+      for (const taskId of executor.askBack(executor.queued)) {
+        executor.ref.send(
+          KillTask({ taskId, reason: 'its executor is decommissioning', ifNotStarted: true }),
+        );
+      }
+    }
+    if (executor) this.stopIfDrained(executor);
+    this.makeOffers();
+  }
+
+  /** A decommissioning executor that holds no task is stopped. */
+  private stopIfDrained(executor: ExecutorData): void {
+    if (!this.decommissioning.has(executor.id)) return;
+    if (executor.queued > 0 || executor.freeCores < executor.cores) return;
+    this.log.info(`Stopping decommissioned executor ${executor.id}: its tasks have ended`);
+    executor.ref.send(StopExecutor({}));
+  }
+
+  /**
+   * The executors that may be given tasks: registered, and not decommissioning (a fresh iterable
+   * each call; no copy in the usual case, since this runs after every task's end).
+   */
+  private schedulable(): Iterable<ExecutorData> {
+    if (this.decommissioning.size === 0) return this.registered.values();
+    return [...this.registered.values()].filter((e) => !this.decommissioning.has(e.id));
+  }
+
+  /**
    * The executor is gone (the master said so, or its connection dropped): rerun its tasks.
    * `exitStatus` is set when the master reports how its process ended.
    */
@@ -191,6 +236,7 @@ export class DriverEndpoint extends RpcEndpoint {
     }
     const executor = this.registered.get(executorId);
     if (!executor || !this.registered.delete(executorId)) return;
+    this.decommissioning.delete(executorId);
     if (this.stopping) {
       this.log.debug(`Executor ${executorId} stopped: ${reason}`);
       if (this.registered.size === 0) this.allStopped?.();
@@ -316,7 +362,7 @@ export class DriverEndpoint extends RpcEndpoint {
     if (this.shipped.files.length > 0) ref.send(AddFiles({ files: [...this.shipped.files] }));
     // Started too late: it exits as the others do, and stopExecutors waits for it too. (Its
     // backend handles StopExecutor once its registration is done.)
-    if (this.stopping) ref.send(StopExecutor({}));
+    if (this.stopping || this.decommissioning.has(m.executorId)) ref.send(StopExecutor({}));
     // After the reply: the executor is ready for tasks once it has it.
     else this.self.send(ReviveOffers({}));
     return RegisteredExecutor({});
@@ -392,6 +438,7 @@ export class DriverEndpoint extends RpcEndpoint {
       }
       if (failed) this.launcher.killTasks(failed.toKill);
     }
+    if (executor && this.decommissioning.size > 0) this.stopIfDrained(executor);
     this.makeOffers();
   }
 
@@ -407,7 +454,7 @@ export class DriverEndpoint extends RpcEndpoint {
 
   private placePending(): void {
     const offers: Offer[] = [];
-    for (const e of this.registered.values()) {
+    for (const e of this.schedulable()) {
       if (e.freeCores > 0) offers.push({ executorId: e.id, freeCores: e.freeCores });
     }
     if (offers.length > 0)
@@ -415,7 +462,7 @@ export class DriverEndpoint extends RpcEndpoint {
     if (this.loss.anyStarting) return;
     for (const [jobId, ms] of this.taskMs.entries()) {
       if (!this.scheduler.hasPending) return;
-      const slots = queueSlots(this.registered.values(), ms);
+      const slots = queueSlots(this.schedulable(), ms);
       if (slots.length > 0)
         this.launcher.launch(
           this.started(this.scheduler.resourceOffers(slots, (id) => id === jobId)),
@@ -455,7 +502,7 @@ export class DriverEndpoint extends RpcEndpoint {
    */
   private rebalance(): void {
     if (this.scheduler.hasPending || this.taskMs.size === 0) return;
-    const decision = takeBack(this.registered.values(), this.taskMs.shortest(), this.now());
+    const decision = takeBack(this.schedulable(), this.taskMs.shortest(), this.now());
     if (!decision) return;
     const donor = this.registered.get(decision.donorId) as ExecutorData;
     for (const taskId of donor.askBack(decision.count)) {

@@ -128,6 +128,7 @@ export async function assembleDriver(
             workerLost ? undefined : exitStatus,
             workerLost,
           ),
+        executorDecommissioned: (id, message) => driver.decommissionExecutor(String(id), message),
         workerRemoved: (workerId, host, message) =>
           bus.post({ event: 'WickListenerWorkerRemoved', workerId, host, message }),
         dead: (reason) => driver.applicationEnded(reason),

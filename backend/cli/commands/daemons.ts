@@ -5,6 +5,7 @@ import { WorkerWebUI } from '../../http/WorkerWebUI.js';
 import { startMaster } from '../../master/startMaster.js';
 import { parseMasterUrls } from '../../rpc/masterUrls.js';
 import { getLogger } from '../../util/log.js';
+import { decommissionOnSigpwr } from '../../worker/decommissionSignal.js';
 import { startWorker } from '../../worker/startWorker.js';
 import { addConfOptions, exitWithParent, onSignals } from '../options.js';
 import { warnAboutExposedSecret } from '../secretExposure.js';
@@ -117,11 +118,13 @@ export function registerDaemons(program: Command): void {
           webUi: (host, port, maxRetries, security) =>
             WorkerWebUI.start(host, port, maxRetries, conf, security),
           exit: (code, reason) => {
-            log.error(`Worker exiting: ${reason}`);
+            if (code === 0) log.info(`Worker exiting: ${reason}`);
+            else log.error(`Worker exiting: ${reason}`);
             void stop().then(() => process.exit(code));
           },
         });
         onSignals(stop);
+        decommissionOnSigpwr(conf, running.worker);
         if (flags.exitWithParent) exitWithParent(() => stop().then(() => process.exit(0)));
         if (flags.printReady) {
           process.stdout.write(

@@ -147,7 +147,8 @@ export async function timeOutDeadWorkers(c: OperationsContext): Promise<void> {
   const reaperIterations = c.conf.get(MasterConf.deadWorkerPersistence);
   for (const worker of c.cluster.allWorkers()) {
     if (worker.lastHeartbeat >= now - timeout) continue;
-    if (worker.state !== 'DEAD') {
+    // Registered (a decommissioned one that left is no longer, though not DEAD).
+    if (c.cluster.workerById(worker.id) === worker) {
       log.warn(`Removing ${worker.id} because we got no heartbeat in ${timeout / 1000} seconds`);
       await removeWorker(c, worker, `Not receiving heartbeat for ${timeout / 1000} seconds`);
     } else if (worker.lastHeartbeat < now - (reaperIterations + 1) * timeout) {

@@ -50,6 +50,18 @@ export function launchHandlers(w: Worker, { on }: HandlerRegistry): void {
 
   on(LaunchDriver, (msg) => {
     log.info(`Asked to launch driver ${msg.driverId}`);
+    if (w.decommission.isDecommissioned) {
+      // As an executor's, said rather than left LAUNCHING until the worker leaves.
+      log.warn(`Not launching driver ${msg.driverId}: this worker is decommissioning`);
+      w.masterConnection.send(
+        DriverStateChanged({
+          driverId: msg.driverId,
+          state: 'ERROR',
+          exception: 'Not launched: the worker is decommissioning',
+        }),
+      );
+      return;
+    }
     if (w.runners.driver(msg.driverId)) {
       log.warn(`Driver ${msg.driverId} is already running here; ignoring the second launch`);
       return;
@@ -78,6 +90,20 @@ async function launchExecutor(w: Worker, m: MessageOf<typeof LaunchExecutor>): P
     return;
   }
   log.info(`Asked to launch executor ${m.appId}/${m.execId} for ${m.appDesc.name}`);
+  if (w.decommission.isDecommissioned) {
+    // Sent before the master heard that this worker decommissions (SIGPWR): refused, and said
+    // so, so that the application's cores are free at once for an executor elsewhere.
+    log.warn(`Not launching executor ${m.appId}/${m.execId}: this worker is decommissioning`);
+    w.masterConnection.send(
+      ExecutorStateChanged({
+        appId: m.appId,
+        execId: m.execId,
+        state: 'KILLED',
+        message: 'Not launched: the worker is decommissioning',
+      }),
+    );
+    return;
+  }
   const fullId = `${m.appId}/${m.execId}`;
   if (w.runners.executor(fullId)) {
     log.warn(`Executor ${fullId} is already running here; ignoring the second launch`);

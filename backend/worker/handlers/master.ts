@@ -32,6 +32,7 @@ export function masterHandlers(w: Worker, { on }: HandlerRegistry): void {
     );
     w.workDirCleaner.start();
     connection.send(WorkerLatestState(runnersState(w)));
+    w.decommission.reannounce();
   });
 
   on(RegisterWorkerFailed, (msg) => {
@@ -51,6 +52,7 @@ export function masterHandlers(w: Worker, { on }: HandlerRegistry): void {
       msg.master.address,
     );
     connection.send(WorkerSchedulerStateResponse(runnersState(w)));
+    w.decommission.reannounce();
   });
 
   on(ReconnectWorker, (msg) => {
