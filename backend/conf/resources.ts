@@ -22,22 +22,22 @@ export const ResourceConf = {
   workerAmount: family(
     'worker',
     'amount',
-    'How many addresses of resource <name> (gpu, fpga) the worker offers; it needs a discoveryScript that finds at least as many.',
+    'How many addresses of resource `<name>` (gpu, fpga) the worker offers; it needs a discoveryScript that finds at least as many.',
   ),
   workerDiscoveryScript: family(
     'worker',
     'discoveryScript',
-    'A program the worker runs at start to find resource <name>: it prints Spark\'s `{"name":"gpu","addresses":["0","1"]}` on stdout. The worker offers every address it prints (Spark does the same).',
+    'A program the worker runs at start to find resource `<name>`: it prints Spark\'s `{"name":"gpu","addresses":["0","1"]}` on stdout. The worker offers every address it prints (Spark does the same).',
   ),
   executorAmount: family(
     'executor',
     'amount',
-    'How many addresses of resource <name> each executor gets; an application waits until a worker has them free.',
+    'How many addresses of resource `<name>` each executor gets; an application waits until a worker has them free.',
   ),
   taskAmount: family(
     'task',
     'amount',
-    "How much of resource <name> each task takes of its executor's: a whole number of addresses, or a fraction 1/n to share each address between n tasks. Needs wick.executor.resource.<name>.amount.",
+    "How much of resource `<name>` each task takes of its executor's: a whole number of addresses, or a fraction 1/n to share each address between n tasks. Needs `wick.executor.resource.<name>.amount`.",
   ),
 };
 

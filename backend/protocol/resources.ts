@@ -19,6 +19,8 @@ export const MAX_RESOURCE_ADDRESS_LENGTH = 128;
 export const RESOURCE_NAME_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
 
 export const ResourceName = Type.String({
+  minLength: 1,
+  maxLength: 64,
   pattern: RESOURCE_NAME_PATTERN,
   description: 'A resource name (gpu, fpga): letters, digits, _ and -',
 });
