@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, type TestContext, test } from 'node:test';
 import { WickContext } from '../../../backend/app/index.js';
 import { type MasterState, MasterWatch } from '../../helpers/apps.js';
-import { Daemon, startMaster, startWorker } from '../../helpers/cluster.js';
+import { Daemon, startMaster, startWorker, wick } from '../../helpers/cluster.js';
 import { checkNothingLeftRunning } from '../../helpers/leaks.js';
 import { uiFetch } from '../../helpers/webUi.js';
 
@@ -195,4 +195,26 @@ test('after a master restart (FILESYSTEM recovery) each executor keeps its gpu, 
   s = await w.waitFor((s) => appOf(s, twoId)?.executors[0]?.state === 'RUNNING');
   assert.deepEqual(gpusOf(s, twoId), [['1']]);
   assert.equal(await one.parallelize([1, 2], 2).count(), 2);
+});
+
+test('a worker whose discovery script prints something else does not start, naming the script', {
+  timeout: 60_000,
+}, async () => {
+  const script = join(dir, 'bad.sh');
+  writeFileSync(script, '#!/bin/sh\necho gpu0 gpu1\n');
+  chmodSync(script, 0o755);
+  const r = await wick([
+    'worker',
+    'wick://127.0.0.1:1',
+    '--work-dir',
+    join(dir, 'bad-worker'),
+    '--conf',
+    'wick.worker.resource.gpu.amount=1',
+    '--conf',
+    `spark.worker.resource.gpu.discoveryScript=${script}`,
+  ]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, new RegExp(`The discovery script ${script} for resource gpu`));
+  assert.match(r.stderr, /printed 'gpu0 gpu1', which is not JSON; expected one JSON object/);
+  assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
 });
