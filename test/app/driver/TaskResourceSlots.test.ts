@@ -4,9 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { ExecutorData } from '../../../backend/app/driver/ExecutorData.js';
 import { TaskResourceSlots } from '../../../backend/app/driver/TaskResourceSlots.js';
 import { taskResourceRequests } from '../../../backend/conf/resources.js';
 import { WickConf } from '../../../backend/conf/WickConf.js';
+import type { RpcEndpointRef } from '../../../backend/rpc/index.js';
 
 test('one gpu per task: two tasks on two gpus, the third waits until one ends', () => {
   const slots = new TaskResourceSlots({ gpu: ['0', '1'] }, [
@@ -57,4 +59,23 @@ test('task amounts that cannot work are refused naming the key', () => {
       },
     );
   }
+});
+
+test('an executor with 4 cores and 2 gpus offers 2 tasks at a time, each with its own gpu', () => {
+  const e = new ExecutorData('1', {} as RpcEndpointRef, '127.0.0.1:1', 'host', 4, 0);
+  e.taskResources = new TaskResourceSlots({ gpu: ['0', '1'] }, [
+    { resourceName: 'gpu', amount: 1, parts: 1 },
+  ]);
+  assert.equal(e.freeCores, 2, 'the gpus, not the cores, decide');
+  e.launched(10, false);
+  e.launched(11, false);
+  assert.equal(e.freeCores, 0);
+  assert.deepEqual(
+    [e.taskResources.of(10), e.taskResources.of(11)],
+    [{ gpu: ['0'] }, { gpu: ['1'] }],
+  );
+  assert.equal(e.ended(10, 1), true);
+  assert.equal(e.freeCores, 1);
+  e.launched(12, false);
+  assert.deepEqual(e.taskResources.of(12), { gpu: ['0'] }, 'the freed gpu goes to the next task');
 });
