@@ -14,7 +14,7 @@ import {
   SPARK_ENV_KEYS,
   SPARK_RENAMED_KEYS,
 } from '../backend/conf/sparkNames.js';
-import { knownConfigEntries } from '../backend/conf/WickConf.js';
+import { knownConfigEntries, knownConfigFamilies } from '../backend/conf/WickConf.js';
 
 export const configDocPath = fileURLToPath(new URL('../docs/configuration.md', import.meta.url));
 
@@ -80,6 +80,14 @@ export function renderConfigDoc(): string {
     '| Key | Default | Meaning |',
     '| --- | --- | --- |',
     ...rows,
+    '',
+    '## Settings with a name inside',
+    '',
+    'Each `<name>` is a name of your choosing (letters, digits, `_` and `-`); `spark.` works for `wick.`.',
+    '',
+    '| Key | Meaning |',
+    '| --- | --- |',
+    ...knownConfigFamilies().map((f) => `| \`${f.template}\` | ${f.doc} |`),
     '',
   ].join('\n');
 }

@@ -49,8 +49,31 @@ export function knownConfigEntries(): ConfigEntry<unknown>[] {
   return [...entries.values()].sort((a, b) => a.key.localeCompare(b.key));
 }
 
+/**
+ * A family of keys with a name inside (Spark's `spark.worker.resource.<name>.amount`): known by
+ * pattern, documented once by its template, read by the module that declared it.
+ */
+export interface ConfigFamily {
+  /** As the docs print it: `wick.worker.resource.<name>.amount`. */
+  readonly template: string;
+  readonly pattern: RegExp;
+  readonly doc: string;
+}
+
+const families: ConfigFamily[] = [];
+
+export function defineFamily(template: string, pattern: RegExp, doc: string): ConfigFamily {
+  const family = { template, pattern, doc };
+  families.push(family);
+  return family;
+}
+
+export function knownConfigFamilies(): readonly ConfigFamily[] {
+  return families;
+}
+
 export function isKnownKey(key: string): boolean {
-  return entries.has(key);
+  return entries.has(key) || families.some((f) => f.pattern.test(key));
 }
 
 /** Thrown for a value that does not parse; names the key, the value and what was expected. */
@@ -120,7 +143,7 @@ export class WickConf {
   }
 
   unknownKeys(): string[] {
-    return [...this.settings.keys()].filter((k) => !entries.has(k));
+    return [...this.settings.keys()].filter((k) => !isKnownKey(k));
   }
 
   entries(): [string, string][] {

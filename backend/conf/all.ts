@@ -9,6 +9,7 @@ import './daemon.js';
 import './daemonLauncher.js';
 import './deploy.js';
 import './executorLogs.js';
+import './resources.js';
 import './history.js';
 import './master.js';
 import './rest.js';

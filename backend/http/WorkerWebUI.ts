@@ -9,6 +9,7 @@ import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
 import { RpcError, RpcErrorCode } from '../rpc/index.js';
 import type { WireSecurity } from '../rpc/tls/WireSecurity.js';
 import { logFields } from '../shared/logSource.js';
+import { sparkResourcesJson } from '../shared/sparkJson.js';
 import { workerUi } from '../shared/uiLogin.js';
 import { getLogger } from '../util/log.js';
 import { mountLogApi } from './logApi.js';
@@ -219,8 +220,7 @@ export function sparkWorkerJson(s: WorkerState): Record<string, unknown> {
     appid: r.appId,
     cores: r.cores,
     memory: r.memory,
-    // Custom resources are not built yet: what Spark writes for none.
-    resources: {},
+    resources: sparkResourcesJson(r.resources),
     ...(r.app ? { appdesc: sparkAppDescJson(r.app) } : {}),
     state: r.state,
     ...(r.exitCode !== undefined ? { exitcode: r.exitCode } : {}),
@@ -240,9 +240,16 @@ export function sparkWorkerJson(s: WorkerState): Record<string, unknown> {
     coresused: s.coresUsed,
     memory: s.memory,
     memoryused: s.memoryUsed,
-    resources: {},
-    resourcesused: {},
-    resourcesfree: {},
+    resources: sparkResourcesJson(s.resources),
+    resourcesused: sparkResourcesJson(s.resourcesUsed),
+    resourcesfree: sparkResourcesJson(
+      Object.fromEntries(
+        Object.entries(s.resources ?? {}).map(([n, all]) => [
+          n,
+          all.filter((a) => !s.resourcesUsed?.[n]?.includes(a)),
+        ]),
+      ),
+    ),
     executors: s.executors.map(executor),
     finishedexecutors: s.finishedExecutors.map(executor),
     drivers: s.drivers.map(driver),
@@ -252,14 +259,18 @@ export function sparkWorkerJson(s: WorkerState): Record<string, unknown> {
 
 /** An executor's application as Spark's JsonProtocol.writeApplicationDescription writes it. */
 function sparkAppDescJson(a: NonNullable<WorkerState['executors'][number]['app']>) {
+  const requirements = (a.resourceReqsPerExecutor ?? []).map((r) => ({
+    name: r.resourceName,
+    amount: r.amount,
+  }));
   return {
     name: a.name,
     // 0: no cap, as Spark writes maxCores.getOrElse(0).
     cores: a.maxCores ?? 0,
     memoryperexecutor: a.memoryPerExecutorMB,
-    resourcesperexecutor: [],
+    resourcesperexecutor: requirements,
     memoryperslave: a.memoryPerExecutorMB,
-    resourcesperslave: [],
+    resourcesperslave: requirements,
     user: a.user,
     command: a.command,
   };

@@ -103,6 +103,8 @@ export class ApplicationInfo {
     };
     if (this.desc.maxCores !== undefined) s.maxCores = this.desc.maxCores;
     if (this.desc.coresPerExecutor !== undefined) s.coresPerExecutor = this.desc.coresPerExecutor;
+    if (this.desc.resourceReqsPerExecutor?.length)
+      s.resourceReqsPerExecutor = structuredClone(this.desc.resourceReqsPerExecutor);
     if (this.endTime !== undefined) s.endTime = this.endTime;
     if (this.failure) s.failure = structuredClone(this.failure);
     if (this.progress) s.progress = this.progress;

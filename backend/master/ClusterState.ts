@@ -6,6 +6,7 @@ import type {
   ExecutorState,
   WorkerState,
 } from '../protocol/common.js';
+import type { ResourceAddresses } from '../protocol/resources.js';
 import {
   type AppProgress,
   type AppSummary,
@@ -18,11 +19,14 @@ import {
 } from '../protocol/state.js';
 import type { PeerConnection, RpcEndpointRef } from '../rpc/index.js';
 import { latestRun } from '../shared/driverRuns.js';
+import { getLogger } from '../util/log.js';
 import type { ApplicationInfo } from './ApplicationInfo.js';
 import type { DriverInfo } from './DriverInfo.js';
 import type { ExecutorDesc } from './ExecutorDesc.js';
 import { appId, driverId } from './ids.js';
 import type { WorkerInfo } from './WorkerInfo.js';
+
+const log = getLogger('Master');
 
 /**
  * Told of every change of what the tables show: an entry added or changed (its summary is read
@@ -377,11 +381,21 @@ export class ClusterState {
     worker: WorkerInfo,
     cores: number,
     now: number,
-    recovered?: { id: number; state: ExecutorState },
+    recovered?: { id: number; state: ExecutorState; resources?: ResourceAddresses },
   ): ExecutorDesc {
     const exec = app.addExecutor(worker, cores, now, recovered?.id);
     if (recovered) exec.setState(recovered.state, now);
-    worker.addExecutor(exec);
+    // A new executor gets the first free addresses (the scheduler saw them free); a recovered one
+    // keeps those its worker says it holds.
+    exec.resources = recovered
+      ? structuredClone(recovered.resources ?? {})
+      : (worker.resources.pick(app.desc.resourceReqsPerExecutor) ?? {});
+    const refused = worker.addExecutor(exec);
+    if (Object.keys(refused).length > 0) {
+      log.warn(
+        `Executor ${exec.fullId} on ${worker.id} said it holds ${JSON.stringify(refused)}, which the worker does not offer or another executor holds: not counted as its`,
+      );
+    }
     this.options.listener.app(app);
     this.options.listener.worker(worker);
     return exec;

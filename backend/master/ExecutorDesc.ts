@@ -1,5 +1,6 @@
 import { MAX_EXECUTOR_HISTORY } from '../protocol/bounds.js';
 import type { ExecutorState } from '../protocol/common.js';
+import type { ResourceAddresses } from '../protocol/resources.js';
 import type { ExecutorSummary } from '../protocol/state.js';
 import type { WorkerInfo } from './WorkerInfo.js';
 
@@ -11,6 +12,8 @@ export class ExecutorDesc {
   /** Its driver said it registered (ExecutorRegistered): it serves the application. */
   registered = false;
   readonly history: { state: ExecutorState; time: number; message?: string; exitStatus?: number }[];
+  /** The custom resources' addresses it holds on its worker (given before WorkerInfo.addExecutor). */
+  resources: ResourceAddresses = {};
 
   constructor(
     readonly id: number,
@@ -21,6 +24,19 @@ export class ExecutorDesc {
     now: number,
   ) {
     this.history = [{ state: 'LAUNCHING', time: now }];
+  }
+
+  /**
+   * Addresses it was said to hold that its worker does not have free (a recovered executor whose
+   * worker now offers other addresses): dropped from what it holds, so that freeing it frees only
+   * its own.
+   */
+  resourcesRefused(refused: ResourceAddresses): void {
+    for (const [name, addresses] of Object.entries(refused)) {
+      const kept = (this.resources[name] ?? []).filter((a) => !addresses.includes(a));
+      if (kept.length > 0) this.resources[name] = kept;
+      else delete this.resources[name];
+    }
   }
 
   get fullId(): string {
@@ -54,6 +70,7 @@ export class ExecutorDesc {
     };
     if (this.exitStatus !== undefined) s.exitStatus = this.exitStatus;
     if (this.message !== undefined) s.message = this.message;
+    if (Object.keys(this.resources).length > 0) s.resources = structuredClone(this.resources);
     return s;
   }
 }

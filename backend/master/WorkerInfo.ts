@@ -1,8 +1,10 @@
 import type { ExecutorDescription, WorkerState } from '../protocol/common.js';
+import type { ResourceAddresses } from '../protocol/resources.js';
 import type { WorkerSummary } from '../protocol/state.js';
 import type { PeerConnection, RpcEndpointRef } from '../rpc/index.js';
 import type { DriverInfo } from './DriverInfo.js';
 import type { ExecutorDesc } from './ExecutorDesc.js';
+import { WorkerResourcePool } from './resources/WorkerResourcePool.js';
 
 /** What the Master knows of one worker (Spark's WorkerInfo). */
 export class WorkerInfo {
@@ -12,6 +14,8 @@ export class WorkerInfo {
   readonly drivers = new Map<string, DriverInfo>();
   coresUsed = 0;
   memoryUsed = 0;
+  /** Its custom resources (RegisterWorker's, or the persisted record's), and who holds them. */
+  resources = new WorkerResourcePool();
 
   constructor(
     readonly id: string,
@@ -48,16 +52,22 @@ export class WorkerInfo {
     return this.state === 'ALIVE';
   }
 
-  addExecutor(exec: ExecutorDesc): void {
+  /** Adds it with the addresses it holds; returns those of them another holds or it lacks. */
+  addExecutor(exec: ExecutorDesc): ResourceAddresses {
     this.executors.set(exec.fullId, exec);
     this.coresUsed += exec.cores;
     this.memoryUsed += exec.memory;
+    const refused = this.resources.acquire(exec.resources);
+    // Not its own: freeing it must not free another executor's.
+    exec.resourcesRefused(refused);
+    return refused;
   }
 
   removeExecutor(exec: ExecutorDesc): void {
     if (this.executors.delete(exec.fullId)) {
       this.coresUsed -= exec.cores;
       this.memoryUsed -= exec.memory;
+      this.resources.release(exec.resources);
     }
   }
 
@@ -85,6 +95,7 @@ export class WorkerInfo {
       execId: e.id,
       cores: e.cores,
       state: e.state,
+      ...(Object.keys(e.resources).length > 0 ? { resources: e.resources } : {}),
     }));
   }
 
@@ -102,6 +113,9 @@ export class WorkerInfo {
       lastHeartbeat: this.lastHeartbeat,
       executors: [...this.executors.values()].map((e) => ({ appId: e.appId, execId: e.id })),
       driverIds: [...this.drivers.keys()],
+      ...(this.resources.isEmpty
+        ? {}
+        : { resources: this.resources.addresses(), resourcesUsed: this.resources.used() }),
     };
   }
 }

@@ -39,8 +39,9 @@ export function schedule(m: OperationsContext): void {
       executorCount: a.executors.size,
       // Every app has a limit: its own (RequestExecutors) or the protocol's MAX_APP_EXECUTORS.
       executorLimit: Math.min(a.executorLimit ?? MAX_APP_EXECUTORS, MAX_APP_EXECUTORS),
+      resourceReqsPerExecutor: a.desc.resourceReqsPerExecutor,
     })),
-    workers: alive.map((w) => ({ id: w.id, coresFree: w.coresFree, memoryFree: w.memoryFree })),
+    workers: alive.map(schedWorker),
     spreadOut: m.conf.get(MasterConf.spreadOut),
     random: m.random,
   });
@@ -79,6 +80,7 @@ function launchExecutor(
       appDesc: app.desc,
       cores: exec.cores,
       memory: exec.memory,
+      ...(Object.keys(exec.resources).length > 0 ? { resources: exec.resources } : {}),
     }),
   );
   app.driver.send(
@@ -99,11 +101,7 @@ function updateWaitingReasons(
   alive: WorkerInfo[],
 ): void {
   const byId = new Map(alive.map((w) => [w.id, w]));
-  const workers = alive.map((w) => ({
-    id: w.id,
-    coresFree: w.coresFree,
-    memoryFree: w.memoryFree,
-  }));
+  const workers = alive.map(schedWorker);
   for (const app of apps) {
     if (app.state !== 'WAITING') continue;
     const reason = scheduling.waitingReason(
@@ -112,10 +110,26 @@ function updateWaitingReasons(
         coresLeft: app.coresLeft,
         memoryPerExecutorMB: app.desc.memoryPerExecutorMB,
         coresPerExecutor: app.desc.coresPerExecutor,
+        resourceReqsPerExecutor: app.desc.resourceReqsPerExecutor,
       },
       workers,
       (w) => byId.get(w.id)?.memory ?? 0,
+      (w) => totalResources(byId.get(w.id)),
     );
     m.cluster.setWaitingReason(app, reason);
   }
+}
+
+/** A worker as the pure scheduler sees it: what it has free. */
+function schedWorker(w: WorkerInfo): scheduling.SchedWorker {
+  const s: scheduling.SchedWorker = { id: w.id, coresFree: w.coresFree, memoryFree: w.memoryFree };
+  if (!w.resources.isEmpty) s.resourcesFree = w.resources.freeAmounts();
+  return s;
+}
+
+function totalResources(w: WorkerInfo | undefined): Record<string, number> | undefined {
+  if (!w || w.resources.isEmpty) return undefined;
+  const out: Record<string, number> = {};
+  for (const [name, list] of Object.entries(w.resources.addresses())) out[name] = list.length;
+  return out;
 }

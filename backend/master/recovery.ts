@@ -14,6 +14,7 @@ import type { OperationsContext } from './operations/context.js';
 import { relaunchDriver, removeDriver } from './operations/drivers.js';
 import { addWorker, removeWorker } from './operations/workers.js';
 import { schedule } from './placement.js';
+import { WorkerResourcePool } from './resources/WorkerResourcePool.js';
 import { WorkerInfo } from './WorkerInfo.js';
 
 /**
@@ -97,6 +98,7 @@ export class Recovery {
         w.webUiAddress,
         c.clock.now(),
       );
+      worker.resources = new WorkerResourcePool(w.resources);
       if (!(await addWorker(c, worker, 'UNKNOWN'))) continue;
       ref.send(masterChanged);
     }

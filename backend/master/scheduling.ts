@@ -16,10 +16,19 @@
  * and the loop ends when no cores are free at all. The assignments are the same.
  */
 
+import type { ResourceRequirement } from '../protocol/resources.js';
+import {
+  executorsAllowed,
+  resourcesWaitingReason,
+  takeForExecutors,
+} from './resources/requirements.js';
+
 export interface SchedWorker {
   readonly id: string;
   coresFree: number;
   memoryFree: number;
+  /** Free addresses of its custom resources, by name (none: it has none). */
+  resourcesFree?: Record<string, number>;
 }
 
 export interface SchedApp {
@@ -31,6 +40,8 @@ export interface SchedApp {
   /** Executors the app has now, and the most it may have (Spark's executorLimit). */
   readonly executorCount?: number;
   readonly executorLimit?: number;
+  /** Each executor's custom resources (wick.executor.resource.*); a worker needs them free. */
+  readonly resourceReqsPerExecutor?: readonly ResourceRequirement[];
 }
 
 export interface SchedDriver {
@@ -71,6 +82,7 @@ export function schedule(input: ScheduleInput): ScheduleResult {
     id: w.id,
     coresFree: w.coresFree,
     memoryFree: w.memoryFree,
+    ...(w.resourcesFree ? { resourcesFree: { ...w.resourcesFree } } : {}),
   }));
   const drivers = placeDrivers(input.drivers, workers, input.random ?? Math.random);
   const executors = placeExecutors(input.apps, workers, input.spreadOut);
@@ -130,6 +142,7 @@ function placeExecutors(
       const before = w.coresFree;
       w.coresFree -= cores;
       w.memoryFree -= count * app.memoryPerExecutorMB;
+      takeForExecutors(w.resourcesFree, app.resourceReqsPerExecutor, count);
       totalFree -= cores;
       order.moved(w, before);
     }
@@ -166,12 +179,15 @@ function assignCores(
   // With cores per executor every grant is a new executor; without, a worker's first is.
   const budget = per === undefined ? coreGrants : Math.min(coreGrants, newExecutors);
   const maxWorkers = per === undefined ? Math.min(newExecutors, coreGrants) : budget;
+  // Spark's canLaunchExecutor: its resources free too (one executor's worth per executor).
+  const reqs = app.resourceReqsPerExecutor;
   const capacity = (w: SchedWorker): number => {
     const byCores = Math.floor(w.coresFree / minCores);
-    const fits = w.memoryFree >= mem;
+    const byResources = executorsAllowed(w.resourcesFree, reqs);
+    const fits = w.memoryFree >= mem && byResources >= 1;
     if (per === undefined) return fits ? byCores : 0;
-    if (mem <= 0) return fits ? byCores : 0;
-    return Math.min(byCores, Math.floor(w.memoryFree / mem));
+    if (mem <= 0) return fits ? Math.min(byCores, byResources) : 0;
+    return Math.min(byCores, Math.floor(w.memoryFree / mem), byResources);
   };
 
   // The usable workers in order, as many as can get a grant; each with what it can take.
@@ -390,9 +406,17 @@ export function waitingReason(
   app: SchedApp,
   workers: readonly SchedWorker[],
   totalMemory: (w: SchedWorker) => number,
+  totalResources?: (w: SchedWorker) => Readonly<Record<string, number>> | undefined,
 ): string | undefined {
   if (app.coresLeft <= 0) return 'it has all the cores it may have (wick.cores.max)';
   if (workers.length === 0) return 'no worker is alive';
+  const forResources = resourcesWaitingReason(
+    app.resourceReqsPerExecutor,
+    workers,
+    (w) => totalResources?.(w),
+    (w) => w.resourcesFree,
+  );
+  if (forResources !== undefined) return forResources;
   const minCores = app.coresPerExecutor ?? 1;
   const mem = app.memoryPerExecutorMB;
   // A loop, not Math.max(...): spreading 100,000 workers as arguments overflows the stack.

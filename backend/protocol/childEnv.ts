@@ -21,6 +21,12 @@ export const LOG_URL_STDERR_ENV = 'WICK_LOG_URL_STDERR';
  * launches give it as their MapStatus.location.
  */
 export const SHUFFLE_SERVICE_ADDRESS_ENV = 'WICK_SHUFFLE_SERVICE_ADDRESS';
+/**
+ * The custom resources' addresses the executor holds, as JSON by name (`{"gpu":["0"]}`): it
+ * tells its driver (RegisterExecutor), which hands them to tasks. Spark's executors read a
+ * resources file the worker writes; an environment variable needs no file to clean up.
+ */
+export const EXECUTOR_RESOURCES_ENV = 'WICK_EXECUTOR_RESOURCES';
 
 // Worker → cluster-mode driver
 

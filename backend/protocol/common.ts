@@ -19,6 +19,7 @@ import {
   MAX_WORKER_CORES,
 } from './bounds.js';
 import { FileRef } from './files.js';
+import { ResourceAddresses, ResourceRequirements } from './resources.js';
 import { EndpointRefData as EndpointRefDataSchema } from './rpc.js';
 
 /**
@@ -203,6 +204,7 @@ export const ApplicationDescription = Type.Object(
         description: "The driver endpoint's wick:// URI, substituted for {{DRIVER_URL}}",
       }),
     ),
+    resourceReqsPerExecutor: Type.Optional(ResourceRequirements),
   },
   { additionalProperties: false },
 );
@@ -233,7 +235,13 @@ export const DriverDescription = Type.Object(
 export type DriverDescription = Static<typeof DriverDescription>;
 
 export const ExecutorDescription = Type.Object(
-  { appId: AppId, execId: ExecId, cores: Cores, state: ExecutorStateSchema },
+  {
+    appId: AppId,
+    execId: ExecId,
+    cores: Cores,
+    state: ExecutorStateSchema,
+    resources: Type.Optional(ResourceAddresses),
+  },
   { additionalProperties: false },
 );
 export type ExecutorDescription = Static<typeof ExecutorDescription>;

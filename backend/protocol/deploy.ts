@@ -17,6 +17,7 @@ import {
   WorkerMemoryMB,
 } from './common.js';
 import { boundary, defineMessage } from './registry.js';
+import { ResourceAddresses } from './resources.js';
 
 /**
  * The standalone deploy protocol between Workers and the Master (Spark's DeployMessages). Each
@@ -43,6 +44,7 @@ export const RegisterWorker = defineMessage(
       maxLength: MAX_ADDRESS_LENGTH,
       description: 'The master address the worker dialled (host:port)',
     }),
+    resources: Type.Optional(ResourceAddresses),
   },
 );
 
@@ -155,6 +157,7 @@ export const LaunchExecutor = defineMessage(
     appDesc: ApplicationDescription,
     cores: Cores,
     memory: MemoryMB,
+    resources: Type.Optional(ResourceAddresses),
   },
 );
 

@@ -14,6 +14,7 @@ import {
 import { AppId, EndpointRefData } from './common.js';
 import { AppCode, ShippedFiles } from './files.js';
 import { boundary, defineMessage } from './registry.js';
+import { ResourceAddresses } from './resources.js';
 
 import { TaskCounter, TaskDescription, TaskError, TaskMetrics, TaskStateSchema } from './task.js';
 
@@ -44,6 +45,7 @@ export const RegisterExecutor = defineMessage(
     hostname: Host,
     cores: Type.Integer({ minimum: 1, maximum: MAX_WORKER_CORES }),
     logUrls: BoundedRecord(KEY_PATTERN, Url(), 64, 'Its logs by name (stdout, stderr)'),
+    resources: Type.Optional(ResourceAddresses),
   },
   { reply: () => [RegisteredExecutor, RegisterExecutorFailed] },
 );

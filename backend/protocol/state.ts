@@ -39,6 +39,7 @@ import {
   WorkerStateSchema,
 } from './common.js';
 import { boundary, defineMessage } from './registry.js';
+import { ResourceAddresses, ResourceRequirements } from './resources.js';
 
 /**
  * The Master's state as clients see it: one snapshot on request, then every change pushed to
@@ -71,6 +72,7 @@ export const ExecutorSummary = Type.Object(
       maxItems: MAX_EXECUTOR_HISTORY,
       description: 'Its states, oldest first (the most recent ones)',
     }),
+    resources: Type.Optional(ResourceAddresses),
   },
   { additionalProperties: false },
 );
@@ -94,6 +96,9 @@ export const WorkerSummary = Type.Object(
       { maxItems: MAX_WORKER_CORES },
     ),
     driverIds: Type.Array(DriverId, { maxItems: MAX_WORKER_CORES }),
+    /** Its custom resources (wick.worker.resource.*), and those its executors hold. */
+    resources: Type.Optional(ResourceAddresses),
+    resourcesUsed: Type.Optional(ResourceAddresses),
   },
   { additionalProperties: false },
 );
@@ -171,6 +176,7 @@ export const AppSummary = Type.Object(
     coresGranted: ClusterCores,
     coresPerExecutor: Type.Optional(Cores),
     memoryPerExecutorMB: MemoryMB,
+    resourceReqsPerExecutor: Type.Optional(ResourceRequirements),
     state: ApplicationStateSchema,
     startTime: EpochMs,
     endTime: Type.Optional(EpochMs),

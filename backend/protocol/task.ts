@@ -12,6 +12,7 @@ import {
 } from './bounds.js';
 import { SourceLocation } from './common.js';
 import { MAX_SHIPPED_FILES, ShippedPath } from './files.js';
+import { ResourceAddresses } from './resources.js';
 
 /**
  * What a task is, as a driver and its executors exchange it (the payloads of LaunchTask and
@@ -272,6 +273,7 @@ export const TaskDescription = Type.Object(
           'How many added files (AppConfig.files, then AddFiles) the task needs: it waits for them',
       }),
     ),
+    resources: Type.Optional(ResourceAddresses),
   },
   { additionalProperties: false },
 );

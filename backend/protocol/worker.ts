@@ -23,6 +23,7 @@ import {
   WorkerId,
 } from './common.js';
 import { boundary, defineMessage } from './registry.js';
+import { ResourceAddresses, ResourceRequirements } from './resources.js';
 
 /**
  * Clients ↔ a Worker: its state and the logs of its executors and drivers. The log messages are
@@ -52,6 +53,7 @@ const RunnerApp = Type.Object(
     user: Type.String({ maxLength: MAX_NAME_LENGTH }),
     maxCores: Type.Optional(ClusterCores),
     memoryPerExecutorMB: MemoryMB,
+    resourceReqsPerExecutor: Type.Optional(ResourceRequirements),
     command: Type.String({
       maxLength: MAX_APP_COMMAND_QUOTE,
       description: 'Its command line, each argument quoted, cut at the bound (no environment)',
@@ -74,6 +76,8 @@ const RunnerInfo = Type.Object(
     dir: Type.String({ maxLength: MAX_PATH_LENGTH }),
     /** An executor's application (Spark's ExecutorRunner.appDesc). */
     app: Type.Optional(RunnerApp),
+    /** An executor's custom resources' addresses (Spark's ExecutorRunner.resources). */
+    resources: Type.Optional(ResourceAddresses),
   },
   { additionalProperties: false },
 );
@@ -93,6 +97,9 @@ export const WorkerStateResponse = defineMessage(
     coresUsed: Cores,
     memoryUsed: MemoryMB,
     workDir: Type.String({ maxLength: MAX_PATH_LENGTH }),
+    /** Its custom resources (wick.worker.resource.*) and those its executors hold. */
+    resources: Type.Optional(ResourceAddresses),
+    resourcesUsed: Type.Optional(ResourceAddresses),
     /** For operators and tests: follows end when their follower goes, so this goes back to 0. */
     logFollows: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
     // Each running one holds at least one core; finished ones: wick.worker.ui.retained*.

@@ -1,4 +1,5 @@
 import type { MessageOf } from '../protocol/registry.js';
+import type { ResourceAddresses } from '../protocol/resources.js';
 import type {
   AppSummary,
   DriverSummary,
@@ -8,11 +9,31 @@ import type {
 import { javaDateString } from './javaDate.js';
 
 /**
- * Custom resources (GPUs and the like) are not built yet: every `resources*` field is what Spark
- * writes for a cluster without any — an empty object per worker, executor or driver (Spark's
- * writeResourcesInfo of an empty map), an empty list of requirements per application.
+ * Custom resources as Spark's JsonProtocol writes them: writeResourcesInfo, an object by name of
+ * `{name, addresses}` (empty for none), and writeResourceRequirement, `{name, amount}`. Drivers
+ * get no resources in Wick (spark.driver.resource.* is not taken): theirs is always empty.
  */
-const NO_RESOURCES = (): Record<string, never> => ({});
+export function sparkResourcesJson(
+  resources: ResourceAddresses | undefined,
+): Record<string, { name: string; addresses: string[] }> {
+  return Object.fromEntries(
+    Object.entries(resources ?? {}).map(([name, addresses]) => [name, { name, addresses }]),
+  );
+}
+
+function freeResources(w: WorkerSummary): ResourceAddresses {
+  const used = w.resourcesUsed ?? {};
+  return Object.fromEntries(
+    Object.entries(w.resources ?? {}).map(([n, all]) => [
+      n,
+      all.filter((a) => !used[n]?.includes(a)),
+    ]),
+  );
+}
+
+function sparkRequirementsJson(a: AppSummary): { name: string; amount: number }[] {
+  return (a.resourceReqsPerExecutor ?? []).map((r) => ({ name: r.resourceName, amount: r.amount }));
+}
 
 /**
  * The Master's state in the shape of Spark's master `/json`, so that tools written for Spark's
@@ -33,8 +54,8 @@ export function sparkMasterJson(
     memory: sum((w) => w.memory),
     memoryused: sum((w) => w.memoryUsed),
     // One object per alive worker, as Spark lists each worker's resources.
-    resources: alive.map(NO_RESOURCES),
-    resourcesused: alive.map(NO_RESOURCES),
+    resources: alive.map((w) => sparkResourcesJson(w.resources)),
+    resourcesused: alive.map((w) => sparkResourcesJson(w.resourcesUsed)),
     activeapps: state.activeApps.map((a) => sparkAppJson(a, now)),
     completedapps: state.completedApps.map((a) => sparkAppJson(a, now)),
     activedrivers: state.activeDrivers.map(sparkDriverJson),
@@ -55,9 +76,9 @@ export function sparkWorkerJson(w: WorkerSummary): Record<string, unknown> {
     memory: w.memory,
     memoryused: w.memoryUsed,
     memoryfree: w.memory - w.memoryUsed,
-    resources: NO_RESOURCES(),
-    resourcesused: NO_RESOURCES(),
-    resourcesfree: NO_RESOURCES(),
+    resources: sparkResourcesJson(w.resources),
+    resourcesused: sparkResourcesJson(w.resourcesUsed),
+    resourcesfree: sparkResourcesJson(freeResources(w)),
     state: w.state,
     lastheartbeat: w.lastHeartbeat,
   };
@@ -73,8 +94,8 @@ export function sparkAppJson(a: AppSummary, now: number): Record<string, unknown
     user: a.user,
     memoryperexecutor: a.memoryPerExecutorMB,
     memoryperslave: a.memoryPerExecutorMB,
-    resourcesperexecutor: [],
-    resourcesperslave: [],
+    resourcesperexecutor: sparkRequirementsJson(a),
+    resourcesperslave: sparkRequirementsJson(a),
     submitdate: javaDateString(a.startTime),
     state: a.state,
     duration: (a.endTime ?? now) - a.startTime,
@@ -91,7 +112,7 @@ export function sparkDriverJson(d: DriverSummary): Record<string, unknown> {
     ...d,
     starttime: String(d.submitDate),
     memory: d.mem,
-    resources: NO_RESOURCES(),
+    resources: sparkResourcesJson(undefined),
     submitdate: javaDateString(d.submitDate),
     worker: d.workerId ?? 'None',
     mainclass: d.appPath,

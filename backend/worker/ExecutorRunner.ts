@@ -4,6 +4,7 @@ import { EXECUTOR_STDERR_TAIL, readMadeLogTail } from '../logs/logTail.js';
 import { madeLogs } from '../logs/madeLogs.js';
 import {
   EXECUTOR_DIRS_ENV,
+  EXECUTOR_RESOURCES_ENV,
   LOG_URL_STDERR_ENV,
   LOG_URL_STDOUT_ENV,
   SHUFFLE_SERVICE_ADDRESS_ENV,
@@ -13,6 +14,7 @@ import {
   type ExecutorState,
   isExecutorFinished,
 } from '../protocol/common.js';
+import type { ResourceAddresses } from '../protocol/resources.js';
 import { isOutOfMemoryExit } from '../shared/outOfMemory.js';
 import { getLogger } from '../util/log.js';
 import { describeExit, exitStatusOf } from './exitStatus.js';
@@ -63,6 +65,8 @@ export class ExecutorRunner {
   exitCode: number | undefined;
   message: string | undefined;
   readonly dir: string;
+  /** The custom resources' addresses the master gave it (LaunchExecutor), handed to its process. */
+  resources: ResourceAddresses = {};
   private process: Launched | undefined;
   private readonly termination: Termination;
 
@@ -124,6 +128,9 @@ export class ExecutorRunner {
             : {}),
           [LOG_URL_STDOUT_ENV]: logUrl('stdout'),
           [LOG_URL_STDERR_ENV]: logUrl('stderr'),
+          ...(Object.keys(this.resources).length > 0
+            ? { [EXECUTOR_RESOURCES_ENV]: JSON.stringify(this.resources) }
+            : {}),
         },
         header: `Wick Executor Command: ${formatCommand(argv)}`,
         ...(this.host.logRolling ? { rolling: this.host.logRolling } : {}),

@@ -13,6 +13,7 @@ import {
 } from '../protocol/endpoints.js';
 import type { ShippedFile } from '../protocol/files.js';
 import type { AnyMessageDef, WireMessage } from '../protocol/registry.js';
+import type { ResourceAddresses } from '../protocol/resources.js';
 import { APP_CREDENTIAL_ENV, deriveKey, formatCredential } from '../rpc/credentials.js';
 import { RpcAddress, RpcEndpoint, type RpcSenderContext } from '../rpc/index.js';
 import { TLS_FINGERPRINT_ENV } from '../rpc/tls/WireSecurity.js';
@@ -35,6 +36,7 @@ import { WorkDirCleanup } from './messages.js';
 import type { Launched, LaunchSpec } from './process/launch.js';
 import { ExecutorPrestarter } from './process/prestart.js';
 import { Runners } from './Runners.js';
+import { CustomResources } from './resources/CustomResources.js';
 import { StateChanges } from './StateChanges.js';
 import type { Sandbox } from './sandbox/Sandbox.js';
 import { WorkerResources } from './WorkerResources.js';
@@ -65,6 +67,8 @@ export interface WorkerOptions {
   shuffleServiceAddress?: string;
   /** What applications' processes run confined in (wick.executor.sandbox); none: open. */
   sandbox?: Sandbox;
+  /** Its custom resources (wick.worker.resource.*), as discovered at start. */
+  customResources?: ResourceAddresses;
 }
 
 /**
@@ -92,6 +96,8 @@ export class Worker extends RpcEndpoint implements RunnerHost {
   readonly sandbox: Sandbox | undefined;
 
   readonly resources: WorkerResources;
+  /** Its custom resources' addresses, and which executor holds which (the master hands them out). */
+  readonly customResources: CustomResources;
   readonly runners: Runners;
   readonly appDirectories: AppDirectories;
   readonly logFollows: LogFollows;
@@ -123,6 +129,7 @@ export class Worker extends RpcEndpoint implements RunnerHost {
     this.sandbox = options.sandbox;
     const { changed } = this.stateChanges;
     this.resources = new WorkerResources(options.cores, options.memoryMB, changed);
+    this.customResources = new CustomResources(options.customResources ?? {});
     this.runners = new Runners(
       {
         executors: this.conf.get(WorkerConf.retainedExecutors),
@@ -296,6 +303,7 @@ export class Worker extends RpcEndpoint implements RunnerHost {
       memory: this.memory,
       workerWebUiUrl: this.webUiUrl,
       masterAddress,
+      ...(this.customResources.isEmpty ? {} : { resources: this.customResources.all }),
     });
   }
 

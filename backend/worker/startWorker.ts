@@ -8,6 +8,7 @@ import { wickProtocol } from '../protocol/index.js';
 import { type RpcAddress, RpcConf, RpcEnv } from '../rpc/index.js';
 import type { WireSecurity } from '../rpc/tls/WireSecurity.js';
 import type { Clock } from '../util/clock.js';
+import { discoverWorkerResources } from './resources/discoverResources.js';
 import { chooseWorkerSandbox } from './sandbox/chooseWorkerSandbox.js';
 import { startShuffleService } from './shuffleService.js';
 import { Worker } from './Worker.js';
@@ -75,6 +76,8 @@ export async function startWorker(
     .filter(Boolean);
   // Before any port is bound: wick.executor.sandbox=bwrap without a usable bwrap refuses to start.
   const sandbox = chooseWorkerSandbox(conf, workDir, localDirs);
+  // Before any port is bound too: a worker whose GPUs cannot be found does not start.
+  const customResources = await discoverWorkerResources(conf);
   const host = conf.get(DaemonConf.workerHost);
   const env = await RpcEnv.create({
     protocol: wickProtocol,
@@ -129,6 +132,7 @@ export async function startWorker(
     clock: options.clock,
     exit: options.exit,
     shuffleServiceAddress: shuffleService?.address,
+    customResources,
   });
   appDirs = worker.appDirectories;
   env.setupEndpoint(WORKER_ENDPOINT, worker);

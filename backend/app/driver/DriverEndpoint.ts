@@ -1,4 +1,5 @@
 import { AppConf } from '../../conf/app.js';
+import { type TaskResourceRequest, taskResourceRequests } from '../../conf/resources.js';
 import type { WickConf } from '../../conf/WickConf.js';
 import { truncateMessage } from '../../protocol/bounds.js';
 import { DRIVER_ENDPOINT } from '../../protocol/endpoints.js';
@@ -42,6 +43,7 @@ import {
 } from './scheduler/TaskScheduler.js';
 import { TaskDurations } from './TaskDurations.js';
 import { TaskLauncher } from './TaskLauncher.js';
+import { TaskResourceSlots } from './TaskResourceSlots.js';
 
 export { PREFETCH_PER_CORE } from './prefetch.js';
 
@@ -79,6 +81,9 @@ export class DriverEndpoint extends RpcEndpoint {
   private allStopped: (() => void) | undefined;
   private stopping = false;
 
+  /** Each task's custom resources (wick.task.resource.*). */
+  private readonly taskResourceRequests: readonly TaskResourceRequest[];
+
   constructor(
     private readonly conf: WickConf,
     private readonly appDir: string,
@@ -94,6 +99,8 @@ export class DriverEndpoint extends RpcEndpoint {
     readonly bus: LiveListenerBus = new LiveListenerBus(),
   ) {
     super();
+    // Throws a ConfigError naming the key for a bad amount: the application fails at start.
+    this.taskResourceRequests = taskResourceRequests(conf);
     this.scheduler = new TaskScheduler(maxFailures);
     this.launcher = new TaskLauncher(
       this.scheduler,
@@ -215,6 +222,18 @@ export class DriverEndpoint extends RpcEndpoint {
   private schedulable(): Iterable<ExecutorData> {
     if (this.decommissioning.size === 0) return this.registered.values();
     return [...this.registered.values()].filter((e) => !this.decommissioning.has(e.id));
+  }
+
+  /**
+   * The executors that may be given queued tasks: the schedulable ones, less those whose tasks
+   * take custom resources (a queued task would start there without addresses of its own, so they
+   * get tasks only as those are free). No copy when no executor has any.
+   */
+  private queueable(): Iterable<ExecutorData> {
+    for (const e of this.registered.values()) {
+      if (e.taskResources) return [...this.schedulable()].filter((x) => !x.taskResources);
+    }
+    return this.schedulable();
   }
 
   /**
@@ -341,10 +360,19 @@ export class DriverEndpoint extends RpcEndpoint {
     // Tasks go out over the connection it registered on, and only its StatusUpdates count.
     const ref = c ? this.rpcEnv.refOver(c, m.executor.name) : this.rpcEnv.endpointRef(m.executor);
     this.loss.registered(m.executorId);
-    this.registered.set(
+    const executor = new ExecutorData(
       m.executorId,
-      new ExecutorData(m.executorId, ref, ctx.senderAddress, m.hostname, m.cores, this.now(), c),
+      ref,
+      ctx.senderAddress,
+      m.hostname,
+      m.cores,
+      this.now(),
+      c,
     );
+    if (this.taskResourceRequests.length > 0) {
+      executor.taskResources = new TaskResourceSlots(m.resources ?? {}, this.taskResourceRequests);
+    }
+    this.registered.set(m.executorId, executor);
     this.log.info(
       `Registered executor ${ref} (${m.hostname}) with ID ${m.executorId}, ${m.cores} core(s)`,
     );
@@ -462,7 +490,7 @@ export class DriverEndpoint extends RpcEndpoint {
     if (this.loss.anyStarting) return;
     for (const [jobId, ms] of this.taskMs.entries()) {
       if (!this.scheduler.hasPending) return;
-      const slots = queueSlots(this.schedulable(), ms);
+      const slots = queueSlots(this.queueable(), ms);
       if (slots.length > 0)
         this.launcher.launch(
           this.started(this.scheduler.resourceOffers(slots, (id) => id === jobId)),

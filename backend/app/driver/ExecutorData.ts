@@ -1,5 +1,6 @@
 import type { PeerConnection, RpcEndpointRef } from '../../rpc/index.js';
 import type { ExecutorProgress } from './prefetch.js';
+import type { TaskResourceSlots } from './TaskResourceSlots.js';
 
 /**
  * What the driver knows of one registered executor (Spark's ExecutorData): its cores, and the
@@ -30,8 +31,12 @@ export class ExecutorData implements ExecutorProgress {
     this.lastHeard = now;
   }
 
+  /** Its custom resources as its tasks take them (wick.task.resource.*); none asked: undefined. */
+  taskResources: TaskResourceSlots | undefined;
+
+  /** Free cores that a task can start on now: fewer when its tasks' resources are all taken. */
   get freeCores(): number {
-    return this.free;
+    return this.taskResources ? Math.min(this.free, this.taskResources.available()) : this.free;
   }
 
   get queued(): number {
@@ -62,7 +67,10 @@ export class ExecutorData implements ExecutorProgress {
   /** A task was sent here: on a free core, or (`queued`) to a queue slot. */
   launched(taskId: number, queued: boolean): void {
     if (queued) this.queue++;
-    else this.free--;
+    else {
+      this.free--;
+      this.taskResources?.assign(taskId);
+    }
     this.tasks.add(taskId);
   }
 
@@ -72,6 +80,7 @@ export class ExecutorData implements ExecutorProgress {
    */
   ended(taskId: number, now: number): boolean {
     if (!this.tasks.delete(taskId)) return false;
+    this.taskResources?.release(taskId);
     if (this.queue > 0) this.queue--;
     else this.free++;
     this.lastHeard = now;

@@ -41,7 +41,15 @@ export class TaskLauncher {
       if (this.tooLarge(task)) continue;
       e.launched(task.taskId, queued);
       const files = this.filesAdded();
-      e.ref.send(LaunchTask({ task: files > 0 ? { ...task, files } : task }));
+      const resources = e.taskResources?.of(task.taskId);
+      e.ref.send(
+        LaunchTask({
+          task:
+            files > 0 || resources
+              ? { ...task, ...(files > 0 ? { files } : {}), ...(resources ? { resources } : {}) }
+              : task,
+        }),
+      );
       const n = (sent.get(e) ?? 0) + 1;
       sent.set(e, n);
       if (queued && n === firstWriteSize(e.cores, ms)) e.ref.flush();

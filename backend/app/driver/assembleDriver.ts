@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { AppConf } from '../../conf/app.js';
+import { executorResourceRequests } from '../../conf/resources.js';
 import type { WickConf } from '../../conf/WickConf.js';
 import { FileServer } from '../../files/FileServer.js';
 import { APP_CODE_ENV, APP_DIR_ENV } from '../../protocol/childEnv.js';
@@ -104,6 +105,7 @@ export async function assembleDriver(
     }
     const cores = conf.get(AppConf.executorCores);
     const maxCores = conf.get(AppConf.coresMax);
+    const executorResources = executorResourceRequests(conf);
     const client = new AppClient(
       masters,
       {
@@ -112,6 +114,7 @@ export async function assembleDriver(
         memoryPerExecutorMB: conf.get(AppConf.executorMemory),
         ...(cores > 0 ? { coresPerExecutor: cores } : {}),
         ...(maxCores > 0 ? { maxCores } : {}),
+        ...(executorResources.length > 0 ? { resourceReqsPerExecutor: executorResources } : {}),
         command: { argv: [...EXECUTOR_COMMAND], env: sslChildEnv(conf) },
         driverUrl: driverRef.toString(),
       },

@@ -24,6 +24,7 @@ import { removeTaskTempFiles, spillDirOf } from '../shuffle/spillFiles.js';
 import type { TaskPlace } from '../task/compile.js';
 import { AddedFiles } from './AddedFiles.js';
 import { Executor } from './Executor.js';
+import { executorResourcesFromEnv } from './executorResources.js';
 import { appLocalDir, fetchAppCode } from './fetchAppFiles.js';
 import { FetchFailedError, shuffleReadsOf } from './fetchShuffleBlocks.js';
 import { ReduceFetches } from './ReduceFetches.js';
@@ -165,6 +166,7 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
       this.driver = driver;
       const config = await driver.ask(RetrieveAppConfig({}));
       const place = await this.fetchApp(config);
+      const resources = executorResourcesFromEnv(this.env);
       const reply = await driver.ask(
         RegisterExecutor({
           executorId: o.executorId,
@@ -175,6 +177,7 @@ export class CoarseGrainedExecutorBackend extends RpcEndpoint {
             ...(this.env[LOG_URL_STDOUT_ENV] ? { stdout: this.env[LOG_URL_STDOUT_ENV] } : {}),
             ...(this.env[LOG_URL_STDERR_ENV] ? { stderr: this.env[LOG_URL_STDERR_ENV] } : {}),
           },
+          ...(resources ? { resources } : {}),
         }),
       );
       if (reply.type !== 'RegisteredExecutor') {

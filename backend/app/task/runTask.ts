@@ -39,6 +39,15 @@ function setTaskContext(task: TaskDescription): void {
     partitionId: task.partition,
     attemptNumber: task.attempt,
     taskAttemptId: task.taskId,
+    // Spark's TaskContext.resources(): the addresses this task holds, as ResourceInformation.
+    resources: Object.freeze(
+      Object.fromEntries(
+        Object.entries(task.resources ?? {}).map(([name, addresses]) => [
+          name,
+          Object.freeze({ name, addresses: Object.freeze([...addresses]) }),
+        ]),
+      ),
+    ),
   });
 }
 

@@ -21,6 +21,7 @@ import {
   workerReregistered,
 } from '../operations/workers.js';
 import { schedule } from '../placement.js';
+import { WorkerResourcePool } from '../resources/WorkerResourcePool.js';
 import { checkFromWorker } from '../senders.js';
 import { WorkerInfo } from '../WorkerInfo.js';
 import type { HandlerContext, HandlerRegistry } from './context.js';
@@ -70,6 +71,7 @@ async function registerWorker(
     m.clock.now(),
     sender.connection,
   );
+  worker.resources = new WorkerResourcePool(msg.resources);
   const refused = await addRegisteredWorker(m.ops, worker);
   if (refused) {
     ref.send(RegisterWorkerFailed({ message: refused }));

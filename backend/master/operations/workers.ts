@@ -63,6 +63,7 @@ export async function registerWorker(
     memory: worker.memory,
     endpoint: worker.endpoint.toData(),
     webUiAddress: worker.webUiAddress,
+    ...(worker.resources.isEmpty ? {} : { resources: worker.resources.addresses() }),
   });
   return undefined;
 }
@@ -130,6 +131,7 @@ export function workerReregistered(
     const exec = c.cluster.addExecutor(app, worker, e.cores, c.clock.now(), {
       id: e.execId,
       state: e.state,
+      ...(e.resources ? { resources: e.resources } : {}),
     });
     // It ran through a change of master, which does not hear its driver's ExecutorRegistered.
     exec.registered = e.state === 'RUNNING';

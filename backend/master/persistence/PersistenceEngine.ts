@@ -4,6 +4,7 @@ import {
   DriverDescription,
   EndpointRefData,
 } from '../../protocol/common.js';
+import { ResourceAddresses } from '../../protocol/resources.js';
 
 /**
  * Where the Master keeps what it must not forget across a restart (Spark's PersistenceEngine).
@@ -19,6 +20,8 @@ export const PersistedWorker = Type.Object(
     memory: Type.Integer({ minimum: 0 }),
     endpoint: EndpointRefData,
     webUiAddress: Type.String(),
+    /** Its custom resources: a recovered worker's executors hold some of them. */
+    resources: Type.Optional(ResourceAddresses),
   },
   { additionalProperties: false },
 );

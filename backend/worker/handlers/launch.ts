@@ -109,10 +109,25 @@ async function launchExecutor(w: Worker, m: MessageOf<typeof LaunchExecutor>): P
     log.warn(`Executor ${fullId} is already running here; ignoring the second launch`);
     return;
   }
+  const resources = m.resources ?? {};
+  const refused = w.customResources.take(fullId, resources);
+  if (refused !== undefined) {
+    log.warn(`Not launching executor ${fullId}: ${refused}`);
+    w.masterConnection.send(
+      ExecutorStateChanged({
+        appId: m.appId,
+        execId: m.execId,
+        state: 'FAILED',
+        message: truncateMessage(`Not launched: ${refused}`),
+      }),
+    );
+    return;
+  }
   let dirs: string[];
   try {
     dirs = await w.appDirectories.dirsFor(m.appId);
   } catch (err) {
+    w.customResources.release(fullId, resources);
     log.error(`Failed to create local dirs for ${m.appId}`, err);
     w.masterConnection.send(
       ExecutorStateChanged({
@@ -135,6 +150,7 @@ async function launchExecutor(w: Worker, m: MessageOf<typeof LaunchExecutor>): P
     dirs,
     (r) => executorStateChanged(w, r),
   );
+  runner.resources = resources;
   w.runners.addExecutor(runner);
   w.resources.reserve(m.cores, m.memory);
   await runner.start();
@@ -153,7 +169,10 @@ function executorStateChanged(w: Worker, runner: ExecutorRunner): void {
   );
   w.runners.runnerChanged();
   if (!runner.isFinished) return;
-  if (w.runners.executorFinished(runner)) w.resources.release(runner.cores, runner.memory);
+  if (w.runners.executorFinished(runner)) {
+    w.resources.release(runner.cores, runner.memory);
+    w.customResources.release(runner.fullId, runner.resources);
+  }
   // After it left the running ones: a follower asks whether its process is done, so it ends now,
   // not at its re-check.
   w.logFollows.sourceChanged();
@@ -189,6 +208,7 @@ function workerState(w: Worker) {
     ...(r.message !== undefined ? { message: truncateMessage(r.message) } : {}),
     dir: r.dir,
     app: runnerApp(r.appDesc),
+    ...(Object.keys(r.resources).length > 0 ? { resources: r.resources } : {}),
   });
   const driver = (r: DriverRunner) => ({
     driverId: r.driverId,
@@ -213,6 +233,9 @@ function workerState(w: Worker) {
     coresUsed: w.resources.coresUsed,
     memoryUsed: w.resources.memoryUsed,
     workDir: w.workDir,
+    ...(w.customResources.isEmpty
+      ? {}
+      : { resources: w.customResources.all, resourcesUsed: w.customResources.used() }),
     logFollows: w.logFollows.size,
     executors: w.runners.runningExecutors().map(exec),
     finishedExecutors: w.runners.retainedExecutors().map(exec),
@@ -234,6 +257,7 @@ function runnerApp(d: ApplicationDescription) {
     user: d.user,
     ...(d.maxCores !== undefined ? { maxCores: d.maxCores } : {}),
     memoryPerExecutorMB: d.memoryPerExecutorMB,
+    ...(d.resourceReqsPerExecutor ? { resourceReqsPerExecutor: d.resourceReqsPerExecutor } : {}),
     command:
       command.length > MAX_APP_COMMAND_QUOTE
         ? `${command.slice(0, MAX_APP_COMMAND_QUOTE - 1)}…`

@@ -76,6 +76,8 @@ function runnersState(w: Worker) {
       execId: r.execId,
       cores: r.cores,
       state: r.state,
+      // A recovering master takes back which addresses each executor holds from this.
+      ...(Object.keys(r.resources).length > 0 ? { resources: r.resources } : {}),
     })),
     driverIds: w.runners.runningDriverIds(),
   };
