@@ -137,6 +137,7 @@ export function StagePage({
       </Section>
       <Section id="slowest" title="Slowest Tasks">
         <TasksTable
+          brief
           appId={appId}
           tasks={slowest.data ?? []}
           caption="Slowest tasks"
@@ -151,7 +152,7 @@ export function StagePage({
           empty="No task has failed."
         />
         {failed.data && s.numFailedTasks > failed.data.length && (
-          <p class="muted">{`${failed.data.length} of ${s.numFailedTasks} failed tasks listed (the master keeps the first ${FAILED_SHOWN} here; the others were reported as counts).`}</p>
+          <p class="muted">{`${failed.data.length} of ${s.numFailedTasks} failed tasks listed: this page shows up to ${FAILED_SHOWN}, and a driver reports tasks past 1000 a second as counts only.`}</p>
         )}
       </Section>
     </>
@@ -163,8 +164,11 @@ function TasksTable({
   tasks,
   caption,
   empty,
+  brief = false,
 }: {
   appId: string;
+  /** Errors by their first line only (the failed tasks' table has them whole). */
+  brief?: boolean;
   tasks: TaskData[];
   caption: string;
   empty: string;
@@ -209,7 +213,13 @@ function TasksTable({
               {t.taskMetrics ? formatBytes(t.taskMetrics.shuffleWriteMetrics.bytesWritten) : ''}
             </td>
             <td class="reason">
-              {t.errorMessage ? <pre class="failure">{t.errorMessage}</pre> : ''}
+              {t.errorMessage ? (
+                <pre class="failure">
+                  {brief ? (t.errorMessage.split('\n', 1)[0] ?? '') : t.errorMessage}
+                </pre>
+              ) : (
+                ''
+              )}
             </td>
             <td>
               {logs && (
