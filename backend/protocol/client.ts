@@ -100,9 +100,10 @@ export const KillApplicationResponse = defineMessage(
 export const MAX_API_PATH_LENGTH = 1024;
 /**
  * The /api/v1 paths a client may ask through the master: an application's own, and the list
- * (Spark's ApiRootResource), with a query of plain characters.
+ * (Spark's ApiRootResource), with a query of plain characters; no segment is `.` or `..`.
  */
-export const API_PATH_PATTERN = '^/applications(/[A-Za-z0-9._-]+)*(\\?[A-Za-z0-9._=&,%-]*)?$';
+export const API_PATH_PATTERN =
+  '^/applications(/(?!\\.\\.?(/|\\?|$))[A-Za-z0-9._-]+)*(\\?[A-Za-z0-9._=&,%-]*)?$';
 /** The largest /api/v1 answer sent back (a taskList page of 10,000 tasks fits). */
 export const MAX_API_BODY_BYTES = 8 * 1024 * 1024;
 
