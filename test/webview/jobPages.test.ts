@@ -211,7 +211,7 @@ test('a join with a task that fails once: its jobs, DAG, stages, tasks, executor
   assert.equal(await progressText(row), '11/11 (1 failed)');
   assert.equal(await row.locator('td').nth(4).textContent(), '4/4');
   assert.equal(await jobs.locator('tbody tr').count(), 2);
-  const execTable = page.getByRole('region', { name: /^Executors' Tasks/ });
+  const execTable = page.getByRole('region', { name: /^Tasks by Executor/ });
   for (const e of executors) {
     const r = execTable.locator(`tbody tr[data-executor="${e.id}"]`);
     const cells = await r.locator('td').allTextContents();

@@ -45,7 +45,7 @@ export function AppStatusSections({ appId, version }: { appId: string; version: 
           <vscode-progress-ring aria-label="Loading the timeline" />
         )}
       </Section>
-      <Section id="executor-tasks" title="Executors' Tasks" count={executors.data?.length}>
+      <Section id="executor-tasks" title="Tasks by Executor" count={executors.data?.length}>
         {executors.data ? (
           <SparkExecutorsTable appId={appId} executors={executors.data} />
         ) : (
