@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { MAX_COUNTER, MAX_ID_LENGTH, MAX_INT32 } from '../backend/protocol/bounds.js';
+import { API_PATH_PATTERN, MAX_API_PATH_LENGTH } from '../backend/protocol/client.js';
 import type { MessageOf } from '../backend/protocol/registry.js';
 import type { MasterStateEvent, MasterStateResponse } from '../backend/protocol/state.js';
 import type { WorkerStateResponse } from '../backend/protocol/worker.js';
@@ -86,6 +87,16 @@ export interface KillResult {
 
 // Panel → Extension
 
+/**
+ * A path under /api/v1 the panel may ask: an application's, as the dashboard's pages read them
+ * (the agent's RPC to the master checks it again: ../backend/protocol/client.ts).
+ */
+export const ApiPath = Type.String({
+  minLength: 1,
+  maxLength: MAX_API_PATH_LENGTH,
+  pattern: API_PATH_PATTERN,
+});
+
 const RequestId = Type.Integer({ minimum: 0, maximum: MAX_COUNTER });
 const FollowId = Type.String({ minLength: 1, maxLength: 100 });
 
@@ -128,6 +139,15 @@ export const PanelToExtension = Type.Union([
     { type: Type.Literal('route'), hash: Type.String({ minLength: 1, maxLength: 2048 }) },
     { additionalProperties: false },
   ),
+  /** Ask the master's /api/v1 (Spark's REST API) at `path`, as the web UI's page fetches it. */
+  Type.Object(
+    {
+      type: Type.Literal('requestApi'),
+      requestId: RequestId,
+      path: ApiPath,
+    },
+    { additionalProperties: false },
+  ),
   /** Ask one worker's own state (its runners, finished ones included). */
   Type.Object(
     {
@@ -154,5 +174,7 @@ export type ExtensionToPanel =
   | { type: 'logFollowEnded'; followId: string; totalSize: number; reason: string }
   | { type: 'killResult'; requestId: number; result: KillResult }
   | { type: 'workerState'; requestId: number; state?: WorkerState; error?: string }
+  /** /api/v1's answer as text (JSON), or why there is none. */
+  | { type: 'apiResult'; requestId: number; body?: string; error?: string }
   /** Show this route (`#/app/ID`): the extension opens a page in the panel. */
   | { type: 'navigate'; hash: string };

@@ -3,7 +3,8 @@ import type { LogSource } from './protocol.js';
 /**
  * Hash routes, so that every view has a URL a user can bookmark or share and the back button
  * works, while the host serves one page: #/ #/workers #/apps #/drivers #/app/ID #/worker/ID
- * #/log?appId=…&executorId=…&logType=stdout (or driverId=…), Spark's log page parameters.
+ * #/log?appId=…&executorId=…&logType=stdout (or driverId=…), Spark's log page parameters;
+ * an application's job and stage attempt: #/app/ID/job/N, #/app/ID/stage/S/A.
  */
 export type Route =
   | { name: 'overview' }
@@ -11,6 +12,8 @@ export type Route =
   | { name: 'apps' }
   | { name: 'drivers' }
   | { name: 'app'; id: string }
+  | { name: 'job'; appId: string; jobId: number }
+  | { name: 'stage'; appId: string; stageId: number; attemptId: number }
   | { name: 'worker'; id: string }
   | { name: 'log'; source: LogSource }
   | { name: 'notFound'; hash: string };
@@ -21,6 +24,7 @@ export function parseRoute(hash: string): Route {
   const parts = path.split('/').filter(Boolean).map(safeDecode);
   if (parts.length === 0) return { name: 'overview' };
   const [head, id, ...rest] = parts;
+  if (head === 'app' && id && rest.length > 0) return appSubRoute(id, rest, hash);
   if (rest.length > 0) return { name: 'notFound', hash };
   switch (head) {
     case 'workers':
@@ -37,6 +41,18 @@ export function parseRoute(hash: string): Route {
     default:
       return { name: 'notFound', hash };
   }
+}
+
+const NUMBER = /^\d{1,9}$/;
+
+function appSubRoute(appId: string, rest: string[], hash: string): Route {
+  const [kind, a, b, ...more] = rest;
+  if (more.length > 0) return { name: 'notFound', hash };
+  if (kind === 'job' && a !== undefined && NUMBER.test(a) && b === undefined)
+    return { name: 'job', appId, jobId: Number(a) };
+  if (kind === 'stage' && a !== undefined && NUMBER.test(a) && b !== undefined && NUMBER.test(b))
+    return { name: 'stage', appId, stageId: Number(a), attemptId: Number(b) };
+  return { name: 'notFound', hash };
 }
 
 export function parseLogSource(q: URLSearchParams): LogSource | undefined {
@@ -63,6 +79,10 @@ export function href(route: Route): string {
     case 'app':
     case 'worker':
       return `#/${route.name}/${encodeURIComponent(route.id)}`;
+    case 'job':
+      return `#/app/${encodeURIComponent(route.appId)}/job/${route.jobId}`;
+    case 'stage':
+      return `#/app/${encodeURIComponent(route.appId)}/stage/${route.stageId}/${route.attemptId}`;
     case 'log':
       return logHref(route.source);
     case 'notFound':

@@ -9,13 +9,19 @@ import { rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Value } from '@sinclair/typebox/value';
 import { LogRouter } from '../client/LogRouter.js';
 import { MasterSession } from '../client/MasterSession.js';
 import { clientEnv } from '../client/masterConnection.js';
 import { ReverseProxyConf } from '../conf/reverseProxy.js';
 import { WickConf } from '../conf/WickConf.js';
 import { type LocalCluster, startLocalCluster } from '../launcher/localClusterProcess.js';
-import { RequestKillApplication, RequestKillDriver } from '../protocol/client.js';
+import {
+  MAX_API_PATH_LENGTH,
+  RequestAppStatusApi,
+  RequestKillApplication,
+  RequestKillDriver,
+} from '../protocol/client.js';
 import { WORKER_ENDPOINT } from '../protocol/endpoints.js';
 import { RequestLogRange, RequestWorkerState } from '../protocol/worker.js';
 import { ensureClusterSecret, resolveClusterAuth } from '../rpc/clusterSecret.js';
@@ -269,6 +275,21 @@ export class Agent {
     const env = await this.rpc();
     const ref = env.endpointRef({ address: `${w.host}:${w.port}`, name: WORKER_ENDPOINT });
     return ref.ask(RequestWorkerState({}), { timeout: 10_000 });
+  }
+
+  /**
+   * The master's /api/v1 at `path`, asked of the master over this agent's connection (the
+   * panel cannot reach the web UI, nor hold its login). The path is checked here with the
+   * message's own schema, so a bad one is told before it goes out.
+   */
+  async appStatusApi(path: string): Promise<{ status: number; body: string }> {
+    const master = this.requireSession().master;
+    if (typeof path !== 'string' || !Value.Check(RequestAppStatusApi.schema.properties.path, path))
+      throw new Error(
+        `Invalid /api/v1 path ${JSON.stringify(String(path).slice(0, 200))}: expected /applications/… (up to ${MAX_API_PATH_LENGTH} characters)`,
+      );
+    const r = await master.ask(RequestAppStatusApi({ path }), { timeout: 30_000 });
+    return { status: r.status, body: r.body };
   }
 
   async kill(id: string): Promise<{ success: boolean; message: string }> {

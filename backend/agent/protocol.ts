@@ -141,6 +141,17 @@ export const RequestWorkerStateOf = new RequestType<{ workerId: string }, Worker
   'wick/workerState',
 );
 
+/**
+ * The master's /api/v1 at `path` (Spark's REST API: an application's jobs, stages, tasks), asked
+ * of the master over the agent's authenticated connection (RequestAppStatusApi): the dashboard
+ * panel's job and stage pages. `body` is the JSON as the web UI would answer it.
+ */
+export const RequestAppStatusApiOf = new RequestType<
+  { path: string },
+  { status: number; body: string },
+  void
+>('wick/appStatusApi');
+
 // Agent → Extension (notifications)
 
 /** Every change: the connection and the whole (small) master state; the extension debounces. */

@@ -95,6 +95,8 @@ export interface LiveStage {
   firstTaskLaunchedTime?: number;
   completionTime?: number;
   failureReason?: string;
+  /** The stages it reads the shuffle output of (the job page's DAG), when its driver said. */
+  parentIds?: number[];
   counts: TaskCounts;
   totals: StageTotals;
   /** Its tasks by id, in launch order (up to Retention.tasks). */
@@ -386,6 +388,7 @@ export class AppStatusStore {
       counts: { ...zeroCounts(), numTasks: e.numTasks },
       totals: zeroTotals(),
       tasks: new Map(),
+      ...(e.parentIds !== undefined ? { parentIds: [...e.parentIds] } : {}),
     });
     const job = this.jobs.get(e.jobId);
     if (job) {

@@ -13,6 +13,7 @@ import type {
   LiveStage,
   LiveTask,
   StageStatus,
+  TaskStatus,
 } from './AppStatusStore.js';
 
 /** A time as Spark's API writes it. */
@@ -114,6 +115,8 @@ export function stageData(s: LiveStage, withTasks = false) {
     rddIds: [],
     accumulatorUpdates: [],
     jobIds: [...s.jobIds],
+    // Wick's, not in Spark's StageData (Spark's UI reads it from StageInfo): the job page's DAG.
+    ...(s.parentIds !== undefined ? { parentIds: [...s.parentIds] } : {}),
     ...(withTasks
       ? { tasks: Object.fromEntries([...s.tasks.values()].map((k) => [k.taskId, taskData(k)])) }
       : {}),
@@ -224,12 +227,57 @@ export type TaskSorting = 'ID' | 'runtime' | '-runtime';
 export function taskList(
   stage: LiveStage,
   hostOf: (executorId: string) => string | undefined,
-  { offset, length, sortBy }: { offset: number; length: number; sortBy: TaskSorting },
+  {
+    offset,
+    length,
+    sortBy,
+    status,
+  }: { offset: number; length: number; sortBy: TaskSorting; status?: ReadonlySet<TaskStatus> },
 ) {
-  const tasks = [...stage.tasks.values()];
+  const tasks = [...stage.tasks.values()].filter((t) => !status || status.has(t.status));
   const runtime = (t: LiveTask) => t.durationMs ?? -1;
   if (sortBy === 'ID') tasks.sort((a, b) => a.taskId - b.taskId);
   else if (sortBy === 'runtime') tasks.sort((a, b) => runtime(a) - runtime(b));
   else tasks.sort((a, b) => runtime(b) - runtime(a));
   return tasks.slice(offset, offset + length).map((t) => taskData(t, hostOf(t.executorId)));
+}
+
+/** Spark's default taskSummary quantiles. */
+export const DEFAULT_QUANTILES = [0.05, 0.25, 0.5, 0.75, 0.95];
+
+/**
+ * Spark's taskSummary (TaskMetricDistributions) over the successful tasks a stage attempt keeps:
+ * each metric at each quantile, as Spark's AppStatusStore.taskSummary picks them (the value at
+ * index round(q × (n − 1)) of the sorted values). Undefined when no task has succeeded (Spark's
+ * 404). Only the metrics Wick measures; a stage whose tasks were partly reported as sums
+ * (statusReport.ts) is summarised over those listed one by one.
+ */
+export function taskSummary(stage: LiveStage, quantiles: readonly number[]) {
+  const done = [...stage.tasks.values()].filter((t) => t.status === 'SUCCESS');
+  if (done.length === 0) return undefined;
+  const at = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return quantiles.map((q) => sorted[Math.round(q * (sorted.length - 1))] ?? 0);
+  };
+  const of = (f: (t: LiveTask) => number) => at(done.map(f));
+  return {
+    quantiles: [...quantiles],
+    duration: of((t) => t.durationMs ?? 0),
+    executorRunTime: of((t) => t.durationMs ?? 0),
+    memoryBytesSpilled: of((t) => t.metrics?.memoryBytesSpilled ?? 0),
+    diskBytesSpilled: of((t) => t.metrics?.diskBytesSpilled ?? 0),
+    shuffleReadMetrics: {
+      readBytes: of(
+        (t) =>
+          (t.metrics?.shuffleRead?.remoteBytesRead ?? 0) +
+          (t.metrics?.shuffleRead?.localBytesRead ?? 0),
+      ),
+      readRecords: of((t) => t.metrics?.shuffleRead?.recordsRead ?? 0),
+      fetchWaitTime: of((t) => t.metrics?.shuffleRead?.fetchWaitTimeMs ?? 0),
+    },
+    shuffleWriteMetrics: {
+      writeBytes: of((t) => t.metrics?.shuffleWrite?.bytesWritten ?? 0),
+      writeRecords: of((t) => t.metrics?.shuffleWrite?.recordsWritten ?? 0),
+    },
+  };
 }

@@ -14,7 +14,7 @@ import type { LogSource } from '../shared/logSource.js';
 import { sparkMasterJson } from '../shared/sparkJson.js';
 import { sparkClusterUtilizationJson } from '../shared/utilization.js';
 import { getLogger } from '../util/log.js';
-import { mountApiV1 } from './apiV1.js';
+import { apiV1Answerer, mountApiV1 } from './apiV1.js';
 import { mountKillApi } from './killApi.js';
 import { failure, mountLogApi } from './logApi.js';
 import { MasterStateFeed } from './MasterStateFeed.js';
@@ -170,6 +170,9 @@ export class MasterWebUI {
    * for the pages, and the follower of the log follows they open; `appStatus`, the Master's
    * stores of its applications' jobs, stages and tasks, is what /api/v1 reads.
    */
+  /** /api/v1 at `path` over the same stores, for the master's RPC (RequestAppStatusApi). */
+  readonly apiV1 = apiV1Answerer(() => this.appStatus);
+
   attach(env: RpcEnv, appStatus?: AppStatusSource): void {
     this.env = env;
     this.appStatus = appStatus;

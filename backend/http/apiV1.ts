@@ -6,18 +6,20 @@
  * quotes the value and says what was expected. Authenticated as the rest of the UI: it is mounted
  * on the UiServer after its login check.
  */
-import type { Context, Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { AppStatusSource } from '../appstatus/AppStatusSource.js';
 import { summaryOfStore } from '../appstatus/AppStatusSource.js';
-import type { AppStatusStore, LiveStage } from '../appstatus/AppStatusStore.js';
+import type { AppStatusStore, LiveStage, TaskStatus } from '../appstatus/AppStatusStore.js';
 import {
   applicationInfo,
+  DEFAULT_QUANTILES,
   environmentInfo,
   executorSummary,
   jobData,
   stageData,
   type TaskSorting,
   taskList,
+  taskSummary,
 } from '../appstatus/sparkApi.js';
 import { version } from '../util/version.js';
 
@@ -26,6 +28,9 @@ export const MAX_TASK_LIST_LENGTH = 10_000;
 
 const JOB_STATUSES = ['running', 'succeeded', 'failed', 'unknown'];
 const STAGE_STATUSES = ['active', 'complete', 'pending', 'failed', 'skipped'];
+const TASK_STATUSES = ['running', 'success', 'failed', 'killed'];
+/** The most quantiles one taskSummary asks (a chart's worth: every percentile). */
+export const MAX_QUANTILES = 101;
 
 class NotFound extends Error {}
 class BadRequest extends Error {}
@@ -116,6 +121,12 @@ export function mountApiV1(app: Hono, source: () => AppStatusSource | undefined)
     const { store, stage } = await attemptOf(c, src);
     return tasksOf(c, store, stage);
   });
+  route('/applications/:app/stages/:stageId/:attempt/taskSummary', async (c, src) => {
+    const { stage } = await attemptOf(c, src);
+    const summary = taskSummary(stage, quantilesOf(c));
+    if (!summary) throw new NotFound(`no task of stage ${stage.stageId} has succeeded yet`);
+    return summary;
+  });
   route('/applications/:app/executors', async (c, src) =>
     (await storeOf(c, src))
       .executors()
@@ -128,6 +139,21 @@ export function mountApiV1(app: Hono, source: () => AppStatusSource | undefined)
   route('/applications/:app/environment', async (c, src) => environmentInfo(await storeOf(c, src)));
 }
 
+/**
+ * The same routes answered in this process, without a socket or a login (the caller checked who
+ * asks): the master's RPC for clients that cannot reach its web UI (RequestAppStatusApi).
+ */
+export function apiV1Answerer(
+  source: () => AppStatusSource | undefined,
+): (path: string) => Promise<{ status: number; body: string }> {
+  const app = new Hono();
+  mountApiV1(app, source);
+  return async (path) => {
+    const res = await app.request(`/api/v1${path}`);
+    return { status: res.status, body: await res.text() };
+  };
+}
+
 function tasksOf(c: Context, store: AppStatusStore, stage: LiveStage) {
   const offset = query(c, 'offset', 0, Number.MAX_SAFE_INTEGER, 0);
   const length = query(c, 'length', 1, MAX_TASK_LIST_LENGTH, 20);
@@ -135,8 +161,34 @@ function tasksOf(c: Context, store: AppStatusStore, stage: LiveStage) {
   if (sortBy !== 'ID' && sortBy !== 'runtime' && sortBy !== '-runtime') {
     throw new BadRequest(`sortBy=${JSON.stringify(sortBy)}: expected ID, runtime or -runtime`);
   }
+  const wanted = statuses(c, TASK_STATUSES);
+  const status = wanted && new Set([...wanted].map((s) => s.toUpperCase() as TaskStatus));
   const hosts = new Map(store.executors().map((e) => [e.id, e.host]));
-  return taskList(stage, (id) => hosts.get(id), { offset, length, sortBy: sortBy as TaskSorting });
+  return taskList(stage, (id) => hosts.get(id), {
+    offset,
+    length,
+    sortBy: sortBy as TaskSorting,
+    ...(status ? { status } : {}),
+  });
+}
+
+/** `?quantiles=0.05,0.5,0.95` (Spark's), each from 0 to 1; none given: Spark's five. */
+function quantilesOf(c: Context): number[] {
+  const raw = c.req.query('quantiles');
+  if (raw === undefined) return DEFAULT_QUANTILES;
+  const parts = raw.split(',');
+  const qs = parts.map(Number);
+  if (
+    raw.length > 2000 ||
+    parts.length > MAX_QUANTILES ||
+    parts.some((p) => !/^(0|1|0?\.\d{1,6}|1\.0{1,6})$/.test(p.trim())) ||
+    qs.some((q) => !(q >= 0 && q <= 1))
+  ) {
+    throw new BadRequest(
+      `quantiles=${JSON.stringify(raw.slice(0, 200))}: expected up to ${MAX_QUANTILES} numbers from 0 to 1, comma-separated`,
+    );
+  }
+  return qs;
 }
 
 function integer(c: Context, name: string): number {

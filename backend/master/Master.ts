@@ -5,6 +5,7 @@ import type { WickConf } from '../conf/WickConf.js';
 import type { ContentStore } from '../files/ContentStore.js';
 import type { RecoveryState } from '../protocol/common.js';
 import { MASTER_ENDPOINT, MASTER_SYSTEM } from '../protocol/endpoints.js';
+import { RpcError, RpcErrorCode } from '../protocol/errors.js';
 import type { MasterEntry } from '../protocol/state.js';
 import { RpcEndpoint } from '../rpc/index.js';
 import { isClientAddress } from '../rpc/RpcAddress.js';
@@ -13,6 +14,7 @@ import { systemClock } from '../util/clock.js';
 import { MasterAppStatus } from './appStatus/MasterAppStatus.js';
 import { ClusterState } from './ClusterState.js';
 import { appStatusHandlers } from './handlers/appStatus.js';
+import { appStatusApiHandlers } from './handlers/appStatusApi.js';
 import { appHandlers } from './handlers/apps.js';
 import type { HandlerContext, HandlerRegistry } from './handlers/context.js';
 import { decommissionHandlers } from './handlers/decommission.js';
@@ -76,6 +78,8 @@ export class Master extends RpcEndpoint implements LeaderElectable {
   readonly webUiUrl: string;
   /** The applications' jobs, stages and tasks, for /api/v1 (startMaster gives it the web UI). */
   readonly appStatus: MasterAppStatus & AppStatusSource;
+  /** Its web UI's /api/v1, answered in-process (given by startMaster: the UI imports the master). */
+  answerApiV1: ((path: string) => Promise<{ status: number; body: string }>) | undefined;
   private readonly broadcaster: StateBroadcaster;
   private readonly cluster: ClusterState;
   private readonly ops: OperationsContext;
@@ -154,6 +158,14 @@ export class Master extends RpcEndpoint implements LeaderElectable {
       setStatus: (state) => this.setStatus(state),
     });
     const context: HandlerContext = {
+      apiV1: (path) => {
+        if (!master.answerApiV1)
+          throw new RpcError(
+            RpcErrorCode.InvalidRequest,
+            `This master serves no web UI, so no /api/v1 (asked ${path})`,
+          );
+        return master.answerApiV1(path);
+      },
       ops: this.ops,
       cluster: this.cluster,
       conf,
@@ -200,6 +212,7 @@ export class Master extends RpcEndpoint implements LeaderElectable {
     fileHandlers(context, on);
     appStatusHandlers(context, on);
     decommissionHandlers(context, on);
+    appStatusApiHandlers(context, on);
     on(ElectedLeader, () => this.recovery.electedLeader());
     on(RevokedLeadership, () => {
       this.log.error('Leadership has been revoked -- stepping down to STANDBY.');

@@ -46,6 +46,8 @@ export interface MasterWebUiServer {
    * /api/v1 reads (the Master's stores, in this process).
    */
   attach(env: RpcEnv, appStatus?: AppStatusSource): void;
+  /** Its /api/v1 answered in this process (the master's RequestAppStatusApi). */
+  apiV1?(path: string): Promise<{ status: number; body: string }>;
   stop(): Promise<void>;
 }
 
@@ -176,6 +178,7 @@ export async function startMaster(
     }),
   );
   webUi.attach(env, master.appStatus);
+  master.answerApiV1 = webUi.apiV1?.bind(webUi);
   return {
     env,
     master,

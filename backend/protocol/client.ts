@@ -120,3 +120,34 @@ export const WorkersDecommissioned = defineMessage(
     message: Message(),
   },
 );
+
+/** The longest /api/v1 path a client asks through the master (RequestAppStatusApi). */
+export const MAX_API_PATH_LENGTH = 1024;
+/**
+ * The /api/v1 paths a client may ask through the master: an application's own, and the list
+ * (Spark's ApiRootResource), with a query of plain characters; no segment is `.` or `..`.
+ */
+export const API_PATH_PATTERN =
+  '^/applications(/(?!\\.\\.?(/|\\?|$))[A-Za-z0-9._-]+)*(\\?[A-Za-z0-9._=&,%-]*)?$';
+/** The largest /api/v1 answer sent back (a taskList page of 10,000 tasks fits). */
+export const MAX_API_BODY_BYTES = 8 * 1024 * 1024;
+
+export const RequestAppStatusApi = defineMessage(
+  c2m,
+  'RequestAppStatusApi',
+  "Read the master's /api/v1 (Spark's REST API) at a path, as its web UI serves it: for a client that cannot reach the web UI (the VS Code panel, through its agent).",
+  {
+    path: Type.String({ minLength: 1, maxLength: MAX_API_PATH_LENGTH, pattern: API_PATH_PATTERN }),
+  },
+  { reply: () => AppStatusApiResponse },
+);
+
+export const AppStatusApiResponse = defineMessage(
+  c2m,
+  'AppStatusApiResponse',
+  'The answer to RequestAppStatusApi: the HTTP status the web UI would answer, and its JSON body.',
+  {
+    status: Type.Integer({ minimum: 100, maximum: 599 }),
+    body: Type.String({ maxLength: MAX_API_BODY_BYTES }),
+  },
+);

@@ -112,6 +112,12 @@ export const WickListenerStageSubmitted = event(
     name: StageName,
     numTasks: Counter(),
     time: Time,
+    parentIds: Type.Optional(
+      Type.Array(Counter(), {
+        maxItems: MAX_JOB_STAGES,
+        description: "The stages whose shuffle output it reads (Spark's StageInfo.parentIds)",
+      }),
+    ),
   },
 );
 export type WickListenerStageSubmitted = Static<typeof WickListenerStageSubmitted>;

@@ -14,6 +14,7 @@ import {
   FollowLog,
   Kill,
   type MasterState,
+  RequestAppStatusApiOf,
   RequestLogRange,
   RequestWorkerStateOf,
   StopFollowLog,
@@ -273,6 +274,21 @@ export class DashboardPanel implements vscode.Disposable {
         if (!result.success) void this.host.showErrorMessage(`Wick: ${result.message}`);
         return this.post({ type: 'killResult', requestId: m.requestId, result });
       }
+      case 'requestApi':
+        try {
+          const r = await client.sendRequest(RequestAppStatusApiOf, { path: m.path });
+          if (r.status !== 200) {
+            const said = (JSON.parse(r.body) as { error?: unknown }).error;
+            throw new Error(typeof said === 'string' ? said : `/api/v1 answered ${r.status}`);
+          }
+          return this.post({ type: 'apiResult', requestId: m.requestId, body: r.body });
+        } catch (err) {
+          return this.post({
+            type: 'apiResult',
+            requestId: m.requestId,
+            error: (err as Error).message,
+          });
+        }
       case 'requestWorkerState':
         try {
           const state = await client.sendRequest(RequestWorkerStateOf, { workerId: m.workerId });

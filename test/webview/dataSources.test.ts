@@ -112,3 +112,34 @@ test('a follow receives its chunks as bytes and is stopped when the view closes'
   deliver({ type: 'logChunk', followId: follow.followId, offset: 16, data: 'eA==' });
   assert.deepEqual(got, ['10:héllo']);
 });
+
+test("the panel asks /api/v1 through the extension: the answer's JSON, or its error", async () => {
+  const { source, posted, deliver } = fakePanel();
+  const jobs = source.api('/applications/app-1/jobs');
+  const ask = posted.at(-1) as Extract<PanelToExtension, { type: 'requestApi' }>;
+  assert.equal(Value.Check(PanelToExtension, ask), true);
+  assert.deepEqual(
+    { ...ask, requestId: 0 },
+    {
+      type: 'requestApi',
+      requestId: 0,
+      path: '/applications/app-1/jobs',
+    },
+  );
+  deliver({ type: 'apiResult', requestId: ask.requestId, body: '[{"jobId":0}]' });
+  assert.deepEqual(await jobs, [{ jobId: 0 }]);
+  const missing = source.api('/applications/app-2/jobs');
+  const ask2 = posted.at(-1) as Extract<PanelToExtension, { type: 'requestApi' }>;
+  deliver({ type: 'apiResult', requestId: ask2.requestId, error: 'unknown app: app-2' });
+  await assert.rejects(missing, /unknown app: app-2/);
+  for (const path of [
+    '/metrics/prometheus',
+    '/applications/../x',
+    `/applications/${'a'.repeat(2000)}`,
+  ])
+    assert.equal(
+      Value.Check(PanelToExtension, { type: 'requestApi', requestId: 1, path }),
+      false,
+      `${path.slice(0, 40)} is refused by the extension's check`,
+    );
+});

@@ -7,10 +7,14 @@ import type { DashboardStore, StoreState } from '../data/store.js';
 import { catchLinkClicks, MemoryNavigator, type Navigator } from '../navigation.js';
 import type { DashboardConfig } from '../protocol.js';
 import { href, parseRoute, type Route } from '../router.js';
+import { appVersion } from '../status/useApi.js';
 import { AppPage } from './AppPage.js';
+import { AppStatusSections } from './AppStatusSections.js';
 import { type DashboardContext, DashboardCtx } from './context.js';
+import { JobPage } from './JobPage.js';
 import { LogViewer, logTitle } from './LogViewer.js';
 import { AppsSections, DriversSections, Overview, WorkersSection } from './Overview.js';
+import { StagePage } from './StagePage.js';
 import { WorkerPage } from './WorkerPage.js';
 
 /**
@@ -158,11 +162,48 @@ function view(
     case 'app': {
       const app = [...m.activeApps, ...m.completedApps].find((a) => a.id === route.id);
       return app
-        ? { title: `Application: ${app.name}`, body: <AppPage app={app} /> }
+        ? {
+            title: `Application: ${app.name}`,
+            body: (
+              <>
+                <AppPage app={app} />
+                <AppStatusSections appId={app.id} version={appVersion(app)} />
+              </>
+            ),
+          }
         : {
-            title: 'Unknown application',
-            body: <p>No application {route.id} is known to this master.</p>,
+            // Gone from the master's list: its jobs may still be read from its event log.
+            title: `Application ${route.id}`,
+            body: (
+              <>
+                <p class="muted">
+                  The master no longer lists this application; what its event log kept follows.
+                </p>
+                <AppStatusSections appId={route.id} version="logged" />
+              </>
+            ),
           };
+    }
+    case 'job': {
+      const app = [...m.activeApps, ...m.completedApps].find((a) => a.id === route.appId);
+      return {
+        title: `Job ${route.jobId} of ${app?.name ?? route.appId}`,
+        body: <JobPage appId={route.appId} jobId={route.jobId} version={appVersion(app)} />,
+      };
+    }
+    case 'stage': {
+      const app = [...m.activeApps, ...m.completedApps].find((a) => a.id === route.appId);
+      return {
+        title: `Stage ${route.stageId} (attempt ${route.attemptId}) of ${app?.name ?? route.appId}`,
+        body: (
+          <StagePage
+            appId={route.appId}
+            stageId={route.stageId}
+            attemptId={route.attemptId}
+            version={appVersion(app)}
+          />
+        ),
+      };
     }
     case 'worker': {
       const w = m.workers.find((x) => x.id === route.id);

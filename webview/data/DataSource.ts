@@ -21,6 +21,11 @@ export interface DataSource {
   /** Pushes a log's bytes from `offset` on, as written; returns a function that stops it. */
   followLog(source: LogSource, offset: number, sink: FollowSink): () => void;
   kill(target: KillTarget): Promise<KillResult>;
+  /**
+   * Spark's REST API of the master (`/api/v1` + `path`, e.g. `/applications/ID/jobs`): its JSON,
+   * or an error with the answer's message. Asked when the pushed state says something changed.
+   */
+  api(path: string): Promise<unknown>;
   /** A worker's own state; undefined for this worker's own page in worker mode. */
   workerState(workerId: string | undefined): Promise<WorkerState>;
 }

@@ -90,6 +90,10 @@ export class HttpDataSource implements DataSource {
     };
   }
 
+  api(path: string): Promise<unknown> {
+    return this.json(`/api/v1${path}`);
+  }
+
   async workerState(workerId: string | undefined): Promise<WorkerState> {
     const path =
       workerId === undefined ? '/api/worker' : `/api/worker/${encodeURIComponent(workerId)}`;
@@ -100,10 +104,19 @@ export class HttpDataSource implements DataSource {
     const res = await fetch(`${this.base}${path}`);
     if (!res.ok) {
       const text = await res.text().catch(() => '');
-      throw new Error(text.trim() || `${res.status} ${res.statusText}`);
+      throw new Error(errorText(text) || `${res.status} ${res.statusText}`);
     }
     return res.json();
   }
+}
+
+/** `/api/v1` answers `{"error": "…"}`; other routes, plain text. */
+function errorText(text: string): string {
+  try {
+    const j = JSON.parse(text) as { error?: unknown };
+    if (typeof j.error === 'string') return j.error;
+  } catch {}
+  return text.trim();
 }
 
 function logQuery(source: LogSource): URLSearchParams {

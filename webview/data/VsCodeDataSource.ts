@@ -83,6 +83,18 @@ export class VsCodeDataSource implements DataSource {
     );
   }
 
+  api(path: string): Promise<unknown> {
+    return this.request(
+      (requestId) => ({ type: 'requestApi', requestId, path }),
+      (m) => {
+        if (m.type !== 'apiResult') return undefined;
+        if (m.error !== undefined || m.body === undefined)
+          throw new Error(m.error ?? 'The master did not answer');
+        return JSON.parse(m.body) as unknown;
+      },
+    );
+  }
+
   workerState(workerId: string | undefined): Promise<WorkerState> {
     if (workerId === undefined) return Promise.reject(new Error('The panel shows a master'));
     return this.request(
@@ -137,6 +149,7 @@ export class VsCodeDataSource implements DataSource {
       }
       case 'logRange':
       case 'killResult':
+      case 'apiResult':
       case 'workerState': {
         const settle = this.pending.get(m.requestId);
         this.pending.delete(m.requestId);

@@ -11,6 +11,7 @@ import {
   Kill,
   LogChunk,
   LogFollowEnded,
+  RequestAppStatusApiOf,
   RequestLogRange,
   RequestStatus,
   RequestUiLink,
@@ -80,6 +81,7 @@ export function registerAgent(program: Command): void {
       connection.onRequest(Kill, (p) => agent.kill(p.id));
       connection.onRequest(RequestUiLink, (p) => agent.uiLink(p));
       connection.onRequest(RequestWorkerStateOf, (p) => agent.workerState(p.workerId));
+      connection.onRequest(RequestAppStatusApiOf, (p) => agent.appStatusApi(p.path));
       connection.onRequest(RequestLogRange, (p) => agent.logRange(p));
       connection.onRequest(FollowLog, (p) => agent.followLog(p));
       connection.onNotification(StopFollowLog, (p) => agent.stopFollowLog(p.followId));

@@ -16,6 +16,8 @@ import type { OperationsContext } from '../operations/context.js';
  * the operations change the tables, and the tables announce each change.
  */
 export interface HandlerContext {
+  /** Its web UI's /api/v1 at `path`, answered in-process (RequestAppStatusApi). */
+  apiV1(path: string): Promise<{ status: number; body: string }>;
   /** For the operations. */
   readonly ops: OperationsContext;
   readonly cluster: ClusterView;

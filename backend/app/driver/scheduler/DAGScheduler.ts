@@ -137,7 +137,14 @@ export class DAGScheduler {
       const todo = pending ?? full.sources.map((_, i) => i);
       try {
         const spec = pending ? subset(full, todo) : full;
-        const got = await this.submitStage(spec, stageId, attempt - 1, jobId, stageName);
+        const got = await this.submitStage(
+          spec,
+          stageId,
+          attempt - 1,
+          jobId,
+          stageName,
+          this.parentStageIds(plan),
+        );
         for (const [i, r] of got.entries()) results[todo[i] as number] = r;
         return results;
       } catch (err) {
@@ -157,6 +164,7 @@ export class DAGScheduler {
     stageAttemptId: number,
     jobId: number,
     name: string,
+    parentIds: number[],
   ): Promise<unknown[]> {
     const numTasks = spec.sources.length;
     const stage = { stageId, stageAttemptId, name: name.slice(0, 200), numTasks };
@@ -165,6 +173,7 @@ export class DAGScheduler {
       ...stage,
       jobId,
       time: this.events.now(),
+      parentIds,
     });
     try {
       const results = await this.submit({ ...spec, stage: { stageId, stageAttemptId } });
@@ -179,6 +188,11 @@ export class DAGScheduler {
       });
       throw err;
     }
+  }
+
+  /** The map stages whose output a plan reads directly (Spark's StageInfo.parentIds). */
+  private parentStageIds(plan: RddPlan): number[] {
+    return [...new Set(plan.deps.map((d) => this.stageOf(d).id))];
   }
 
   /** The ids of the map stages a plan needs, parents first (given ids now if new). */
@@ -316,6 +330,7 @@ export class DAGScheduler {
           stageAttemptId,
           jobId,
           name,
+          this.parentStageIds(dep.parent),
         );
       } catch (err) {
         if (!(err instanceof FetchFailedJobError)) throw err;
