@@ -11,7 +11,9 @@ import {
   Kill,
   LogChunk,
   LogFollowEnded,
+  PastRunsChanged,
   RequestLogRange,
+  RequestPastRuns,
   RequestStatus,
   RequestUiLink,
   RequestWorkerStateOf,
@@ -54,6 +56,7 @@ export function registerAgent(program: Command): void {
         log: (line) => connection.console.log(line),
         submitProgress: (outputId, message) =>
           void connection.sendNotification(SubmitProgress, { outputId, message }),
+        pastRunsChanged: (runs) => void connection.sendNotification(PastRunsChanged, { runs }),
       });
       let exiting = false;
       const exit = (code: number) => {
@@ -78,6 +81,7 @@ export function registerAgent(program: Command): void {
       connection.onRequest(SubmitApplication, (p) => agent.submit(p));
       connection.onRequest(CheckApplication, (p) => agent.check(p));
       connection.onRequest(Kill, (p) => agent.kill(p.id));
+      connection.onRequest(RequestPastRuns, async () => ({ runs: await agent.pastRuns() }));
       connection.onRequest(RequestUiLink, (p) => agent.uiLink(p));
       connection.onRequest(RequestWorkerStateOf, (p) => agent.workerState(p.workerId));
       connection.onRequest(RequestLogRange, (p) => agent.logRange(p));
