@@ -89,8 +89,12 @@ export class Agent {
     };
   }
 
-  get status(): { connection: Connection; state: MasterState | undefined } {
-    return { connection: this.connection, state: this.session?.state };
+  get status(): { connection: Connection; state: MasterState | undefined; clusterDir?: string } {
+    return {
+      connection: this.connection,
+      state: this.session?.state,
+      ...(this.clusterDir ? { clusterDir: this.clusterDir } : {}),
+    };
   }
 
   private set(connection: Connection): Connection {

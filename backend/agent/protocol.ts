@@ -58,7 +58,14 @@ export const Disconnect = new RequestType<{ stopLocalCluster: boolean }, Connect
 /** The connection and the latest state, now. */
 export const RequestStatus = new RequestType<
   Record<string, never>,
-  { connection: Connection; state?: MasterState; pid: number; rssBytes: number },
+  {
+    connection: Connection;
+    state?: MasterState;
+    pid: number;
+    rssBytes: number;
+    /** The local cluster's work dir, when it is kept (ConnectParams.runsDir). */
+    clusterDir?: string;
+  },
   void
 >('wick/status');
 

@@ -21,8 +21,9 @@ export function runItem(n: R): Item {
     label: r.name,
     description: `${r.state}${r.message ? `: ${r.message}` : took} · earlier session · ${r.appId}`,
     tooltip: [
-      `${r.name} (${r.appId}), from an earlier session of this folder's local cluster`,
+      `${r.name} (${r.appId})`,
       `State: ${r.state}${r.message ? ` — ${r.message}` : ''}`,
+      "From an earlier session of this folder's local cluster",
       `Started: ${new Date(r.startTime).toLocaleString()}`,
       ...(r.endTime !== undefined ? [`Ended: ${new Date(r.endTime).toLocaleString()}`] : []),
       jobs,
