@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { LogRouter } from '../client/LogRouter.js';
 import { MasterSession } from '../client/MasterSession.js';
 import { clientEnv } from '../client/masterConnection.js';
@@ -236,7 +236,13 @@ export class Agent {
     }
   }
 
-  private openRuns(dir: string): void {
+  private openRuns(dir: unknown): void {
+    if (typeof dir !== 'string' || !isAbsolute(dir) || dir.length > 4096) {
+      this.sink.log(
+        `Runs will not be kept across windows: runsDir ${JSON.stringify(dir)?.slice(0, 200)} is not an absolute path (of at most 4096 characters)`,
+      );
+      return;
+    }
     try {
       this.runs = new RunStore(dir, process.pid, (m) => this.sink.log(m));
       this.history = HistoryProvider.fromConf(new WickConf(), { warn: (m) => this.sink.log(m) });
