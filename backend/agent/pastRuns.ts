@@ -49,12 +49,14 @@ async function pastRun(
   const listing = history?.application(r.appId);
   if (listing && history) {
     run.eventLog = listing.logPath;
-    // The master's last word was not an end (the window went first): the log may have one.
-    if (listing.completed && run.state !== 'FINISHED' && run.state !== 'FAILED' && !r.message) {
+    // The master's last word was not an end (the window went first): the log may have one. An
+    // end the master gave (a KILLED by the user: its driver logs a failed job) stays.
+    if (listing.completed && run.state === 'UNKNOWN') {
       run.state = listing.failure ? 'FAILED' : 'FINISHED';
       if (listing.endTime !== undefined) run.endTime = listing.endTime;
     }
-    if (listing.failure && !run.failure) run.failure = { message: listing.failure.slice(0, 4000) };
+    if (listing.failure && !run.failure && run.state === 'FAILED')
+      run.failure = { message: listing.failure.slice(0, 4000) };
     if (withJobs) {
       const loaded = await history.load(r.appId).catch(() => undefined);
       const t = loaded?.summary.totals;

@@ -124,3 +124,32 @@ test("past runs: other clusters' runs only, with their files on disk, and logs r
   assert.equal(one?.logs.removed, false);
   assert.equal(runs.find((r) => r.appId === 'app-2')?.logs.removed, true);
 });
+
+test("a run's event log: its jobs; it ends a run the master had not seen end, never one the master KILLED", async (t) => {
+  const d = dir(t);
+  const logs = join(d, 'event-logs');
+  mkdirSync(logs);
+  const line = (e: object) => `${JSON.stringify(e)}\n`;
+  const start = (appId: string) =>
+    line({ event: 'WickListenerApplicationStart', appId, appName: appId, user: 'me', time: 1 });
+  const end = line({
+    event: 'WickListenerApplicationEnd',
+    time: 9,
+    failure: 'JobFailedError: Master removed our application: KILLED',
+  });
+  writeFileSync(join(logs, 'app-1'), start('app-1') + end);
+  writeFileSync(join(logs, 'app-2'), start('app-2') + end);
+  const s = new RunStore(d, process.pid);
+  const old = s.newClusterDir(1_000);
+  s.observe([app('app-1', 'KILLED'), app('app-2', 'RUNNING')], old);
+  // app-2's state was never an end: as if its agent's records stopped at RUNNING.
+  const { HistoryProvider } = await import('../../backend/history/HistoryProvider.js');
+  const runs = await pastRuns(s, s.newClusterDir(2_000), new HistoryProvider({ logDir: logs }));
+  const byId = new Map(runs.map((r) => [r.appId, r]));
+  assert.equal(byId.get('app-1')?.state, 'KILLED');
+  assert.equal(byId.get('app-1')?.failure, undefined);
+  assert.equal(byId.get('app-2')?.state, 'FAILED');
+  assert.match(byId.get('app-2')?.failure?.message ?? '', /Master removed our application/);
+  assert.equal(byId.get('app-2')?.eventLog, join(logs, 'app-2'));
+  assert.deepEqual(byId.get('app-2')?.jobs, { succeeded: 0, failed: 0, running: 0 });
+});
