@@ -19,7 +19,7 @@ import { join } from 'node:path';
 export const UI_STEPS = [
   // The workbench loads, the extension activates and starts a local cluster of two workers.
   ['1-cluster-two-workers', 120],
-  ['2-pi-submitted', 60],
+  ['2-pi-submitted', 90],
   ['3-app-completed', 45],
   ['4-executor-stdout', 30],
   ['4b-finished-app-menu', 20],
