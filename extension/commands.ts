@@ -14,13 +14,15 @@ import { rememberDriver } from './logs/knownDrivers.js';
 import type { LogDocuments } from './logs/logDocuments.js';
 import { logUri } from './logs/logDocuments.js';
 import { type Submitted, submittedLogSource } from './logs/submittedLog.js';
-import type { DriverOutputs } from './output/driverOutputs.js';
+import type { DriverOutputs, DriverRun } from './output/driverOutputs.js';
+import type { FailureDocuments } from './output/failureDocuments.js';
 import { openOutputWhen, type RunReports } from './output/runReports.js';
 import { showDriverOutput } from './output/showDriverOutput.js';
 import { lastNewJob } from './project/newJob.js';
 import { reportingCommand } from './reportingCommand.js';
 import type { Session } from './session.js';
 import { askSubmit, lastSubmit, rememberPreset, runChoices } from './submit/askSubmit.js';
+import { appEnded, jobProgressMessage } from './submit/jobProgress.js';
 import { resourcesFit } from './submit/resourcesFit.js';
 import { watchWaiting } from './submit/watchWaiting.js';
 import type { Node } from './tree/nodes/node.js';
@@ -37,6 +39,7 @@ interface Deps {
   version: string;
   outputs: DriverOutputs;
   reports: RunReports;
+  failures: FailureDocuments;
 }
 
 export function registerCommands(d: Deps): vscode.Disposable[] {
@@ -104,6 +107,13 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
       await d.logs.loadEarlier(uri);
     }),
     cmd('wick.openDashboard', () => d.openDashboard()),
+    cmd('wick.showFailedTask', (node?: Node) => showFailedTask(d, node)),
+    cmd('wick.openRunFile', async (node?: Node) => {
+      if (node?.kind !== 'file') throw new Error('Select a driver output or a log of a past run');
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(node.path));
+      await vscode.languages.setTextDocumentLanguage(doc, 'log');
+      return vscode.window.showTextDocument(doc, { preview: false });
+    }),
     cmd('wick.copyId', async (node?: Node) => {
       const id = node ? idOf(node) : undefined;
       if (!id) throw new Error('Select an application, executor, driver or worker to copy its id');
@@ -123,6 +133,20 @@ function showVersion(d: Deps): { extension: string; agent: string | undefined } 
     `Wick ${d.version}; agent ${agent ?? 'not running (or it did not report a version)'}`,
   );
   return { extension: d.version, agent };
+}
+
+/** The failure of the node's application (a failure row, a failed app or past run). */
+function showFailedTask(d: Deps, node: Node | undefined): Thenable<vscode.TextEditor> {
+  const f =
+    node?.kind === 'failure'
+      ? node
+      : node?.kind === 'app' && node.app.failure
+        ? { appId: node.app.id, name: node.app.name, failure: node.app.failure }
+        : node?.kind === 'run' && node.run.failure
+          ? { appId: node.run.appId, name: node.run.name, failure: node.run.failure }
+          : undefined;
+  if (!f) throw new Error('Select a failed application (or its failure row) to show its error');
+  return d.failures.show(f);
 }
 
 function pick(node: Node | undefined, nodes: Node[] | undefined, kind: Node['kind']): Node[] {
@@ -270,36 +294,7 @@ async function submit(
   const run = d.outputs.create(params.file, params.deployMode);
   // A copy: the remembered choices (Submit Again) are not this run's.
   const request: SubmitParams = { ...params, outputId: run.id };
-  const name = basename(params.file);
-  const result = await d.host.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Submitting ${name}` },
-    async (progress) => {
-      const step = (message: string) => progress.report({ message });
-      if (d.session.connection.kind !== 'connected') {
-        d.reports.submitting(run);
-        step(
-          d.session.masterSetting() === 'local'
-            ? 'Starting the local cluster…'
-            : 'Connecting to the master…',
-        );
-        // While the cluster starts, the file is bundled in the agent: a syntax error is told now,
-        // not after the cluster is up (issue 29: 15.5 s behind a bare "Submitting…").
-        const failed = await untilConnected(d, request);
-        if (failed) return failed;
-      }
-      if (!(await resourcesFit(d, request))) return undefined;
-      d.reports.submitting(run);
-      step(`Bundling ${name}…`);
-      const progressed = d.session.onDidSubmitProgress((p) => {
-        if (p.outputId === run.id) step(p.message);
-      });
-      try {
-        return await d.session.client.sendRequest(SubmitApplication, request);
-      } finally {
-        progressed.dispose();
-      }
-    },
-  );
+  const result = await submitWithProgress(d, run, request, basename(params.file));
   if (!result) return undefined;
   if (!result.success) {
     // The driver's own output (a syntax error, a usage line) makes the failure's report.
@@ -314,7 +309,6 @@ async function submit(
   if (result.appId)
     void d.selection.reveal(result.appId).catch((err) => console.warn(`Wick: ${err}`));
   watchWaiting(d, { appId: result.appId, driverId: result.driverId });
-  if (result.appId) void waitForExecutors(d, result.appId, basename(params.file));
   if (openOutputWhen() === 'onStart')
     void d.outputs.show(run).then(undefined, (err) => console.warn(`Wick: ${err}`));
   // Offered for presets too: the in-host tests answer it through the Host seam.
@@ -348,42 +342,120 @@ async function untilConnected(
 }
 
 /**
- * After the answer, the submit's last phase until the app has its first executor (or ends): the
- * progress a user watches instead of a silent wait. Never holds the command up; a cancelled or
- * never-placed app (no worker fits) ends it as watchWaiting takes over.
+ * One progress notification for a submit, from its phases ("Starting the local cluster…",
+ * "Bundling…", "Starting the driver…") on through its app's executors and jobs (jobProgress.ts)
+ * until the app ends, when the run's report takes over. Resolves with the submit's answer as soon
+ * as there is one; the notification lives on. Its Cancel kills the app (at once, or as soon as
+ * the submit answers with its id): a user who cancels a submit wants nothing left running.
  */
-function waitForExecutors(d: Deps, appId: string, file: string): Thenable<void> {
-  const placed = (s: MasterState | undefined) => {
-    const app = [...(s?.activeApps ?? []), ...(s?.completedApps ?? [])].find((a) => a.id === appId);
-    return (
-      app === undefined ||
-      app.executors.length > 0 ||
-      (app.state !== 'WAITING' && app.state !== 'RUNNING')
+function submitWithProgress(
+  d: Deps,
+  run: DriverRun,
+  request: SubmitParams,
+  name: string,
+): Promise<SubmitAnswer | undefined> {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const answer = (r: SubmitAnswer | undefined) => {
+      answered = true;
+      resolve(r);
+    };
+    void d.host.withProgress(
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: `Running ${name} on Wick`,
+        cancellable: true,
+      },
+      async (progress, token) => {
+        const step = (message: string) => progress.report({ message });
+        try {
+          if (d.session.connection.kind !== 'connected') {
+            d.reports.submitting(run);
+            step(
+              d.session.masterSetting() === 'local'
+                ? 'Starting the local cluster…'
+                : 'Connecting to the master…',
+            );
+            // While the cluster starts, the file is bundled in the agent: a syntax error is told
+            // now, not after the cluster is up (issue 29: 15.5 s behind a bare "Submitting…").
+            const failed = await untilConnected(d, request);
+            if (failed) return answer(failed);
+          }
+          if (!(await resourcesFit(d, request))) return answer(undefined);
+          d.reports.submitting(run);
+          step(`Bundling ${name}…`);
+          const progressed = d.session.onDidSubmitProgress((p) => {
+            if (p.outputId === run.id) step(p.message);
+          });
+          let r: SubmitAnswer;
+          try {
+            r = await d.session.client.sendRequest(SubmitApplication, request);
+          } finally {
+            progressed.dispose();
+          }
+          answer(r);
+          if (r.success && r.appId) await followJob(d, r.appId, step, token);
+        } catch (err) {
+          if (!answered) reject(err);
+          else console.warn(`Wick: ${(err as Error).message}`);
+        }
+      },
     );
-  };
-  if (placed(d.session.state)) return Promise.resolve();
-  return d.host.withProgress(
-    {
-      location: vscode.ProgressLocation.Notification,
-      title: `Submitting ${file}`,
-      cancellable: true,
-    },
-    (progress, token) =>
-      new Promise<void>((resolve) => {
-        progress.report({ message: 'Waiting for executors…' });
-        const subs: vscode.Disposable[] = [];
-        const done = () => {
-          for (const x of subs) x.dispose();
-          resolve();
-        };
-        subs.push(
-          token.onCancellationRequested(done),
-          d.session.onDidPush((m) => {
-            if (placed(m.state)) done();
-          }),
-        );
-      }),
-  );
+  });
+}
+
+type SubmitAnswer = { success: boolean; message: string; appId?: string; driverId?: string };
+
+/**
+ * The notification's words while app `appId` runs, on each push; ends when the app ends (or the
+ * connection goes). Cancel kills the app, without the confirmation the tree's Kill asks: the
+ * button was the question.
+ */
+function followJob(
+  d: Deps,
+  appId: string,
+  step: (message: string) => void,
+  token: vscode.CancellationToken,
+): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const subs: vscode.Disposable[] = [];
+    let seen = false;
+    let last = '';
+    const done = () => {
+      for (const x of subs) x.dispose();
+      resolve();
+    };
+    const look = (state: MasterState | undefined) => {
+      const app = [...(state?.activeApps ?? []), ...(state?.completedApps ?? [])].find(
+        (a) => a.id === appId,
+      );
+      if (app) seen = true;
+      if (d.session.connection.kind !== 'connected' || (seen && appEnded(app))) return done();
+      if (!app) return;
+      const message = jobProgressMessage(app);
+      if (message === last) return;
+      last = message;
+      step(message);
+    };
+    const cancel = () => {
+      step(`Killing ${appId}…`);
+      void d.session.client.sendRequest(Kill, { id: appId }).then(
+        (r) =>
+          r.success
+            ? undefined
+            : void d.host.showErrorMessage(`Wick: ${appId} was not killed: ${r.message}`),
+        (err: Error) =>
+          void d.host.showErrorMessage(`Wick: ${appId} was not killed: ${err.message}`),
+      );
+      done();
+    };
+    if (token.isCancellationRequested) return cancel();
+    subs.push(
+      token.onCancellationRequested(cancel),
+      d.session.onDidPush((m) => look(m.state)),
+    );
+    look(d.session.state);
+  });
 }
 
 /**

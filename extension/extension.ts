@@ -11,11 +11,13 @@ import { FollowScroll } from './logs/followScroll.js';
 import { LogDocuments, scheme } from './logs/logDocuments.js';
 import { mergedScheme, registerMergedLog } from './logs/mergedLogDocuments.js';
 import { DriverOutputs, outputScheme } from './output/driverOutputs.js';
+import { FailureDocuments, failureScheme } from './output/failureDocuments.js';
 import { RunReports } from './output/runReports.js';
 import { registerProject } from './project/newJob.js';
 import { Session } from './session.js';
 import { registerRunButton } from './submit/runButton.js';
 import { AppFilterControl } from './tree/appFilter.js';
+import { registerEndedRunsNotice } from './tree/endedRuns.js';
 import type { Model, Node } from './tree/nodes/node.js';
 import { SubmittedSelection } from './tree/revealSubmitted.js';
 import { registerTreeGlance } from './tree/treeGlance.js';
@@ -32,6 +34,9 @@ export async function activate(context: vscode.ExtensionContext) {
   const output = vscode.window.createOutputChannel('Wick', { log: true });
   const client = createAgentClient(context, output);
   const session = new Session(client);
+  // The local cluster's runs (records, driver output, executors' logs) outlive the window here.
+  session.runsDir = (context.storageUri ?? context.globalStorageUri).fsPath;
+  const failures = new FailureDocuments();
   const logs = new LogDocuments(() => client);
   session.attach();
   const relay = new LogRelay();
@@ -94,6 +99,7 @@ export async function activate(context: vscode.ExtensionContext) {
     outputs,
     reports,
     vscode.workspace.registerTextDocumentContentProvider(outputScheme, outputs),
+    vscode.workspace.registerTextDocumentContentProvider(failureScheme, failures),
     ...registerCommands({
       session,
       logs,
@@ -104,9 +110,11 @@ export async function activate(context: vscode.ExtensionContext) {
       version: (context.extension.packageJSON as { version: string }).version,
       outputs,
       reports,
+      failures,
     }),
     ...registerDashboardCommands({ session, openDashboard, host }),
     ...registerClusterStep(session),
+    registerEndedRunsNotice(session, context.workspaceState, host),
     new FollowScroll([scheme, mergedScheme]),
     ...registerTreeGlance({
       session,
@@ -156,6 +164,7 @@ export async function activate(context: vscode.ExtensionContext) {
     host,
     outputs,
     reports,
+    failures,
     clusterTree,
     appsTree,
     clusterView,

@@ -9,6 +9,8 @@ import {
   type Connection,
   Disconnect,
   type MasterState,
+  type PastRun,
+  PastRunsChanged,
   RequestStatus,
   StateChanged,
   SubmitProgress,
@@ -46,6 +48,13 @@ export class Session implements vscode.Disposable {
    * records them, so the dashboard's chart has a history even when it opens late.
    */
   utilization = new UtilizationHistory();
+  /** Where the agent keeps the local cluster's runs across windows (the extension's storage). */
+  runsDir: string | undefined;
+  /** The runs of earlier local clusters of this folder (before a reload or a restart). */
+  pastRuns: PastRun[] = [];
+  private readonly pastChanged = new vscode.EventEmitter<PastRun[]>();
+  /** The agent told the past runs (once a local cluster starts, and when one stops). */
+  readonly onDidChangePastRuns = this.pastChanged.event;
   /** The apps with a driver output in this window (set by the wiring; the tree shows a row). */
   outputApps: () => ReadonlySet<string> = () => new Set();
 
@@ -76,6 +85,7 @@ export class Session implements vscode.Disposable {
       connection: this.connection,
       now: Date.now(),
       outputs: this.outputApps(),
+      pastRuns: this.pastRuns,
       ...(this.state ? { state: this.state } : {}),
     };
   }
@@ -83,6 +93,11 @@ export class Session implements vscode.Disposable {
   /** Subscribes to the agent's pushes; called on start and after each agent restart. */
   attach(): void {
     this.client.onNotification(SubmitProgress, (p) => this.submitProgress.fire(p));
+    this.client.onNotification(PastRunsChanged, (p) => {
+      this.pastRuns = Array.isArray(p?.runs) ? p.runs.slice(0, 100) : [];
+      this.pastChanged.fire(this.pastRuns);
+      this.refresh();
+    });
     this.client.onNotification(StateChanged, (p) => {
       this.connection = p.connection;
       if (p.state) {
@@ -120,6 +135,7 @@ export class Session implements vscode.Disposable {
         memory: c.get<string>('localCluster.memory', '2g'),
       },
       reverseProxy: c.get<boolean>('ui.reverseProxy', false),
+      ...(this.runsDir ? { runsDir: this.runsDir } : {}),
     };
     const conn = await vscode.window.withProgress(
       {
@@ -225,5 +241,6 @@ export class Session implements vscode.Disposable {
     this.changed.dispose();
     this.pushed.dispose();
     this.submitProgress.dispose();
+    this.pastChanged.dispose();
   }
 }

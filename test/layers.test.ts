@@ -69,6 +69,9 @@ const RULES: Record<Unit, readonly Unit[]> = {
     'backend/client',
     'backend/submit',
     'backend/launcher',
+    // The local cluster's past runs, from their event logs (the Applications view after a reload).
+    'backend/eventlog',
+    'backend/history',
     'backend/agent/protocol.ts',
   ],
   // The composition root: it may wire anything of the backend.

@@ -8,13 +8,14 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { LogRouter } from '../client/LogRouter.js';
 import { MasterSession } from '../client/MasterSession.js';
 import { clientEnv } from '../client/masterConnection.js';
 import { ReverseProxyConf } from '../conf/reverseProxy.js';
 import { WickConf } from '../conf/WickConf.js';
+import { HistoryProvider } from '../history/HistoryProvider.js';
 import { type LocalCluster, startLocalCluster } from '../launcher/localClusterProcess.js';
 import {
   MAX_API_PATH_LENGTH,
@@ -31,6 +32,7 @@ import { loginLink, MASTER_UI, workerUi } from '../shared/uiLogin.js';
 import { checkApplication, compileError } from './checkApp.js';
 import type { DriverOutputSink } from './driverOutput.js';
 import { LogForwarder } from './LogForwarder.js';
+import { pastRuns } from './pastRuns.js';
 import type {
   Connection,
   ConnectParams,
@@ -39,10 +41,12 @@ import type {
   LogRangeParams,
   LogSource,
   MasterState,
+  PastRun,
   SubmitParams,
   UiTarget,
   WorkerState,
 } from './protocol.js';
+import { RELOAD_MESSAGE, RunStore, STOPPED_MESSAGE } from './runStore.js';
 import { submitApplication } from './submitApp.js';
 
 export interface AgentSink extends DriverOutputSink {
@@ -53,6 +57,8 @@ export interface AgentSink extends DriverOutputSink {
   log(line: string): void;
   /** Where the submit with this output id stands ("Bundling…"), for the editor's progress. */
   submitProgress(outputId: string, message: string): void;
+  /** The runs of earlier local clusters (after a reload), for the Applications view. */
+  pastRunsChanged?(runs: PastRun[]): void;
 }
 
 export class Agent {
@@ -68,11 +74,33 @@ export class Agent {
   private shuttingDown: Promise<void> | undefined;
   /** Temporary folders this agent made and has not removed yet (see removeTempDirsNow). */
   private readonly tempDirs = new Set<string>();
+  /** The local cluster's runs, kept across windows (ConnectParams.runsDir). */
+  private runs: RunStore | undefined;
+  /** The running local cluster's work dir, when it is kept (under runsDir). */
+  private clusterDir: string | undefined;
+  private history: HistoryProvider | undefined;
+  /** Driver output goes to the extension, and (runs kept) into the run's file. */
+  private readonly output: DriverOutputSink;
 
-  constructor(private readonly sink: AgentSink) {}
+  constructor(private readonly sink: AgentSink) {
+    this.output = {
+      driverOutput: (id, stream, data) => {
+        this.runs?.appendOutput(id, data);
+        sink.driverOutput(id, stream, data);
+      },
+      driverExited: (id, code, reason) => {
+        this.runs?.appendOutput(id, `\n[${reason}]\n`);
+        sink.driverExited(id, code, reason);
+      },
+    };
+  }
 
-  get status(): { connection: Connection; state: MasterState | undefined } {
-    return { connection: this.connection, state: this.session?.state };
+  get status(): { connection: Connection; state: MasterState | undefined; clusterDir?: string } {
+    return {
+      connection: this.connection,
+      state: this.session?.state,
+      ...(this.clusterDir ? { clusterDir: this.clusterDir } : {}),
+    };
   }
 
   private set(connection: Connection): Connection {
@@ -117,6 +145,7 @@ export class Agent {
       if (local) {
         if (!this.cluster) {
           const l = p.localCluster;
+          if (p.runsDir && !this.runs) this.openRuns(p.runsDir);
           this.set({
             kind: 'connecting',
             target: 'local',
@@ -130,9 +159,11 @@ export class Agent {
               host: '127.0.0.1',
               port: '0',
               webuiPort: '0',
-              workDir: this.tempDir(
-                join(tmpdir(), `wick-vscode-${process.pid}-${randomBytes(3).toString('hex')}`),
-              ),
+              workDir: this.runs
+                ? this.keptClusterDir(this.runs)
+                : this.tempDir(
+                    join(tmpdir(), `wick-vscode-${process.pid}-${randomBytes(3).toString('hex')}`),
+                  ),
               conf: [],
             },
             (line) => this.sink.log(line),
@@ -155,7 +186,9 @@ export class Agent {
       );
       this.session = session;
       session.onChange = (state) => {
-        if (this.session === session) this.sink.stateChanged(this.connection, state);
+        if (this.session !== session) return;
+        if (local) this.observeRuns(state);
+        this.sink.stateChanged(this.connection, state);
       };
       session.onFailover = (master) => {
         if (this.session !== session) return;
@@ -174,6 +207,10 @@ export class Agent {
       };
       webUiUrl ||= snapshot.webUiUrl;
       const connected: Connection = { kind: 'connected', url: snapshot.url, webUiUrl, local };
+      if (local) {
+        this.observeRuns(session.state);
+        void this.pushPastRuns();
+      }
       return this.set(connected);
     } catch (err) {
       return this.set({ kind: 'error', target: url, message: (err as Error).message });
@@ -191,10 +228,57 @@ export class Agent {
     const c = this.cluster;
     this.cluster = undefined;
     if (!c) return;
+    // Its runs end with it: said in their rows, not left RUNNING for ever.
+    this.runs?.endRunning(STOPPED_MESSAGE, this.clusterDir);
     await c.stop();
     const workDir = join(c.logDir, '..');
-    await rm(workDir, { recursive: true, force: true }).catch(() => {});
+    if (this.tempDirs.has(workDir))
+      await rm(workDir, { recursive: true, force: true }).catch(() => {});
     this.tempDirs.delete(workDir);
+    if (this.clusterDir) {
+      // The stopped cluster's runs are past runs now.
+      this.clusterDir = undefined;
+      void this.pushPastRuns();
+    }
+  }
+
+  private openRuns(dir: unknown): void {
+    if (typeof dir !== 'string' || !isAbsolute(dir) || dir.length > 4096) {
+      this.sink.log(
+        `Runs will not be kept across windows: runsDir ${JSON.stringify(dir)?.slice(0, 200)} is not an absolute path (of at most 4096 characters)`,
+      );
+      return;
+    }
+    try {
+      this.runs = new RunStore(dir, process.pid, (m) => this.sink.log(m));
+      this.history = HistoryProvider.fromConf(new WickConf(), { warn: (m) => this.sink.log(m) });
+    } catch (err) {
+      this.sink.log(`Runs will not be kept across windows: ${(err as Error).message}`);
+    }
+  }
+
+  private keptClusterDir(runs: RunStore): string {
+    this.clusterDir = runs.newClusterDir();
+    return this.clusterDir;
+  }
+
+  private observeRuns(state: MasterState | undefined): void {
+    if (!state || !this.runs || !this.clusterDir) return;
+    this.runs.observe([...state.activeApps, ...state.completedApps], this.clusterDir);
+  }
+
+  /** The runs of earlier local clusters, from their records and event logs. */
+  async pastRuns(): Promise<PastRun[]> {
+    return this.runs ? pastRuns(this.runs, this.clusterDir, this.history) : [];
+  }
+
+  private async pushPastRuns(): Promise<void> {
+    if (!this.runs || !this.sink.pastRunsChanged) return;
+    try {
+      this.sink.pastRunsChanged(await this.pastRuns());
+    } catch (err) {
+      this.sink.log(`The past runs could not be read: ${(err as Error).message}`);
+    }
   }
 
   /** Notes a temporary folder of this agent's, to be removed however it ends. */
@@ -211,6 +295,7 @@ export class Agent {
    * (they watch their stdin).
    */
   removeTempDirsNow(): void {
+    this.runs?.endRunning(RELOAD_MESSAGE);
     for (const dir of this.tempDirs) rmSync(dir, { recursive: true, force: true });
     this.tempDirs.clear();
   }
@@ -301,12 +386,25 @@ export class Agent {
 
   /** Bundles an application without a master, for its syntax errors (checkApp.ts). */
   check(p: { file: string; outputId?: string }) {
-    return checkApplication(p, this.sink);
+    return checkApplication(p, this.output);
   }
 
   async submit(p: SubmitParams) {
     const session = this.requireSession();
     const env = await this.rpc();
+    const r = await this.submitTo(session, env, p);
+    if (
+      r.appId &&
+      this.runs &&
+      this.clusterDir &&
+      this.connection.kind === 'connected' &&
+      this.connection.local
+    )
+      this.runs.noteSubmit(r.appId, p.file, p.outputId, this.clusterDir);
+    return r;
+  }
+
+  private submitTo(session: MasterSession, env: RpcEnv, p: SubmitParams) {
     return submitApplication(p, {
       master: session.master,
       masterUrl: (this.connection as { url: string }).url,
@@ -321,7 +419,7 @@ export class Agent {
       progress: (message) => {
         if (p.outputId) this.sink.submitProgress(p.outputId, message);
       },
-      output: this.sink,
+      output: this.output,
       follow: async (source, stream, handlers) =>
         (this.forwarder as LogForwarder).follow(
           await this.logEndpoint(source),
@@ -381,6 +479,10 @@ export class Agent {
   }
 
   private async stopEverything(): Promise<void> {
+    // The window is going (a reload, a close): the local cluster ends with this agent, and so
+    // do its runs. Said in their records before anything stops, for the next window to show.
+    this.runs?.endRunning(RELOAD_MESSAGE);
+    this.history?.stop();
     this.forwarder?.stopAll();
     for (const c of this.children) c.kill();
     this.session?.close();

@@ -6,6 +6,7 @@
  * its schemas, so that the two cannot drift apart; only the source is grouped, as one value.
  */
 import { NotificationType, RequestType } from 'vscode-jsonrpc';
+import type { AppFailure } from '../protocol/common.js';
 import type { MessageOf } from '../protocol/registry.js';
 import type { MasterStateResponse } from '../protocol/state.js';
 import type * as worker from '../protocol/worker.js';
@@ -39,6 +40,12 @@ export interface ConnectParams {
   localCluster: LocalClusterSettings;
   /** wick.ui.reverseProxy: read every log through the master (else only unreachable workers'). */
   reverseProxy?: boolean;
+  /**
+   * Where the local cluster's runs are kept across windows (the extension's storage folder): their
+   * records, their driver output, and the cluster's work dir with the executors' logs. Without
+   * it, the local cluster works in a temporary folder removed when it stops, and keeps no runs.
+   */
+  runsDir?: string;
 }
 /** Connect to a master (starting the embedded local cluster for `local`); idempotent. */
 export const Connect = new RequestType<ConnectParams, Connection, void>('wick/connect');
@@ -51,7 +58,14 @@ export const Disconnect = new RequestType<{ stopLocalCluster: boolean }, Connect
 /** The connection and the latest state, now. */
 export const RequestStatus = new RequestType<
   Record<string, never>,
-  { connection: Connection; state?: MasterState; pid: number; rssBytes: number },
+  {
+    connection: Connection;
+    state?: MasterState;
+    pid: number;
+    rssBytes: number;
+    /** The local cluster's work dir, when it is kept (ConnectParams.runsDir). */
+    clusterDir?: string;
+  },
   void
 >('wick/status');
 
@@ -152,7 +166,45 @@ export const RequestAppStatusApiOf = new RequestType<
   void
 >('wick/appStatusApi');
 
+/**
+ * A run of an earlier local cluster of this folder's windows (before a reload or a restart), from
+ * the agent's records and the run's event log: what the Applications view shows under Completed.
+ */
+export interface PastRun {
+  appId: string;
+  name: string;
+  /** How it ended: the master's word, its event log's, or KILLED when its cluster ended under it. */
+  state: 'FINISHED' | 'FAILED' | 'KILLED' | 'UNKNOWN';
+  startTime: number;
+  endTime?: number;
+  /** Why it ended so, when it did not end by itself (its local cluster ended with the window). */
+  message?: string;
+  failure?: AppFailure;
+  /** The file submitted from the editor, when it was. */
+  file?: string;
+  /** Its jobs, from its event log (absent without one). */
+  jobs?: { succeeded: number; failed: number; running: number };
+  /** The event log it was read from. */
+  eventLog?: string;
+  /** The driver's stdout and stderr as the window showed them: a file, if it is still there. */
+  output?: { path: string; exists: boolean };
+  /** Its executors' logs in the cluster's work dir: the files still there; `removed` when none is. */
+  logs: {
+    dir: string;
+    removed: boolean;
+    files: { execId: number; stream: LogStream; path: string }[];
+  };
+}
+
+/** The runs of this folder's earlier local clusters, newest first (at most 100). */
+export const RequestPastRuns = new RequestType<Record<string, never>, { runs: PastRun[] }, void>(
+  'wick/pastRuns',
+);
+
 // Agent → Extension (notifications)
+
+/** The past runs changed (read once a local cluster starts; a reload's runs marked as ended). */
+export const PastRunsChanged = new NotificationType<{ runs: PastRun[] }>('wick/pastRunsChanged');
 
 /** Every change: the connection and the whole (small) master state; the extension debounces. */
 export const StateChanged = new NotificationType<{

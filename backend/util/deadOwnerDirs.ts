@@ -31,7 +31,8 @@ export async function removeDeadOwnerDirs(prefix: string, dir = tmpdir()): Promi
   return removed;
 }
 
-function alive(pid: number): boolean {
+/** Whether process `pid` is alive (a zombie is not). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
   } catch (err) {

@@ -6,14 +6,17 @@ import { assertNever } from '../../backend/shared/assertNever.js';
 import { appChildren, appItem } from './nodes/app.js';
 import { driverChildren, driverItem } from './nodes/driver.js';
 import { executorChildren, executorItem } from './nodes/executor.js';
+import { failureItem } from './nodes/failure.js';
 import { applicationGroups, groupChildren, groupItem } from './nodes/group.js';
 import type { Item } from './nodes/item.js';
+import { jobChildren, jobItem, stageItem } from './nodes/job.js';
 import { logItem } from './nodes/log.js';
 import { masterChildren, masterItem } from './nodes/master.js';
 import { messageItem } from './nodes/message.js';
 import type { Model, Node } from './nodes/node.js';
 import { outputItem } from './nodes/output.js';
 import { peerItem } from './nodes/peer.js';
+import { fileItem, runChildren, runItem } from './nodes/run.js';
 import { workerChildren, workerItem } from './nodes/worker.js';
 
 export type { Model, Node };
@@ -62,10 +65,17 @@ export function children(n: Node, m: Model): Node[] {
       return executorChildren(n);
     case 'driver':
       return driverChildren(n);
+    case 'job':
+      return jobChildren(n);
+    case 'run':
+      return runChildren(n);
     case 'message':
     case 'peer':
     case 'log':
     case 'output':
+    case 'stage':
+    case 'failure':
+    case 'file':
       return [];
     default:
       return assertNever(n, 'node');
@@ -94,6 +104,16 @@ export function item(n: Node, m: Model, parentId = ''): Item {
       return logItem(n, parentId);
     case 'output':
       return outputItem(n);
+    case 'job':
+      return jobItem(n, m);
+    case 'stage':
+      return stageItem(n, m);
+    case 'failure':
+      return failureItem(n);
+    case 'run':
+      return runItem(n);
+    case 'file':
+      return fileItem(n, parentId);
     default:
       return assertNever(n, 'node');
   }

@@ -141,7 +141,11 @@ async function hostTests(cs) {
   const stopDriving = drivePage(page, pageDir);
   try {
     const exited = new Promise((r) => page.exposeFunction('codeAutomationExit', (code) => r(code)));
-    await page.goto(workbenchUrl(cs.host, root, payload), { waitUntil: 'domcontentloaded' });
+    // Generous: on a loaded machine the workbench's first page can take more than the 30 s default.
+    await page.goto(workbenchUrl(cs.host, root, payload), {
+      waitUntil: 'domcontentloaded',
+      timeout: 120_000,
+    });
     // Bounded: a suite that hangs fails here instead of hanging `npm test`.
     let timer;
     const code = await Promise.race([

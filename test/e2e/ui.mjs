@@ -2,7 +2,8 @@
 // cluster starts), see two ALIVE workers, Submit Job… on examples/pi.ts from the command palette,
 // watch it complete, open the executor's stdout; submit a job that runs until killed, kill it from
 // its context menu and confirm, see it KILLED; open the dashboard from the status bar and read the
-// cluster inside its webview, move to its Workers page and find it there again after a reload.
+// cluster inside its webview, move to its Workers page and find it there again after a reload,
+// and the runs from before the reload still in the Applications view.
 // Elements are found by role and accessible name, as a screen reader would find them.
 //
 // The flow is a list of steps, each with a budget in seconds, sized for a loaded 2-core machine: a
@@ -18,7 +19,7 @@ import { join } from 'node:path';
 export const UI_STEPS = [
   // The workbench loads, the extension activates and starts a local cluster of two workers.
   ['1-cluster-two-workers', 120],
-  ['2-pi-submitted', 60],
+  ['2-pi-submitted', 90],
   ['3-app-completed', 45],
   ['4-executor-stdout', 30],
   ['4b-finished-app-menu', 20],
@@ -32,6 +33,8 @@ export const UI_STEPS = [
   // A reload restarts the workbench, the extension host, the agent and so the local cluster, and
   // only then can the restored panel show the cluster: about a minute on a loaded 2-core machine.
   ['11-dashboard-restored-after-reload', 150],
+  // The reload's new cluster lists the earlier one's runs, from the agent's records.
+  ['12-runs-kept-after-reload', 60],
 ];
 
 export async function runUi(page, url, shots) {
@@ -220,6 +223,21 @@ async function flow(page, url, step) {
       .getByRole('table', { name: 'Workers' })
       .getByRole('row', { name: /ALIVE/ })
       .nth(1)
+      .waitFor();
+  });
+  // The Applications view after the reload: the runs of the cluster before it, as they ended.
+  await step('12-runs-kept-after-reload', async () => {
+    if (!(await apps.isVisible()))
+      await page.locator('.part.activitybar [aria-label^="Wick"]').first().click();
+    await expand(apps.getByRole('treeitem', { name: /^Completed [1-9]/ }));
+    await apps
+      .getByRole('treeitem', { name: /^Wick Pi \(app-\S+\) State: FINISHED .*earlier session/ })
+      .first()
+      .waitFor();
+    await apps
+      .getByRole('treeitem', {
+        name: new RegExp(`^until killed \\(${appId}\\) State: KILLED .*earlier session`),
+      })
       .waitFor();
   });
 }

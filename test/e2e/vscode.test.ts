@@ -8,11 +8,11 @@ import { test } from 'node:test';
  *
  * Its timeout is a backstop above the parts' own bounds, so that a part that hangs fails by its
  * own bound, naming itself: the in-host suite ≤ 600 s (run.mjs), the UI flow ≤ the sum of its
- * steps' budgets (UI_STEPS in ui.mjs, 635 s), the VSIX check ≤ 240 s, and code-server's starts and
+ * steps' budgets (UI_STEPS in ui.mjs, 725 s), the VSIX check ≤ 240 s, and code-server's starts and
  * stops. On a quiet 2-core machine the whole file takes about 4 minutes.
  */
 test('the extension in a real VS Code (code-server): in-host tests and UI flow', {
-  timeout: 1_560_000,
+  timeout: 1_650_000,
 }, async (t) => {
   const r = await run(process.execPath, ['test/e2e/run.mjs', '--exit-with-parent']);
   if (r.status === 77) {

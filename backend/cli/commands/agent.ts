@@ -11,8 +11,10 @@ import {
   Kill,
   LogChunk,
   LogFollowEnded,
+  PastRunsChanged,
   RequestAppStatusApiOf,
   RequestLogRange,
+  RequestPastRuns,
   RequestStatus,
   RequestUiLink,
   RequestWorkerStateOf,
@@ -55,6 +57,7 @@ export function registerAgent(program: Command): void {
         log: (line) => connection.console.log(line),
         submitProgress: (outputId, message) =>
           void connection.sendNotification(SubmitProgress, { outputId, message }),
+        pastRunsChanged: (runs) => void connection.sendNotification(PastRunsChanged, { runs }),
       });
       let exiting = false;
       const exit = (code: number) => {
@@ -79,6 +82,7 @@ export function registerAgent(program: Command): void {
       connection.onRequest(SubmitApplication, (p) => agent.submit(p));
       connection.onRequest(CheckApplication, (p) => agent.check(p));
       connection.onRequest(Kill, (p) => agent.kill(p.id));
+      connection.onRequest(RequestPastRuns, async () => ({ runs: await agent.pastRuns() }));
       connection.onRequest(RequestUiLink, (p) => agent.uiLink(p));
       connection.onRequest(RequestWorkerStateOf, (p) => agent.workerState(p.workerId));
       connection.onRequest(RequestAppStatusApiOf, (p) => agent.appStatusApi(p.path));

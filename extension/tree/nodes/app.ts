@@ -1,5 +1,6 @@
 import { appWaitingReason } from '../../submit/waitingReasons.js';
 import { cores, duration, type Item, lower, mb, stateIcon } from './item.js';
+import { progressNodes, tasksText } from './job.js';
 import type { Model, Node } from './node.js';
 
 type A = Extract<Node, { kind: 'app' }>;
@@ -23,6 +24,7 @@ export function appItem(n: A, m: Model): Item {
     `Memory per executor: ${mb(a.memoryPerExecutorMB)}`,
     `Executors: ${running} running, ${a.removedExecutors.length} ended`,
     `Duration: ${took}`,
+    ...(a.progress ? [jobsLine(a.progress)] : []),
     ...(a.failure ? [`Failed: ${failureText(a.failure)}`] : []),
     ...(failed
       ? [
@@ -45,6 +47,13 @@ export function appItem(n: A, m: Model): Item {
   };
 }
 
+/** "Jobs: 1 running (40/100 tasks), 2 succeeded, 0 failed" */
+function jobsLine(p: NonNullable<A['app']['progress']>): string {
+  const first = p.activeJobs[0];
+  const running = first ? ` (job ${first.jobId}: ${tasksText(first.counts)})` : '';
+  return `Jobs: ${p.jobs.active} running${running}, ${p.jobs.succeeded} succeeded, ${p.jobs.failed} failed`;
+}
+
 /** What the driver said when its application failed, and the line of the user's code. */
 function failureText(f: NonNullable<A['app']['failure']>): string {
   const at = f.location ? `\nat ${f.location.file}:${f.location.line}:${f.location.column}` : '';
@@ -64,8 +73,13 @@ function lastLine(message: string): string {
 export function appChildren(n: A, m?: Model): Node[] {
   const a = n.app;
   const output: Node[] = m?.outputs?.has(a.id) ? [{ kind: 'output', appId: a.id }] : [];
+  const failure: Node[] = a.failure
+    ? [{ kind: 'failure', appId: a.id, name: a.name, failure: a.failure }]
+    : [];
   return [
+    ...failure,
     ...output,
+    ...progressNodes(a),
     ...[...a.executors, ...a.removedExecutors]
       .sort((x, y) => x.id - y.id)
       .map((exec): Node => ({ kind: 'executor', exec, app: a, under: 'app' })),

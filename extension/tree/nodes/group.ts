@@ -38,7 +38,11 @@ export function groupChildren(n: G, m: Model): Node[] {
     n.group === 'completed'
       ? [...v.completed].sort((a, b) => (b.endTime ?? 0) - (a.endTime ?? 0))
       : v.active.filter((a) => (n.group === 'waiting') === (a.state === 'WAITING'));
-  return apps.map((app) => ({ kind: 'app', app }));
+  const live: Node[] = apps.map((app) => ({ kind: 'app', app }));
+  // The runs of earlier sessions after this cluster's own, newest first.
+  return n.group === 'completed'
+    ? [...live, ...v.past.map((run): Node => ({ kind: 'run', run }))]
+    : live;
 }
 
 /** The Applications view's roots. */
@@ -49,7 +53,7 @@ export function applicationGroups(m: Model): Node[] {
   const groups: Node[] = [
     { kind: 'group', group: 'running', count: v.active.length - waiting },
     { kind: 'group', group: 'waiting', count: waiting },
-    { kind: 'group', group: 'completed', count: v.completed.length },
+    { kind: 'group', group: 'completed', count: v.completed.length + v.past.length },
   ];
   if (v.drivers.length > 0)
     groups.push({ kind: 'group', group: 'drivers', count: v.drivers.length });
@@ -64,9 +68,13 @@ function visible(m: Model) {
   const cleared = m.filter?.cleared;
   const shown = (a: { id: string; state: string }) =>
     (!states || states.includes(a.state)) && !cleared?.has(a.id);
+  const live = new Set([...s.activeApps, ...s.completedApps].map((a) => a.id));
   return {
     active: s.activeApps.filter(shown),
     completed: s.completedApps.filter(shown),
+    past: (m.pastRuns ?? []).filter(
+      (r) => shown({ id: r.appId, state: r.state }) && !live.has(r.appId),
+    ),
     drivers: [...s.activeDrivers, ...s.completedDrivers.filter((d) => !cleared?.has(d.id))],
   };
 }

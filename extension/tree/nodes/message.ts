@@ -10,7 +10,11 @@ export function messageItem(n: M): Item {
     label: n.action ? `${n.text} — ${n.action.title}` : n.text,
     ...(n.detail ? { tooltip: n.detail } : {}),
     icon:
-      n.severity === 'error' ? { id: 'error', color: 'errorForeground' } : { id: 'loading~spin' },
+      n.severity === 'error'
+        ? { id: 'error', color: 'errorForeground' }
+        : n.severity === 'note'
+          ? { id: 'info' }
+          : { id: 'loading~spin' },
     contextValue: `wick.message.${n.severity}`,
     collapsible: 'none',
     ...(n.action ? { command: n.action } : {}),

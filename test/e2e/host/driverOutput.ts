@@ -96,17 +96,21 @@ export async function driverOutputSteps(base: Api, root: string): Promise<void> 
         piApp = r.appId as string;
         // The phases, in order, under the submit's title: the agent's, from the driver's own
         // report that its bundle is done (backend/app/driver/launcherReport.ts).
-        const phases = progress.shown.find((p) => p.title === 'Submitting pi.ts');
-        assert.ok(phases, `no "Submitting pi.ts" progress: ${JSON.stringify(progress.shown)}`);
+        const phases = progress.shown.find((p) => p.title === 'Running pi.ts on Wick');
+        assert.ok(phases, `no "Running pi.ts on Wick" progress: ${JSON.stringify(progress.shown)}`);
         const bundling = phases.messages.indexOf('Bundling pi.ts…');
         assert.ok(bundling >= 0, JSON.stringify(phases.messages));
         assert.ok(
           phases.messages.indexOf('Starting the driver…') > bundling,
           JSON.stringify(phases.messages),
         );
-        // The last phase, when the app had no executor at the answer, ends once it has one.
-        const waiting = progress.shown.find((p) => p.messages.includes('Waiting for executors…'));
-        if (waiting) await within(60_000, waiting.ended, '"Waiting for executors…" ending');
+        // The same notification goes on (executors, the job's counts) until the app ends.
+        assert.equal(
+          progress.shown.filter((p) => p.title === 'Running pi.ts on Wick').length,
+          1,
+          'one notification for the submit and its job',
+        );
+        await within(60_000, phases.ended, 'the notification ending with the app');
         const offer = await within(
           10_000,
           info.next((m) => m.items.includes('Show Logs')),

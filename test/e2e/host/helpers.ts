@@ -197,9 +197,13 @@ export class Answering {
   }
 }
 
-/** A file in the work dir of the local cluster the agent started (tmpdir/wick-vscode-<pid>-…). */
+/**
+ * A file in the work dir of the local cluster the agent started: kept in the extension's storage
+ * (runs kept across windows), else tmpdir/wick-vscode-<pid>-….
+ */
 export async function workFile(s: Session, ...rel: string[]): Promise<string> {
-  const { pid } = await within(10_000, s.status(), 'the agent status');
+  const { pid, clusterDir } = await within(10_000, s.status(), 'the agent status');
+  if (clusterDir) return join(clusterDir, ...rel);
   const dirs = readdirSync(tmpdir()).filter((d) => d.startsWith(`wick-vscode-${pid}-`));
   if (dirs.length !== 1)
     throw new Error(`Expected one local cluster dir of agent ${pid} in ${tmpdir()}, found ${dirs}`);

@@ -1,4 +1,4 @@
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import type { Host } from '../../../extension/host.js';
 
 /** One progress notification the extension showed: its title, each message, and whether it ended. */
@@ -6,6 +6,10 @@ export interface ShownProgress {
   title: string;
   messages: string[];
   ended: Promise<void>;
+  /** Its Cancel button, as a click on it: the task's token is cancelled. */
+  cancel(): void;
+  /** The first message (shown already or to come) that `pred` accepts. */
+  message(pred: (m: string) => boolean): Promise<string>;
 }
 
 /**
@@ -24,23 +28,40 @@ export class RecordingProgress {
       options: vscode.ProgressOptions,
       task: Parameters<Host['withProgress']>[1],
     ) => {
+      const ours = new vscode.CancellationTokenSource();
+      const waiters: { pred: (m: string) => boolean; resolve: (m: string) => void }[] = [];
       const entry: ShownProgress = {
         title: options.title ?? '',
         messages: [],
         ended: Promise.resolve(),
+        cancel: () => ours.cancel(),
+        message: (pred) => {
+          const seen = entry.messages.find(pred);
+          return seen !== undefined
+            ? Promise.resolve(seen)
+            : new Promise((resolve) => waiters.push({ pred, resolve }));
+        },
       };
       shown.push(entry);
-      const result = original(options, (progress, token) =>
-        task(
+      const result = original(options, (progress, token) => {
+        token.onCancellationRequested(() => ours.cancel());
+        return task(
           {
             report: (v) => {
-              if (v.message) entry.messages.push(v.message);
+              const m = v.message;
+              if (m) {
+                entry.messages.push(m);
+                for (const w of waiters.filter((x) => x.pred(m))) {
+                  waiters.splice(waiters.indexOf(w), 1);
+                  w.resolve(m);
+                }
+              }
               progress.report(v);
             },
           },
-          token,
-        ),
-      ) as Thenable<R>;
+          ours.token,
+        );
+      }) as Thenable<R>;
       entry.ended = Promise.resolve(result).then(
         () => undefined,
         () => undefined,

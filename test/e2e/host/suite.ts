@@ -32,6 +32,7 @@ import { showLogsSteps } from './showLogs.js';
 import { submitLessSteps } from './submitLess.js';
 import { supervisedDriverSteps } from './supervisedDriver.js';
 import { treeGlanceSteps } from './treeGlance.js';
+import { runningWhenClusterEnds, runsKeptSteps, watchJobSteps } from './watchJobs.js';
 import { wordCountSteps } from './wordCount.js';
 
 export async function run(): Promise<void> {
@@ -180,6 +181,7 @@ export async function run(): Promise<void> {
     );
   });
 
+  await watchJobSteps(api, root);
   await showLogsSteps(api, root);
   await driverOutputSteps(api, root);
   await multiKillSteps(api, root);
@@ -249,6 +251,9 @@ export async function run(): Promise<void> {
     panel.dispose();
   });
 
+  // A run running when the agent (and so its local cluster) ends, as a window reload ends them.
+  const endedRun = await runningWhenClusterEnds(api, root);
+  const notice = new Answering(api.host, 'showWarningMessage', () => undefined);
   await step('after an agent crash the client restarts it and the tree recovers', async () => {
     const before = await within(10_000, s.status(), 'the agent status');
     const running = new Promise<void>((resolve) => {
@@ -271,6 +276,8 @@ export async function run(): Promise<void> {
     assert.equal(workers.length, 2);
     for (const w of workers) assert.equal(item(w, s.model()).contextValue, 'wick.worker.alive');
   });
+  await runsKeptSteps(api, endedRun, notice);
+  notice.restore();
 
   await within(
     20_000,
