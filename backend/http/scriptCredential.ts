@@ -33,5 +33,14 @@ export function checkScriptCredential(
   }
   const token = bearerToken(authorization);
   if (token !== undefined && isSecret(token, secret)) return { ok: true, principal: 'cluster' };
+  // A user's token (wick token create) opens the master's RPC only: the web UI shows every
+  // application's logs, and the REST server compiles a file of the master's machine, each more
+  // than a token's own applications.
+  if (token?.startsWith('token:')) {
+    return {
+      ok: false,
+      why: "A user's token opens wick submit, status, kill and logs (--token-file), not this web port: it takes the cluster secret",
+    };
+  }
   return { ok: false, why: 'The Authorization header is not "Bearer <the cluster secret>"' };
 }

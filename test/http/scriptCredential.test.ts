@@ -35,3 +35,9 @@ test('anything else is refused, with a reason that does not repeat what was sent
     }
   }
 });
+
+test("a user's token is refused here, saying where it works", () => {
+  const r = checkScriptCredential(`Bearer token:tok-0123456789abcdef:${'a'.repeat(64)}`, SECRET);
+  assert.equal(r.ok, false);
+  if (!r.ok) assert.match(r.why, /token opens wick submit, status, kill and logs/);
+});
