@@ -4,8 +4,10 @@ import { LogFollower } from '../client/LogFollower.js';
 import { MasterStateMirror } from '../client/MasterStateMirror.js';
 import { masterState } from '../client/masterConnection.js';
 import { findLogWorker, findWorker, LookupFailed, workerEndpoint } from '../client/workerLookup.js';
+import { AppConf } from '../conf/app.js';
 import { MasterConf } from '../conf/master.js';
 import type { WickConf } from '../conf/WickConf.js';
+import { HistoryProvider } from '../history/HistoryProvider.js';
 import { WEB_UI_ENDPOINT, WEB_UI_STATE_ENDPOINT } from '../protocol/endpoints.js';
 import { RequestWorkerState } from '../protocol/worker.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
@@ -18,6 +20,7 @@ import { mountApiV1 } from './apiV1.js';
 import { mountKillApi } from './killApi.js';
 import { failure, mountLogApi } from './logApi.js';
 import { MasterStateFeed } from './MasterStateFeed.js';
+import { type LoggedApplications, withLoggedApplications } from './masterStatusSource.js';
 import { type AppMetricsSource, appMetricsFromMasterState } from './metrics/appMetrics.js';
 import { masterMetricsRegistry } from './metrics/masterMetrics.js';
 import { mountPrometheus } from './metrics/prometheusRoute.js';
@@ -50,6 +53,8 @@ export class MasterWebUI {
   private constructor(
     private readonly ui: UiServer,
     private readonly master: RpcEndpointRef,
+    /** The event logs /api/v1 lists beside the applications the master keeps, if it has a dir. */
+    private readonly logged?: LoggedApplications,
   ) {}
 
   get port(): number {
@@ -73,6 +78,11 @@ export class MasterWebUI {
     conf: WickConf,
     /** TLS (https) when it serves: the daemon's RpcEnv's, so one certificate for both ports. */
     security?: WireSecurity,
+    /**
+     * The dir the master's applications log into, when it knows it (eventlog/eventLogDir.ts
+     * masterEventLogDir): /api/v1 lists their logs beside the applications the master keeps.
+     */
+    eventLogDir?: string,
   ): Promise<MasterWebUI> {
     let self: MasterWebUI | undefined;
     const secret = uiClusterSecret(conf);
@@ -85,7 +95,11 @@ export class MasterWebUI {
         ? undefined
         : { secret, loginCommand: () => `wick ui-url --master wick://${master.address}` },
     );
-    self = new MasterWebUI(ui, master);
+    self = new MasterWebUI(
+      ui,
+      master,
+      eventLogDir ? loggedApplications(conf, eventLogDir) : undefined,
+    );
     const killEnabled = conf.get(MasterConf.uiKillEnabled);
     const capabilities = { killEnabled };
     // Page by page, as every client reads it: the same answer however big the cluster.
@@ -170,7 +184,8 @@ export class MasterWebUI {
    */
   attach(env: RpcEnv, appStatus?: AppStatusSource): void {
     this.env = env;
-    this.appStatus = appStatus;
+    this.appStatus =
+      appStatus && this.logged ? withLoggedApplications(appStatus, this.logged) : appStatus;
     const mirror = new MasterStateMirror();
     env.setupEndpoint(WEB_UI_STATE_ENDPOINT, mirror);
     this.stateFeed = new MasterStateFeed(mirror);
@@ -218,4 +233,20 @@ export class MasterWebUI {
       throw err;
     }
   }
+}
+
+/** The event logs of the dir the master's applications log into. */
+function loggedApplications(conf: WickConf, logDir: string): LoggedApplications {
+  const warn = (m: string) => log.warn(m);
+  return {
+    // Never started: the master only scans when asked, and never cleans (the history server's).
+    provider: HistoryProvider.fromConf(conf, { logDir, warn }),
+    retention: {
+      jobs: conf.get(AppConf.retainedJobs),
+      stages: conf.get(AppConf.retainedStages),
+      tasks: conf.get(AppConf.retainedTasks),
+      deadExecutors: conf.get(AppConf.retainedDeadExecutors),
+    },
+    warn,
+  };
 }

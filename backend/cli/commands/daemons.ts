@@ -55,7 +55,8 @@ export function registerDaemons(program: Command): void {
       warnAboutExposedSecret('master');
       const logDir = masterEventLogDir(conf);
       const running = await startMaster(conf, {
-        webUi: MasterWebUI.start,
+        webUi: (master, host, port, retries, c, security) =>
+          MasterWebUI.start(master, host, port, retries, c, security, logDir),
         ...(logDir ? { eventLogs: { dir: logDir, claimAppId: appIdClaims(logDir).claim } } : {}),
       });
       const stop = () => running.stop();
