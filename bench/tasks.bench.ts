@@ -28,11 +28,21 @@
  *
  *   npm run bench -- tasks [--tasks 20000] [--warmup 10000] [--rounds 5] [--profile DIR]
  *
+ * Watching costs (issue 27): after those rounds, the same jobs by two applications in turn, one
+ * with the master summary (wick.ui.reportStatus: MasterStatusReporter) and an event log on, one
+ * with both off (the listener bus and the status tracker are always there), alternating which
+ * goes first, each connected afresh; ratios.watchedTasksPerSecond = on ÷ off (goal ≥ 0.9),
+ * figures.eventLogBytesPerTask (the "on" application's log ÷ every task it ran). Then, in this
+ * process, the master's memory for one application's summary after a job of 100,000 tasks each
+ * reported one by one (the worst case), with the default wick.ui.retainedTasks (100,000) and with
+ * 10,000: figures.summaryBytesPerRetainedTask, and ratios.summaryPastRetained (100,000 tasks ÷
+ * 10,000 tasks, both keeping 10,000: ≤ 1.5 when the summary is bounded by the setting).
+ *
  * --profile DIR writes CPU profiles into DIR: of this process (the driver) over the measured
  * rounds (node:inspector), and of each executor from start to exit (bench/lib/cpuProfilePreload.cjs
  * through the workers' NODE_OPTIONS). Profiled runs are slower; do not compare their figures.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
@@ -49,6 +59,7 @@ import { RawTaskDriver } from './lib/rawTaskDriver.js';
 import { writeResults } from './lib/results.js';
 import { runBenchmark } from './lib/run.js';
 import { median, round } from './lib/stats.js';
+import { summaryBytes } from './lib/summaryMemory.js';
 import { fmt, printTable } from './lib/table.js';
 import { connect, executorPids, startCluster } from './lib/wickApp.js';
 
@@ -63,6 +74,24 @@ const goals: Goal[] = [
     what: 'no-op tasks/s',
   },
   { figure: 'ratios.tasksPerSecond', op: '>=', value: 0.085, what: 'tasks/s ÷ raw' },
+  {
+    figure: 'ratios.watchedTasksPerSecond',
+    op: '>=',
+    value: 0.9,
+    what: 'tasks/s with master summary + event log ÷ without',
+  },
+  {
+    figure: 'figures.summaryBytesPerRetainedTask',
+    op: '<=',
+    value: 400,
+    what: "master's summary bytes per kept task (100,000-task job)",
+  },
+  {
+    figure: 'ratios.summaryPastRetained',
+    op: '<=',
+    value: 1.5,
+    what: 'summary of 100,000 tasks ÷ of 10,000, keeping 10,000',
+  },
 ];
 const WATCHDOG_MS = 15 * 60_000;
 const EXECUTORS = 2;
@@ -71,6 +100,7 @@ const CORES = 1;
 const { values: opts } = parseArgs({
   options: {
     tasks: { type: 'string', default: sized('20000', '200') },
+    'summary-tasks': { type: 'string', default: sized('100000', '2000') },
     warmup: { type: 'string', default: sized('10000', '100') },
     rounds: { type: 'string', default: sized('5', '1') },
     profile: { type: 'string' },
@@ -81,6 +111,7 @@ const { values: opts } = parseArgs({
 const tasks = int('tasks', opts.tasks, 100, 10_000_000);
 const warmup = int('warmup', opts.warmup, 0, 10_000_000);
 const rounds = int('rounds', opts.rounds, 1, 100);
+const summaryTasks = int('summary-tasks', opts['summary-tasks'], 100, 10_000_000);
 const profileDir = opts.profile ? resolve(opts.profile) : undefined;
 const inFlight = CORES * (1 + PREFETCH_PER_CORE);
 
@@ -197,10 +228,26 @@ async function main(): Promise<void> {
       console.log(`  profile of the driver: ${file}`);
     }
 
+    await wc.stop();
+    wc = undefined;
+    const watched = await watchCost(cluster.ready.url);
+    const kept = Math.min(summaryTasks, 100_000);
+    const small = Math.max(1, Math.floor(summaryTasks / 10));
+    // The smallest first: a store measured after bigger ones that became garbage reads low (the
+    // heap before it still held some of theirs), which a full run showed as 0 MB.
+    const summarySmall = summaryBytes(small, small);
+    const summaryBounded = summaryBytes(summaryTasks, small);
+    const summaryAll = summaryBytes(summaryTasks, 100_000);
+    console.log(
+      `  master summary of a ${fmt(summaryTasks)}-task job: ${fmt(summaryAll / 1e6, 2)} MB keeping ${fmt(kept)} tasks (wick.ui.retainedTasks 100,000); ${fmt(summaryBounded / 1e6, 2)} MB keeping ${fmt(small)}, against ${fmt(summarySmall / 1e6, 2)} MB for a ${fmt(small)}-task job`,
+    );
+
     const figures = summarize(wick);
     const baseline = summarize(base);
     const baseline1 = summarize(base1);
     const ratios = {
+      watchedTasksPerSecond: round(watched.on / watched.off, 3),
+      summaryPastRetained: summarySmall > 0 ? round(summaryBounded / summarySmall, 3) : Number.NaN,
       tasksPerSecond: round(figures.tasksPerSecond / baseline.tasksPerSecond, 3),
       tasksPerSecondVsOneInFlight: round(figures.tasksPerSecond / baseline1.tasksPerSecond, 3),
     };
@@ -224,6 +271,12 @@ async function main(): Promise<void> {
         cpuBoundTasksPerSecond: cpuBound,
         cpus: os.cpus().length,
         loadAverage1m: round(Math.max(loadBefore, loadAfter), 2),
+        watchedOnTasksPerSecond: watched.on,
+        watchedOffTasksPerSecond: watched.off,
+        eventLogBytesPerTask: watched.eventLogBytesPerTask,
+        summaryTasks,
+        summaryMB: round(summaryAll / 1e6, 2),
+        summaryBytesPerRetainedTask: Math.round(summaryAll / kept),
       },
       baseline: {
         tasksPerSecond: baseline.tasksPerSecond,
@@ -278,6 +331,25 @@ async function main(): Promise<void> {
         ],
         ['Wick ÷ raw (same concurrency)', ratios.tasksPerSecond.toFixed(3), '', ''],
         [
+          'master summary + event log on ÷ off',
+          ratios.watchedTasksPerSecond.toFixed(3),
+          '≥ 0.9',
+          ratios.watchedTasksPerSecond >= 0.9 ? 'met' : 'MISSED',
+        ],
+        ['event log bytes per task', fmt(watched.eventLogBytesPerTask, 1), '', ''],
+        [
+          `master summary, ${fmt(summaryTasks)}-task job (MB; bytes per kept task)`,
+          `${fmt(summaryAll / 1e6, 2)}; ${fmt(Math.round(summaryAll / kept))}`,
+          '≤ 400 B/task',
+          summaryAll / kept <= 400 ? 'met' : 'MISSED',
+        ],
+        [
+          `summary past wick.ui.retainedTasks (${fmt(summaryTasks)} ÷ ${fmt(small)} tasks)`,
+          ratios.summaryPastRetained.toFixed(3),
+          '≤ 1.5',
+          ratios.summaryPastRetained <= 1.5 ? 'met' : 'MISSED',
+        ],
+        [
           'estimate with the CPUs to itself',
           fmt(cpuBound),
           `≥ ${fmt(GOAL_TASKS_PER_SECOND)}`,
@@ -294,6 +366,70 @@ async function main(): Promise<void> {
     await raw.close();
     await stopAll();
   }
+}
+
+/**
+ * The same jobs by an application with the master summary and an event log on, and by one with
+ * both off, in turn (alternating which goes first); each connects afresh and warms up, since two
+ * cannot hold the cluster's two executors at once.
+ */
+async function watchCost(
+  masterUrl: string,
+): Promise<{ on: number; off: number; eventLogBytesPerTask: number }> {
+  const logDir = mkdtempSync(join(os.tmpdir(), 'wick-bench-eventlog-'));
+  const on: number[] = [];
+  const off: number[] = [];
+  let logBytes = 0;
+  let loggedTasks = 0;
+  const warm = Math.max(100, Math.floor(warmup / 4));
+  try {
+    for (let r = 0; r < rounds; r++) {
+      const modes = r % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const);
+      for (const mode of modes) {
+        const conf: Record<string, string> =
+          mode === 'on'
+            ? {
+                'wick.ui.reportStatus': 'true',
+                'wick.eventLog.enabled': 'true',
+                'wick.eventLog.dir': logDir,
+              }
+            : { 'wick.ui.reportStatus': 'false', 'wick.eventLog.enabled': 'false' };
+        const app = await connect(masterUrl, `bench-tasks-watch-${mode}`, EXECUTORS, conf);
+        try {
+          await app.range(0, warm, 1, warm).foreach(() => {});
+          const s = await measure(tasks, [], () => app.range(0, tasks, 1, tasks).foreach(() => {}));
+          (mode === 'on' ? on : off).push(s.tasksPerSecond);
+        } finally {
+          const path = app.eventLogPath;
+          await app.stop();
+          if (mode === 'on' && path) {
+            logBytes += await closedLogSize(path);
+            loggedTasks += warm + tasks;
+          }
+        }
+      }
+      console.log(
+        `  watching, round ${r + 1}/${rounds}: on ${fmt(on.at(-1) ?? 0)}/s, off ${fmt(off.at(-1) ?? 0)}/s; load ${(os.loadavg()[0] as number).toFixed(1)}`,
+      );
+    }
+  } finally {
+    rmSync(logDir, { recursive: true, force: true });
+  }
+  return {
+    on: Math.round(median(on)),
+    off: Math.round(median(off)),
+    eventLogBytesPerTask: round(logBytes / Math.max(1, loggedTasks), 1),
+  };
+}
+
+/** The size of a log once its driver has closed it (stop() returns before it has). */
+async function closedLogSize(path: string): Promise<number> {
+  const deadline = Date.now() + 60_000;
+  while (!existsSync(path)) {
+    if (Date.now() > deadline) throw new Error(`the event log ${path} was never closed`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return statSync(path).size;
 }
 
 await runBenchmark('tasks', main, WATCHDOG_MS);

@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppConf } from '../conf/app.js';
 import { HistoryConf } from '../conf/history.js';
+import { MasterConf } from '../conf/master.js';
 import type { WickConf } from '../conf/WickConf.js';
 
 /** $XDG_STATE_HOME/wick/event-logs, or ~/.local/state/wick/event-logs. */
@@ -43,4 +44,19 @@ export function eventLogDir(conf: WickConf, env: NodeJS.ProcessEnv = process.env
 export function historyLogDir(conf: WickConf, env: NodeJS.ProcessEnv = process.env): string {
   const dir = conf.get(HistoryConf.logDirectory);
   return dir ? localDir(HistoryConf.logDirectory.key, dir) : eventLogDir(conf, env);
+}
+
+/**
+ * Where a master's applications write their event logs, when the master can know it: its own
+ * wick.eventLog.dir, else, when it tells its applications to log (wick.deploy.eventLogByDefault, a
+ * local cluster, whose drivers run on its machine as its user), their default dir; else none (a
+ * shared cluster's drivers log, or not, wherever each is told). The master lists and opens the
+ * logs there (/api/v1) and claims its applications' ids there (appIdClaims.ts).
+ */
+export function masterEventLogDir(
+  conf: WickConf,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  if (conf.get(AppConf.eventLogDir)) return eventLogDir(conf, env);
+  return conf.get(MasterConf.eventLogByDefault) ? defaultEventLogDir(env) : undefined;
 }

@@ -4,8 +4,10 @@ import { LogFollower } from '../client/LogFollower.js';
 import { MasterStateMirror } from '../client/MasterStateMirror.js';
 import { masterState } from '../client/masterConnection.js';
 import { findLogWorker, findWorker, LookupFailed, workerEndpoint } from '../client/workerLookup.js';
+import { AppConf } from '../conf/app.js';
 import { MasterConf } from '../conf/master.js';
 import type { WickConf } from '../conf/WickConf.js';
+import { HistoryProvider } from '../history/HistoryProvider.js';
 import { WEB_UI_ENDPOINT, WEB_UI_STATE_ENDPOINT } from '../protocol/endpoints.js';
 import { RequestWorkerState } from '../protocol/worker.js';
 import type { RpcEndpointRef, RpcEnv } from '../rpc/index.js';
@@ -18,6 +20,7 @@ import { apiV1Answerer, mountApiV1 } from './apiV1.js';
 import { mountKillApi } from './killApi.js';
 import { failure, mountLogApi } from './logApi.js';
 import { MasterStateFeed } from './MasterStateFeed.js';
+import { type LoggedApplications, withLoggedApplications } from './masterStatusSource.js';
 import { type AppMetricsSource, appMetricsFromMasterState } from './metrics/appMetrics.js';
 import { masterMetricsRegistry } from './metrics/masterMetrics.js';
 import { mountPrometheus } from './metrics/prometheusRoute.js';
@@ -51,6 +54,8 @@ export class MasterWebUI {
   private constructor(
     private readonly ui: UiServer,
     private readonly master: RpcEndpointRef,
+    /** The event logs /api/v1 lists beside the applications the master keeps, if it has a dir. */
+    private readonly logged?: LoggedApplications,
   ) {}
 
   get port(): number {
@@ -74,6 +79,11 @@ export class MasterWebUI {
     conf: WickConf,
     /** TLS (https) when it serves: the daemon's RpcEnv's, so one certificate for both ports. */
     security?: WireSecurity,
+    /**
+     * The dir the master's applications log into, when it knows it (eventlog/eventLogDir.ts
+     * masterEventLogDir): /api/v1 lists their logs beside the applications the master keeps.
+     */
+    eventLogDir?: string,
   ): Promise<MasterWebUI> {
     let self: MasterWebUI | undefined;
     const secret = uiClusterSecret(conf);
@@ -86,7 +96,11 @@ export class MasterWebUI {
         ? undefined
         : { secret, loginCommand: () => `wick ui-url --master wick://${master.address}` },
     );
-    self = new MasterWebUI(ui, master);
+    self = new MasterWebUI(
+      ui,
+      master,
+      eventLogDir ? loggedApplications(conf, eventLogDir) : undefined,
+    );
     const killEnabled = conf.get(MasterConf.uiKillEnabled);
     const capabilities = { killEnabled };
     // Page by page, as every client reads it: the same answer however big the cluster.
@@ -175,7 +189,8 @@ export class MasterWebUI {
 
   attach(env: RpcEnv, appStatus?: AppStatusSource): void {
     this.env = env;
-    this.appStatus = appStatus;
+    this.appStatus =
+      appStatus && this.logged ? withLoggedApplications(appStatus, this.logged) : appStatus;
     const mirror = new MasterStateMirror();
     env.setupEndpoint(WEB_UI_STATE_ENDPOINT, mirror);
     this.stateFeed = new MasterStateFeed(mirror);
@@ -223,4 +238,20 @@ export class MasterWebUI {
       throw err;
     }
   }
+}
+
+/** The event logs of the dir the master's applications log into. */
+function loggedApplications(conf: WickConf, logDir: string): LoggedApplications {
+  const warn = (m: string) => log.warn(m);
+  return {
+    // Never started: the master only scans when asked, and never cleans (the history server's).
+    provider: HistoryProvider.fromConf(conf, { logDir, warn }),
+    retention: {
+      jobs: conf.get(AppConf.retainedJobs),
+      stages: conf.get(AppConf.retainedStages),
+      tasks: conf.get(AppConf.retainedTasks),
+      deadExecutors: conf.get(AppConf.retainedDeadExecutors),
+    },
+    warn,
+  };
 }

@@ -108,6 +108,8 @@ export class ApplicationInfo {
     if (this.endTime !== undefined) s.endTime = this.endTime;
     if (this.failure) s.failure = structuredClone(this.failure);
     if (this.progress) s.progress = this.progress;
+    // Only a worker, which holds the cluster secret, derives a key for a `driver-…` submission.
+    if (this.submission?.startsWith('driver-')) s.driverId = this.submission;
     if (this.lastExecutorFailure) s.lastExecutorFailure = { ...this.lastExecutorFailure };
     if (this.waitingReason !== undefined && this.state === 'WAITING')
       s.waitingReason = this.waitingReason;

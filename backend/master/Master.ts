@@ -58,6 +58,14 @@ export interface MasterOptions {
   files?: ContentStore;
   /** Users' tokens (tokens/); none: the cluster runs open, and there are none. */
   tokens?: TokenAccess;
+  /**
+   * Where its applications write their event logs, when the master can know it
+   * (eventlog/eventLogDir.ts masterEventLogDir): /api/v1 reads the logs of applications it no
+   * longer keeps there, and each new application's id is claimed there first, so that masters
+   * sharing the dir never give one id twice (eventlog/appIdClaims.ts). Default: wick.eventLog.dir,
+   * and ids unclaimed.
+   */
+  eventLogs?: { dir: string; claimAppId?: (id: string) => Promise<boolean> };
 }
 
 /** How often the master looks for workers whose heartbeats stopped (see scheduleTimeoutCheck). */
@@ -126,7 +134,7 @@ export class Master extends RpcEndpoint implements LeaderElectable {
         deadExecutors: conf.get(AppConf.retainedDeadExecutors),
       },
       retainedApplications: conf.get(MasterConf.retainedApplications),
-      eventLogDir: conf.get(AppConf.eventLogDir) || undefined,
+      eventLogDir: options.eventLogs?.dir ?? (conf.get(AppConf.eventLogDir) || undefined),
     });
     // Getters: the state, the address and the env are the endpoint's, and change or come later.
     const master = this;
@@ -139,6 +147,7 @@ export class Master extends RpcEndpoint implements LeaderElectable {
       files: this.files,
       workerTimeoutMs: conf.get(MasterConf.workerTimeout),
       appStatus: this.appStatus,
+      claimAppId: options.eventLogs?.claimAppId,
       get status() {
         return master.status;
       },

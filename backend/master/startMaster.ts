@@ -29,7 +29,7 @@ import type { LeaderElectionAgentFactory } from './leader/LeaderElectionAgent.js
 import { zooKeeperLeaderAgent } from './leader/ZooKeeperLeaderElectionAgent.js';
 import { LogRelay } from './logRelay/LogRelay.js';
 import { locateLogWorker } from './logRelay/locate.js';
-import { Master } from './Master.js';
+import { Master, type MasterOptions } from './Master.js';
 import { FileSystemPersistenceEngine } from './persistence/FileSystemPersistenceEngine.js';
 import type { PersistenceEngine } from './persistence/PersistenceEngine.js';
 import { ZooKeeperPersistenceEngine } from './persistence/ZooKeeperPersistenceEngine.js';
@@ -69,6 +69,8 @@ export type MasterWebUiStarter = (
 export interface StartMasterOptions {
   webUi: MasterWebUiStarter;
   clock?: Clock;
+  /** Where its applications log, and how ids are claimed there (MasterOptions.eventLogs). */
+  eventLogs?: MasterOptions['eventLogs'];
 }
 
 export interface RunningMaster {
@@ -85,7 +87,7 @@ export interface RunningMaster {
 /** Starts a master: its RpcEnv, its web UI port, its persistence, and the Master endpoint. */
 export async function startMaster(
   conf: WickConf,
-  { webUi: startWebUi, clock }: StartMasterOptions,
+  { webUi: startWebUi, clock, eventLogs }: StartMasterOptions,
 ): Promise<RunningMaster> {
   const host = conf.get(DaemonConf.masterHost);
   // A daemon has time at start-up: no peer's first message waits for its validator to compile.
@@ -166,6 +168,7 @@ export async function startMaster(
     leaderElection,
     clock,
     ...(tokens ? { tokens } : {}),
+    eventLogs,
   });
   env.setupEndpoint(Master.ENDPOINT_NAME, master);
   env.setupEndpoint(

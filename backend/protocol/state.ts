@@ -197,6 +197,12 @@ export const AppSummary = Type.Object(
     failure: Type.Optional(AppFailure),
     /** Its jobs and stages in brief, once its driver reported them. */
     progress: Type.Optional(AppProgress),
+    /**
+     * The cluster-mode driver that runs it: known from the key its driver's connection proved
+     * (a worker derives `submission:<driver id>` for each driver it launches, credentials.ts),
+     * never from what the driver said. `wick submit --wait` finds its application's progress by it.
+     */
+    driverId: Type.Optional(DriverId),
     lastExecutorFailure: Type.Optional(
       Type.Object(
         {

@@ -1,5 +1,7 @@
 import { type Command, Option } from 'commander';
 import { loadConf } from '../../conf/load.js';
+import { appIdClaims } from '../../eventlog/appIdClaims.js';
+import { masterEventLogDir } from '../../eventlog/eventLogDir.js';
 import { MasterWebUI } from '../../http/MasterWebUI.js';
 import { WorkerWebUI } from '../../http/WorkerWebUI.js';
 import { startMaster } from '../../master/startMaster.js';
@@ -53,7 +55,12 @@ export function registerDaemons(program: Command): void {
       });
       await applySecretFd(conf, flags.secretFd);
       warnAboutExposedSecret('master');
-      const running = await startMaster(conf, { webUi: MasterWebUI.start });
+      const logDir = masterEventLogDir(conf);
+      const running = await startMaster(conf, {
+        webUi: (master, host, port, retries, c, security) =>
+          MasterWebUI.start(master, host, port, retries, c, security, logDir),
+        ...(logDir ? { eventLogs: { dir: logDir, claimAppId: appIdClaims(logDir).claim } } : {}),
+      });
       const rest = await startMasterRest(running, conf).catch(async (err: unknown) => {
         await running.stop();
         throw err;

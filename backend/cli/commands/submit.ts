@@ -30,6 +30,7 @@ import { runAppHere } from '../../submit/runApp.js';
 import { uploadToMasters } from '../../submit/uploadApp.js';
 import { showErrorStacks } from '../errors.js';
 import { addConfOptions, addTokenOption, exitWithParent, masterUrlOf } from '../options.js';
+import { showDriverProgress } from './driverProgress.js';
 import { kill } from './kill.js';
 import { followLog } from './logs.js';
 import { printStatus } from './status.js';
@@ -450,16 +451,28 @@ async function submitToCluster(
       // The run placed (a relaunch has its own id, and its own log); a later relaunch's log is not
       // followed: its end still is.
       const runId = find(placed)?.id ?? driverId;
-      const worker = await driverLogRoute(placed, runId, env, master, conf);
-      if (worker) {
-        await followDriverLog(worker, env, runId, () => {
-          const s = mirror.state;
-          return s !== undefined && DRIVER_FINAL_STATES.includes(find(s)?.state ?? '');
-        });
-      }
-      const final = await mirror.waitFor((s) =>
-        ['FINISHED', 'FAILED', 'KILLED', 'ERROR'].includes(find(s)?.state ?? ''),
+      // Its stages as the master hears them from the driver, whichever run it is now.
+      const progress = showDriverProgress(
+        mirror,
+        () => (mirror.state ? find(mirror.state)?.id : undefined),
+        conf,
       );
+      let worker: RpcEndpointRef | undefined;
+      let final: NonNullable<MasterStateMirror['state']>;
+      try {
+        worker = await driverLogRoute(placed, runId, env, master, conf);
+        if (worker) {
+          await followDriverLog(worker, env, runId, () => {
+            const s = mirror.state;
+            return s !== undefined && DRIVER_FINAL_STATES.includes(find(s)?.state ?? '');
+          });
+        }
+        final = await mirror.waitFor((s) =>
+          ['FINISHED', 'FAILED', 'KILLED', 'ERROR'].includes(find(s)?.state ?? ''),
+        );
+      } finally {
+        progress.stop();
+      }
       const d = find(final);
       const run = d && d.id !== driverId ? ` (relaunched as ${d.id})` : '';
       // As a client-mode driver prints its error: the end of the driver's stderr says what

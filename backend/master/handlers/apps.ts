@@ -21,6 +21,7 @@ import {
   executorRegistered,
   executorStateChanged,
   finishedAppExecutorEnded,
+  newAppId,
   removeApplication,
   requestExecutors,
 } from '../operations/apps.js';
@@ -93,7 +94,7 @@ async function registerApplication(
   log.info(`Registering app ${msg.appDescription.name}`);
   const now = m.clock.now();
   const app = new ApplicationInfo(
-    m.ops.cluster.nextAppId(now),
+    await newAppId(m.ops, now),
     msg.appDescription,
     driver,
     now,

@@ -46,6 +46,34 @@ export function addApplication(
   return true;
 }
 
+/** Tries this many ids past a taken one before giving up claiming (a folder that says no to all). */
+const MAX_ID_CLAIMS = 1_000;
+
+/**
+ * A new application's id (`app-<now>-<number>`), claimed first where the applications log when
+ * the master knows where (OperationsContext.claimAppId): an id another master sharing that dir
+ * gave, or a log there already has, is passed over for the next number. A claim that fails (the
+ * dir cannot be written) is logged and the id given anyway, as it would be without claims: a
+ * registration never fails for it.
+ */
+export async function newAppId(c: OperationsContext, now: number): Promise<string> {
+  let id = c.cluster.nextAppId(now);
+  if (!c.claimAppId) return id;
+  for (let tries = 1; ; tries++) {
+    try {
+      if (await c.claimAppId(id)) return id;
+    } catch (err) {
+      log.warn(`Could not claim the application id ${id}: ${(err as Error).message}`);
+      return id;
+    }
+    if (tries >= MAX_ID_CLAIMS) {
+      log.warn(`${tries} application ids were taken in a row; giving ${id} unclaimed`);
+      return id;
+    }
+    id = c.cluster.nextAppId(now);
+  }
+}
+
 /**
  * An application that registered: added and persisted; false if it may not be. The caller
  * answers its driver, then schedules (so that ExecutorAdded follows RegisteredApplication).

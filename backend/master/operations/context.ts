@@ -27,4 +27,9 @@ export interface OperationsContext {
   readonly workerTimeoutMs: number;
   /** The applications' jobs, stages and tasks, from their drivers' reports. */
   readonly appStatus: MasterAppStatus;
+  /**
+   * Claims a new application id where the applications log (MasterOptions.eventLogs): false when
+   * another master, or a log, has it. None: ids are this master's alone, as Spark's.
+   */
+  readonly claimAppId?: ((id: string) => Promise<boolean>) | undefined;
 }

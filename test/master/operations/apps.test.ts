@@ -8,6 +8,7 @@ import {
   addApplication,
   driverDisconnected,
   executorStateChanged,
+  newAppId,
   removeApplication,
 } from '../../../backend/master/operations/apps.js';
 import { registerWorker } from '../../../backend/master/operations/workers.js';
@@ -102,4 +103,31 @@ test('executorStateChanged: the driver told, the executor ended and its cores fr
   assert.match(done?.failure?.message ?? '', /2 executor failures in a row/);
   assert.equal(done?.lastExecutorFailure?.message, 'boom');
   assert.equal(workerIn(s, w.info.id)?.coresUsed, 0);
+});
+
+test('newAppId: an id another master claimed is passed over for the next number; a claim that fails gives the id unclaimed', {
+  timeout: 30_000,
+}, async (t) => {
+  const { ops } = await operations(t);
+  const now = Date.UTC(2026, 0, 2, 3, 4, 5);
+  const asked: string[] = [];
+  const taken = new Set(['app-20260102030405-0000', 'app-20260102030405-0001']);
+  const claiming = {
+    ...ops,
+    claimAppId: async (id: string) => {
+      asked.push(id);
+      return !taken.has(id);
+    },
+  };
+  assert.equal(await newAppId(claiming, now), 'app-20260102030405-0002');
+  assert.deepEqual(asked, [...taken, 'app-20260102030405-0002']);
+  assert.equal(await newAppId(claiming, now), 'app-20260102030405-0003', 'the counter goes on');
+  const failing = {
+    ...ops,
+    claimAppId: async () => {
+      throw new Error('EACCES');
+    },
+  };
+  assert.equal(await newAppId(failing, now), 'app-20260102030405-0004');
+  assert.equal(await newAppId(ops, now), 'app-20260102030405-0005', 'no claims: the counter alone');
 });

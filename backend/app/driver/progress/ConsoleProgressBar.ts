@@ -5,7 +5,9 @@
  *
  * Unlike Spark's, it never garbles the program's own output: while a bar is drawn, the first write
  * to stdout or stderr that is not the bar's clears the line first, and the bar is drawn again at
- * the next tick, below that output. Nothing is drawn when stderr is no terminal.
+ * the next tick, below that output; and while the program has a line open on the terminal (its
+ * last write there did not end with a newline), no bar is drawn, since the bar's `\r` would write
+ * over that line. Nothing is drawn when stderr is no terminal.
  */
 
 import { renderProgressBar, type StageProgress } from '../../../shared/progressBar.js';
@@ -49,6 +51,8 @@ export class ConsoleProgressBar {
   private last = '';
   private lastDrawMs = 0;
   private readonly restore: (() => void)[] = [];
+  /** The program's last write to the terminal left a line open (no newline at its end). */
+  private lineOpen = false;
 
   constructor(private readonly options: ConsoleProgressBarOptions) {
     this.clock = options.clock ?? systemClock;
@@ -79,7 +83,7 @@ export class ConsoleProgressBar {
   refresh(): void {
     const now = this.clock.now();
     const stages = this.options.stages().filter((s) => now - s.submittedAtMs >= this.firstDelayMs);
-    if (stages.length === 0) {
+    if (stages.length === 0 || this.lineOpen) {
       this.clear();
       return;
     }
@@ -124,8 +128,11 @@ export class ConsoleProgressBar {
     const original = stream.write;
     const bound = original.bind(stream) as (chunk: string) => boolean;
     this.originals.set(stream, bound);
+    // A stream that is no terminal (stdout into a file) moves no cursor on the screen.
+    const onScreen = stream.isTTY === true;
     stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
       if (this.drawn) this.clear();
+      if (onScreen && chunk.length > 0) this.lineOpen = !endsWithNewline(chunk);
       return (original as (c: string | Uint8Array, ...r: unknown[]) => boolean).call(
         stream,
         chunk,
@@ -137,4 +144,8 @@ export class ConsoleProgressBar {
       this.originals.delete(stream);
     });
   }
+}
+
+function endsWithNewline(chunk: string | Uint8Array): boolean {
+  return typeof chunk === 'string' ? chunk.endsWith('\n') : chunk[chunk.length - 1] === 0x0a;
 }

@@ -98,3 +98,29 @@ test('not a terminal: nothing is drawn and the streams are left alone', () => {
   assert.equal(out.write, write);
   bar.stop();
 });
+
+test('a line the program left open is never written over: no bar until the program ends it', () => {
+  const { log, clock, bar, set, out } = setup();
+  set([st(1, 1, 0)]);
+  bar.start();
+  out.write('Computing');
+  clock.advance(1_000);
+  assert.deepEqual(log, ['out:Computing'], 'no bar (its \\r would return over "Computing")');
+  out.write(Buffer.from('... done\n'));
+  clock.advance(200);
+  assert.match(log.at(-1) ?? '', /^err:\r\[Stage 2:.*\(1 \+ 1\) \/ 8\]\r$/, 'drawn once it ends');
+  bar.stop();
+});
+
+test('a stream that is no terminal opens no line on the screen', () => {
+  const log: string[] = [];
+  const clock = new ManualClock(1_000);
+  const err = new FakeTerminal('err', log, true);
+  const out = new FakeTerminal('out', log, false);
+  const bar = new ConsoleProgressBar({ stages: () => [st(1, 1, 0)], err, out, clock });
+  bar.start();
+  out.write('into a file, no newline');
+  clock.advance(200);
+  assert.match(log.at(-1) ?? '', /^err:\r\[Stage 2:/);
+  bar.stop();
+});
