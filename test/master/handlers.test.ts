@@ -60,6 +60,7 @@ test('the requests it answers, as asks, are these; it takes everything else one-
     'FetchFileChunk',
     'ListTokens',
     'ReportListenerEvents',
+    'RequestAppStatusApi',
     'RequestDriverStatus',
     'RequestKillApplication',
     'RequestKillDriver',
