@@ -133,6 +133,7 @@ function apiV1Samples(appId: string): Samples {
     ['/stages/:stageId', '/stages/0'],
     ['/stages/:stageId/:attempt', '/stages/0/0'],
     ['/stages/:stageId/:attempt/taskList', '/stages/0/0/taskList'],
+    ['/stages/:stageId/:attempt/taskSummary', '/stages/0/0/taskSummary'],
     ['/executors', '/executors'],
     ['/allexecutors', '/allexecutors'],
     ['/environment', '/environment'],
