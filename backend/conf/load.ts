@@ -6,6 +6,9 @@ import { ConfigError, isKnownKey, WickConf, wickKey } from './WickConf.js';
 
 const log = getLogger('WickConf');
 
+/** Set ('1') in a process re-started by its parent with the parent's settings, already warned of. */
+export const CONF_WARNED_ENV = 'WICK_CONF_WARNED';
+
 /**
  * Environment variables and the keys they set (Spark's SPARK_MASTER_HOST and friends, whose
  * spark-env.sh names are taken too: sparkNames.ts).
@@ -118,10 +121,14 @@ export function resolveConf(sources: ConfSources): ResolvedConf {
       origins.set(wickKey(key), flag);
     }
   }
-  for (const key of conf.unknownKeys()) {
-    log.warn(`Ignoring unknown configuration key ${key} (from ${origins.get(key)})`);
+  // A process its parent re-started with the same settings (submit/handOver.ts) says nothing
+  // the parent said already: each unknown key is named once.
+  if (env[CONF_WARNED_ENV] !== '1') {
+    for (const key of conf.unknownKeys()) {
+      log.warn(`Ignoring unknown configuration key ${key} (from ${origins.get(key)})`);
+    }
+    for (const line of ignoredSparkEnv(env)) log.warn(line);
   }
-  for (const line of ignoredSparkEnv(env)) log.warn(line);
   try {
     conf.validate();
   } catch (err) {

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { withMaster } from '../client/masterConnection.js';
+import { CONF_WARNED_ENV } from '../conf/load.js';
 import { WickConf } from '../conf/WickConf.js';
 import { RequestSubmissionKey } from '../protocol/tokens.js';
 import { APP_CREDENTIAL_ENV, deriveKey, formatCredential } from '../rpc/credentials.js';
@@ -83,6 +84,7 @@ export async function reexecWithoutSecret(
   const env: NodeJS.ProcessEnv = { ...process.env };
   await handOverToDriver(conf, masterUrl, env);
   delete env.WICK_AUTH_SECRET;
+  env[CONF_WARNED_ENV] = '1';
   // The launcher's fd (WICK_LAUNCHER_FD, the agent's progress pipe) goes to the child too.
   const stdio: ('inherit' | 'ignore' | number)[] = ['inherit', 'inherit', 'inherit'];
   const launcherFd = Number(env.WICK_LAUNCHER_FD);

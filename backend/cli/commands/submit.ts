@@ -107,12 +107,13 @@ export function registerSubmit(program: Command): void {
           "missing required argument 'app': the application file to run (.js, .mjs or .ts), or --status ID / --kill ID",
         );
       }
-      if (await reexecWithoutSecret(flags)) return;
+      // Read once: each unknown key is warned about once.
+      const { conf, origins } = submitConf(flags);
+      if (await reexecWithoutSecret(conf)) return;
       takeLauncherFd();
       // SIGTERM, as a kill would: the driver's handlers stop the application cleanly.
       if (flags.exitWithParent)
         exitWithParent(async () => void process.kill(process.pid, 'SIGTERM'), false);
-      const { conf, origins } = submitConf(flags);
       const master = conf.get(AppConf.master);
       if (!master)
         throw new Error(
@@ -496,8 +497,7 @@ async function submitToCluster(
  * in a child started without it (handOver.ts); not for an embedded cluster (`local`), whose
  * daemons this process starts with it, nor for --status/--kill.
  */
-async function reexecWithoutSecret(flags: Flags): Promise<boolean> {
-  const { conf } = submitConf(flags);
+async function reexecWithoutSecret(conf: WickConf): Promise<boolean> {
   const master = conf.get(AppConf.master);
   if (!master || master.trim() === 'local') return false;
   if (conf.get(SubmitConf.deployMode) !== 'client') return false;
