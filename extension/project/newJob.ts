@@ -42,6 +42,9 @@ export async function newJob(
     nameArg ??
     (await vscode.window.showInputBox({
       title: 'Wick: New Job',
+      // Run from the walkthrough, the step ticks as the box opens and VS Code moves the focus to
+      // the next step, which would close the box before the user saw it.
+      ignoreFocusOut: true,
       prompt: `A file name in ${folder.fsPath}`,
       value: freeName(folder.fsPath),
       validateInput: (v) => nameProblem(folder.fsPath, v.trim()),
@@ -122,8 +125,12 @@ async function pickFolder(): Promise<vscode.Uri | undefined> {
   const folders = vscode.workspace.workspaceFolders ?? [];
   if (folders.length === 1) return folders[0]?.uri;
   if (folders.length > 1)
-    return (await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Where the job goes' }))
-      ?.uri;
+    return (
+      await vscode.window.showWorkspaceFolderPick({
+        placeHolder: 'Where the job goes',
+        ignoreFocusOut: true,
+      })
+    )?.uri;
   const picked = await vscode.window.showOpenDialog({
     canSelectFolders: true,
     canSelectFiles: false,
