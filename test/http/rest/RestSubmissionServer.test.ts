@@ -6,7 +6,7 @@
  * server bound where the master binds only.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -184,8 +184,9 @@ test("a driver created, watched and killed through the REST API, in Spark's shap
     60_000,
     (async () => {
       for (;;) {
-        const log = readFileSync(join(worker.workDir, waitId, 'stdout'), 'utf8');
-        if (log.includes('waiting to be killed')) return;
+        // RUNNING may be told before the worker has made the driver's stdout file.
+        const file = join(worker.workDir, waitId, 'stdout');
+        if (existsSync(file) && readFileSync(file, 'utf8').includes('waiting to be killed')) return;
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     })(),
