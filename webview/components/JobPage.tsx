@@ -2,10 +2,9 @@
 /** @jsxImportSource preact */
 import type { ComponentChildren } from 'preact';
 import { formatDate, formatDuration } from '../format.js';
-import { href } from '../router.js';
 import { type JobData, type StageData, sparkTime } from '../status/sparkJson.js';
 import { useApi } from '../status/useApi.js';
-import { Section, StateBadge } from './common.js';
+import { BackToApp, Section, StateBadge, SubPagePending } from './common.js';
 import { useDashboard } from './context.js';
 import { ProgressBar } from './ProgressBar.js';
 import { StageDag } from './StageDag.js';
@@ -25,23 +24,8 @@ export function JobPage({
   const base = `/applications/${encodeURIComponent(appId)}`;
   const job = useApi<JobData>(`${base}/jobs/${jobId}`, version);
   const all = useApi<StageData[]>(`${base}/stages`, version);
-  const back = (
-    <p class="crumbs">
-      <a href={href({ name: 'app', id: appId })}>Back to application {appId}</a>
-    </p>
-  );
   const j = job.data;
-  if (!j)
-    return (
-      <>
-        {back}
-        {job.error ? (
-          <p role="status">{job.error}</p>
-        ) : (
-          <vscode-progress-ring aria-label="Loading" />
-        )}
-      </>
-    );
+  if (!j) return <SubPagePending appId={appId} error={job.error} />;
   // This job's attempts; a stage it skipped ran in an earlier job, which says its parents.
   const stages = (all.data ?? [])
     .filter((s) => s.jobIds.includes(jobId))
@@ -71,7 +55,7 @@ export function JobPage({
   ];
   return (
     <>
-      {back}
+      <BackToApp appId={appId} />
       <dl class="facts" aria-label="Job">
         {facts.map(([k, v]) => (
           <div key={k}>

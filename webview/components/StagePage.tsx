@@ -5,7 +5,7 @@ import { formatBytes, formatDate, formatDuration } from '../format.js';
 import { href, logHref } from '../router.js';
 import { type StageData, sparkTime, type TaskData, type TaskSummary } from '../status/sparkJson.js';
 import { useApi } from '../status/useApi.js';
-import { Section, StateBadge, Table } from './common.js';
+import { BackToApp, Section, StateBadge, SubPagePending, Table } from './common.js';
 import { useDashboard } from './context.js';
 import { at, DurationChart } from './DurationChart.js';
 import { ProgressBar } from './ProgressBar.js';
@@ -44,23 +44,8 @@ export function StagePage({
     `${base}/taskList?status=failed&length=${FAILED_SHOWN}`,
     version,
   );
-  const back = (
-    <p class="crumbs">
-      <a href={href({ name: 'app', id: appId })}>Back to application {appId}</a>
-    </p>
-  );
   const s = stage.data;
-  if (!s)
-    return (
-      <>
-        {back}
-        {stage.error ? (
-          <p role="status">{stage.error}</p>
-        ) : (
-          <vscode-progress-ring aria-label="Loading" />
-        )}
-      </>
-    );
+  if (!s) return <SubPagePending appId={appId} error={stage.error} />;
   const start = sparkTime(s.submissionTime) ?? now;
   const end = sparkTime(s.completionTime) ?? now;
   const facts: [string, ComponentChildren][] = [
@@ -103,7 +88,7 @@ export function StagePage({
   const sum = summary.data;
   return (
     <>
-      {back}
+      <BackToApp appId={appId} />
       <dl class="facts" aria-label="Stage">
         {facts.map(([k, v]) => (
           <div key={k}>

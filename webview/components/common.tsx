@@ -3,7 +3,7 @@
 import type { ComponentChildren } from 'preact';
 import { stateClass } from '../format.js';
 import type { LogSource } from '../protocol.js';
-import { logHref } from '../router.js';
+import { href, logHref } from '../router.js';
 
 /** A state as text with a colour: the word carries the meaning, the colour only helps. */
 export function StateBadge({ state }: { state: string }) {
@@ -92,5 +92,24 @@ export function UsedOf({ total, used }: { total: string; used: string }) {
     <>
       {total} <span class="muted">({used} Used)</span>
     </>
+  );
+}
+
+/** An application's sub-page while its main data loads (or why it could not), under the way back. */
+export function SubPagePending({ appId, error }: { appId: string; error: string | undefined }) {
+  return (
+    <>
+      <BackToApp appId={appId} />
+      {error ? <p role="status">{error}</p> : <vscode-progress-ring aria-label="Loading" />}
+    </>
+  );
+}
+
+/** The way back from a job's or a stage's page to its application's. */
+export function BackToApp({ appId }: { appId: string }) {
+  return (
+    <p class="crumbs">
+      <a href={href({ name: 'app', id: appId })}>Back to application {appId}</a>
+    </p>
   );
 }
