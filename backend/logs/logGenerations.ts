@@ -5,16 +5,23 @@
  * the log's generation. A reader that lists and opens a log's files on the thread pool checks the
  * generation before and after: unchanged, no roll happened in between, so the files it opened are
  * one consistent log; changed, it opens them again.
+ *
+ * Every generation is drawn from one counter and never given twice, and an appender takes one
+ * when it opens its log: a reader that opened a log before it rolled must see a change even after
+ * the appender has closed and forgotten the log (a per-log count would fall back to 0 then, and a
+ * follower that had not yet looked would take the rolled file for the whole log).
  */
 const generations = new Map<string, number>();
+let lastGeneration = 0;
 
-/** The generation of the log whose active file is `activePath`. */
+/** The generation of the log whose active file is `activePath`; 0 when no appender holds it. */
 export function logGeneration(activePath: string): number {
   return generations.get(activePath) ?? 0;
 }
 
+/** An appender opened the log, or rolled it: its files are not what they were. */
 export function bumpLogGeneration(activePath: string): void {
-  generations.set(activePath, logGeneration(activePath) + 1);
+  generations.set(activePath, ++lastGeneration);
 }
 
 /** The appender is done with a log: forget it (its files no longer change). */

@@ -76,8 +76,9 @@ export async function runUi(page, url, shots) {
       .ariaSnapshot({ timeout: 5_000 })
       .catch((e) => `(no accessibility snapshot: ${e.message})`);
     writeFileSync(join(shots, 'failure-aria.yml'), aria);
+    // CI keeps only the failure summary, not the files: the views and messages go in it too.
     throw new Error(
-      `UI step "${current.name}" failed after ${took} s (budget ${current.budget} s; see ${join(shots, 'failure.png')} and failure-aria.yml): ${err.message}`,
+      `UI step "${current.name}" failed after ${took} s (budget ${current.budget} s; see ${join(shots, 'failure.png')} and failure-aria.yml): ${err.message}\n${await whatShows(page)}`,
       { cause: err },
     );
   }
@@ -240,6 +241,28 @@ async function flow(page, url, step) {
       })
       .waitFor();
   });
+}
+
+/** The Wick views, the quick input and the notifications at the moment of a failure, as text. */
+async function whatShows(page) {
+  const parts = [];
+  const regions = [
+    ['Cluster view', page.getByRole('tree', { name: 'Cluster' })],
+    ['Applications view', page.getByRole('tree', { name: 'Applications' })],
+    ['quick input', page.locator('.quick-input-widget')],
+    ['notifications', page.locator('.notifications-toasts.visible')],
+  ];
+  for (const [name, region] of regions) {
+    const text =
+      (await region.count()) === 0
+        ? '(not shown)'
+        : await region
+            .first()
+            .ariaSnapshot({ timeout: 3_000 })
+            .catch((e) => `(unreadable: ${e.message.split('\n')[0]})`);
+    parts.push(`--- ${name}:\n${text.split('\n').slice(0, 40).join('\n')}`);
+  }
+  return parts.join('\n');
 }
 
 /** F1, the command typed, and its row in the palette (Enter is the caller's). */

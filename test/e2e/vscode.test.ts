@@ -65,8 +65,11 @@ function whatFailed(stdout: string, stderr: string): string {
         parts.push(`in-host step failed: ${r.name}\n${r.error}`);
     } catch {}
   }
-  const uiFailure = stderr.match(/^Error: UI step [^\n]*(\n[^\n]*){0,4}/m);
-  if (uiFailure) parts.push(uiFailure[0]);
+  const steps = stdout.match(/^ui: .*$/gm);
+  if (steps) parts.push(`UI steps done:\n${steps.join('\n')}`);
+  // The error and what the views showed when it failed (ui.mjs puts them under the message).
+  const uiFailure = stderr.match(/^Error: UI step [^\n]*(\n[^\n]*){0,200}/m);
+  if (uiFailure) parts.push(uiFailure[0].split(/\n\s+at /)[0] ?? uiFailure[0]);
   parts.push(`end of stdout:\n${tail(stdout, 15)}`, `end of stderr:\n${tail(stderr, 40)}`);
   return parts.join('\n');
 }

@@ -76,6 +76,7 @@ export class RollingFileAppender {
     this.written = append ? statSync(this.active).size : 0;
     this.removed = readRemoved(join(dir, removedBytesFile(name)));
     this.nextRollAt = this.scheduleNext();
+    bumpLogGeneration(this.active);
   }
 
   /** Appends `data`, rolling first (or in between) when the policy says. Never throws. */

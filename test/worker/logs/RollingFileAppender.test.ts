@@ -164,3 +164,39 @@ test('a follower follows across rolls and compressions: every byte once, in orde
   assert.ok(Buffer.concat(got).equals(pattern(0, total)));
   assert.ok(rolledIn(dir).length >= 10);
 });
+
+// ci-i: `wick logs -f` ended after the first file once. Its follow opened the log before the
+// writer began; the writer rolled ten times and exited before the follower looked again; the
+// appender, closed, forgot the log, and a per-log count read 0 again, "no roll since you opened".
+test('a follower that looks only after the appender rolled and closed still reads every byte', async (t) => {
+  const { root, dir } = logDir(t);
+  const a = new RollingFileAppender(
+    dir,
+    'stdout',
+    { strategy: { kind: 'size', maxBytes: SIZE }, maxRetainedFiles: -1, compress: false },
+    false,
+  );
+  const got: Buffer[] = [];
+  let ended: string | undefined;
+  const sink: FollowSink = {
+    chunk(_offset, data) {
+      got.push(Buffer.from(data));
+    },
+    end(_total, reason) {
+      ended = reason;
+    },
+    ready: () => true,
+    drained: () => Promise.resolve(),
+  };
+  const f = new LogFollower(await openLogSet(root, SOURCE), root, SOURCE, 0, sink, () => true);
+  t.after(() => f.stop('test over'));
+  const total = SIZE * 10 + 77;
+  a.write(pattern(0, total));
+  await a.close();
+  assert.ok(rolledIn(dir).length >= 10, 'the writer rolled before the follower looked');
+  await f.start();
+  while (ended === undefined) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(ended, 'process exited');
+  assert.equal(Buffer.concat(got).length, total, 'bytes followed');
+  assert.ok(Buffer.concat(got).equals(pattern(0, total)));
+});

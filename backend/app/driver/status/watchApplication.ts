@@ -15,6 +15,7 @@ import type { WickConf } from '../../../conf/WickConf.js';
 import { EventLogWriter } from '../../../eventlog/EventLogWriter.js';
 import { eventLogDir } from '../../../eventlog/eventLogDir.js';
 import { truncateMessage } from '../../../protocol/bounds.js';
+import type { WickListenerEvent } from '../../../protocol/listener.js';
 import { getLogger } from '../../../util/log.js';
 import type { LiveListenerBus } from '../LiveListenerBus.js';
 import { ConsoleProgressBar } from '../progress/ConsoleProgressBar.js';
@@ -42,9 +43,25 @@ export async function watchApplication(
     jobs: conf.get(AppConf.retainedJobs),
     stages: conf.get(AppConf.retainedStages),
   });
+  // Everything hears the bus before anything is awaited: a worker's standby executor registers
+  // within milliseconds of the grant, and its ExecutorAdded, posted while the event log's file
+  // opens, must reach the log and the master too (it once reached neither: the master then
+  // counted that executor's tasks nowhere). The log takes what came meanwhile once it is open.
+  const reporter =
+    report && conf.get(AppConf.reportStatus) ? new MasterStatusReporter(bus, report) : undefined;
+  const logging = conf.get(AppConf.eventLogEnabled);
+  const early: WickListenerEvent[] = [];
+  let offLog: (() => void) | undefined = logging ? bus.onEvent((e) => early.push(e)) : undefined;
+  bus.post({
+    event: 'WickListenerApplicationStart',
+    appName: app.appName.slice(0, 200),
+    appId: app.appId.slice(0, 200),
+    time: Date.now(),
+    user: safeUser().slice(0, 200),
+  });
+  bus.post(environmentUpdate(conf));
   let writer: EventLogWriter | undefined;
-  let offLog: (() => void) | undefined;
-  if (conf.get(AppConf.eventLogEnabled)) {
+  if (logging) {
     try {
       writer = await EventLogWriter.start({
         dir: eventLogDir(conf),
@@ -57,24 +74,19 @@ export async function watchApplication(
           log.warn(`The event log stopped (${err.message}); the application goes on without it`),
       });
       const w = writer;
+      offLog?.();
+      for (const e of early.splice(0)) w.write(e);
       offLog = bus.onEvent((e) => w.write(e));
       log.info(`Writing the event log to ${w.path}`);
     } catch (err) {
+      offLog?.();
+      offLog = undefined;
+      early.length = 0;
       log.warn(
         `No event log (wick.eventLog.enabled): ${(err as Error).message}; the application goes on without it`,
       );
     }
   }
-  const reporter =
-    report && conf.get(AppConf.reportStatus) ? new MasterStatusReporter(bus, report) : undefined;
-  bus.post({
-    event: 'WickListenerApplicationStart',
-    appName: app.appName.slice(0, 200),
-    appId: app.appId.slice(0, 200),
-    time: Date.now(),
-    user: safeUser().slice(0, 200),
-  });
-  bus.post(environmentUpdate(conf));
   let bar: ConsoleProgressBar | undefined;
   if (conf.get(AppConf.showConsoleProgress)) {
     bar = new ConsoleProgressBar({
