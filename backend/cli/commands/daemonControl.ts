@@ -55,26 +55,15 @@ export function registerDaemonControl(program: Command): void {
       .option('--port <port>', 'RPC port (default 7077)')
       .option('--webui-port <port>', 'web UI port (default 8080)'),
   ).action(async (flags: StartFlags) => {
-    const env = withoutInstances(process.env);
-    const conf = loadConf({
-      confPairs: flags.conf,
-      propertiesFile: flags.propertiesFile,
-      env,
-      flags: [
-        { flag: '--host', key: 'wick.master.host', value: flags.host },
-        { flag: '--port', key: 'wick.master.port', value: flags.port },
-        { flag: '--webui-port', key: 'wick.master.ui.port', value: flags.webuiPort },
-      ],
-    });
+    const settings = [
+      { flag: '--host', key: 'wick.master.host', value: flags.host },
+      { flag: '--port', key: 'wick.master.port', value: flags.port },
+      { flag: '--webui-port', key: 'wick.master.ui.port', value: flags.webuiPort },
+    ];
+    const { env, conf } = startConf(flags, settings);
     const secret = await secretToHandOn(flags.secretStdin);
     ensureSecretBeforeMaster(conf, secret);
-    const args = [
-      ...passOn('--host', flags.host),
-      ...passOn('--port', flags.port),
-      ...passOn('--webui-port', flags.webuiPort),
-      ...confArgs(flags),
-    ];
-    const ok = await startOne('master', 1, args, conf, env, secret);
+    const ok = await startOne('master', 1, passedOn(flags, settings), conf, env, secret);
     if (!ok) process.exitCode = 1;
   });
 
@@ -98,20 +87,18 @@ export function registerDaemonControl(program: Command): void {
   ).action(async (masterUrl: string, flags: WorkerStartFlags) => {
     parseMasterUrls(masterUrl);
     const instances = workerInstances(flags.instances, process.env);
-    const env = withoutInstances(process.env);
-    const conf = loadConf({
-      confPairs: flags.conf,
-      propertiesFile: flags.propertiesFile,
-      env,
-      flags: [
-        { flag: '--host', key: 'wick.worker.host', value: flags.host },
-        { flag: '--port', key: 'wick.worker.port', value: flags.port },
-        { flag: '--webui-port', key: 'wick.worker.ui.port', value: flags.webuiPort },
-        { flag: '--cores', key: 'wick.worker.cores', value: flags.cores },
-        { flag: '--memory', key: 'wick.worker.memory', value: flags.memory },
-        { flag: '--work-dir', key: 'wick.worker.dir', value: flags.workDir },
-      ],
-    });
+    // The ports are each instance's own (counted up from these); the rest is passed on as given.
+    const ports = [
+      { flag: '--port', key: 'wick.worker.port', value: flags.port },
+      { flag: '--webui-port', key: 'wick.worker.ui.port', value: flags.webuiPort },
+    ];
+    const shared = [
+      { flag: '--host', key: 'wick.worker.host', value: flags.host },
+      { flag: '--cores', key: 'wick.worker.cores', value: flags.cores },
+      { flag: '--memory', key: 'wick.worker.memory', value: flags.memory },
+      { flag: '--work-dir', key: 'wick.worker.dir', value: flags.workDir },
+    ];
+    const { env, conf } = startConf(flags, [...ports, ...shared]);
     if (instances > 1 && conf.get(WorkerConf.shuffleServiceEnabled)) {
       // Spark's SPARK-20989: one external shuffle service per machine, on one port.
       throw new Error(
@@ -121,23 +108,16 @@ export function registerDaemonControl(program: Command): void {
     const secret = await secretToHandOn(flags.secretStdin);
     const basePort = conf.get(DaemonConf.workerPort);
     const baseUi = conf.get(DaemonConf.workerUiPort);
-    const common = [
-      masterUrl,
-      ...passOn('--host', flags.host),
-      ...passOn('--cores', flags.cores),
-      ...passOn('--memory', flags.memory),
-      ...passOn('--work-dir', flags.workDir),
-      ...confArgs(flags),
-    ];
+    const common = [masterUrl, ...passedOn(flags, shared)];
     let failed = 0;
     for (let i = 1; i <= instances; i++) {
-      const ports = [
+      const own = [
         '--port',
         String(instancePort(basePort, i)),
         '--webui-port',
         String(instancePort(baseUi, i)),
       ];
-      if (!(await startOne('worker', i, [...common, ...ports], conf, env, secret))) failed++;
+      if (!(await startOne('worker', i, [...common, ...own], conf, env, secret))) failed++;
     }
     if (failed > 0) process.exitCode = 1;
   });
@@ -155,26 +135,15 @@ export function registerDaemonControl(program: Command): void {
       .option('--port <port>', 'port (default wick.history.ui.port, 18080)')
       .option('--dir <dir>', 'the event log folder (default wick.history.fs.logDirectory)'),
   ).action(async (flags: StartFlags & { dir?: string }) => {
-    const env = withoutInstances(process.env);
-    // Read here as the daemon will read it, so that a bad setting fails before anything starts.
-    const conf = loadConf({
-      confPairs: flags.conf,
-      propertiesFile: flags.propertiesFile,
-      env,
-      flags: [
-        { flag: '--host', key: 'wick.history.ui.host', value: flags.host },
-        { flag: '--port', key: 'wick.history.ui.port', value: flags.port },
-        { flag: '--dir', key: 'wick.history.fs.logDirectory', value: flags.dir },
-      ],
-    });
-    const secret = await secretToHandOn(flags.secretStdin);
-    const args = [
-      ...passOn('--host', flags.host),
-      ...passOn('--port', flags.port),
-      ...passOn('--dir', flags.dir),
-      ...confArgs(flags),
+    const settings = [
+      { flag: '--host', key: 'wick.history.ui.host', value: flags.host },
+      { flag: '--port', key: 'wick.history.ui.port', value: flags.port },
+      { flag: '--dir', key: 'wick.history.fs.logDirectory', value: flags.dir },
     ];
-    const ok = await startOne('history-server', 1, args, conf, env, secret);
+    // Read here as the daemon will read it, so that a bad setting fails before anything starts.
+    const { env, conf } = startConf(flags, settings);
+    const secret = await secretToHandOn(flags.secretStdin);
+    const ok = await startOne('history-server', 1, passedOn(flags, settings), conf, env, secret);
     if (!ok) process.exitCode = 1;
   });
 
@@ -276,15 +245,39 @@ async function stopOne(
     );
 }
 
-function passOn(flag: string, value: string | undefined): string[] {
-  return value === undefined ? [] : [flag, value];
+/** A start command's flag that is a setting: read here (as the daemon will) and passed on. */
+interface FlagSetting {
+  flag: string;
+  key: string;
+  value: string | undefined;
 }
 
-function confArgs(flags: StartFlags): string[] {
+/** The daemon's settings as it will read them, so that a bad one fails before anything starts. */
+function startConf(
+  flags: StartFlags,
+  settings: FlagSetting[],
+): { env: NodeJS.ProcessEnv; conf: WickConf } {
+  const env = withoutInstances(process.env);
+  const conf = loadConf({
+    confPairs: flags.conf,
+    propertiesFile: flags.propertiesFile,
+    env,
+    flags: settings,
+  });
+  return { env, conf };
+}
+
+/** The daemon's arguments: the flags given, then every --conf and the properties file. */
+function passedOn(flags: StartFlags, settings: FlagSetting[]): string[] {
   return [
+    ...settings.flatMap((s) => passOn(s.flag, s.value)),
     ...flags.conf.flatMap((c) => ['--conf', c]),
     ...passOn('--properties-file', flags.propertiesFile),
   ];
+}
+
+function passOn(flag: string, value: string | undefined): string[] {
+  return value === undefined ? [] : [flag, value];
 }
 
 function safeList(dir: string): string[] {
