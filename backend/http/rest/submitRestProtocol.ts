@@ -218,14 +218,19 @@ function optionalString(
 ): string | undefined {
   const v = o[field];
   if (v === undefined || v === null) return undefined;
+  return checkedString(v, field, max);
+}
+
+/** `v` if it is a string of at most `max` characters; else the error naming `name`. */
+function checkedString(v: unknown, name: string, max: number): string {
   if (typeof v !== 'string') {
     throw new SubmitRestProtocolError(
-      `Malformed request: field '${field}' must be a string, got ${typeName(v)}.`,
+      `Malformed request: field '${name}' must be a string, got ${typeName(v)}.`,
     );
   }
   if (v.length > max) {
     throw new SubmitRestProtocolError(
-      `Malformed request: field '${field}' is ${v.length} characters long, more than the ${max} allowed.`,
+      `Malformed request: field '${name}' is ${v.length} characters long, more than the ${max} allowed.`,
     );
   }
   return v;
@@ -249,19 +254,7 @@ function stringArray(
       `Malformed request: field '${field}' has ${v.length} items, more than the ${maxItems} allowed.`,
     );
   }
-  return v.map((item, i) => {
-    if (typeof item !== 'string') {
-      throw new SubmitRestProtocolError(
-        `Malformed request: field '${field}[${i}]' must be a string, got ${typeName(item)}.`,
-      );
-    }
-    if (item.length > maxLength) {
-      throw new SubmitRestProtocolError(
-        `Malformed request: field '${field}[${i}]' is ${item.length} characters long, more than the ${maxLength} allowed.`,
-      );
-    }
-    return item;
-  });
+  return v.map((item, i) => checkedString(item, `${field}[${i}]`, maxLength));
 }
 
 function stringMap(
@@ -292,17 +285,7 @@ function stringMap(
         `Malformed request: key ${quote(key.slice(0, MAX_KEY_LENGTH))} of field '${field}' must be ${problem}.`,
       );
     }
-    if (typeof value !== 'string') {
-      throw new SubmitRestProtocolError(
-        `Malformed request: field '${field}.${key}' must be a string, got ${typeName(value)}.`,
-      );
-    }
-    if (value.length > maxValue) {
-      throw new SubmitRestProtocolError(
-        `Malformed request: field '${field}.${key}' is ${value.length} characters long, more than the ${maxValue} allowed.`,
-      );
-    }
-    out[key] = value;
+    out[key] = checkedString(value, `${field}.${key}`, maxValue);
   }
   return { ...out };
 }
