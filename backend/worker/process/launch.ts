@@ -103,32 +103,48 @@ export function launch(spec: LaunchSpec): Launched {
       out,
       err,
     });
-    const exited = child.then((r) => ({
-      exitCode: r.exitCode,
-      signal: r.signal,
-      failure: r.failed && r.exitCode === undefined && r.signal === undefined ? r : undefined,
-    }));
-    if (child.pid === undefined) {
-      // execa reports a spawn failure (no such file, not executable) through the promise.
-      return {
-        pid: -1,
-        marker,
-        exited: exited.then((r) => {
-          throw new Error(spawnFailure(spec.argv, r.failure));
-        }),
-      };
-    }
-    return {
-      pid: child.pid,
-      marker,
-      sandboxed: spec.sandboxed,
-      exited: exited.then(({ exitCode, signal }) => ({ exitCode, signal })),
-    };
+    return launched(spec, marker, child.pid, child);
   } finally {
     // The child has its own copies of the descriptors.
     closeSync(out);
     closeSync(err);
   }
+}
+
+/** How an execa child ended: what launch() reports, and a spawn's failure when it never ran. */
+interface ChildEnd {
+  exitCode?: number | undefined;
+  signal?: string | undefined;
+  failed?: boolean;
+  originalMessage?: string;
+  message?: string;
+}
+
+/**
+ * What a launch returns once the child is spawned (`pid` undefined: it could not be, and execa
+ * says why through `ended`); `ended` resolves when its exit may be reported.
+ */
+export function launched(
+  spec: LaunchSpec,
+  marker: string,
+  pid: number | undefined,
+  ended: PromiseLike<ChildEnd>,
+): Launched {
+  if (pid === undefined) {
+    return {
+      pid: -1,
+      marker,
+      exited: Promise.resolve(ended).then((r) => {
+        throw new Error(spawnFailure(spec.argv, r));
+      }),
+    };
+  }
+  return {
+    pid,
+    marker,
+    sandboxed: spec.sandboxed,
+    exited: Promise.resolve(ended).then((r) => ({ exitCode: r.exitCode, signal: r.signal })),
+  };
 }
 
 export function spawnFailure(

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { type RollingConf, RollingFileAppender } from '../logs/RollingFileAppender.js';
-import { type Launched, type LaunchSpec, newMarker, spawnFailure, spawnMarked } from './launch.js';
+import { type Launched, type LaunchSpec, launched, newMarker, spawnMarked } from './launch.js';
 
 /**
  * How long, after the child exits, its output may still be arriving: a grandchild that inherited
@@ -46,7 +46,8 @@ export function launchRolling(spec: LaunchSpec, rolling: RollingConf): Launched 
       await a.close();
     }),
   );
-  const exited = child.then(async (r) => {
+  // Reported once the output is in the files, or DRAIN_AFTER_EXIT_MS after the exit at most.
+  const ended = child.then(async (r) => {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       drained,
@@ -55,24 +56,7 @@ export function launchRolling(spec: LaunchSpec, rolling: RollingConf): Launched 
       }),
     ]);
     clearTimeout(timer);
-    return {
-      exitCode: r.exitCode,
-      signal: r.signal,
-      failure: r.failed && r.exitCode === undefined && r.signal === undefined ? r : undefined,
-    };
+    return r;
   });
-  if (child.pid === undefined) {
-    return {
-      pid: -1,
-      marker,
-      exited: exited.then((r) => {
-        throw new Error(spawnFailure(spec.argv, r.failure));
-      }),
-    };
-  }
-  return {
-    pid: child.pid,
-    marker,
-    exited: exited.then(({ exitCode, signal }) => ({ exitCode, signal })),
-  };
+  return launched(spec, marker, child.pid, ended);
 }

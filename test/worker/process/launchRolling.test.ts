@@ -86,3 +86,21 @@ test('a program that does not exist: exited rejects, naming it', async (t) => {
   });
   await assert.rejects(launched.exited, /Failed to start .*no-such-program/);
 });
+
+// A kill signals inside a sandbox (kill.ts), and learns it is one from what launch returned: a
+// rolled launch once left it out, so its executors lost their SIGTERM and grace period.
+test('a sandboxed launch says so, with rolled logs as without', async (t) => {
+  for (const rolling of [ROLLING, undefined]) {
+    const dir = tempDir(t);
+    const launched = launch({
+      argv: [process.execPath, '-e', ''],
+      cwd: dir,
+      env: {},
+      header: 'x',
+      sandboxed: true,
+      ...(rolling ? { rolling } : {}),
+    });
+    assert.equal(launched.sandboxed, true, rolling ? 'rolled' : 'plain');
+    await launched.exited;
+  }
+});
