@@ -220,6 +220,11 @@ test('the listing: completed applications, "Show incomplete applications", and t
   assert.equal((await cut.locator('td').nth(3).textContent()) ?? '', '', 'no completion');
   assert.match(page.url(), /#\/\?showIncomplete=true$/);
   await shot('listing-incomplete');
+  // The docs' picture (docs/history.md): the page's top, without the empty rest.
+  await page.screenshot({
+    path: join(SHOTS, 'history-listing-docs.png'),
+    clip: { x: 0, y: 0, width: 1000, height: 430 },
+  });
   await page.getByRole('link', { name: 'Back to completed applications' }).click();
   await completed.locator(`tbody tr[data-app="${appId}"]`).waitFor();
 });
