@@ -57,6 +57,20 @@ export interface HistoryInfo {
   unreadable: { name: string; reason: string }[];
   /** The applications whose log ends inside a line: listed as incomplete, read up to the break. */
   cut: string[];
+  /** The applications whose log ends with a failure. */
+  failed: string[];
+}
+
+/** A history server's `/api/history/applications/{app}`: its log, and how it ended. */
+export interface HistoryAppInfo {
+  appId: string;
+  logName: string;
+  fileSize: number;
+  cut: boolean;
+  compressed: boolean;
+  rolled: boolean;
+  /** From its ApplicationEnd: why it failed (the driver's message, with the user's stack). */
+  failure?: string;
 }
 
 export const LogSource = Type.Object(

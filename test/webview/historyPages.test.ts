@@ -35,6 +35,7 @@ const logDir = join(dir, 'event-logs');
 mkdirSync(logDir);
 const CUT_ID = 'app-20200101000000-0007';
 const BAD_LOG = 'app-20200101000000-0008';
+const FAILED_ID = 'app-20200101000000-0009';
 const APP_NAME = 'history pages join';
 
 let cluster: SharedCluster | undefined;
@@ -119,6 +120,19 @@ before(async () => {
     whole.slice(0, upTo + Math.floor((lines[k + 1] as string).length / 2)),
   );
   writeFileSync(join(logDir, BAD_LOG), '\u0000\u0001 not a log at all\n');
+  // A copy whose driver logged a failure at its end.
+  const failed = readFileSync(logPath, 'utf8')
+    .replaceAll(appId, FAILED_ID)
+    .split('\n')
+    .map((l) => {
+      if (!l.includes('"WickListenerApplicationEnd"')) return l;
+      return JSON.stringify({
+        ...JSON.parse(l),
+        failure: 'Error: the user’s boom\n    at main (app.ts:3:9)',
+      });
+    })
+    .join('\n');
+  writeFileSync(join(logDir, FAILED_ID), failed);
 
   server = startWick([
     'history-server',
@@ -198,6 +212,11 @@ test('the listing: completed applications, "Show incomplete applications", and t
     0,
     'the cut log is not among the completed',
   );
+  await completed
+    .locator(`tbody tr[data-app="${FAILED_ID}"]`)
+    .getByText('FAILED', { exact: true })
+    .waitFor();
+  assert.equal(await row.getByText('FAILED').count(), 0);
   assert.equal(await page.getByRole('navigation').getByRole('link').count(), 1, 'one nav item');
   await page.getByText(logDir, { exact: true }).waitFor();
   const bad = page.getByRole('region', { name: /^Event Logs That Cannot Be Read/ });
@@ -316,7 +335,18 @@ test('the cut log opens up to its break; the master’s own routes have nothing 
   const jobs = page.getByRole('region', { name: /^Jobs/ });
   await jobs.locator('tbody tr[data-job="0"]').getByText('SUCCEEDED', { exact: true }).waitFor();
   await jobs.locator('tbody tr[data-job="1"]').getByText('RUNNING', { exact: true }).waitFor();
+  await page
+    .getByRole('definition')
+    .getByText(/cut short: read up to the break/)
+    .waitFor();
   await shot('cut-app');
+
+  await page.goto(`${url}/#/app/${FAILED_ID}`);
+  await page.getByRole('definition').getByText('FAILED', { exact: true }).waitFor();
+  await page
+    .locator('pre.failure')
+    .getByText(/the user’s boom\n\s+at main \(app\.ts:3:9\)/)
+    .waitFor();
 
   for (const hash of ['#/workers', '#/drivers', '#/worker/worker-1']) {
     await page.goto(`${url}/${hash}`);

@@ -1,11 +1,14 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 import type { ComponentChildren } from 'preact';
-import { formatDate, formatDuration } from '../format.js';
+import { useEffect, useState } from 'preact/hooks';
+import { formatBytes, formatDate, formatDuration } from '../format.js';
+import type { HistoryAppInfo } from '../protocol.js';
 import { href } from '../router.js';
 import type { ApplicationInfo } from '../status/sparkJson.js';
 import { AppStatusSections } from './AppStatusSections.js';
 import { StateBadge } from './common.js';
+import { useDashboard } from './context.js';
 
 /**
  * A logged application on the history server: what its log's first and last events say (Spark's
@@ -20,7 +23,9 @@ export function HistoryAppPage({
   appId: string;
   app: ApplicationInfo | undefined;
 }) {
+  const log = useHistoryApp(appId);
   const at = app?.attempts[0];
+  const state = !at?.completed ? 'INCOMPLETE' : log?.failure !== undefined ? 'FAILED' : 'COMPLETED';
   const ended = at?.completed && at.endTimeEpoch >= 0 ? at.endTimeEpoch : undefined;
   const facts: [string, ComponentChildren][] = at
     ? [
@@ -28,12 +33,28 @@ export function HistoryAppPage({
         ['Name', app?.name ?? ''],
         ['User', at.sparkUser],
         ['Started', formatDate(at.startTimeEpoch)],
-        ['State', <StateBadge key="s" state={at.completed ? 'COMPLETED' : 'INCOMPLETE'} />],
+        ['State', <StateBadge key="s" state={state} />],
         ['Completed', ended !== undefined ? formatDate(ended) : 'No end logged'],
         ['Duration', ended !== undefined ? formatDuration(ended - at.startTimeEpoch) : ''],
         ['Last updated', formatDate(at.lastUpdatedEpoch)],
       ]
     : [['ID', appId]];
+  if (log)
+    facts.push([
+      'Event log',
+      <span key="l">
+        <code>{log.logName}</code>
+        {` (${formatBytes(log.fileSize)}${log.compressed ? ', compressed' : ''}${log.rolled ? ', rolled' : ''})`}
+        {log.cut && ' cut short: read up to the break'}
+      </span>,
+    ]);
+  if (log?.failure !== undefined)
+    facts.push([
+      'Failed because',
+      <pre key="f" class="failure">
+        {log.failure}
+      </pre>,
+    ]);
   return (
     <>
       <p class="crumbs">
@@ -63,4 +84,22 @@ export function HistoryAppPage({
       <AppStatusSections appId={appId} version="logged" />
     </>
   );
+}
+
+/** `/api/history/applications/{app}`, read when the page opens; nothing shown if it fails. */
+function useHistoryApp(appId: string): HistoryAppInfo | undefined {
+  const { source } = useDashboard();
+  const [r, setR] = useState<{ appId: string; info: HistoryAppInfo } | undefined>(undefined);
+  useEffect(() => {
+    if (!source?.historyApp) return;
+    let current = true;
+    source.historyApp(appId).then(
+      (info) => current && setR({ appId, info }),
+      () => {},
+    );
+    return () => {
+      current = false;
+    };
+  }, [source, appId]);
+  return r?.appId === appId ? r.info : undefined;
 }

@@ -5,7 +5,7 @@ import { formatDate, formatDuration } from '../format.js';
 import type { HistoryInfo } from '../protocol.js';
 import { href } from '../router.js';
 import type { ApplicationInfo } from '../status/sparkJson.js';
-import { Section, Table } from './common.js';
+import { Section, StateBadge, Table } from './common.js';
 import { useDashboard } from './context.js';
 
 /**
@@ -26,6 +26,7 @@ export function HistoryListing({
 }) {
   const info = useHistoryInfo();
   const cut = new Set(info.data?.cut ?? []);
+  const failed = new Set(info.data?.failed ?? []);
   const shown = (apps ?? []).filter((a) => (a.attempts[0]?.completed ?? false) !== showIncomplete);
   const kind = showIncomplete ? 'incomplete' : 'completed';
   return (
@@ -69,6 +70,12 @@ export function HistoryListing({
                 <tr key={a.id} data-app={a.id}>
                   <td>
                     <a href={href({ name: 'app', id: a.id })}>{a.id}</a>
+                    {failed.has(a.id) && (
+                      <>
+                        {' '}
+                        <StateBadge state="FAILED" />
+                      </>
+                    )}
                     {cut.has(a.id) && (
                       <span class="muted" title="Its log ends inside a line: read up to the break">
                         {' '}

@@ -1,5 +1,6 @@
 import type {
   DashboardSnapshot,
+  HistoryAppInfo,
   HistoryInfo,
   KillResult,
   KillTarget,
@@ -31,6 +32,8 @@ export interface DataSource {
   workerState(workerId: string | undefined): Promise<WorkerState>;
   /** A history server's folder and what in it cannot be listed (HistoryDataSource only). */
   historyInfo?(): Promise<HistoryInfo>;
+  /** One logged application's log and how it ended (HistoryDataSource only). */
+  historyApp?(appId: string): Promise<HistoryAppInfo>;
 }
 
 export interface FeedListener {

@@ -1,4 +1,5 @@
 import type {
+  HistoryAppInfo,
   HistoryInfo,
   KillResult,
   KillTarget,
@@ -55,10 +56,28 @@ export class HistoryDataSource implements DataSource {
     return Promise.reject(new Error('The history server knows no workers.'));
   }
 
-  /** `/api/history`: the folder, its unreadable logs and its cut ones. */
-  async historyInfo(): Promise<HistoryInfo> {
-    const res = await fetch(`${this.base}/api/history`);
-    if (!res.ok) throw new Error(`${res.status} ${res.statusText}: ${(await res.text()).trim()}`);
-    return (await res.json()) as HistoryInfo;
+  /** `/api/history`: the folder, its unreadable logs, its cut and failed ones. */
+  historyInfo(): Promise<HistoryInfo> {
+    return this.json('/api/history') as Promise<HistoryInfo>;
+  }
+
+  /** `/api/history/applications/{app}`: one application's log and how it ended. */
+  historyApp(appId: string): Promise<HistoryAppInfo> {
+    return this.json(
+      `/api/history/applications/${encodeURIComponent(appId)}`,
+    ) as Promise<HistoryAppInfo>;
+  }
+
+  private async json(path: string): Promise<unknown> {
+    const res = await fetch(`${this.base}${path}`);
+    if (!res.ok) {
+      const text = (await res.text().catch(() => '')).trim();
+      let message = text;
+      try {
+        message = (JSON.parse(text) as { error?: string }).error ?? text;
+      } catch {}
+      throw new Error(message || `${res.status} ${res.statusText}`);
+    }
+    return res.json();
   }
 }
