@@ -182,6 +182,8 @@ test('the page is behind the login, under the dashboard’s CSP', {
   const anonymous = await fetch(`${url}/`, { redirect: 'manual' });
   assert.notEqual(anonymous.status, 200, 'no page without the login');
   assert.doesNotMatch(await anonymous.text(), /webview\.js/);
+  for (const path of ['/api/history', `/api/history/applications/${appId}`, '/static/webview.js'])
+    assert.equal((await fetch(`${url}${path}`)).status, 401, `${path} without the login`);
   const res = await uiFetch(`${url}/`);
   assert.equal(res.status, 200);
   const csp = res.headers.get('content-security-policy') ?? '';
