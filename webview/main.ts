@@ -14,6 +14,7 @@ import './styles.css';
 import { h, render } from 'preact';
 import { App } from './components/App.js';
 import type { DataSource } from './data/DataSource.js';
+import { HistoryDataSource } from './data/HistoryDataSource.js';
 import { HttpDataSource, pageBase } from './data/HttpDataSource.js';
 import { DashboardStore } from './data/store.js';
 import { type VsCodeApi, VsCodeDataSource } from './data/VsCodeDataSource.js';
@@ -26,7 +27,7 @@ function readConfig(): DashboardConfig {
   const el = document.getElementById('wick-config');
   const parsed = el?.textContent ? (JSON.parse(el.textContent) as Partial<DashboardConfig>) : {};
   return {
-    mode: parsed.mode === 'worker' ? 'worker' : 'master',
+    mode: parsed.mode === 'worker' || parsed.mode === 'history' ? parsed.mode : 'master',
     host: typeof acquireVsCodeApi === 'function' ? 'vscode' : 'web',
     ...(typeof parsed.workerId === 'string' ? { workerId: parsed.workerId } : {}),
   };
@@ -46,6 +47,9 @@ if (config.host === 'vscode') {
     if (m?.type === 'navigate' && typeof m.hash === 'string') memory.go(m.hash);
   });
   nav = memory;
+} else if (config.mode === 'history') {
+  source = new HistoryDataSource(pageBase(location.pathname));
+  nav = new HashNavigator();
 } else {
   source = new HttpDataSource(pageBase(location.pathname));
   nav = new HashNavigator();

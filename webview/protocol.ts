@@ -35,8 +35,11 @@ export interface DashboardSnapshot {
   capabilities: Capabilities;
 }
 
-/** Which page set the host serves: a master's whole cluster, or one worker. */
-export type DashboardMode = 'master' | 'worker';
+/**
+ * Which page set the host serves: a master's whole cluster, one worker, or a history server's
+ * logged applications (Spark's HistoryServer: nothing live, each page read from its event log).
+ */
+export type DashboardMode = 'master' | 'worker' | 'history';
 
 /** The configuration a host embeds in the page (a JSON data block, never a script). */
 export interface DashboardConfig {
@@ -44,6 +47,30 @@ export interface DashboardConfig {
   host: 'web' | 'vscode';
   /** In worker mode: the worker's id. */
   workerId?: string;
+}
+
+/** A history server's `/api/history`: its folder, and what in it cannot be listed. */
+export interface HistoryInfo {
+  logDir: string;
+  /** How many logs cannot be read; `unreadable` names the first of them. */
+  unreadableCount: number;
+  unreadable: { name: string; reason: string }[];
+  /** The applications whose log ends inside a line: listed as incomplete, read up to the break. */
+  cut: string[];
+  /** The applications whose log ends with a failure. */
+  failed: string[];
+}
+
+/** A history server's `/api/history/applications/{app}`: its log, and how it ended. */
+export interface HistoryAppInfo {
+  appId: string;
+  logName: string;
+  fileSize: number;
+  cut: boolean;
+  compressed: boolean;
+  rolled: boolean;
+  /** From its ApplicationEnd: why it failed (the driver's message, with the user's stack). */
+  failure?: string;
 }
 
 export const LogSource = Type.Object(

@@ -5,9 +5,11 @@ import type { LogSource } from './protocol.js';
  * works, while the host serves one page: #/ #/workers #/apps #/drivers #/app/ID #/worker/ID
  * #/log?appId=…&executorId=…&logType=stdout (or driverId=…), Spark's log page parameters;
  * an application's job and stage attempt: #/app/ID/job/N, #/app/ID/stage/S/A.
+ * A history server's listing shows its incomplete applications at #/?showIncomplete=true.
  */
 export type Route =
-  | { name: 'overview' }
+  /** The history server's listing takes Spark's `?showIncomplete=true` (#/?showIncomplete=true). */
+  | { name: 'overview'; showIncomplete?: boolean }
   | { name: 'workers' }
   | { name: 'apps' }
   | { name: 'drivers' }
@@ -22,7 +24,10 @@ export function parseRoute(hash: string): Route {
   const raw = hash.replace(/^#/, '');
   const [path = '', query = ''] = raw.split('?', 2);
   const parts = path.split('/').filter(Boolean).map(safeDecode);
-  if (parts.length === 0) return { name: 'overview' };
+  if (parts.length === 0)
+    return new URLSearchParams(query).get('showIncomplete') === 'true'
+      ? { name: 'overview', showIncomplete: true }
+      : { name: 'overview' };
   const [head, id, ...rest] = parts;
   if (head === 'app' && id && rest.length > 0) return appSubRoute(id, rest, hash);
   if (rest.length > 0) return { name: 'notFound', hash };
@@ -71,7 +76,7 @@ export function parseLogSource(q: URLSearchParams): LogSource | undefined {
 export function href(route: Route): string {
   switch (route.name) {
     case 'overview':
-      return '#/';
+      return route.showIncomplete ? '#/?showIncomplete=true' : '#/';
     case 'workers':
     case 'apps':
     case 'drivers':

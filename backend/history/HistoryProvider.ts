@@ -187,6 +187,14 @@ export class HistoryProvider {
     );
   }
 
+  /** The logs the last scan could not read, each with why (what a listing page shows apart). */
+  unreadable(): { name: string; path: string; reason: string }[] {
+    const out: { name: string; path: string; reason: string }[] = [];
+    for (const [name, s] of this.seen)
+      if (s.bad) out.push({ name, path: s.log.path, reason: s.bad });
+    return out.sort((a, b) => a.name.localeCompare(b.name));
+  }
+
   application(appId: string): ApplicationListing | undefined {
     return this.applications().find((a) => a.appId === appId);
   }

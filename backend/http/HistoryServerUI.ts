@@ -1,9 +1,12 @@
 /**
  * `wick history-server`'s web port (Spark's HistoryServer, port 18080): the history API over a
- * HistoryProvider (historyApi.ts), on the same UiServer as the master's web UI, behind the same
- * login (uiAuth.ts): the cluster secret, found as every process finds it, or made on first start
- * as a master makes it, so that a history server is never open by accident;
- * `wick.authenticate=false` runs it open, as it does a master.
+ * HistoryProvider (historyApi.ts), and the dashboard in its 'history' mode at / (the listing of
+ * logged applications, each one's jobs, stages, tasks, executors and timeline: the master's
+ * pages, one bundle, read from the event log when a page opens, nothing pushed or polled), on the
+ * same UiServer as the master's web UI (its CSP, its headers), behind the same login (uiAuth.ts):
+ * the cluster secret, found as every process finds it, or made on first start as a master makes
+ * it, so that a history server is never open by accident; `wick.authenticate=false` runs it open,
+ * as it does a master.
  */
 import { AppConf } from '../conf/app.js';
 import { HistoryConf } from '../conf/history.js';
@@ -13,6 +16,7 @@ import { ensureClusterSecret, resolveClusterAuth } from '../rpc/clusterSecret.js
 import { getLogger } from '../util/log.js';
 import { mountApiV1 } from './apiV1.js';
 import { mountHistoryApi } from './historyApi.js';
+import { mountHistoryInfo } from './historyInfoApi.js';
 import { historyStatusSource } from './historyStatusSource.js';
 import { UiServer } from './UiServer.js';
 
@@ -42,8 +46,7 @@ export class HistoryServerUI {
     const auth = ensureClusterSecret(resolveClusterAuth(conf));
     let url = '';
     const ui = new UiServer(
-      // The dashboard is not mounted here (yet): this page config is never served.
-      () => ({ config: { mode: 'master', host: 'web' }, title: 'Wick History Server' }),
+      () => ({ config: { mode: 'history', host: 'web' }, title: 'Wick History Server' }),
       auth.mode === 'secret'
         ? { secret: auth.secret, loginCommand: () => `wick ui-url --ui ${url}` }
         : undefined,
@@ -61,13 +64,9 @@ export class HistoryServerUI {
       conf.get(HistoryConf.retainedApplications),
     );
     mountApiV1(ui.app, () => source);
-    ui.app.get('/', (c) =>
-      c.text(
-        `Wick history server over ${provider.logDir}: ${provider.applications().length} application(s).\nThe list: /api/v1/applications (Spark's shape); \`wick history\` prints it in a terminal.\n`,
-      ),
-    );
-    ui.app.notFound((c) => c.text('Not found.\n', 404));
-    ui.app.onError((err, c) => c.text(`Internal error: ${err.message}\n`, 500));
+    mountHistoryInfo(ui.app, provider);
+    // Last: the page at / and its two files, then the 404 and 500 answers.
+    await ui.mountDashboard();
     const bound = await ui.listen('HistoryServerUI', host, port, maxRetries);
     url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
     log.info(`Bound HistoryServer to ${host}, and started at ${url}`);

@@ -22,6 +22,8 @@ export function historyStatusSource(
   keep: number,
 ): AppStatusSource {
   const kept = new Map<string, Kept>();
+  /** Replays under way, by application and log version (size, modification time). */
+  const replaying = new Map<string, Promise<AppStatusStore | undefined>>();
   return {
     applications: (): ApplicationSummary[] =>
       provider.applications().map((a) => ({
@@ -33,22 +35,30 @@ export function historyStatusSource(
         lastUpdated: a.lastUpdated,
         completed: a.completed,
       })),
-    async store(appId: string): Promise<AppStatusStore | undefined> {
+    store(appId: string): Promise<AppStatusStore | undefined> {
       const listing = provider.application(appId);
-      if (!listing) return undefined;
+      if (!listing) return Promise.resolve(undefined);
       const k = kept.get(appId);
       if (k && k.size === listing.fileSize && k.lastUpdated === listing.lastUpdated) {
         kept.delete(appId);
         kept.set(appId, k);
-        return k.store;
+        return Promise.resolve(k.store);
       }
-      const store = new AppStatusStore(retention);
-      const replayed = await provider.forEachEvent(appId, (e) => store.post(e));
-      if (!replayed) return undefined;
-      kept.delete(appId);
-      kept.set(appId, { store, size: listing.fileSize, lastUpdated: listing.lastUpdated });
-      while (kept.size > Math.max(1, keep)) kept.delete(kept.keys().next().value as string);
-      return store;
+      // A page asks its jobs, stages and executors at once: one replay answers all three.
+      const key = `${appId}\n${listing.fileSize}\n${listing.lastUpdated}`;
+      const running = replaying.get(key);
+      if (running) return running;
+      const replay = (async () => {
+        const store = new AppStatusStore(retention);
+        const replayed = await provider.forEachEvent(appId, (e) => store.post(e));
+        if (!replayed) return undefined;
+        kept.delete(appId);
+        kept.set(appId, { store, size: listing.fileSize, lastUpdated: listing.lastUpdated });
+        while (kept.size > Math.max(1, keep)) kept.delete(kept.keys().next().value as string);
+        return store;
+      })().finally(() => replaying.delete(key));
+      replaying.set(key, replay);
+      return replay;
     },
   };
 }

@@ -11,6 +11,7 @@ import { appVersion } from '../status/useApi.js';
 import { AppPage } from './AppPage.js';
 import { AppStatusSections } from './AppStatusSections.js';
 import { type DashboardContext, DashboardCtx } from './context.js';
+import { historyView, useHistoryApps } from './historyView.js';
 import { JobPage } from './JobPage.js';
 import { LogViewer, logTitle } from './LogViewer.js';
 import { AppsSections, DriversSections, Overview, WorkersSection } from './Overview.js';
@@ -55,7 +56,9 @@ export function App({
     () => ({ source, capabilities: state.capabilities, config, now, announce }),
     [source, state.capabilities, config, now, announce],
   );
-  const { title, body } = view(route, state, config);
+  const history = useHistoryApps(source, config.mode === 'history', route);
+  const { title, body } =
+    config.mode === 'history' ? historyView(route, history) : view(route, state, config);
   useEffect(() => {
     document.title = `${title} · Wick`;
   }, [title]);
@@ -79,7 +82,9 @@ export function App({
                   ['apps', 'Applications'],
                   ['drivers', 'Drivers'],
                 ] as const)
-              : ([['overview', 'Worker']] as const)
+              : config.mode === 'history'
+                ? ([['overview', 'Applications']] as const)
+                : ([['overview', 'Worker']] as const)
             ).map(([name, label]) => (
               <li key={name}>
                 <a href={href({ name })} aria-current={route.name === name ? 'page' : undefined}>
@@ -89,9 +94,14 @@ export function App({
             ))}
           </ul>
         </nav>
-        <span class={`conn ${state.connected ? 'conn-up' : 'conn-down'}`} role="status">
-          {state.connected ? 'Live' : (state.connectionMessage ?? 'Connecting…')}
-        </span>
+        {config.mode === 'history' ? (
+          // Nothing live: each page is read from its event log when it opens.
+          <span class="conn conn-history">History Server</span>
+        ) : (
+          <span class={`conn ${state.connected ? 'conn-up' : 'conn-down'}`} role="status">
+            {state.connected ? 'Live' : (state.connectionMessage ?? 'Connecting…')}
+          </span>
+        )}
       </header>
       <main id="main">
         <h1 ref={heading} tabIndex={-1}>

@@ -158,6 +158,8 @@ function TasksTable({
   caption: string;
   empty: string;
 }) {
+  // A history server has no executor's log to show (HistoryDataSource.NO_EXECUTOR_LOGS).
+  const { config } = useDashboard();
   return (
     <Table
       caption={caption}
@@ -178,7 +180,7 @@ function TasksTable({
       empty={empty}
       rows={tasks.map((t) => {
         const read = t.taskMetrics?.shuffleReadMetrics;
-        const logs = /^\d+$/.test(t.executorId);
+        const logs = config.mode !== 'history' && /^\d+$/.test(t.executorId);
         return (
           <tr key={t.taskId} data-task={t.taskId}>
             <td class="num">{t.taskId}</td>

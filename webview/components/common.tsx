@@ -4,6 +4,7 @@ import type { ComponentChildren } from 'preact';
 import { stateClass } from '../format.js';
 import type { LogSource } from '../protocol.js';
 import { href, logHref } from '../router.js';
+import { useDashboard } from './context.js';
 
 /** A state as text with a colour: the word carries the meaning, the colour only helps. */
 export function StateBadge({ state }: { state: string }) {
@@ -74,6 +75,8 @@ export function Table({
 
 /** Links to an executor's or a driver's stdout and stderr. */
 export function LogLinks({ source, label }: { source: Omit<LogSource, 'logType'>; label: string }) {
+  // A history server reads event logs only: the processes' own logs stay with their workers.
+  if (useDashboard().config.mode === 'history') return null;
   return (
     <span class="log-links">
       <a href={logHref({ ...source, logType: 'stdout' })} aria-label={`stdout of ${label}`}>

@@ -1,5 +1,7 @@
 import type {
   DashboardSnapshot,
+  HistoryAppInfo,
+  HistoryInfo,
   KillResult,
   KillTarget,
   LogRange,
@@ -9,9 +11,9 @@ import type {
 } from '../protocol.js';
 
 /**
- * Where the dashboard's data comes from. Two hosts implement it: the web UI of a master or a
- * worker (HttpDataSource: fetch and Server-Sent Events) and the VS Code extension
- * (VsCodeDataSource: postMessage). Everything live is pushed; nothing here polls.
+ * Where the dashboard's data comes from. Three hosts implement it: the web UI of a master or a
+ * worker (HttpDataSource: fetch and Server-Sent Events), the VS Code extension
+ * (VsCodeDataSource: postMessage), and a history server (HistoryDataSource: fetch only). Everything live is pushed; nothing here polls.
  */
 export interface DataSource {
   /** Starts the live feed; returns a function that stops it. */
@@ -28,6 +30,10 @@ export interface DataSource {
   api(path: string): Promise<unknown>;
   /** A worker's own state; undefined for this worker's own page in worker mode. */
   workerState(workerId: string | undefined): Promise<WorkerState>;
+  /** A history server's folder and what in it cannot be listed (HistoryDataSource only). */
+  historyInfo?(): Promise<HistoryInfo>;
+  /** One logged application's log and how it ended (HistoryDataSource only). */
+  historyApp?(appId: string): Promise<HistoryAppInfo>;
 }
 
 export interface FeedListener {

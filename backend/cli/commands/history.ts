@@ -96,7 +96,7 @@ export function registerHistory(program: Command): void {
     program
       .command('history-server')
       .description(
-        "Run a history server (Spark's, on port 18080): Spark's /api/v1/applications over an event log folder, behind the cluster's login",
+        "Run a history server (Spark's, on port 18080): the dashboard's pages and Spark's /api/v1 over an event log folder, behind the cluster's login",
       )
       .option(
         '--host <host>',
