@@ -99,13 +99,16 @@ export async function followLogSteps(api: Api, root: string): Promise<void> {
         );
         for (let i = 0; i < 3; i++) {
           await within(20_000, nextChange(doc), 'more lines');
+          // The end as it is now comes into view. (Not "the end, whenever it is": lines arrive
+          // every 40 ms, and a busy window draws less often than that, so the view can follow
+          // without ever being seen at the very last line.)
+          const last = doc.lineCount - 1;
           await rangesUntil(
             ed,
-            () => visibleEnd(ed) === doc.lineCount - 1,
-            () =>
-              `the visible range's end (${visibleEnd(ed)}) at the last line (${doc.lineCount - 1})`,
+            () => visibleEnd(ed) >= last,
+            () => `the visible range's end (${visibleEnd(ed)}) at line ${last}, the end then`,
           );
-          assert.equal(ed.selection.active.line, doc.lineCount - 1, 'the cursor at the end');
+          assert.ok(ed.selection.active.line >= last, 'the cursor at the end');
         }
         // The user scrolls up to read: the editor stays there while lines keep coming.
         ed.selection = new vscode.Selection(10, 0, 10, 0);
