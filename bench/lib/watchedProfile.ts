@@ -16,7 +16,8 @@ import { parseArgs } from 'node:util';
 import { setLogLevel } from '../../backend/util/log.js';
 import { benchClusterSecret } from './auth.js';
 import { stopAll } from './process.js';
-import { connect, startCluster } from './wickApp.js';
+import { cpuSeconds } from './procStat.js';
+import { connect, executorPids, startCluster } from './wickApp.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -24,12 +25,14 @@ const { values: opts } = parseArgs({
     rounds: { type: 'string', default: '2' },
     dir: { type: 'string', default: 'test-output/watched-profile' },
     top: { type: 'string', default: '25' },
+    'no-profile': { type: 'boolean', default: false },
   },
   strict: true,
 });
 const tasks = Number(opts.tasks);
 const rounds = Number(opts.rounds);
 const dir = resolve(opts.dir ?? 'test-output/watched-profile');
+const profiling = !opts['no-profile'];
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
 
@@ -73,12 +76,19 @@ async function main(): Promise<void> {
   const cluster = await startCluster({
     workers: 2,
     cores: 1,
-    env: {
-      NODE_OPTIONS: `--require ${fileURLToPath(new URL('cpuProfilePreload.cjs', import.meta.url))}`,
-      WICK_BENCH_PROFILE_DIR: dir,
-      WICK_BENCH_PROFILE_MATCH: 'master',
-    },
+    env: profiling
+      ? {
+          NODE_OPTIONS: `--require ${fileURLToPath(new URL('cpuProfilePreload.cjs', import.meta.url))}`,
+          WICK_BENCH_PROFILE_DIR: dir,
+          WICK_BENCH_PROFILE_MATCH: 'master',
+        }
+      : {},
   });
+  const master = masterPid(cluster.pid);
+  const cpu: Record<string, { driver: number[]; master: number[]; executors: number[] }> = {
+    on: { driver: [], master: [], executors: [] },
+    off: { driver: [], master: [], executors: [] },
+  };
   const logDir = mkdtempSync(join(os.tmpdir(), 'wick-watched-profile-'));
   const session = new Session();
   session.connect();
@@ -98,20 +108,30 @@ async function main(): Promise<void> {
         const app = await connect(cluster.ready.url, `watched-profile-${mode}`, 2, conf);
         try {
           await app.range(0, 2000, 1, 2000).foreach(() => {});
-          await session.post('Profiler.start');
+          const exPids = executorPids(app.appId, cluster.pid);
+          if (profiling) await session.post('Profiler.start');
           const cpu0 = process.cpuUsage();
+          const m0 = cpuSeconds(master);
+          const e0 = exPids.map(cpuSeconds);
           const t0 = performance.now();
           await app.range(0, tasks, 1, tasks).foreach(() => {});
           const ms = performance.now() - t0;
-          const cpu = process.cpuUsage(cpu0);
-          const { profile } = await session.post('Profiler.stop');
-          const file = join(dir, `driver-${mode}-${r}.cpuprofile`);
-          writeFileSync(file, JSON.stringify(profile));
-          console.log(
-            `round ${r + 1} ${mode}: ${Math.round(tasks / (ms / 1000))} tasks/s, driver ${((cpu.user + cpu.system) / tasks).toFixed(1)} µs/task; load ${os.loadavg()[0]?.toFixed(1)}`,
+          const c = process.cpuUsage(cpu0);
+          const us = (s: number) => (s * 1e6) / tasks;
+          const k = cpu[mode] as (typeof cpu)['on'];
+          k.driver.push((c.user + c.system) / tasks);
+          k.master.push(us(cpuSeconds(master) - m0));
+          k.executors.push(
+            us(exPids.reduce((a, p, i) => a + cpuSeconds(p) - (e0[i] as number), 0)),
           );
-          if (r === rounds - 1 || r === rounds - 2) {
-            console.log(topSelf(profile as unknown as Profile, Number(opts.top)).join('\n'));
+          console.log(
+            `round ${r + 1} ${mode}: ${Math.round(tasks / (ms / 1000))} tasks/s; CPU µs/task: driver ${k.driver.at(-1)?.toFixed(1)}, master ${k.master.at(-1)?.toFixed(1)}, executors ${k.executors.at(-1)?.toFixed(1)}; load ${os.loadavg()[0]?.toFixed(1)}`,
+          );
+          if (profiling) {
+            const { profile } = await session.post('Profiler.stop');
+            writeFileSync(join(dir, `driver-${mode}-${r}.cpuprofile`), JSON.stringify(profile));
+            if (r >= rounds - 2)
+              console.log(topSelf(profile as unknown as Profile, Number(opts.top)).join('\n'));
           }
         } finally {
           await app.stop();
@@ -123,10 +143,30 @@ async function main(): Promise<void> {
     await stopAll();
     rmSync(logDir, { recursive: true, force: true });
   }
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+  for (const [mode, k] of Object.entries(cpu)) {
+    console.log(
+      `${mode}: median CPU µs/task driver ${med(k.driver).toFixed(1)}, master ${med(k.master).toFixed(1)}, executors ${med(k.executors).toFixed(1)}`,
+    );
+  }
   for (const f of readdirSync(dir).filter((f) => f.startsWith('master'))) {
     const p = JSON.parse(readFileSync(join(dir, f), 'utf8')) as Profile;
     console.log(`\n${f} (whole life):\n${topSelf(p, Number(opts.top)).join('\n')}`);
   }
+}
+
+/** The master daemon the cluster server started (its child with `master` in its command). */
+function masterPid(clusterPid: number): number {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === clusterPid && argv.includes('master')) return Number(entry);
+    } catch {}
+  }
+  throw new Error(`no master process under ${clusterPid}`);
 }
 
 await main();
