@@ -36,7 +36,11 @@
  * process, the master's memory for one application's summary after a job of 100,000 tasks each
  * reported one by one (the worst case), with the default wick.ui.retainedTasks (100,000) and with
  * 10,000: figures.summaryBytesPerRetainedTask, and ratios.summaryPastRetained (100,000 tasks ÷
- * 10,000 tasks, both keeping 10,000: ≤ 1.5 when the summary is bounded by the setting).
+ * 10,000 tasks, both keeping 10,000: ≤ 1.5 when the summary is bounded by the setting). And the
+ * watching consumers alone in this process (bench/lib/watchConsumers.ts: the event log, the
+ * report and the master's applying it, without a job): figures.watchConsumers{On,Off,Master}UsPerTask
+ * and ratios.watchedCpuFloor, the job's CPU per task ÷ that plus what the consumers add: the best
+ * on ÷ off that a machine whose CPUs are all busy allows (context, not a goal).
  *
  * --profile DIR writes CPU profiles into DIR: of this process (the driver) over the measured
  * rounds (node:inspector), and of each executor from start to exit (bench/lib/cpuProfilePreload.cjs
@@ -61,6 +65,7 @@ import { runBenchmark } from './lib/run.js';
 import { median, round } from './lib/stats.js';
 import { summaryBytes } from './lib/summaryMemory.js';
 import { fmt, printTable } from './lib/table.js';
+import { watchConsumersCost } from './lib/watchConsumers.js';
 import { connect, executorPids, startCluster } from './lib/wickApp.js';
 
 const GOAL_TASKS_PER_SECOND = 20_000;
@@ -231,6 +236,9 @@ async function main(): Promise<void> {
     await wc.stop();
     wc = undefined;
     const watched = await watchCost(cluster.ready.url);
+    // The consumers alone, in this process (bench/lib/watchConsumers.ts): what watching adds to
+    // the CPU of a task whatever the rest does, and so the best on ÷ off this machine allows.
+    const consumers = await watchConsumersCost(tasks, rounds);
     const kept = Math.min(summaryTasks, 100_000);
     const small = Math.max(1, Math.floor(summaryTasks / 10));
     // The smallest first: a store measured after bigger ones that became garbage reads low (the
@@ -245,11 +253,16 @@ async function main(): Promise<void> {
     const figures = summarize(wick);
     const baseline = summarize(base);
     const baseline1 = summarize(base1);
+    const jobCpuUs = figures.driverCpuUs + figures.executorCpuUs.reduce((a, b) => a + b, 0);
+    const watchAddsUs = Math.max(0, consumers.onUsPerTask - consumers.offUsPerTask);
+    // CPU-bound, a job's rate goes as 1 ÷ its CPU per task: on ÷ off at best is this.
+    const watchedCpuFloor = round(jobCpuUs / (jobCpuUs + watchAddsUs), 3);
     const ratios = {
       watchedTasksPerSecond: round(watched.on / watched.off, 3),
       summaryPastRetained: summarySmall > 0 ? round(summaryBounded / summarySmall, 3) : Number.NaN,
       tasksPerSecond: round(figures.tasksPerSecond / baseline.tasksPerSecond, 3),
       tasksPerSecondVsOneInFlight: round(figures.tasksPerSecond / baseline1.tasksPerSecond, 3),
+      watchedCpuFloor,
     };
     const loadAfter = os.loadavg()[0] as number;
     const cpuBound = Math.round(
@@ -274,6 +287,9 @@ async function main(): Promise<void> {
         watchedOnTasksPerSecond: watched.on,
         watchedOffTasksPerSecond: watched.off,
         eventLogBytesPerTask: watched.eventLogBytesPerTask,
+        watchConsumersOnUsPerTask: consumers.onUsPerTask,
+        watchConsumersOffUsPerTask: consumers.offUsPerTask,
+        watchConsumersMasterUsPerTask: consumers.masterUsPerTask,
         summaryTasks,
         summaryMB: round(summaryAll / 1e6, 2),
         summaryBytesPerRetainedTask: Math.round(summaryAll / kept),
@@ -337,6 +353,18 @@ async function main(): Promise<void> {
           ratios.watchedTasksPerSecond >= 0.9 ? 'met' : 'MISSED',
         ],
         ['event log bytes per task', fmt(watched.eventLogBytesPerTask, 1), '', ''],
+        [
+          `watching's consumers alone, CPU µs/task added (master's side ${fmt(consumers.masterUsPerTask, 2)})`,
+          fmt(watchAddsUs, 2),
+          '',
+          '(context)',
+        ],
+        [
+          'best on ÷ off those allow (job CPU ÷ job + consumers)',
+          watchedCpuFloor.toFixed(3),
+          '',
+          '(context)',
+        ],
         [
           `master summary, ${fmt(summaryTasks)}-task job (MB; bytes per kept task)`,
           `${fmt(summaryAll / 1e6, 2)}; ${fmt(Math.round(summaryAll / kept))}`,

@@ -152,12 +152,24 @@ export class AppStatusStore {
   private deadExecutors = 0;
   /** The time of the latest event that carried one (Spark's lastUpdated). */
   lastUpdated = 0;
+  /**
+   * The stage attempt a task event found last: a stage's tasks come one after another, and this
+   * spares each of them a key made and looked up. Forgotten when that attempt is.
+   */
+  private lastStage: LiveStage | undefined;
 
   constructor(readonly retention: Retention = DEFAULT_RETENTION) {}
 
   /** Applies one event. Events about jobs or stages it does not know (forgotten) change nothing. */
   post(e: WickListenerEvent): void {
+    // A task's start and end first: a switch tries its cases in order, and these are most events.
     switch (e.event) {
+      case 'WickListenerTaskStart':
+        this.taskStart(e);
+        return;
+      case 'WickListenerTaskEnd':
+        this.taskEnd(e);
+        return;
       case 'WickListenerApplicationStart':
         Object.assign(this.app, {
           appId: e.appId,
@@ -190,12 +202,6 @@ export class AppStatusStore {
       case 'WickListenerStageCompleted':
         this.stageCompleted(e.stageId, e.stageAttemptId, e.time, e.failureReason);
         return;
-      case 'WickListenerTaskStart':
-        this.taskStart(e);
-        return;
-      case 'WickListenerTaskEnd':
-        this.taskEnd(e);
-        return;
       case 'WickListenerExecutorAdded':
         this.executorAdded(e.executorId, e.host, e.cores);
         return;
@@ -209,16 +215,10 @@ export class AppStatusStore {
 
   /** Applies tasks reported as counts and sums (statusReport.ts), not one by one. */
   postCoalesced(c: TaskEndsCoalesced): void {
-    const stage = this.stageAttempts.get(stageKey(c.stageId, c.stageAttemptId));
+    const stage = this.stageAttempt(c.stageId, c.stageAttemptId);
     const ended = c.finished + c.failed + c.killed;
-    const add = (n: TaskCounts) => {
-      n.numActiveTasks = Math.max(0, n.numActiveTasks + c.started - ended);
-      n.numCompletedTasks += c.finished;
-      n.numFailedTasks += c.failed;
-      n.numKilledTasks += c.killed;
-    };
     if (stage) {
-      add(stage.counts);
+      addCoalesced(stage.counts, c, ended);
       const t = stage.totals;
       t.executorRunTime += c.executorRunTimeMs;
       t.shuffleReadBytes += c.shuffleReadBytes;
@@ -229,7 +229,7 @@ export class AppStatusStore {
       t.diskBytesSpilled += c.diskBytesSpilled;
       for (const jobId of stage.jobIds) {
         const job = this.jobs.get(jobId);
-        if (job) add(job.counts);
+        if (job) addCoalesced(job.counts, c, ended);
       }
     }
     const exec = this.executorMap.get(c.executorId);
@@ -256,6 +256,8 @@ export class AppStatusStore {
     const startedStages = new Set<string>();
     const added = new Set<string>();
     for (const e of events) {
+      // Most of a report: they change none of the counts checked here.
+      if (e.event === 'WickListenerTaskStart' || e.event === 'WickListenerTaskEnd') continue;
       if (e.event === 'WickListenerJobStart') {
         if (!this.jobs.has(e.jobId) && !startedJobs.has(e.jobId)) jobs++;
         startedJobs.add(e.jobId);
@@ -340,6 +342,15 @@ export class AppStatusStore {
 
   // Events
 
+  /** A stage attempt kept, by its ids (stage() without the key made when it is the last one). */
+  private stageAttempt(stageId: number, attempt: number): LiveStage | undefined {
+    const last = this.lastStage;
+    if (last !== undefined && last.stageId === stageId && last.attemptId === attempt) return last;
+    const stage = this.stageAttempts.get(stageKey(stageId, attempt));
+    if (stage) this.lastStage = stage;
+    return stage;
+  }
+
   private touch(time: number): void {
     if (time > this.lastUpdated) this.lastUpdated = time;
   }
@@ -417,7 +428,7 @@ export class AppStatusStore {
   }
 
   private taskStart(e: WickListenerEvent & { event: 'WickListenerTaskStart' }): void {
-    const stage = this.stageAttempts.get(stageKey(e.stageId, e.stageAttemptId));
+    const stage = this.stageAttempt(e.stageId, e.stageAttemptId);
     if (stage) {
       stage.firstTaskLaunchedTime ??= e.time;
       stage.counts.numActiveTasks++;
@@ -445,23 +456,17 @@ export class AppStatusStore {
   private taskEnd(e: WickListenerTaskEnd): void {
     const status: TaskStatus =
       e.state === 'FINISHED' ? 'SUCCESS' : e.state === 'KILLED' ? 'KILLED' : 'FAILED';
-    const count = (n: TaskCounts) => {
-      n.numActiveTasks = Math.max(0, n.numActiveTasks - 1);
-      if (status === 'SUCCESS') n.numCompletedTasks++;
-      else if (status === 'KILLED') n.numKilledTasks++;
-      else n.numFailedTasks++;
-    };
     const m = e.metrics;
     const stage =
       e.stageId === undefined || e.stageAttemptId === undefined
         ? undefined
-        : this.stageAttempts.get(stageKey(e.stageId, e.stageAttemptId));
+        : this.stageAttempt(e.stageId, e.stageAttemptId);
     if (stage) {
-      count(stage.counts);
+      countEnd(stage.counts, status);
       addMetrics(stage.totals, e.durationMs ?? 0, m);
       for (const jobId of stage.jobIds) {
         const job = this.jobs.get(jobId);
-        if (job) count(job.counts);
+        if (job) countEnd(job.counts, status);
       }
       const task = stage.tasks.get(e.taskId);
       if (task) {
@@ -539,6 +544,7 @@ export class AppStatusStore {
       if (over <= 0) break;
       if (v.status !== 'ACTIVE') {
         this.stageAttempts.delete(k);
+        if (this.lastStage === v) this.lastStage = undefined;
         this.finishedStages--;
         over--;
       }
@@ -556,6 +562,22 @@ function trimTasks(stage: LiveStage, max: number): void {
       over--;
     }
   }
+}
+
+/** Counts a task's end (its status) in a stage's or a job's counts. */
+function countEnd(n: TaskCounts, status: TaskStatus): void {
+  n.numActiveTasks = Math.max(0, n.numActiveTasks - 1);
+  if (status === 'SUCCESS') n.numCompletedTasks++;
+  else if (status === 'KILLED') n.numKilledTasks++;
+  else n.numFailedTasks++;
+}
+
+/** Counts tasks reported as counts (`ended` of them ended) in a stage's or a job's counts. */
+function addCoalesced(n: TaskCounts, c: TaskEndsCoalesced, ended: number): void {
+  n.numActiveTasks = Math.max(0, n.numActiveTasks + c.started - ended);
+  n.numCompletedTasks += c.finished;
+  n.numFailedTasks += c.failed;
+  n.numKilledTasks += c.killed;
 }
 
 function zeroCounts(): TaskCounts {

@@ -13,6 +13,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { constants, createGzip, type Gzip } from 'node:zlib';
+import { eventJson } from './eventJson.js';
 import {
   appStatusName,
   checkAppIdForFile,
@@ -105,7 +106,7 @@ export class EventLogWriter {
   write(event: unknown): void {
     if (this.closed) throw new Error(`the event log ${this.path} is closed`);
     if (this.error) return;
-    const line = `${JSON.stringify(event)}\n`;
+    const line = `${eventJson(event)}\n`;
     const n = Buffer.byteLength(line);
     const rollAt = this.options.rollAtBytes;
     if (rollAt !== undefined && this.partBytes > 0 && this.partBytes + n > rollAt) {

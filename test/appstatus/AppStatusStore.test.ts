@@ -343,6 +343,70 @@ test('finished jobs and stages past the retention go, the oldest first; running 
   assert.equal(progressOf(s).jobs.succeeded, 2);
 });
 
+test("a task's late end for a stage attempt forgotten meanwhile counts nowhere, even the one last found", () => {
+  // Jobs are kept longer than stages here: the job of the forgotten stage is still there to count.
+  const s = new AppStatusStore({ ...DEFAULT_RETENTION, jobs: 10, stages: 1 });
+  const stage = (id: number, jobId: number): WickListenerEvent[] => [
+    {
+      event: 'WickListenerStageSubmitted',
+      stageId: id,
+      stageAttemptId: 0,
+      jobId,
+      name: `s${id}`,
+      numTasks: 1,
+      time: T0,
+    },
+    {
+      event: 'WickListenerTaskStart',
+      taskId: id,
+      stageId: id,
+      stageAttemptId: 0,
+      index: 0,
+      attempt: 0,
+      executorId: '0',
+      time: T0,
+    },
+    {
+      event: 'WickListenerStageCompleted',
+      stageId: id,
+      stageAttemptId: 0,
+      name: `s${id}`,
+      numTasks: 1,
+      time: T0,
+    },
+  ];
+  const end = (taskId: number, stageId: number): WickListenerEvent => ({
+    event: 'WickListenerTaskEnd',
+    taskId,
+    executorId: '0',
+    state: 'FINISHED',
+    stageId,
+    stageAttemptId: 0,
+  });
+  feed(s, [
+    { event: 'WickListenerJobStart', jobId: 0, stageIds: [0, 1], time: T0 },
+    ...stage(0, 0),
+  ]);
+  // Stage 0's task start was the last task event: its attempt is the one last found.
+  feed(s, [{ event: 'WickListenerJobStart', jobId: 1, stageIds: [1], time: T0 }]);
+  feed(
+    s,
+    stage(1, 1).filter((e) => e.event !== 'WickListenerTaskStart'),
+  );
+  assert.deepEqual(
+    s.stageList().map((x) => x.stageId),
+    [1],
+    'stage 0 is forgotten',
+  );
+  const before = { ...s.job(0)?.counts };
+  s.post(end(0, 0));
+  assert.deepEqual(s.job(0)?.counts, before, "job 0's counts did not change");
+  assert.equal(s.stage(0, 0), undefined);
+  // The store still counts a task of a stage it keeps (the positive case).
+  s.post({ ...end(1, 1) });
+  assert.equal(s.job(1)?.counts.numCompletedTasks, 1);
+});
+
 test('a stage keeps at most retainedTasks tasks, forgetting finished ones; dead executors are bounded too', () => {
   const s = new AppStatusStore({ ...DEFAULT_RETENTION, tasks: 3, deadExecutors: 1 });
   feed(s, wordCount().slice(0, 5));
