@@ -40,6 +40,11 @@ export class ApplicationInfo {
     readonly defaultCores: number,
     /** The submission whose key registered it, if it was one (credentials.ts). */
     readonly submission?: string,
+    /**
+     * The user's token whose submission it is (tokens/), kept in its record so that a master
+     * that recovers it knows whose it is without the submitting master's tables.
+     */
+    readonly owner?: string,
   ) {}
 
   /** max cores, or wick.deploy.defaultCores when the app set none. */

@@ -20,12 +20,18 @@ export class DriverInfo {
     readonly submitDate: number,
     /** The driver this one is a relaunch of (see relaunchDriver). */
     readonly relaunchedFrom?: string,
+    /**
+     * The user's token that submitted it (tokens/): kept in its record, so that the token still
+     * owns it after a failover and in its relaunches.
+     */
+    readonly owner?: string,
   ) {}
 
   /** Its record for the PersistenceEngine. */
   persisted(): PersistedDriver {
     const p: PersistedDriver = { id: this.id, desc: this.desc, submitDate: this.submitDate };
     if (this.relaunchedFrom !== undefined) p.relaunchedFrom = this.relaunchedFrom;
+    if (this.owner !== undefined) p.owner = this.owner;
     return p;
   }
 

@@ -165,6 +165,7 @@ export class Master extends RpcEndpoint implements LeaderElectable {
       },
       webUiUrl: this.webUiUrl,
       setStatus: (state) => this.setStatus(state),
+      adoptTokens: (tokens) => options.tokens?.store.replaceTokens(tokens),
     });
     const context: HandlerContext = {
       apiV1: (path) => {
@@ -207,12 +208,13 @@ export class Master extends RpcEndpoint implements LeaderElectable {
         },
       },
       completeRecoveryIfAnswered: () => this.recovery.completeIfAnswered(),
+      tokenOwnerOf: (submission) => options.tokens?.store.ownerOf(submission),
     };
 
     const raw: HandlerRegistry = (def, handler) => this.on(def, handler);
     // A user's token passes its check before any handler (tokens/TokenAccess.ts).
     const on = options.tokens ? options.tokens.guard(raw, this.ownedApps()) : raw;
-    if (options.tokens) options.tokens.register(on);
+    if (options.tokens) options.tokens.register(on, () => this.status === 'ALIVE');
     else registerNoTokens(on);
     workerHandlers(context, on);
     appHandlers(context, on);
@@ -231,11 +233,13 @@ export class Master extends RpcEndpoint implements LeaderElectable {
     on(CompleteRecovery, () => this.recovery.complete());
   }
 
-  /** Which submission registered an application, for the tokens' checks. */
+  /** Which submission registered an application, and whose it is, for the tokens' checks. */
   ownedApps(): OwnedApps {
     return {
       submissionOf: (id) =>
         (this.cluster.appById(id) ?? this.cluster.completedAppById(id))?.submission,
+      ownerOfApp: (id) => (this.cluster.appById(id) ?? this.cluster.completedAppById(id))?.owner,
+      ownerOfDriver: (id) => this.cluster.findDriver(id)?.owner,
     };
   }
 

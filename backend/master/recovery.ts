@@ -13,6 +13,7 @@ import { addApplication, removeApplication } from './operations/apps.js';
 import type { OperationsContext } from './operations/context.js';
 import { relaunchDriver, removeDriver } from './operations/drivers.js';
 import { addWorker, removeWorker } from './operations/workers.js';
+import type { PersistedToken } from './persistence/PersistenceEngine.js';
 import { schedule } from './placement.js';
 import { WorkerResourcePool } from './resources/WorkerResourcePool.js';
 import { WorkerInfo } from './WorkerInfo.js';
@@ -38,6 +39,8 @@ export interface RecoveryHost {
   readonly webUiUrl: string;
   /** The master's own state, announced to its subscribers. */
   setStatus(state: RecoveryState): void;
+  /** Users' tokens as the recovery store keeps them (tokens/TokenStore.replaceTokens). */
+  adoptTokens?(tokens: PersistedToken[]): void;
 }
 
 export class Recovery {
@@ -50,6 +53,11 @@ export class Recovery {
     const c = m.ops;
     const stored = await this.readPersisted();
     if (!stored) return;
+    // Before anything is answered as leader: the tokens the last leader made and revoked.
+    if (stored.tokens !== undefined) {
+      m.adoptTokens?.(stored.tokens);
+      log.info(`Users' tokens from the recovery store: ${stored.tokens.length}`);
+    }
     const empty =
       stored.apps.length === 0 && stored.drivers.length === 0 && stored.workers.length === 0;
     m.setStatus(empty ? 'ALIVE' : 'RECOVERING');
@@ -68,6 +76,7 @@ export class Recovery {
         a.startTime,
         c.conf.get(MasterConf.defaultCores),
         a.submission,
+        a.owner,
       );
       if (!addApplication(c, app, 'UNKNOWN')) continue;
       c.cluster.reserveAppId(a.id);
@@ -83,7 +92,10 @@ export class Recovery {
         continue;
       }
       // Not waiting: its worker may report it; if none does, completing the recovery decides.
-      c.cluster.addDriver(new DriverInfo(d.id, d.desc, d.submitDate, d.relaunchedFrom), false);
+      c.cluster.addDriver(
+        new DriverInfo(d.id, d.desc, d.submitDate, d.relaunchedFrom, d.owner),
+        false,
+      );
     }
     for (const w of stored.workers) {
       log.info(`Trying to recover worker: ${w.id}`);

@@ -104,6 +104,9 @@ export async function startMaster(
           clock ?? systemClock,
         )
       : undefined;
+  // With recovery, tokens live in the recovery store beside the applications, which every master
+  // that may lead shares (ZooKeeper) or reads on restart (FILESYSTEM): a failover keeps them.
+  if (tokens && persistence) tokens.store.keepIn(persistence);
   const env = await RpcEnv.create({
     protocol: wickProtocol,
     name: Master.SYSTEM_NAME,
@@ -196,8 +199,11 @@ export async function startMaster(
 }
 
 /**
- * Where users' tokens are kept: in the recovery directory with FILESYSTEM recovery, else beside
- * the default secret file (tokens are derived from the secret, and live and die with it).
+ * This master's file of users' tokens and of who submitted what: in the recovery directory with
+ * FILESYSTEM recovery, else beside the default secret file (tokens are derived from the secret,
+ * and live and die with it). With recovery the tokens themselves are kept in the recovery store
+ * too (`token_<id>` records), which a master elected leader takes as they are (TokenStore
+ * .replaceTokens); an application's and a driver's owner are in their own records.
  */
 function tokensFileFor(conf: WickConf): string {
   if (conf.get(MasterConf.recoveryMode) === 'FILESYSTEM')

@@ -48,6 +48,7 @@ import time
 from wick_auth import APP_CREDENTIAL_ENV, handed_credential
 from wick_rpc import Endpoint, Refused, RpcEnv, RpcError, log, parse_endpoint_uri, unsupported
 from wick_shuffle import SHUFFLE_ENDPOINT, FetchFailed, ShuffleBlockServer, fetch_blocks
+from wick_tls import WireTls
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TASK_PROGRAM = os.path.join(HERE, "wick_tasks.py")
@@ -299,7 +300,7 @@ def start(env, backend, args, driver, driver_name, worker, worker_name):
             % (args.driver_url, args.executor_id, config["appId"]))
 
 
-def start_shuffle_server(args, credential):
+def start_shuffle_server(args, credential, tls):
     """This executor's shuffle block server, on an env of its own that listens (the executor's
     own env only dials out), as Wick's executor has: on every interface, named by the executor's
     hostname, letting in only connections that prove this application's key (anyone, when the
@@ -311,7 +312,7 @@ def start_shuffle_server(args, credential):
 
     env = RpcEnv("pyShuffle", host="0.0.0.0", port=0, credential=credential,
                  keys=app_key if credential is not None else None, trace=args.trace,
-                 advertise_host=args.hostname)
+                 advertise_host=args.hostname, tls=tls)
     local = (os.environ.get("WICK_EXECUTOR_DIRS") or "").split(os.pathsep)[0] or os.getcwd()
     directory = os.path.join(local, "blockmgr-%s" % args.executor_id)
     env.setup_endpoint(SHUFFLE_ENDPOINT, ShuffleBlockServer(directory))
@@ -352,10 +353,17 @@ def main(argv):
             "worker hands each executor the key of its own application"
             % (APP_CREDENTIAL_ENV, credential.text(), args.app_id))
         return 1
-    env = RpcEnv("pyExecutor", credential=credential, trace=args.trace)
     try:
-        shuffle_env, place = start_shuffle_server(args, credential)
-    except OSError as e:
+        # As Wick's executor: the switches its driver handed down (WICK_SSL_*), the masters'
+        # fingerprints its worker did (WICK_TLS_FINGERPRINT).
+        tls = WireTls.from_conf({})
+    except ValueError as e:
+        log("ERROR", "Executor", str(e))
+        return 1
+    env = RpcEnv("pyExecutor", credential=credential, trace=args.trace, tls=tls)
+    try:
+        shuffle_env, place = start_shuffle_server(args, credential, tls)
+    except (OSError, RuntimeError) as e:
         log("ERROR", "Executor", "Cannot listen for shuffle fetches: %s" % (e.strerror or e))
         env.stop()
         return 1

@@ -57,6 +57,7 @@ import time
 from collections import deque
 
 from wick_auth import driver_auth, parse_conf, principal_text, without_secrets
+from wick_tls import WireTls
 from wick_rpc import (Endpoint, Refused, RpcEnv, RpcError, endpoint_uri, host_port, log,
                       parse_address, unsupported)
 
@@ -488,14 +489,17 @@ def run_application(parser, args, driver_class, job):
         masters = parse_master_urls(args.master)
         conf = parse_conf(args.conf)
         credential, keys, auth = driver_auth(conf)
+        tls = WireTls.from_conf(conf)
     except ValueError as e:
         parser.error(str(e))
+    for address in masters:
+        tls.note_master(address)  # its certificate must be a pinned one, when any is pinned
 
     host = args.host or route_address(masters)
     try:
         env = RpcEnv("pyDriver", host=host, port=args.port, credential=credential, keys=keys,
-                     trace=args.trace)
-    except OSError as e:
+                     trace=args.trace, tls=tls)
+    except (OSError, RuntimeError, ValueError) as e:
         print("error: cannot listen on %s:%d: %s" % (host, args.port, e.strerror or e),
               file=sys.stderr)
         return 1
@@ -511,7 +515,7 @@ def run_application(parser, args, driver_class, job):
                      "--cores", "{{CORES}}", "--app-id", "{{APP_ID}}",
                      "--worker-url", "{{WORKER_URL}}"] + args.executor_arg
     desc = {"name": args.name, "user": user(), "memoryPerExecutorMB": args.executor_memory,
-            "command": {"argv": argv_executor, "env": {}},
+            "command": {"argv": argv_executor, "env": tls.child_env()},
             "driverUrl": endpoint_uri(env.address, SCHEDULER)}
     if args.executor_cores:
         desc["coresPerExecutor"] = args.executor_cores

@@ -43,6 +43,7 @@ import threading
 
 from wick_auth import find_cluster_secret, parse_conf
 from wick_rpc import VERIFIER, Endpoint, RpcEnv, RpcError, parse_address, unsupported
+from wick_tls import WireTls
 
 
 class PingEndpoint(Endpoint):
@@ -96,12 +97,15 @@ def main(argv):
 
     try:
         host, port = parse_address(args.address)
-        secret = find_cluster_secret(parse_conf(args.conf)).secret
+        conf = parse_conf(args.conf)
+        secret = find_cluster_secret(conf).secret
+        tls = WireTls.from_conf(conf)
     except ValueError as e:
         parser.error(str(e))
     wick = "%s:%d" % (host, port) if ":" not in host else "[%s]:%d" % (host, port)
+    tls.note_master(wick)  # the address given: pinned when wick.ssl.fingerprint is set
     env = RpcEnv(args.name, secret=secret, trace=args.trace, connect_timeout=args.timeout,
-                 ask_timeout=args.timeout)
+                 ask_timeout=args.timeout, tls=tls)
     pinger = PingEndpoint()
     env.setup_endpoint(args.name, pinger)
     try:

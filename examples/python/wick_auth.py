@@ -61,12 +61,19 @@ def hmac_hex(key, text):
     return hmac.new(key.encode("utf-8"), text.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
-def server_proof(key, nonce, challenge):
-    return hmac_hex(key, "wick-server:%s:%s" % (nonce, challenge))
+def _bound(text, binding):
+    """Over TLS a proof ends with ":" + the server certificate's fingerprint (RFC 5929's
+    tls-server-end-point): a proof relayed by a machine in between, which serves a certificate
+    of its own, does not match."""
+    return text if binding is None else "%s:%s" % (text, binding)
 
 
-def client_proof(key, nonce, challenge):
-    return hmac_hex(key, "wick-client:%s:%s" % (challenge, nonce))
+def server_proof(key, nonce, challenge, binding=None):
+    return hmac_hex(key, _bound("wick-server:%s:%s" % (nonce, challenge), binding))
+
+
+def client_proof(key, nonce, challenge, binding=None):
+    return hmac_hex(key, _bound("wick-client:%s:%s" % (challenge, nonce), binding))
 
 
 def derive_key(secret, kind, ident):

@@ -49,9 +49,10 @@ class ClientHandshake:
     params, or None when open (then `opened` is set); auth_answered(result) -> Opened. Raises
     RpcError when the server is not the one we may talk to."""
 
-    def __init__(self, address, credential):
+    def __init__(self, address, credential, binding=None):
         self.address = address
         self.credential = credential
+        self.binding = binding  # the server certificate's fingerprint over TLS, else None
         self.nonce = secrets.token_hex(16) if credential is not None else None
         self.server = None
         self.opened = None
@@ -86,13 +87,14 @@ class ClientHandshake:
                            "talk to it" % server)
         if not (isinstance(challenge, str) and HEX_NONCE.fullmatch(challenge)
                 and isinstance(proof, str) and HEX_PROOF.fullmatch(proof)
-                and hmac.compare_digest(proof, server_proof(c.key, self.nonce, challenge))):
+                and hmac.compare_digest(proof, server_proof(c.key, self.nonce, challenge,
+                                                             self.binding))):
             # We hang up without wick.auth: the server does not hold our key.
             raise RpcError(AUTHENTICATION_FAILED, "Peer %s failed authentication: its proof does "
                            "not match our %s; check that both sides use the same cluster secret"
                            % (server, key_text(c.kind, c.id)))
         self.server = server
-        return {"proof": client_proof(c.key, self.nonce, challenge)}
+        return {"proof": client_proof(c.key, self.nonce, challenge, self.binding)}
 
     def auth_answered(self, result):
         if result != {"ok": True}:
@@ -107,9 +109,10 @@ class ServerHandshake:
     to refuse it; keys=None runs open. Raises Refusal (answer, then hang up) or RpcError
     (answer, stay open: the peer may try again)."""
 
-    def __init__(self, address, keys):
+    def __init__(self, address, keys, binding=None):
         self.address = address
         self.keys = keys
+        self.binding = binding  # our certificate's fingerprint over TLS, else None
         self.expecting = "hello"
         self.claimed_from = None  # the peer's address, as its wick.hello gave it
         self.claimed = None  # the Principal it claims
@@ -147,7 +150,7 @@ class ServerHandshake:
         self._challenge = secrets.token_hex(16)
         self.expecting = "auth"
         result["challenge"] = self._challenge
-        result["proof"] = server_proof(key, nonce, self._challenge)
+        result["proof"] = server_proof(key, nonce, self._challenge, self.binding)
         return result, None
 
     def auth(self, params):
@@ -155,7 +158,7 @@ class ServerHandshake:
             raise RpcError(INVALID_REQUEST,
                            "wick.auth is only accepted right after wick.hello with a nonce")
         proof = params.get("proof") if isinstance(params, dict) else None
-        expected = client_proof(self._key, self._nonce, self._challenge)
+        expected = client_proof(self._key, self._nonce, self._challenge, self.binding)
         if not (isinstance(params, dict) and set(params) == {"proof"} and isinstance(proof, str)
                 and HEX_PROOF.fullmatch(proof) and hmac.compare_digest(proof, expected)):
             raise Refusal("Authentication failed: check that both sides use the same cluster "

@@ -307,9 +307,10 @@ class _Waiter:
 class Connection:
     """One TCP connection with another env, after its handshake used in both directions."""
 
-    def __init__(self, env, sock, outbound, remote):
+    def __init__(self, env, sock, outbound, remote, binding=None):
         self.env = env
-        self.sock = sock
+        self.sock = sock  # a socket, or a wick_tls.TlsStream over one
+        self.binding = binding  # over TLS: the server certificate's fingerprint, which proofs end with
         self.outbound = outbound  # True: we dialled it (handshake client)
         self.remote = remote  # the socket's other end, for logs
         self.peer = None  # the other env's address, once the handshake is done
@@ -333,7 +334,7 @@ class Connection:
     # ---- lifecycle ----
 
     def start_client(self):
-        self._client = ClientHandshake(self.env.address, self.env.credential)
+        self._client = ClientHandshake(self.env.address, self.env.credential, self.binding)
         self.state = "hello-sent"
         self._hello_id = self._take_id()
         self._start_reader()
@@ -341,7 +342,7 @@ class Connection:
                      "params": self._client.hello_params()})
 
     def start_server(self):
-        self._server = ServerHandshake(self.env.address, self.env.keys)
+        self._server = ServerHandshake(self.env.address, self.env.keys, self.binding)
         self.state = "handshake"
         self._start_reader()
         timer = threading.Timer(self.env.connect_timeout, self._handshake_timed_out)
@@ -694,7 +695,7 @@ class RpcEnv:
 
     def __init__(self, name="python", host=None, port=0, secret=None, credential=None, keys=None,
                  trace=False, connect_timeout=30.0, ask_timeout=120.0,
-                 max_frame_bytes=MAX_FRAME_BYTES, advertise_host=None):
+                 max_frame_bytes=MAX_FRAME_BYTES, advertise_host=None, tls=None):
         if secret:
             credential = credential or cluster_credential(secret)
             keys = keys if keys is not None else cluster_keys(secret)
@@ -702,6 +703,9 @@ class RpcEnv:
             raise TypeError("credential: expected a wick_auth.Credential, got %r" % (credential,))
         self.credential = credential
         self.keys = keys
+        # wick_tls.WireTls: TLS where Wick's rule says (None: plain everywhere, as before TLS)
+        self.tls = tls
+        self.tls_server = None  # what the listener serves: a wick_tls.TlsServer, or None (plain)
         self.trace = trace
         self.connect_timeout = connect_timeout
         self.ask_timeout = ask_timeout
@@ -718,11 +722,15 @@ class RpcEnv:
             label = re.sub(r"[^A-Za-z0-9_.-]", "", name)[:40] or "env"
             self.address = "client-%s-%s" % (label, secrets.token_hex(6))
         else:
+            self.tls_server = tls.server(host or "0.0.0.0", name) if tls is not None else None
             self.listener = socket.create_server((host, port), family=_family(host))
             bound = self.listener.getsockname()[1]
             advertise = advertise_host or (socket.gethostname() if host in ("", "0.0.0.0", "::")
                                            else host)
             self.address = host_port(advertise, bound)
+            if self.tls_server is not None:
+                log("INFO", "RpcEnv", "Serving TLS 1.3 on %s (certificate %s, %s)"
+                    % (self.address, self.tls_server.fingerprint, self.tls_server.source))
             threading.Thread(target=self._accept_loop, name="wick-rpc-accept", daemon=True).start()
         self.setup_endpoint(VERIFIER, EndpointVerifier(self))
 
@@ -779,9 +787,16 @@ class RpcEnv:
         except OSError as e:
             raise RpcError(CONNECT_FAILED, "Failed to connect to wick://%s: %s"
                            % (address, e.strerror or e))
-        sock.settimeout(None)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        conn = Connection(self, sock, True, address)
+        binding = None
+        if self.tls is not None:
+            try:
+                sock, binding = self.tls.dial(sock, host, address, self.connect_timeout)
+            except RpcError as e:
+                log("WARN", "Connection", e.message)
+                raise
+        sock.settimeout(None)
+        conn = Connection(self, sock, True, address, binding)
         with self._lock:
             self._all.add(conn)
         conn.start_client()
@@ -847,10 +862,22 @@ class RpcEnv:
                 sock.close()
                 continue
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            conn = Connection(self, sock, False, host_port(remote[0], remote[1]))
-            with self._lock:
-                self._all.add(conn)
-            conn.start_server()
+            if self.tls_server is None:
+                self._accepted(sock, remote, None)
+            else:  # the TLS front reads from the peer: not on the thread that accepts
+                threading.Thread(target=self._accept_tls, args=(sock, remote),
+                                 name="wick-tls-%s" % remote[0], daemon=True).start()
+
+    def _accept_tls(self, sock, remote):
+        served = self.tls_server.accept(sock, remote[0], self.address, self.connect_timeout)
+        if served is not None and not self.stopped:
+            self._accepted(served[0], remote, served[1])
+
+    def _accepted(self, sock, remote, binding):
+        conn = Connection(self, sock, False, host_port(remote[0], remote[1]), binding)
+        with self._lock:
+            self._all.add(conn)
+        conn.start_server()
 
     def _dispatch(self, conn, msg):
         """Delivers one message to its endpoint, checking it as Wick does, and answers an ask."""

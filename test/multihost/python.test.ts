@@ -14,12 +14,11 @@ import { repoRoot } from '../helpers/cli.js';
 import { hostsUnavailable, startHosts } from '../helpers/hosts.js';
 
 /**
- * The Python example peers speak plain TCP: they dial and listen without TLS (docs/protocol.md,
- * "Encryption", says how a peer would add it). Across hosts, where Wick's daemons require TLS by
- * default, this cluster runs plain: wick.ssl.enabled=false on the master and the workers. On
- * loopback (test/examples/python-*.test.ts) nothing changes: loopback stays plain.
+ * Across hosts every wire is TLS 1.3 (wick.ssl.enabled, the default): the Python peers dial and
+ * serve it as docs/protocol.md, "Encryption", says (examples/python/wick_tls.py), and the driver
+ * pins the master's certificate with the fingerprint its join line carries, as the workers do.
  */
-const PLAIN = { 'wick.ssl.enabled': 'false' };
+const PIN = /wick\.ssl\.fingerprint=(sha256:[0-9a-f]{64})/;
 
 test('the Python driver and executors run SparkPi across hosts with no address given', {
   skip: hostsUnavailable(),
@@ -27,17 +26,21 @@ test('the Python driver and executors run SparkPi across hosts with no address g
 }, async (t) => {
   const net = await startHosts(t, ['master', 'w1', 'w2', 'user']);
   // Without the harness's secret: the master makes its own, as on a fresh machine.
-  const master = await net
-    .host('master')
-    .startMaster({ env: { WICK_AUTH_SECRET: '' }, conf: PLAIN });
+  const master = await net.host('master').startMaster({ env: { WICK_AUTH_SECRET: '' } });
   const [, secret] = await master.waitForStderr(/^ {4}secret: (\S+)$/m);
+  const [, fingerprint] = await master.waitForStderr(PIN);
   const env = { WICK_AUTH_SECRET: secret as string };
-  await net.host('w1').startWorker(master.url, { cores: 1, env, conf: PLAIN });
-  await net.host('w2').startWorker(master.url, { cores: 1, env, conf: PLAIN });
+  const conf = { 'wick.ssl.fingerprint': fingerprint as string };
+  await net.host('w1').startWorker(master.url, { cores: 1, env, conf });
+  await net.host('w2').startWorker(master.url, { cores: 1, env, conf });
   const user = net.host('user');
   const driver = user.spawn(
     'python3',
-    [join(repoRoot, 'examples', 'python', 'pi_driver.py'), '--master', master.url, '--slices', '4'],
+    [
+      join(repoRoot, 'examples', 'python', 'pi_driver.py'),
+      ...['--master', master.url, '--slices', '4'],
+      ...['--conf', `wick.ssl.fingerprint=${fingerprint}`],
+    ],
     { env },
   );
   const end = await driver.closed;
@@ -48,6 +51,11 @@ test('the Python driver and executors run SparkPi across hosts with no address g
     new RegExp(
       `Listening on ${user.address.replaceAll('.', '\\.')}:\\d+ \\(authentication on: cluster secret from WICK_AUTH_SECRET\\)`,
     ),
+  );
+  // Not on loopback: the driver serves TLS, as the master that dials it requires.
+  assert.match(
+    driver.stderr,
+    /Serving TLS 1\.3 on \S+ \(certificate sha256:[0-9a-f]{64}, made at start\)/,
   );
 });
 
@@ -77,9 +85,9 @@ test('Python WordCount across hosts: map outputs on two hosts, each reducer fetc
   for (const l of lines) for (const w of l.split(/\s+/)) if (w) want.set(w, (want.get(w) ?? 0) + 1);
 
   const net = await startHosts(t, ['master', 'w1', 'w2', 'user']);
-  const master = await net.host('master').startMaster({ conf: PLAIN });
-  await net.host('w1').startWorker(master.url, { cores: 1, conf: PLAIN });
-  await net.host('w2').startWorker(master.url, { cores: 1, conf: PLAIN });
+  const master = await net.host('master').startMaster();
+  await net.host('w1').startWorker(master.url, { cores: 1 });
+  await net.host('w2').startWorker(master.url, { cores: 1 });
   const output = join(dir, 'counts.jsonl');
   const driver = net
     .host('user')
@@ -98,6 +106,7 @@ test('Python WordCount across hosts: map outputs on two hosts, each reducer fetc
       '--min-executors',
       '2',
     ]);
+  // The master unpinned here: its certificate is proved by the handshake, whose proofs cover it.
   const end = await driver.closed;
   assert.equal(end.code, 0, driver.stderr);
   const got = new Map(

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { type TestContext, test } from 'node:test';
+import tls from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { Peer } from '../helpers/peer.js';
 
@@ -104,9 +105,14 @@ function startPython(
  * Runs the script's whole session against `wick`, including being asked by it; authenticated
  * with WICK_AUTH_SECRET=`secret`, or open (wick.authenticate=false) without one.
  */
-async function pingAndBeAsked(t: TestContext, wick: Peer, secret?: string): Promise<void> {
+async function pingAndBeAsked(
+  t: TestContext,
+  wick: Peer,
+  secret?: string,
+  extra: string[] = [],
+): Promise<void> {
   const open = secret === undefined ? ['--conf', 'wick.authenticate=false'] : [];
-  const py = startPython(t, [wick.address, '--count', '3', '--serve', ...open], secret);
+  const py = startPython(t, [wick.address, '--count', '3', '--serve', ...open, ...extra], secret);
   const connected = await py.waitFor('connected ');
   const m = /^connected (\S+) as (client-python-[0-9a-f]{12}) auth=(on|off)$/.exec(connected);
   assert.ok(m, `unexpected line: ${connected}`);
@@ -230,5 +236,88 @@ test('a Python peer with a secret is refused by an env that runs open', async (t
   assert.match(
     py.stderr,
     /^error -32005 This RpcEnv runs open \(wick\.authenticate=false\): connect without a secret/m,
+  );
+});
+
+/** The fingerprint of the certificate `address` serves, read by Node's TLS client. */
+function servedFingerprint(address: string): Promise<string> {
+  const i = address.lastIndexOf(':');
+  return new Promise((resolve, reject) => {
+    const s = tls.connect(
+      { host: address.slice(0, i), port: Number(address.slice(i + 1)), rejectUnauthorized: false },
+      () => {
+        const fp = s.getPeerCertificate().fingerprint256.replaceAll(':', '').toLowerCase();
+        s.destroy();
+        resolve(`sha256:${fp}`);
+      },
+    );
+    s.once('error', reject);
+  });
+}
+
+// wick.ssl.loopback=true puts loopback under the rules of every other address: the Wick env then
+// serves TLS 1.3 and refuses plaintext even from this machine, so a session that works was TLS.
+const TLS_ON_LOOPBACK = { 'wick.ssl.loopback': 'true' };
+
+test('over TLS 1.3, a Python peer pins the Wick env, pings it and answers its asks, with authentication and open', async (t) => {
+  const [secured, open] = await Promise.all([
+    Peer.start(t, { name: 'wick', conf: { ...authConf, ...TLS_ON_LOOPBACK } }),
+    Peer.start(t, { name: 'wick', conf: { ...openConf, ...TLS_ON_LOOPBACK } }),
+  ]);
+  const served = await servedFingerprint(secured.address);
+  // The colon-separated upper-case form a browser shows pins as well as sha256:<hex>.
+  const colons = (served.slice('sha256:'.length).match(/../g) as string[]).join(':').toUpperCase();
+  await pingAndBeAsked(t, secured, SECRET, [
+    '--conf',
+    'wick.ssl.loopback=true',
+    '--conf',
+    `wick.ssl.fingerprint=${colons}`,
+  ]);
+  await pingAndBeAsked(t, open, undefined, [
+    '--conf',
+    'wick.ssl.loopback=true',
+    '--conf',
+    `wick.ssl.fingerprint=${await servedFingerprint(open.address)}`,
+  ]);
+});
+
+test('a Python peer that pins another fingerprint hangs up before the handshake, naming both', async (t) => {
+  const wick = await Peer.start(t, { name: 'wick', conf: { ...authConf, ...TLS_ON_LOOPBACK } });
+  const served = await servedFingerprint(wick.address);
+  const wrong = `sha256:${'ab'.repeat(32)}`;
+  const py = startPython(
+    t,
+    [wick.address, '--conf', 'wick.ssl.loopback=true', '--conf', `wick.ssl.fingerprint=${wrong}`],
+    SECRET,
+  );
+  assert.equal(await py.exited, 1, py.stderr);
+  assert.ok(
+    py.stderr.includes(
+      `error -32005 The master at wick://${wick.address} presented the certificate ${served}, but this process pins ${wrong}`,
+    ),
+    py.stderr,
+  );
+  assert.deepEqual(py.lines, []);
+  // The same peer with the right pin gets in: the refusal was the pin's, not the wire's.
+  const right = startPython(
+    t,
+    [wick.address, '--count', '1', '--conf', 'wick.ssl.loopback=true'],
+    SECRET,
+    { WICK_TLS_FINGERPRINT: served },
+  );
+  assert.equal(await right.exited, 0, right.stderr);
+  assert.deepEqual(right.linesStarting('pong '), ['pong 0 "hello from python #0"']);
+  // The refused one never got as far as a handshake: the env saw one Python peer, the right one.
+  const connected = (await wick.log()).filter((l) => l.startsWith('onConnected:client-python-'));
+  assert.equal(connected.length, 1, connected.join('\n'));
+});
+
+test('a Python peer that speaks plaintext to a port that requires TLS is told what to do', async (t) => {
+  const wick = await Peer.start(t, { name: 'wick', conf: { ...authConf, ...TLS_ON_LOOPBACK } });
+  const py = startPython(t, [wick.address], SECRET);
+  assert.equal(await py.exited, 1);
+  assert.match(
+    py.stderr,
+    /^error -32005 wick:\/\/\S+ requires TLS 1\.3: .*docs\/protocol\.md, "Encryption"\. The certificate to pin: sha256:[0-9a-f]{64}$/m,
   );
 });

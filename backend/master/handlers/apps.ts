@@ -93,13 +93,15 @@ async function registerApplication(
     : m.rpc.endpointRef(msg.driver);
   log.info(`Registering app ${msg.appDescription.name}`);
   const now = m.clock.now();
+  const submission = principal?.kind === 'submission' ? principal.id : undefined;
   const app = new ApplicationInfo(
     await newAppId(m.ops, now),
     msg.appDescription,
     driver,
     now,
     m.conf.get(MasterConf.defaultCores),
-    principal?.kind === 'submission' ? principal.id : undefined,
+    submission,
+    submission === undefined ? undefined : ownerOfSubmission(m, submission),
   );
   app.connection = sender.connection;
   if (!(await addRegisteredApplication(m.ops, app))) return;
@@ -113,6 +115,14 @@ async function registerApplication(
     }),
   );
   schedule(m.ops);
+}
+
+/**
+ * The user's token a submission belongs to: a cluster-mode driver's (`driver-…`) is in its record,
+ * which survives a failover; a client-mode one's was noted when the token asked for its key.
+ */
+function ownerOfSubmission(m: HandlerContext, submission: string): string | undefined {
+  return m.cluster.findDriver(submission)?.owner ?? m.tokenOwnerOf(submission);
 }
 
 async function masterChangeAcknowledged(

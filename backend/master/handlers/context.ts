@@ -42,6 +42,8 @@ export interface HandlerContext {
   readonly subscriptions: Subscriptions;
   /** Completes a recovery once every persisted worker and application has answered. */
   completeRecoveryIfAnswered(): Promise<void>;
+  /** The user's token a submission's key was handed to (tokens/); undefined: none. */
+  tokenOwnerOf(submission: string): string | undefined;
 }
 
 /** The tables, read only: lookups and snapshots, no change. */

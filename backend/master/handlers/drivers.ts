@@ -28,7 +28,7 @@ const notAlive = (m: HandlerContext, what: string) =>
 
 export function driverHandlers(m: HandlerContext, on: HandlerRegistry): void {
   on(DriverStateChanged, (msg, sender) => driverStateChanged(m, msg, sender));
-  on(RequestSubmitDriver, (msg) => submitDriver(m, msg));
+  on(RequestSubmitDriver, (msg, sender) => submitDriver(m, msg, sender));
   on(RequestKillDriver, (msg) => killDriver(m, msg));
   on(RequestDriverStatus, (msg) => driverStatus(m, msg));
 }
@@ -53,7 +53,11 @@ async function driverStateChanged(
   await changeDriverState(m.ops, driverId, state, exception);
 }
 
-async function submitDriver(m: HandlerContext, msg: MessageOf<typeof RequestSubmitDriver>) {
+async function submitDriver(
+  m: HandlerContext,
+  msg: MessageOf<typeof RequestSubmitDriver>,
+  sender: RpcSenderContext,
+) {
   if (m.status !== 'ALIVE') {
     return SubmitDriverResponse({
       master: m.self.toData(),
@@ -76,7 +80,10 @@ async function submitDriver(m: HandlerContext, msg: MessageOf<typeof RequestSubm
       message: `The master has ${m.cluster.activeDriverCount} drivers active, the most it takes (${MAX_ACTIVE_DRIVERS}): submit again once some have ended`,
     });
   }
-  const driver = await submit(m.ops, msg.driverDescription);
+  // A user's token owns what it submits; the record keeps it (tokens/TokenAccess.ts checks it).
+  const principal = sender.connection?.principal;
+  const owner = principal?.kind === 'token' ? principal.id : undefined;
+  const driver = await submit(m.ops, msg.driverDescription, owner);
   return SubmitDriverResponse({
     master: m.self.toData(),
     success: true,

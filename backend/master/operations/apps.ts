@@ -90,6 +90,7 @@ export async function registerApplication(
     driver: app.driver.toData(),
     startTime: app.startTime,
     submission: app.submission,
+    ...(app.owner !== undefined ? { owner: app.owner } : {}),
   });
   return true;
 }

@@ -18,9 +18,11 @@ const log = getLogger('Master');
 export async function submitDriver(
   c: OperationsContext,
   desc: DriverDescription,
+  /** The user's token that submits it, if one does. */
+  owner?: string,
 ): Promise<DriverInfo> {
   const now = c.clock.now();
-  const driver = new DriverInfo(c.cluster.nextDriverId(now), desc, now);
+  const driver = new DriverInfo(c.cluster.nextDriverId(now), desc, now, undefined, owner);
   log.info(`Driver submitted ${driver.desc.appPath} as ${driver.id}`);
   await c.persistence.addDriver(driver.persisted());
   c.cluster.addDriver(driver, true);
@@ -39,7 +41,13 @@ export async function submitDriver(
  */
 export async function relaunchDriver(c: OperationsContext, driver: DriverInfo): Promise<void> {
   const now = c.clock.now();
-  const fresh = new DriverInfo(c.cluster.nextDriverId(now), driver.desc, now, driver.id);
+  const fresh = new DriverInfo(
+    c.cluster.nextDriverId(now),
+    driver.desc,
+    now,
+    driver.id,
+    driver.owner,
+  );
   log.info(`Re-launching driver ${driver.id} as ${fresh.id}`);
   // The new record first: a master that dies in between recovers both, and drops the old one.
   await c.persistence.addDriver(fresh.persisted());

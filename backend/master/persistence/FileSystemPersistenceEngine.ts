@@ -5,6 +5,7 @@ import type {
   PersistedApp,
   PersistedDriver,
   PersistedState,
+  PersistedToken,
   PersistedWorker,
   PersistenceEngine,
 } from './PersistenceEngine.js';
@@ -56,6 +57,13 @@ export class FileSystemPersistenceEngine implements PersistenceEngine {
   }
   removeDriver(id: string): Promise<void> {
     return this.remove(`driver_${id}`);
+  }
+
+  addToken(token: PersistedToken): Promise<void> {
+    return this.write(`token_${token.id}`, token);
+  }
+  removeToken(id: string): Promise<void> {
+    return this.remove(`token_${id}`);
   }
 
   async readPersistedData(): Promise<PersistedState> {

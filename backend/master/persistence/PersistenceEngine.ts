@@ -5,6 +5,7 @@ import {
   EndpointRefData,
 } from '../../protocol/common.js';
 import { ResourceAddresses } from '../../protocol/resources.js';
+import { TokenId, TokenName } from '../../protocol/tokens.js';
 
 /**
  * Where the Master keeps what it must not forget across a restart (Spark's PersistenceEngine).
@@ -35,6 +36,8 @@ export const PersistedApp = Type.Object(
     startTime: Type.Integer(),
     /** The submission whose key registered it: its driver proves that key after a failover. */
     submission: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    /** The user's token that submitted it: it alone (and --all-apps tokens) may kill it. */
+    owner: Type.Optional(TokenId),
   },
   { additionalProperties: false },
 );
@@ -47,15 +50,37 @@ export const PersistedDriver = Type.Object(
     submitDate: Type.Integer(),
     /** The driver it replaces (a relaunch): recovery drops that one's record if it is left. */
     relaunchedFrom: Type.Optional(Type.String({ minLength: 1 })),
+    /** The user's token that submitted it (a relaunch keeps it). */
+    owner: Type.Optional(TokenId),
   },
   { additionalProperties: false },
 );
 export type PersistedDriver = Static<typeof PersistedDriver>;
 
+/**
+ * A user's token (tokens/TokenStore.ts: its id, name, times and the SHA-256 of its key, never the
+ * key): kept with the applications so that every master that leads after a failover knows the
+ * tokens the last leader made and revoked.
+ */
+export const PersistedToken = Type.Object(
+  {
+    id: TokenId,
+    name: TokenName,
+    createdAt: Type.Integer({ minimum: 0 }),
+    expiresAt: Type.Optional(Type.Integer({ minimum: 0 })),
+    allApps: Type.Boolean(),
+    keySha256: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+  },
+  { additionalProperties: false },
+);
+export type PersistedToken = Static<typeof PersistedToken>;
+
 export interface PersistedState {
   apps: PersistedApp[];
   drivers: PersistedDriver[];
   workers: PersistedWorker[];
+  /** Users' tokens; undefined from a store that keeps nothing (no recovery). */
+  tokens?: PersistedToken[];
 }
 
 export interface PersistenceEngine {
@@ -65,6 +90,8 @@ export interface PersistenceEngine {
   removeApplication(id: string): Promise<void>;
   addDriver(driver: PersistedDriver): Promise<void>;
   removeDriver(id: string): Promise<void>;
+  addToken(token: PersistedToken): Promise<void>;
+  removeToken(id: string): Promise<void>;
   readPersistedData(): Promise<PersistedState>;
   close(): Promise<void>;
 }
@@ -77,6 +104,8 @@ export class BlackHolePersistenceEngine implements PersistenceEngine {
   async removeApplication(): Promise<void> {}
   async addDriver(): Promise<void> {}
   async removeDriver(): Promise<void> {}
+  async addToken(): Promise<void> {}
+  async removeToken(): Promise<void> {}
   async readPersistedData(): Promise<PersistedState> {
     return { apps: [], drivers: [], workers: [] };
   }

@@ -4,6 +4,7 @@ import type {
   PersistedApp,
   PersistedDriver,
   PersistedState,
+  PersistedToken,
   PersistedWorker,
   PersistenceEngine,
 } from './PersistenceEngine.js';
@@ -62,6 +63,13 @@ export class ZooKeeperPersistenceEngine implements PersistenceEngine {
   }
   removeDriver(id: string): Promise<void> {
     return this.zk.remove(`${this.dir}/driver_${id}`);
+  }
+
+  addToken(token: PersistedToken): Promise<void> {
+    return this.write(`token_${token.id}`, token);
+  }
+  removeToken(id: string): Promise<void> {
+    return this.zk.remove(`${this.dir}/token_${id}`);
   }
 
   async readPersistedData(): Promise<PersistedState> {

@@ -4,6 +4,7 @@ import {
   PersistedApp,
   PersistedDriver,
   type PersistedState,
+  PersistedToken,
   PersistedWorker,
 } from './PersistenceEngine.js';
 
@@ -11,12 +12,14 @@ const checks = {
   app: TypeCompiler.Compile(PersistedApp),
   driver: TypeCompiler.Compile(PersistedDriver),
   worker: TypeCompiler.Compile(PersistedWorker),
+  token: TypeCompiler.Compile(PersistedToken),
 };
 
 function kindOf(name: string): keyof typeof checks | undefined {
   if (name.startsWith('app_')) return 'app';
   if (name.startsWith('driver_')) return 'driver';
   if (name.startsWith('worker_')) return 'worker';
+  if (name.startsWith('token_')) return 'token';
   return undefined;
 }
 
@@ -32,7 +35,7 @@ export async function readRecords(
   what: string,
   log: Logger,
 ): Promise<PersistedState> {
-  const state: PersistedState = { apps: [], drivers: [], workers: [] };
+  const state: PersistedState = { apps: [], drivers: [], workers: [], tokens: [] };
   for (const name of [...names].sort()) {
     const kind = kindOf(name);
     if (!kind) continue;
@@ -54,6 +57,7 @@ export async function readRecords(
     }
     if (kind === 'app') state.apps.push(value as PersistedApp);
     else if (kind === 'driver') state.drivers.push(value as PersistedDriver);
+    else if (kind === 'token') state.tokens?.push(value as PersistedToken);
     else state.workers.push(value as PersistedWorker);
   }
   return state;

@@ -22,6 +22,10 @@ import type { TokenRecord, TokenStore } from './TokenStore.js';
 export interface OwnedApps {
   /** The submission (or cluster-mode driver) whose key registered an application. */
   submissionOf(appId: string): string | undefined;
+  /** The token recorded as an application's owner (in its record: it survives a failover). */
+  ownerOfApp(appId: string): string | undefined;
+  /** The token recorded as a cluster-mode driver's owner (kept by its relaunches too). */
+  ownerOfDriver(driverId: string): string | undefined;
 }
 
 /**
@@ -111,13 +115,15 @@ export class TokenAccess {
     const needs = TOKEN_MESSAGES[type];
     if (needs === undefined) throw refuse(type, `${WHAT_A_TOKEN_MAY} (token ${token.name})`);
     if (needs === 'app') this.checkApp(token, String(msg.appId), type, apps);
-    if (needs === 'driver') this.checkDriver(token, String(msg.driverId), type);
+    if (needs === 'driver') this.checkDriver(token, String(msg.driverId), type, apps);
   }
 
   private checkApp(token: TokenRecord, appId: string, what: string, apps: OwnedApps): void {
     if (token.allApps) return;
     const submission = apps.submissionOf(appId);
-    const owner = submission === undefined ? undefined : this.store.ownerOf(submission);
+    const owner =
+      apps.ownerOfApp(appId) ??
+      (submission === undefined ? undefined : this.store.ownerOf(submission));
     if (owner !== token.id) {
       throw refuse(
         `${what} of ${appId}`,
@@ -126,8 +132,9 @@ export class TokenAccess {
     }
   }
 
-  private checkDriver(token: TokenRecord, driverId: string, what: string): void {
-    if (token.allApps || this.store.ownerOf(driverId) === token.id) return;
+  private checkDriver(token: TokenRecord, driverId: string, what: string, apps: OwnedApps): void {
+    if (token.allApps) return;
+    if ((apps.ownerOfDriver(driverId) ?? this.store.ownerOf(driverId)) === token.id) return;
     throw refuse(
       `${what} of ${driverId}`,
       `${driverId} was not submitted with token ${token.name} (${token.id}), and the token was not made with --all-apps`,
@@ -142,29 +149,46 @@ export class TokenAccess {
         : `the log of ${source.appId}/${source.execId}`;
     const token = this.tokenOf(sender, what);
     if (token === undefined) return;
-    if ('driverId' in source) this.checkDriver(token, source.driverId, 'reading the log');
+    if ('driverId' in source) this.checkDriver(token, source.driverId, 'reading the log', apps);
     else this.checkApp(token, source.appId, 'reading the log', apps);
   }
 
-  /** CreateToken, ListTokens, RevokeToken (the cluster secret only) and RequestSubmissionKey. */
-  register(on: HandlerRegistry): void {
-    on(CreateToken, (msg, ctx) => {
+  /**
+   * CreateToken, ListTokens, RevokeToken (the cluster secret only) and RequestSubmissionKey.
+   * `leads`: whether this master leads now; a standby makes and revokes nothing, since only the
+   * leader writes the recovery store the tokens are kept in.
+   */
+  register(on: HandlerRegistry, leads: () => boolean = () => true): void {
+    const leaderOnly = (what: string) => {
+      if (!leads()) {
+        throw new Error(
+          `This master is not the leader: ${what} on the leading master (the one wick status shows ALIVE), which keeps tokens in the recovery store for every master`,
+        );
+      }
+    };
+    on(CreateToken, async (msg, ctx) => {
       this.operatorOnly(ctx, 'CreateToken');
+      leaderOnly('make tokens');
       const { record, token } = this.store.create(
         msg.name,
         this.clock.now(),
         msg.ttlMs,
         msg.allApps,
       );
+      // In the recovery store before the token is handed out: a failover right after keeps it.
+      await this.store.share([record], []);
       return TokenCreated({ entry: entryOf(record), token });
     });
     on(ListTokens, (_msg, ctx) => {
       this.operatorOnly(ctx, 'ListTokens');
       return TokenList({ tokens: this.store.list().map(entryOf) });
     });
-    on(RevokeToken, (msg, ctx) => {
+    on(RevokeToken, async (msg, ctx) => {
       this.operatorOnly(ctx, 'RevokeToken');
-      return TokenRevoked({ revoked: this.store.revoke(msg.nameOrId).map(entryOf) });
+      leaderOnly('revoke tokens');
+      const revoked = this.store.revoke(msg.nameOrId);
+      await this.store.share([], revoked);
+      return TokenRevoked({ revoked: revoked.map(entryOf) });
     });
     on(RequestSubmissionKey, (_msg, ctx) => {
       const p = ctx.connection?.principal;

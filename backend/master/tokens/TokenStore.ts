@@ -15,6 +15,12 @@ export interface TokenRecord {
   readonly keySha256: string;
 }
 
+/** Where else tokens are kept: the master's recovery store (persistence/PersistenceEngine.ts). */
+export interface TokenRecordStore {
+  addToken(token: TokenRecord): Promise<void>;
+  removeToken(id: string): Promise<void>;
+}
+
 /** The most submissions whose owner is remembered (oldest forgotten first). */
 export const MAX_OWNED_SUBMISSIONS = 20_000;
 
@@ -31,13 +37,19 @@ interface StoreFile {
  * derived from the cluster secret and its id (credentials.ts), so the master needs to store
  * nothing that opens anything: the file holds the key's hash, which the master checks a derived
  * key against — a token made under another secret, or a record copied from elsewhere, opens
- * nothing. Who submitted what (owners) is kept here too, so that a token still owns its
- * applications after the master restarts. One master per file: each writes the whole file from
- * what it holds (standby masters each keep their own, docs/security.md).
+ * nothing. Who submitted what (owners) is kept here too, for the logs of ended applications.
+ * With recovery the tokens are kept in the recovery store as well (keepIn), which counts when a
+ * master is elected leader (replaceTokens): every master that may lead shares it, so a failover
+ * keeps them (docs/security.md, "Across a failover").
  */
 export class TokenStore {
   private readonly tokens = new Map<string, TokenRecord>();
   private readonly owners = new Map<string, string>();
+  /**
+   * The recovery store (wick.deploy.recoveryMode), when there is one: every master that may lead
+   * shares it, so the tokens live there and this file is this master's copy (keepIn).
+   */
+  private shared: TokenRecordStore | undefined;
 
   constructor(
     readonly file: string,
@@ -107,6 +119,30 @@ export class TokenStore {
     this.tokens.set(id, record);
     this.save();
     return { record, token: formatToken(id, key) };
+  }
+
+  /** Keeps the tokens in `store` too; it is the one that counts when this master leads. */
+  keepIn(store: TokenRecordStore): void {
+    this.shared = store;
+  }
+
+  /** Writes a token made or revoked here to the shared store, before the operator is answered. */
+  async share(made: readonly TokenRecord[], revoked: readonly TokenRecord[]): Promise<void> {
+    if (!this.shared) return;
+    for (const t of made) await this.shared.addToken(t);
+    for (const t of revoked) await this.shared.removeToken(t.id);
+  }
+
+  /**
+   * A master elected leader takes the tokens of the shared store as they are: those made on the
+   * master that led before, without those revoked there (its own copy may be older).
+   */
+  replaceTokens(records: readonly TokenRecord[]): void {
+    const before = JSON.stringify([...this.tokens.values()]);
+    this.tokens.clear();
+    for (const t of records.slice(0, MAX_TOKENS)) if (isRecord(t)) this.tokens.set(t.id, t);
+    // Written only when it changed: a master with no tokens leaves no file.
+    if (JSON.stringify([...this.tokens.values()]) !== before) this.save();
   }
 
   list(): TokenRecord[] {
