@@ -33,6 +33,7 @@ import { submitLessSteps } from './submitLess.js';
 import { supervisedDriverSteps } from './supervisedDriver.js';
 import { treeGlanceSteps } from './treeGlance.js';
 import { runningWhenClusterEnds, runsKeptSteps, watchJobSteps } from './watchJobs.js';
+import { webUiSteps } from './webUi.js';
 import { wordCountSteps } from './wordCount.js';
 
 export async function run(): Promise<void> {
@@ -191,6 +192,7 @@ export async function run(): Promise<void> {
   await debugJobSteps(api, root);
   await debugTaskSteps(api, root);
   await dashboardSteps(api, root);
+  await webUiSteps(api);
   await followLogSteps(api, root);
   await treeGlanceSteps(api, root);
   await wordCountSteps(api, root);
