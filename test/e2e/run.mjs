@@ -134,6 +134,7 @@ async function hostTests(cs) {
         // While working on a few steps: a regular expression; the other steps do not run.
         ...(process.env.WICK_E2E_ONLY ? { WICK_E2E_ONLY: process.env.WICK_E2E_ONLY } : {}),
         WICK_E2E_PAGE: pageDir,
+        ...(process.env.WICK_E2E_DAP_LOG ? { WICK_E2E_DAP_LOG: process.env.WICK_E2E_DAP_LOG } : {}),
       }),
     ],
   ];
