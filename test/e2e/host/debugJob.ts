@@ -189,6 +189,24 @@ export async function debugJobSteps(api: Api, root: string): Promise<void> {
           context: 'repl',
         })) as { result: string };
         assert.equal(value.result, String(2 * 5050));
+        // The user's module scope: their names, and of Wick's only the binding lookup shipped
+        // functions need (no require helper in a module that does not name require).
+        const { scopes } = (await req(stop, 'scopes', { frameId: top?.id })) as {
+          scopes: { name: string; variablesReference: number }[];
+        };
+        const moduleScope = scopes.find((x) => /module/i.test(x.name));
+        assert.ok(moduleScope, `a Module scope among ${scopes.map((x) => x.name)}`);
+        const { variables } = (await req(stop, 'variables', {
+          variablesReference: moduleScope.variablesReference,
+        })) as { variables: { name: string }[] };
+        const names = variables.map((v) => v.name);
+        assert.ok(names.includes('total') && names.includes('wc'), `the user's names: ${names}`);
+        assert.deepEqual(
+          names.filter((n) => n === '__wickCreateRequire' || n === 'require'),
+          [],
+          `no require helper in the Module scope: ${names}`,
+        );
+        figures.debugModuleScopeNames = names.length;
         const app = apps(s.state).find((a) => !before.has(a.id) && a.name === 'Debug Me');
         assert.ok(app, 'the debugged driver registered its application');
         const continued = Date.now();
