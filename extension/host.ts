@@ -21,6 +21,13 @@ export interface Host {
       token: vscode.CancellationToken,
     ) => Thenable<R>,
   ): Thenable<R>;
+  /** vscode.env.openExternal: tests read the address Open Web UI hands the user's browser here. */
+  openExternal(target: vscode.Uri): Thenable<boolean>;
+  /** vscode.window.showQuickPick, for a command that must ask which item (Describe). */
+  showQuickPick<T extends vscode.QuickPickItem>(
+    items: readonly T[],
+    options: vscode.QuickPickOptions,
+  ): Thenable<T | undefined>;
 }
 
 /** The real window; tests replace its methods for a step and put them back. */
@@ -30,5 +37,7 @@ export function windowHost(): Host {
     showWarningMessage: (m, o, ...items) => vscode.window.showWarningMessage(m, o, ...items),
     showErrorMessage: (m, ...items) => vscode.window.showErrorMessage(m, ...items),
     withProgress: (options, task) => vscode.window.withProgress(options, task),
+    openExternal: (target) => vscode.env.openExternal(target),
+    showQuickPick: (items, options) => vscode.window.showQuickPick(items, options),
   };
 }

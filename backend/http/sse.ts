@@ -24,7 +24,7 @@ export function sseResponse(
   streams: Set<SseChannel>,
   start: (channel: SseChannel) => () => void,
 ): Response {
-  return streamSSE(c, async (stream) => {
+  const res = streamSSE(c, async (stream) => {
     const queue: SseMessage[] = [];
     let wake: (() => void) | undefined;
     let ended = false;
@@ -60,7 +60,15 @@ export function sseResponse(
       cleanup();
     }
   });
+  // no-transform: a proxy that compresses (code-server's /proxy/PORT/, through which Open Web UI
+  // opens this page in a browser VS Code, runs express's `compression`) would otherwise hold the
+  // events in its gzip buffer, and the page would wait for its first snapshot for ever.
+  res.headers.set('Cache-Control', SSE_CACHE_CONTROL);
+  return res;
 }
+
+/** What an event stream tells caches and proxies: neither keep it nor transform (compress) it. */
+export const SSE_CACHE_CONTROL = 'no-cache, no-transform';
 
 /** Ends every open stream (the server is stopping). */
 export function closeAll(streams: Set<SseChannel>): void {

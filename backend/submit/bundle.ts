@@ -40,7 +40,7 @@ export interface BundledApp {
 }
 
 /** Changes whenever the options below change what a tree holds, so older cached ones miss. */
-const BUNDLE_FORMAT = 'esm-tree-2';
+const BUNDLE_FORMAT = 'esm-tree-3';
 
 /**
  * Where bundles are made: `<temp>/wick-submit-<pid>-…`, the pid of the submit that owns it. A

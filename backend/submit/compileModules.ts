@@ -68,16 +68,31 @@ export async function compileModules(
     format: 'esm',
     sourcemap: 'inline',
     logLevel: 'silent',
-    // CommonJS `require` in an ES module, for what the application requires.
-    banner: {
-      js: "import { createRequire as __wickCreateRequire } from 'node:module'; const require = __wickCreateRequire(import.meta.url);",
-    },
     footer: { js: BINDING_FOOTER },
     plugins: [imports],
   } satisfies esbuild.BuildOptions;
   const esm = graph.modules.filter((m) => !COMMONJS.has(extname(m)));
   const cjs = graph.modules.filter((m) => COMMONJS.has(extname(m)));
-  if (esm.length > 0) await writeOutput(await build({ ...common, entryPoints: esm }));
+  if (esm.length > 0) {
+    // CommonJS `require` in an ES module, for what the application requires; only in the modules
+    // that name it: every module-level name shows in the debugger's Module scope beside the
+    // user's own (issue 29), and esbuild's banner is the one way to add it that keeps the
+    // module's source map right, so those modules are compiled again with it.
+    const first = await build({ ...common, entryPoints: esm });
+    const requiring = esm.filter((m) => {
+      const f = first.outputFiles.find((o) => o.path === outputPath(graph, out, m));
+      return f === undefined || NAMES_REQUIRE.test(withoutInlineMap(f.text));
+    });
+    const wanted = new Set(requiring.map((m) => outputPath(graph, out, m)));
+    await writeOutput({
+      ...first,
+      outputFiles: first.outputFiles.filter((o) => !wanted.has(o.path)),
+    });
+    if (requiring.length > 0)
+      await writeOutput(
+        await build({ ...common, entryPoints: requiring, banner: { js: REQUIRE_BANNER } }),
+      );
+  }
   if (cjs.length > 0) {
     await writeOutput(
       await build({
@@ -101,6 +116,18 @@ export async function compileModules(
       await copyFile(j, raw);
     }
   }
+}
+
+/** A CommonJS `require` for an ES module of the tree, relative to the module. */
+export const REQUIRE_BANNER =
+  "import { createRequire as __wickCreateRequire } from 'node:module'; const require = __wickCreateRequire(import.meta.url);";
+
+/** A compiled module that names `require` (a call, `require.resolve`, esbuild's __require). */
+const NAMES_REQUIRE = /\brequire\b/;
+
+function withoutInlineMap(text: string): string {
+  const m = INLINE_MAP.exec(text);
+  return m ? text.slice(0, m.index) : text;
 }
 
 /**

@@ -57,11 +57,11 @@ export function registerDashboardCommands(d: {
         throw new Error('Select an application, executor, worker or driver to open its page');
       return d.openDashboard(hash);
     }),
-    cmd('wick.openWebUi', (node?: Node) => openWebUi(d.session, node)),
+    cmd('wick.openWebUi', (node?: Node) => openWebUi(d.session, d.host, node)),
   ];
 }
 
-async function openWebUi(session: Session, node?: Node): Promise<OpenedUi> {
+async function openWebUi(session: Session, host: Host, node?: Node): Promise<OpenedUi> {
   await session.ensureConnected();
   // An application's page is the master's dashboard on its route (after the login, if any).
   const target: UiTarget =
@@ -81,6 +81,6 @@ async function openWebUi(session: Session, node?: Node): Promise<OpenedUi> {
       ? 'simpleBrowser'
       : 'external';
   if (via === 'simpleBrowser') await vscode.commands.executeCommand('simpleBrowser.show', url);
-  else await vscode.env.openExternal(vscode.Uri.parse(url, true));
+  else await host.openExternal(vscode.Uri.parse(url, true));
   return { url, via, login: link.login };
 }

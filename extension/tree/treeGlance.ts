@@ -10,6 +10,7 @@ import { reportingCommand } from '../reportingCommand.js';
 import type { Session } from '../session.js';
 import type { AppFilterControl } from './appFilter.js';
 import { type DescribeTarget, describe } from './describe.js';
+import { describeChoices } from './describeChoices.js';
 import type { Node } from './nodes/node.js';
 
 export const describeScheme = 'wick-describe';
@@ -100,13 +101,25 @@ export function registerTreeGlance(d: {
       setEnv();
     }),
     cmd('wick.describe', async (node?: Node) => {
-      const t = describeTarget(node);
-      if (!t)
-        throw new Error('Select a master, worker, application, executor or driver to describe');
+      // No item: the row's element was gone when its menu was clicked (describeChoices.ts).
+      const t = describeTarget(node) ?? (await pickTarget(d.session, d.host));
+      if (!t) return undefined;
       const doc = await vscode.workspace.openTextDocument(uriOf(t));
       return vscode.window.showTextDocument(doc, { preview: true });
     }),
     cmd('wick.filterApplications', (states?: string[]) => d.filter.pick(states)),
     cmd('wick.clearCompleted', () => d.filter.clearCompleted()),
   ];
+}
+
+async function pickTarget(session: Session, host: Host): Promise<DescribeTarget | undefined> {
+  const choices = describeChoices(session.state);
+  if (choices.length === 0)
+    throw new Error('Not connected to a master: there is nothing to describe');
+  const picked = await host.showQuickPick(choices, {
+    title: 'Wick: Describe',
+    placeHolder: 'The item to describe (the one that changed last first)',
+    matchOnDescription: true,
+  });
+  return picked?.target;
 }

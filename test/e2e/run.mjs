@@ -134,6 +134,7 @@ async function hostTests(cs) {
         // While working on a few steps: a regular expression; the other steps do not run.
         ...(process.env.WICK_E2E_ONLY ? { WICK_E2E_ONLY: process.env.WICK_E2E_ONLY } : {}),
         WICK_E2E_PAGE: pageDir,
+        ...(process.env.WICK_E2E_DAP_LOG ? { WICK_E2E_DAP_LOG: process.env.WICK_E2E_DAP_LOG } : {}),
       }),
     ],
   ];
@@ -181,7 +182,7 @@ async function hostTests(cs) {
  * What the in-host steps cannot do from the extension host: click inside a webview and take a
  * screenshot of the workbench. A step writes <id>.req.json into `dir` ({ action: 'click',
  * selector }, { action: 'wait', selector } or { action: 'count', selector } in the dashboard's frame,
- * or { action: 'shot', name });
+ * { action: 'popup', heading, name } for a tab the workbench opened, or { action: 'shot', name });
  * this answers <id>.res.json.
  */
 function drivePage(page, dir) {
@@ -205,6 +206,31 @@ function drivePage(page, dir) {
       } else if (req.action === 'count') {
         const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
         res = { ok: true, count: await frame.locator(req.selector).count() };
+      } else if (req.action === 'popup') {
+        // A tab the workbench opened (vscode.env.openExternal in a browser VS Code): the newest
+        // page of the browser other than the workbench, once it shows `heading`.
+        const deadline = Date.now() + 30_000;
+        let other = page
+          .context()
+          .pages()
+          .filter((p) => p !== page)
+          .at(-1);
+        while (!other && Date.now() < deadline) {
+          other = await page
+            .context()
+            .waitForEvent('page', { timeout: Math.max(1, deadline - Date.now()) })
+            .catch(() => undefined);
+        }
+        if (!other) throw new Error('no tab was opened beside the workbench within 30 s');
+        await other
+          .getByRole('heading', { name: new RegExp(req.heading) })
+          .first()
+          .waitFor({ timeout: 30_000 });
+        mkdirSync(shots, { recursive: true });
+        const path = join(shots, `${String(req.name).replace(/[^\w.-]/g, '_')}.png`);
+        await other.screenshot({ path });
+        res = { ok: true, url: other.url(), path };
+        await other.close();
       } else if (req.action === 'shot') {
         mkdirSync(shots, { recursive: true });
         const path = join(shots, `${String(req.name).replace(/[^\w.-]/g, '_')}.png`);

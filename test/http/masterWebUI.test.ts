@@ -180,6 +180,8 @@ test('GET /api/events pushes a snapshot, then each change as the master pushes i
   });
   t.after(() => events.close());
   assert.match(events.response.headers.get('content-type') ?? '', /^text\/event-stream/);
+  // A compressing proxy (code-server's /proxy/PORT/) must pass the events through as they come.
+  assert.match(events.response.headers.get('cache-control') ?? '', /\bno-transform\b/);
   const snapshot = JSON.parse((await events.nextOf('snapshot')).data);
   assert.equal(snapshot.state.url, master.url);
   assert.deepEqual(snapshot.state.workers, []);

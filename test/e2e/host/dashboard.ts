@@ -27,11 +27,12 @@ import {
 let nextReq = 0;
 
 /** Asks run.mjs to act on the page (click/count in the dashboard's frame, or a screenshot). */
-async function drive(req: {
-  action: 'click' | 'wait' | 'count' | 'shot';
+export async function drive(req: {
+  action: 'click' | 'wait' | 'count' | 'shot' | 'popup';
   selector?: string;
   name?: string;
-}): Promise<{ ok: boolean; error?: string; count?: number; path?: string }> {
+  heading?: string;
+}): Promise<{ ok: boolean; error?: string; count?: number; path?: string; url?: string }> {
   const dir = process.env.WICK_E2E_PAGE;
   if (!dir) throw new Error('WICK_E2E_PAGE is not set: run through test/e2e/run.mjs');
   const id = `r${process.pid}-${++nextReq}`;

@@ -12,6 +12,7 @@ import { children, findApp, item, type Node } from '../../../extension/tree/mode
 import { dashboardSteps } from './dashboard.js';
 import { debugJobSteps } from './debugJob.js';
 import { debugTaskSteps } from './debugTasks.js';
+import { describeEndedSteps } from './describeEnded.js';
 import { driverOutputSteps } from './driverOutput.js';
 import { followLogSteps } from './followLog.js';
 import {
@@ -33,6 +34,7 @@ import { submitLessSteps } from './submitLess.js';
 import { supervisedDriverSteps } from './supervisedDriver.js';
 import { treeGlanceSteps } from './treeGlance.js';
 import { runningWhenClusterEnds, runsKeptSteps, watchJobSteps } from './watchJobs.js';
+import { webUiSteps } from './webUi.js';
 import { wordCountSteps } from './wordCount.js';
 
 export async function run(): Promise<void> {
@@ -191,9 +193,11 @@ export async function run(): Promise<void> {
   await debugJobSteps(api, root);
   await debugTaskSteps(api, root);
   await dashboardSteps(api, root);
+  await webUiSteps(api);
   await followLogSteps(api, root);
   await treeGlanceSteps(api, root);
   await wordCountSteps(api, root);
+  await describeEndedSteps(api, root);
 
   await step('state change → tree refreshed (benchmark sample)', async () => {
     // The time from the agent's push of a change to the views having re-read their roots.
