@@ -4,7 +4,7 @@ import type { ComponentChildren } from 'preact';
 import type { AppSummary, ExecutorSummary } from '../../backend/protocol/state.js';
 import { formatDate, formatDuration, formatMiB } from '../format.js';
 import { href } from '../router.js';
-import { LogLinks, Section, StateBadge, Table } from './common.js';
+import { Facts, LogLinks, Section, StateBadge, Table } from './common.js';
 import { useDashboard } from './context.js';
 import { KillButton } from './KillButton.js';
 
@@ -55,14 +55,7 @@ export function AppPage({ app }: { app: AppSummary }) {
     ]);
   return (
     <>
-      <dl class="facts" aria-label="Application">
-        {facts.map(([k, v]) => (
-          <div key={k}>
-            <dt>{k}</dt>
-            <dd>{v}</dd>
-          </div>
-        ))}
-      </dl>
+      <Facts label="Application" facts={facts} />
       {!finished && (
         <p>
           <KillButton target={{ kind: 'app', id: app.id }} label={app.id} />

@@ -7,7 +7,7 @@ import type { HistoryAppInfo } from '../protocol.js';
 import { href } from '../router.js';
 import type { ApplicationInfo } from '../status/sparkJson.js';
 import { AppStatusSections } from './AppStatusSections.js';
-import { StateBadge } from './common.js';
+import { Facts, StateBadge } from './common.js';
 import { useDashboard } from './context.js';
 
 /**
@@ -67,14 +67,7 @@ export function HistoryAppPage({
           Back to the applications
         </a>
       </p>
-      <dl class="facts" aria-label="Application">
-        {facts.map(([k, v]) => (
-          <div key={k}>
-            <dt>{k}</dt>
-            <dd>{v}</dd>
-          </div>
-        ))}
-      </dl>
+      <Facts label="Application" facts={facts} />
       {at && !at.completed && (
         <p class="muted">
           Its log has no end: the application still runs, or its driver stopped before it logged

@@ -4,7 +4,7 @@ import type { ComponentChildren } from 'preact';
 import { formatDate, formatDuration } from '../format.js';
 import { type JobData, type StageData, sparkTime } from '../status/sparkJson.js';
 import { useApi } from '../status/useApi.js';
-import { BackToApp, Section, StateBadge, SubPagePending } from './common.js';
+import { BackToApp, Facts, Section, StateBadge, SubPagePending } from './common.js';
 import { useDashboard } from './context.js';
 import { ProgressBar } from './ProgressBar.js';
 import { StageDag } from './StageDag.js';
@@ -56,14 +56,7 @@ export function JobPage({
   return (
     <>
       <BackToApp appId={appId} />
-      <dl class="facts" aria-label="Job">
-        {facts.map(([k, v]) => (
-          <div key={k}>
-            <dt>{k}</dt>
-            <dd>{v}</dd>
-          </div>
-        ))}
-      </dl>
+      <Facts label="Job" facts={facts} />
       <Section id="dag" title="DAG of Stages">
         {all.data ? (
           <StageDag

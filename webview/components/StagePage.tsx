@@ -5,7 +5,7 @@ import { formatBytes, formatDate, formatDuration } from '../format.js';
 import { href, logHref } from '../router.js';
 import { type StageData, sparkTime, type TaskData, type TaskSummary } from '../status/sparkJson.js';
 import { useApi } from '../status/useApi.js';
-import { BackToApp, Section, StateBadge, SubPagePending, Table } from './common.js';
+import { BackToApp, Facts, Section, StateBadge, SubPagePending, Table } from './common.js';
 import { useDashboard } from './context.js';
 import { at, DurationChart } from './DurationChart.js';
 import { ProgressBar } from './ProgressBar.js';
@@ -89,14 +89,7 @@ export function StagePage({
   return (
     <>
       <BackToApp appId={appId} />
-      <dl class="facts" aria-label="Stage">
-        {facts.map(([k, v]) => (
-          <div key={k}>
-            <dt>{k}</dt>
-            <dd>{v}</dd>
-          </div>
-        ))}
-      </dl>
+      <Facts label="Stage" facts={facts} />
       <Section id="durations" title="Task Durations">
         {sum ? (
           <>

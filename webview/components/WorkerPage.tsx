@@ -6,7 +6,7 @@ import type { WorkerSummary } from '../../backend/protocol/state.js';
 import { formatDate, formatMiB } from '../format.js';
 import type { WorkerState } from '../protocol.js';
 import { href } from '../router.js';
-import { LogLinks, Section, StateBadge, Table, UsedOf } from './common.js';
+import { Facts, LogLinks, Section, StateBadge, Table, UsedOf } from './common.js';
 import { useDashboard } from './context.js';
 
 type Runner = WorkerState['executors'][number];
@@ -92,14 +92,7 @@ export function WorkerView({
   if (detail) facts.push(['Work dir', <code key="w">{detail.workDir}</code>]);
   return (
     <>
-      <dl class="facts" aria-label="Worker">
-        {facts.map(([k, v]) => (
-          <div key={k}>
-            <dt>{k}</dt>
-            <dd>{v}</dd>
-          </div>
-        ))}
-      </dl>
+      <Facts label="Worker" facts={facts} />
       {error && (
         <p class="error" role="alert">
           The worker's own state could not be read: {error}

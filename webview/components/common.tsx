@@ -90,6 +90,20 @@ export function LogLinks({ source, label }: { source: Omit<LogSource, 'logType'>
 }
 
 /** "4 (2 Used)", as Spark's worker table writes cores and memory. */
+/** A page's key facts, a term and its value each, named for screen readers by `label`. */
+export function Facts({ label, facts }: { label: string; facts: [string, ComponentChildren][] }) {
+  return (
+    <dl class="facts" aria-label={label}>
+      {facts.map(([k, v]) => (
+        <div key={k}>
+          <dt>{k}</dt>
+          <dd>{v}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
 export function UsedOf({ total, used }: { total: string; used: string }) {
   return (
     <>
