@@ -243,8 +243,12 @@ async function main(): Promise<void> {
     const small = Math.max(1, Math.floor(summaryTasks / 10));
     // The smallest first: a store measured after bigger ones that became garbage reads low (the
     // heap before it still held some of theirs), which a full run showed as 0 MB.
-    const summarySmall = summaryBytes(small, small);
-    const summaryBounded = summaryBytes(summaryTasks, small);
+    // Enough stores of each at once, read as one, to hold some 4 MB (about 280 bytes a kept task):
+    // the heap moves by a few hundred KB between two reads whatever is made, so a smoke run's
+    // store of 200 tasks, read alone, came out anywhere from 0 (ci-l) to 60 KB.
+    const copies = Math.max(1, Math.ceil(4e6 / (small * 280)));
+    const summarySmall = summaryBytes(small, small, copies);
+    const summaryBounded = summaryBytes(summaryTasks, small, copies);
     const summaryAll = summaryBytes(summaryTasks, 100_000);
     console.log(
       `  master summary of a ${fmt(summaryTasks)}-task job: ${fmt(summaryAll / 1e6, 2)} MB keeping ${fmt(kept)} tasks (wick.ui.retainedTasks 100,000); ${fmt(summaryBounded / 1e6, 2)} MB keeping ${fmt(small)}, against ${fmt(summarySmall / 1e6, 2)} MB for a ${fmt(small)}-task job`,
