@@ -13,7 +13,12 @@ export class FollowScroll implements vscode.Disposable {
 
   constructor(private readonly schemes: string[]) {
     this.disposables.push(
-      vscode.workspace.onDidChangeTextDocument((e) => this.changed(e.document)),
+      vscode.workspace.onDidChangeTextDocument((e) =>
+        this.changed(
+          e.document,
+          Math.min(...e.contentChanges.map((c) => c.range.start.line), e.document.lineCount),
+        ),
+      ),
       vscode.window.onDidChangeVisibleTextEditors((eds) => this.shown(eds)),
       vscode.window.onDidChangeTextEditorVisibleRanges((e) => {
         const st = this.states.get(e.textEditor);
@@ -62,16 +67,11 @@ export class FollowScroll implements vscode.Disposable {
     }
   }
 
-  private changed(doc: vscode.TextDocument): void {
+  private changed(doc: vscode.TextDocument, firstChanged: number): void {
     if (!this.ours(doc)) return;
     for (const ed of vscode.window.visibleTextEditors) {
       const st = this.states.get(ed);
-      if (ed.document !== doc || !st?.following) continue;
-      // The cursor is no longer where the follow put it: someone moved it off the end.
-      if (st.endLine !== undefined && ed.selection.active.line < st.endLine - 1) {
-        st.following = false;
-        continue;
-      }
+      if (ed.document !== doc || !st?.edited(ed.selection.active.line, firstChanged)) continue;
       toEnd(ed, st);
     }
   }

@@ -45,6 +45,21 @@ export class FollowState {
     return back;
   }
 
+  /**
+   * The log changed while followed, its first changed line `firstChanged`, and the cursor is now
+   * on `cursorLine`: whether the follow goes on. A cursor off the end is the user's doing (their
+   * selection event may come later), unless the edit itself moved it: VS Code applies a content
+   * provider's new text as the smallest edit it finds, but when finding that takes over a second
+   * (a busy window) as one edit that replaces the whole document, which leaves the cursor at its
+   * start. An edit that began above the line the follow left the cursor on is that case.
+   */
+  edited(cursorLine: number, firstChanged: number): boolean {
+    const end = this.endLine;
+    if (this.following && end !== undefined && cursorLine < end - 1 && firstChanged >= end)
+      this.following = false;
+    return this.following;
+  }
+
   /** The user moved the cursor (not the follow, not an edit): it follows if it is at the end. */
   moved(cursorLine: number, lastLine: number): void {
     this.following = cursorLine >= lastLine - 1;

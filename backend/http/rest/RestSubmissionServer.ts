@@ -1,12 +1,13 @@
+import type { HttpBindings } from '@hono/node-server';
 import { Value } from '@sinclair/typebox/value';
 import type { Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { MAX_ID_LENGTH } from '../../protocol/bounds.js';
 import { RequestDriverStatus, RequestKillDriver } from '../../protocol/client.js';
 import { DriverId } from '../../protocol/common.js';
 import type { RpcEndpointRef } from '../../rpc/index.js';
 import type { WireSecurity } from '../../rpc/tls/WireSecurity.js';
 import { getLogger } from '../../util/log.js';
+import { readBoundedBody } from '../boundedBody.js';
 import { checkScriptCredential } from '../scriptCredential.js';
 import { UiServer } from '../UiServer.js';
 import {
@@ -50,6 +51,9 @@ export interface RestSubmissionServerOptions {
 }
 
 const BASE = `/${PROTOCOL_VERSION}/submissions`;
+
+/** Each request's body, read within its bound before any route sees it. */
+const bodies = new WeakMap<Context, string>();
 
 /**
  * Spark's REST submission server (deploy/rest/StandaloneRestServer), in the master's process:
@@ -96,16 +100,19 @@ export class RestSubmissionServer {
       }
       await next();
     });
-    app.use(
-      bodyLimit({
-        maxSize: MAX_REQUEST_BYTES,
-        onError: (c) =>
-          c.json(
-            errorResponse(`Request body is larger than the ${MAX_REQUEST_BYTES} bytes allowed.`),
-            413,
-          ),
-      }),
-    );
+    app.use(async (c, next) => {
+      if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+      const read = await readBoundedBody((c.env as HttpBindings).incoming, MAX_REQUEST_BYTES);
+      if (!read.ok) {
+        c.header('Connection', 'close');
+        return c.json(
+          errorResponse(`Request body is larger than the ${MAX_REQUEST_BYTES} bytes allowed.`),
+          413,
+        );
+      }
+      bodies.set(c, read.body.toString('utf8'));
+      await next();
+    });
 
     app.post(`${BASE}/create`, (c) => create(c, o));
     app.post(`${BASE}/create/`, (c) => create(c, o));
@@ -183,7 +190,7 @@ let creating = 0;
 async function create(c: Context, o: RestSubmissionServerOptions) {
   let request: CreateSubmission;
   try {
-    request = parseCreateSubmission(await c.req.text());
+    request = parseCreateSubmission(bodies.get(c) ?? '');
   } catch (err) {
     if (err instanceof SubmitRestProtocolError) return c.json(errorResponse(err.message), 400);
     throw err;

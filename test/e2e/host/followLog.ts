@@ -106,7 +106,8 @@ export async function followLogSteps(api: Api, root: string): Promise<void> {
           await rangesUntil(
             ed,
             () => visibleEnd(ed) >= last,
-            () => `the visible range's end (${visibleEnd(ed)}) at line ${last}, the end then`,
+            () =>
+              `the visible range's end (${visibleEnd(ed)}) at line ${last}, the end then (the cursor on line ${ed.selection.active.line}, the editor ${vscode.window.visibleTextEditors.includes(ed) ? 'visible' : 'hidden'})`,
           );
           assert.ok(ed.selection.active.line >= last, 'the cursor at the end');
         }

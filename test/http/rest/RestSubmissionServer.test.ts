@@ -408,10 +408,14 @@ test('malformed, oversized and misdirected requests get an ErrorResponse naming 
   );
 
   // Over the body limit: 413, whether announced by Content-Length or streamed without one.
+  // Five times: a client still writing when the server answered got EPIPE, not the 413, about
+  // one time in two until the server drained refused bodies (boundedBody.ts).
   const big = createRequest({ appArgs: ['x'.repeat(2 * 1024 * 1024)] });
-  const tooBig = await create(big);
-  assert.equal(tooBig.status, 413, JSON.stringify(tooBig.json));
-  assert.match(String(tooBig.json.message), /larger than the 1048576 bytes allowed/);
+  for (let i = 0; i < 5; i++) {
+    const tooBig = await create(big);
+    assert.equal(tooBig.status, 413, JSON.stringify(tooBig.json));
+    assert.match(String(tooBig.json.message), /larger than the 1048576 bytes allowed/);
+  }
   const chunks = new ReadableStream<Uint8Array>({
     start(c) {
       for (let i = 0; i < 3; i++) c.enqueue(new TextEncoder().encode('x'.repeat(512 * 1024)));

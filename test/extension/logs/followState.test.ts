@@ -1,7 +1,7 @@
 /** When a log's editor follows its end: the view moving up stops it; the end with the cursor resumes. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FollowState } from '../../extension/logs/followState.js';
+import { FollowState } from '../../../extension/logs/followState.js';
 
 test('a log follows from the start, and the follow moving the view down keeps it so', () => {
   const f = new FollowState();
@@ -46,4 +46,17 @@ test("the follow's own move to the end, heard after the user scrolled up, does n
   assert.equal(f.viewed(5, 35, 148, 147), undefined, 'the move back is no news');
   f.viewed(118, 148, 148, 148); // the user scrolls back down to the end
   assert.equal(f.following, true);
+});
+
+test('a cursor off the end stops it, unless the edit moved it there (a whole-document replace)', () => {
+  const f = new FollowState();
+  f.endLine = 400;
+  // Lines appended below the cursor, the cursor where the follow left it.
+  assert.equal(f.edited(400, 400), true);
+  // A busy window: VS Code replaced the whole document, and the cursor went to its start.
+  assert.equal(f.edited(0, 0), true, 'the edit, not the user, moved the cursor');
+  // Lines appended, and the cursor up at line 10: the user clicked there.
+  assert.equal(f.edited(10, 400), false);
+  assert.equal(f.following, false);
+  assert.equal(f.edited(400, 0), false, 'stopped stays stopped until the user comes back');
 });
