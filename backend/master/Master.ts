@@ -165,7 +165,7 @@ export class Master extends RpcEndpoint implements LeaderElectable {
       },
       webUiUrl: this.webUiUrl,
       setStatus: (state) => this.setStatus(state),
-      adoptTokens: (tokens) => options.tokens?.store.replaceTokens(tokens),
+      adoptTokens: (tokens) => options.tokens?.store.adoptShared(tokens),
     });
     const context: HandlerContext = {
       apiV1: (path) => {

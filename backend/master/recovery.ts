@@ -39,8 +39,8 @@ export interface RecoveryHost {
   readonly webUiUrl: string;
   /** The master's own state, announced to its subscribers. */
   setStatus(state: RecoveryState): void;
-  /** Users' tokens as the recovery store keeps them (tokens/TokenStore.replaceTokens). */
-  adoptTokens?(tokens: PersistedToken[]): void;
+  /** Users' tokens as the recovery store keeps them (tokens/TokenStore.adoptShared). */
+  adoptTokens?(tokens: PersistedToken[]): Promise<number> | undefined;
 }
 
 export class Recovery {
@@ -55,8 +55,14 @@ export class Recovery {
     if (!stored) return;
     // Before anything is answered as leader: the tokens the last leader made and revoked.
     if (stored.tokens !== undefined) {
-      m.adoptTokens?.(stored.tokens);
-      log.info(`Users' tokens from the recovery store: ${stored.tokens.length}`);
+      try {
+        const taken = await m.adoptTokens?.(stored.tokens);
+        log.info(
+          `Users' tokens from the recovery store: ${stored.tokens.length}${taken ? `; ${taken} more from this master's tokens file, now kept there too` : ''}`,
+        );
+      } catch (err) {
+        log.warn((err as Error).message);
+      }
     }
     const empty =
       stored.apps.length === 0 && stored.drivers.length === 0 && stored.workers.length === 0;

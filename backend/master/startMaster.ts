@@ -203,7 +203,7 @@ export async function startMaster(
  * FILESYSTEM recovery, else beside the default secret file (tokens are derived from the secret,
  * and live and die with it). With recovery the tokens themselves are kept in the recovery store
  * too (`token_<id>` records), which a master elected leader takes as they are (TokenStore
- * .replaceTokens); an application's and a driver's owner are in their own records.
+ * .adoptShared); an application's and a driver's owner are in their own records.
  */
 function tokensFileFor(conf: WickConf): string {
   if (conf.get(MasterConf.recoveryMode) === 'FILESYSTEM')

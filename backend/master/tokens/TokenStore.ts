@@ -26,6 +26,13 @@ export const MAX_OWNED_SUBMISSIONS = 20_000;
 
 interface StoreFile {
   version: 1;
+  /**
+   * Whether the tokens here are a copy of a recovery store's (written after this master adopted
+   * the store's, or made and revoked through it). Absent in files from before tokens were kept in
+   * the recovery store: those tokens were never anywhere else, and the first master to lead takes
+   * them there (adoptShared) rather than dropping them.
+   */
+  inStore?: boolean;
   tokens: TokenRecord[];
   /** submission or driver id → the token that submitted it. */
   owners: [string, string][];
@@ -39,7 +46,7 @@ interface StoreFile {
  * key against — a token made under another secret, or a record copied from elsewhere, opens
  * nothing. Who submitted what (owners) is kept here too, for the logs of ended applications.
  * With recovery the tokens are kept in the recovery store as well (keepIn), which counts when a
- * master is elected leader (replaceTokens): every master that may lead shares it, so a failover
+ * master is elected leader (adoptShared): every master that may lead shares it, so a failover
  * keeps them (docs/security.md, "Across a failover").
  */
 export class TokenStore {
@@ -50,6 +57,8 @@ export class TokenStore {
    * shares it, so the tokens live there and this file is this master's copy (keepIn).
    */
   private shared: TokenRecordStore | undefined;
+  /** This file's tokens are a copy of the recovery store's (StoreFile.inStore). */
+  private inStore = false;
 
   constructor(
     readonly file: string,
@@ -74,6 +83,7 @@ export class TokenStore {
         `The tokens file ${this.file} is not JSON (${(err as Error).message}); move it away to start with no tokens`,
       );
     }
+    this.inStore = parsed.inStore === true;
     for (const t of (parsed.tokens ?? []).slice(0, MAX_TOKENS)) {
       // A hand-edited entry that is not what this master writes is left out, not served.
       if (isRecord(t)) this.tokens.set(t.id, t);
@@ -87,6 +97,7 @@ export class TokenStore {
     mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
     const body: StoreFile = {
       version: 1,
+      inStore: this.inStore,
       tokens: [...this.tokens.values()],
       owners: [...this.owners.entries()],
     };
@@ -135,14 +146,36 @@ export class TokenStore {
 
   /**
    * A master elected leader takes the tokens of the shared store as they are: those made on the
-   * master that led before, without those revoked there (its own copy may be older).
+   * master that led before, without those revoked there (its own copy may be older). Tokens of a
+   * file that never was a copy of the store (made before tokens were kept there, or while this
+   * master ran without recovery) are first written to the store, so an upgrade or a switch to
+   * recovery revokes nobody's token. What could not be written stays in the file, and the next
+   * election tries again. Returns how many tokens were taken to the store.
    */
-  replaceTokens(records: readonly TokenRecord[]): void {
-    const before = JSON.stringify([...this.tokens.values()]);
+  async adoptShared(records: readonly TokenRecord[]): Promise<number> {
+    const stored = new Set(records.map((t) => t.id));
+    const own = this.inStore ? [] : [...this.tokens.values()].filter((t) => !stored.has(t.id));
+    let failure: Error | undefined;
+    try {
+      await this.share(own, []);
+    } catch (err) {
+      failure = err as Error;
+    }
+    const hadTokens = this.tokens.size > 0;
+    const before = JSON.stringify([this.inStore, ...this.tokens.values()]);
     this.tokens.clear();
-    for (const t of records.slice(0, MAX_TOKENS)) if (isRecord(t)) this.tokens.set(t.id, t);
-    // Written only when it changed: a master with no tokens leaves no file.
-    if (JSON.stringify([...this.tokens.values()]) !== before) this.save();
+    for (const t of [...records, ...own].slice(0, MAX_TOKENS))
+      if (isRecord(t)) this.tokens.set(t.id, t);
+    this.inStore = failure === undefined;
+    // Written only when it changed: a master that never had a token leaves no file.
+    const changed = JSON.stringify([this.inStore, ...this.tokens.values()]) !== before;
+    if (changed && (hadTokens || this.tokens.size > 0)) this.save();
+    if (failure) {
+      throw new Error(
+        `Could not copy ${own.length} token(s) of ${this.file} into the recovery store (kept here, and tried again at the next election): ${failure.message}`,
+      );
+    }
+    return own.length;
   }
 
   list(): TokenRecord[] {
