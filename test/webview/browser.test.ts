@@ -9,58 +9,30 @@
  * are saved under test-output/screenshots/.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import type { Locator } from 'playwright-core';
+import {
+  type Browser,
+  chromiumHere,
+  chromiumMissing,
+  openBrowser,
+  SHOTS,
+} from '../helpers/chromium.js';
 import { runWick } from '../helpers/cli.js';
 import { startMaster, startWorker } from '../helpers/cluster.js';
 import { type StdinApp, submitStdinApp } from '../helpers/webUi.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = join(ROOT, 'test-output', 'screenshots');
 const SECRET = 'dashboard-test-secret';
 const AUTH_CONF = { 'wick.authenticate': true };
 const AUTH_ENV = { WICK_AUTH_SECRET: SECRET };
 
-async function browser(t: TestContext): Promise<BrowserContext> {
-  const profile = mkdtempSync(join(tmpdir(), 'wick-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-    viewport: { width: 1280, height: 900 },
-  });
-  t.after(async () => {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
-  });
-  return context;
-}
-
-/** A page that records what the browser reports against the CSP and any script error. */
-async function openPage(context: BrowserContext): Promise<{ page: Page; problems: string[] }> {
-  const page = context.pages()[0] ?? (await context.newPage());
-  page.setDefaultTimeout(60_000);
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' || /Content Security Policy/i.test(m.text())) problems.push(m.text());
-  });
-  page.on('pageerror', (e) => problems.push(e.message));
-  return { page, problems };
+/** A browser closed when the test ends. */
+async function browserFor(t: TestContext): Promise<Browser> {
+  const b = await openBrowser();
+  t.after(() => b.close());
+  return b;
 }
 
 /** `wick submit` of the stdin-driven test application, with the cluster's secret. */
@@ -78,24 +50,12 @@ function row(scope: Locator, ...texts: string[]): Locator {
   return rows;
 }
 
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-}
-
 test('the dashboard shows a live cluster: workers, an app that runs and finishes, a followed log, a kill', {
   timeout: 120_000,
 }, async (t) => {
-  if (!existsSync(CHROMIUM)) {
-    if (process.env.CI) assert.fail(`${CHROMIUM} is missing: .ci/run installs Debian's chromium`);
-    t.skip(
-      `${CHROMIUM} is missing: install it with \`apt-get install -y chromium\` to run the browser tests`,
-    );
-    return;
-  }
-  mkdirSync(SHOTS, { recursive: true });
+  if (!chromiumHere()) return t.skip(chromiumMissing);
   const master = await startMaster(t, { conf: AUTH_CONF, env: AUTH_ENV });
-  const context = await browser(t);
-  const { page, problems } = await openPage(context);
+  const { context, page, problems, shot } = await browserFor(t);
   // Not logged in: a page that says what to run, and no dashboard.
   const refused = await page.goto(master.webUiUrl);
   assert.equal(refused?.status(), 401);
@@ -130,9 +90,9 @@ test('the dashboard shows a live cluster: workers, an app that runs and finishes
     .or(page.getByText('0 Used of 2 Total'))
     .first()
     .waitFor();
-  await shot(page, 'overview-light');
+  await shot('overview-light');
   await page.emulateMedia({ colorScheme: 'dark' });
-  await shot(page, 'overview-dark');
+  await shot('overview-dark');
   await page.emulateMedia({ colorScheme: 'light' });
 
   // An application shows up live, running.
@@ -151,7 +111,7 @@ test('the dashboard shows a live cluster: workers, an app that runs and finishes
     .waitFor();
   const executors = page.getByRole('region', { name: /^Executors/ });
   await row(executors, 'RUNNING').waitFor();
-  await shot(page, 'application-light');
+  await shot('application-light');
 
   // The executor's stdout, followed: a job run now prints a line that appears without a reload.
   await executors.getByRole('link', { name: 'stdout of executor 0' }).click();
@@ -164,7 +124,7 @@ test('the dashboard shows a live cluster: workers, an app that runs and finishes
   await page.locator('pre.log', { hasText: 'dashboard-marker 8' }).waitFor();
   assert.match((await page.getByTestId('log-range').textContent()) ?? '', /^Bytes 0-\d+ of \d+$/);
   assert.ok(await log.isVisible());
-  await shot(page, 'log-follow-light');
+  await shot('log-follow-light');
 
   // It finishes live: back on the overview it moves to the completed applications.
   await page.getByRole('link', { name: 'Overview' }).click();
@@ -180,12 +140,12 @@ test('the dashboard shows a live cluster: workers, an app that runs and finishes
   const dialog = page.getByRole('dialog', { name: /^Kill application app-/ });
   await dialog.waitFor();
   assert.equal(await dialog.locator('input[type="password"]').count(), 0);
-  await shot(page, 'kill-dialog-light');
+  await shot('kill-dialog-light');
   await dialog.getByRole('button', { name: 'Kill application' }).click();
   await dialog.waitFor({ state: 'hidden' });
   await row(completed, 'Dashboard kill app', 'KILLED').waitFor();
   await page.emulateMedia({ colorScheme: 'dark' });
-  await shot(page, 'overview-after-kill-dark');
+  await shot('overview-after-kill-dark');
   await page.emulateMedia({ colorScheme: 'light' });
   victim.child.kill('SIGKILL');
 
@@ -212,7 +172,7 @@ test('the dashboard shows a live cluster: workers, an app that runs and finishes
   await page.getByRole('heading', { level: 1, name: `Worker ${ranIt.id}` }).waitFor();
   await row(page.getByRole('region', { name: /^Finished Executors/ }), appId).waitFor();
   await page.emulateMedia({ colorScheme: 'dark' });
-  await shot(page, 'worker-dark');
+  await shot('worker-dark');
 
   // The page before the login is the one error the browser may report.
   const unexpected = problems.filter((p) => !/status of 401 \(Unauthorized\)/.test(p));
@@ -258,16 +218,11 @@ async function pathProxy(t: TestContext): Promise<string> {
 test("behind a path-based proxy (code-server's /proxy/PORT/), the login link and the live dashboard stay under its prefix", {
   timeout: 90_000,
 }, async (t) => {
-  if (!existsSync(CHROMIUM)) {
-    if (process.env.CI) assert.fail(`${CHROMIUM} is missing: .ci/run installs Debian's chromium`);
-    t.skip(`${CHROMIUM} is missing`);
-    return;
-  }
+  if (!chromiumHere()) return t.skip(chromiumMissing);
   const master = await startMaster(t, { conf: AUTH_CONF, env: AUTH_ENV });
   const proxy = await pathProxy(t);
   const port = new URL(master.webUiUrl).port;
-  const context = await browser(t);
-  const { page, problems } = await openPage(context);
+  const { page, problems } = await browserFor(t);
   const uiUrl = await runWick(['ui-url', '--master', master.url], { env: AUTH_ENV });
   assert.equal(uiUrl.code, 0, uiUrl.stderr);
   const link = new URL(uiUrl.stdout.trim());

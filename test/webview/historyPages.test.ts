@@ -15,21 +15,25 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { WickContext } from '../../backend/app/index.js';
 import { loginLink } from '../../backend/shared/uiLogin.js';
 import { formatBytes } from '../../webview/format.js';
 import { executorsRegistered, type SharedCluster, startSharedCluster } from '../helpers/apps.js';
+import {
+  type Browser,
+  chromiumHere,
+  chromiumMissing,
+  openBrowser,
+  progressText,
+  SHOTS,
+} from '../helpers/chromium.js';
 import { startWick, type WickProcess } from '../helpers/cli.js';
 import { runSecret, uiFetch } from '../helpers/webUi.js';
 
 for (const k of ['WICK_MASTER', 'WICK_SUBMIT_CONF', 'WICK_APP_NAME', 'WICK_APP_DIR'])
   delete process.env[k];
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = join(ROOT, 'test-output', 'screenshots');
 const dir = mkdtempSync(join(tmpdir(), 'wick-test-historypages-'));
 const logDir = join(dir, 'event-logs');
 mkdirSync(logDir);
@@ -42,10 +46,9 @@ let cluster: SharedCluster | undefined;
 let server: WickProcess | undefined;
 let url = '';
 let appId = '';
-let context: BrowserContext;
+let browser: Browser | undefined;
 let page: Page;
-let profile: string | undefined;
-const problems: string[] = [];
+let problems: string[] = [];
 /** Every path the page asked of the history server. */
 const asked: string[] = [];
 
@@ -58,24 +61,10 @@ async function api(path: string): Promise<Json> {
   return res.json();
 }
 
-async function shot(name: string): Promise<void> {
-  await page.screenshot({ path: join(SHOTS, `history-${name}.png`), fullPage: true });
-}
-
-async function progressText(scope: Locator): Promise<string> {
-  return (await scope.locator('.progress-text').textContent()) ?? '';
-}
-
-const skipWhy = existsSync(CHROMIUM)
-  ? undefined
-  : `${CHROMIUM} is missing: install it with \`apt-get install -y chromium\` to run the browser tests`;
+const shot = (name: string) => browser?.shot(`history-${name}`);
 
 before(async () => {
-  if (skipWhy) {
-    if (process.env.CI) assert.fail(skipWhy);
-    return;
-  }
-  mkdirSync(SHOTS, { recursive: true });
+  if (!chromiumHere()) return;
   cluster = await startSharedCluster({ conf: { 'wick.eventLog.dir': logDir } });
   const wc = await WickContext.create({
     master: cluster.url,
@@ -147,26 +136,15 @@ before(async () => {
   ]);
   url = (JSON.parse(await server.firstLine()) as { url: string }).url;
 
-  profile = mkdtempSync(join(tmpdir(), 'wick-chromium-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'],
-    viewport: { width: 1280, height: 900 },
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.setDefaultTimeout(60_000);
-  page.on('console', (m) => {
-    if (m.type() === 'error' || /Content Security Policy/i.test(m.text())) problems.push(m.text());
-  });
-  page.on('pageerror', (e) => problems.push(e.message));
+  browser = await openBrowser();
+  ({ page, problems } = browser);
   page.on('request', (r) => asked.push(new URL(r.url()).pathname));
   await page.goto(loginLink(url, runSecret()));
   await page.getByRole('heading', { level: 1, name: 'History Server' }).waitFor();
 });
 
 after(async () => {
-  await context?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  await browser?.close();
   if (server && server.child.exitCode === null) {
     server.child.kill('SIGTERM');
     await server.exited;
@@ -177,7 +155,7 @@ after(async () => {
 
 test('the page is behind the login, under the dashboard’s CSP', {
   timeout: 60_000,
-  skip: skipWhy,
+  skip: chromiumMissing,
 }, async () => {
   const anonymous = await fetch(`${url}/`, { redirect: 'manual' });
   assert.notEqual(anonymous.status, 200, 'no page without the login');
@@ -195,7 +173,7 @@ test('the page is behind the login, under the dashboard’s CSP', {
 
 test('the listing: completed applications, "Show incomplete applications", and the log that cannot be read', {
   timeout: 120_000,
-  skip: skipWhy,
+  skip: chromiumMissing,
 }, async () => {
   const listed: Json[] = await api('/applications');
   const mine = listed.find((a) => a.id === appId);
@@ -252,7 +230,7 @@ test('the listing: completed applications, "Show incomplete applications", and t
 
 test('an application page, its job page and a stage page: the master’s pages over its event log', {
   timeout: 180_000,
-  skip: skipWhy,
+  skip: chromiumMissing,
 }, async () => {
   const job: Json = (await api(`/applications/${appId}/jobs`)).find((j: Json) => j.jobId === 1);
   assert.equal(job.stageIds.length, 4, "each side's reduceByKey, the join's shuffle, the result");
@@ -328,7 +306,7 @@ test('an application page, its job page and a stage page: the master’s pages o
 
 test('the cut log opens up to its break; the master’s own routes have nothing here; nothing live is asked', {
   timeout: 120_000,
-  skip: skipWhy,
+  skip: chromiumMissing,
 }, async () => {
   await page.goto(`${url}/#/?showIncomplete=true`);
   await page.getByRole('link', { name: CUT_ID }).click();

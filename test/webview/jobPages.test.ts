@@ -11,12 +11,11 @@
  * its event log. Screenshots are saved under test-output/screenshots/.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { WickContext } from '../../backend/app/index.js';
 import { loginLink } from '../../backend/shared/uiLogin.js';
 import { formatBytes } from '../../webview/format.js';
@@ -26,14 +25,18 @@ import {
   type SharedCluster,
   startSharedCluster,
 } from '../helpers/apps.js';
+import {
+  type Browser,
+  chromiumHere,
+  chromiumMissing,
+  openBrowser,
+  progressText,
+} from '../helpers/chromium.js';
 import { runSecret, uiFetch } from '../helpers/webUi.js';
 
 for (const k of ['WICK_MASTER', 'WICK_SUBMIT_CONF', 'WICK_APP_NAME', 'WICK_APP_DIR'])
   delete process.env[k];
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = join(ROOT, 'test-output', 'screenshots');
 const dir = mkdtempSync(join(tmpdir(), 'wick-test-jobpages-'));
 const logDir = join(dir, 'event-logs');
 mkdirSync(logDir);
@@ -41,10 +44,9 @@ mkdirSync(logDir);
 let cluster: SharedCluster;
 let wc: WickContext;
 let appId: string;
-let context: BrowserContext;
+let browser: Browser | undefined;
 let page: Page;
-let profile: string | undefined;
-const problems: string[] = [];
+let problems: string[] = [];
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON as Spark writes it, read field by field.
 type Json = any;
@@ -58,25 +60,10 @@ async function api(path: string): Promise<Json> {
 const appOf = (s: MasterState) =>
   s.activeApps.find((a) => a.id === appId) ?? s.completedApps.find((a) => a.id === appId);
 
-async function shot(name: string): Promise<void> {
-  await page.screenshot({ path: join(SHOTS, `job-pages-${name}.png`), fullPage: true });
-}
-
-/** The progress bar's words in `scope` (one bar). */
-async function progressText(scope: Locator): Promise<string> {
-  return (await scope.locator('.progress-text').textContent()) ?? '';
-}
-
-const skipWhy = existsSync(CHROMIUM)
-  ? undefined
-  : `${CHROMIUM} is missing: install it with \`apt-get install -y chromium\` to run the browser tests`;
+const shot = (name: string) => browser?.shot(`job-pages-${name}`);
 
 before(async () => {
-  if (skipWhy) {
-    if (process.env.CI) assert.fail(skipWhy);
-    return;
-  }
-  mkdirSync(SHOTS, { recursive: true });
+  if (!chromiumHere()) return;
   cluster = await startSharedCluster({
     // One completed application kept: a second one's end pushes the first out of the list.
     conf: { 'wick.eventLog.dir': logDir, 'wick.deploy.retainedApplications': '1' },
@@ -88,18 +75,8 @@ before(async () => {
   });
   appId = wc.appId;
   await executorsRegistered(wc, 2);
-  profile = mkdtempSync(join(tmpdir(), 'wick-chromium-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'],
-    viewport: { width: 1280, height: 900 },
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.setDefaultTimeout(60_000);
-  page.on('console', (m) => {
-    if (m.type() === 'error' || /Content Security Policy/i.test(m.text())) problems.push(m.text());
-  });
-  page.on('pageerror', (e) => problems.push(e.message));
+  browser = await openBrowser();
+  ({ page, problems } = browser);
   await page.goto(
     loginLink(
       cluster.master.webUiUrl,
@@ -112,8 +89,7 @@ before(async () => {
 });
 
 after(async () => {
-  await context?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  await browser?.close();
   await wc?.stop();
   await cluster?.stop();
   rmSync(dir, { recursive: true, force: true });
@@ -121,7 +97,7 @@ after(async () => {
 
 test('a running job shows on the application page, then finishes there without a reload', {
   timeout: 180_000,
-  skip: skipWhy,
+  skip: chromiumMissing,
 }, async () => {
   const gate = join(dir, 'gate');
   const result = wc
@@ -153,7 +129,7 @@ test('a running job shows on the application page, then finishes there without a
 
 test('a join with a task that fails once: its jobs, DAG, stages, tasks, executors and timeline', {
   timeout: 240_000,
-  skip: skipWhy,
+  skip: chromiumMissing,
 }, async () => {
   const flaky = join(dir, 'flaky');
   const left = wc
@@ -301,7 +277,7 @@ test('a join with a task that fails once: its jobs, DAG, stages, tasks, executor
 
 test('after the application ended and left the master’s list: its jobs from its event log', {
   timeout: 180_000,
-  skip: skipWhy,
+  skip: chromiumMissing,
 }, async () => {
   await wc.stop();
   // A second application's end pushes the first out (wick.deploy.retainedApplications = 1).
