@@ -13,12 +13,7 @@ export class FollowScroll implements vscode.Disposable {
 
   constructor(private readonly schemes: string[]) {
     this.disposables.push(
-      vscode.workspace.onDidChangeTextDocument((e) =>
-        this.changed(
-          e.document,
-          Math.min(...e.contentChanges.map((c) => c.range.start.line), e.document.lineCount),
-        ),
-      ),
+      vscode.workspace.onDidChangeTextDocument((e) => this.changed(e.document, e.contentChanges)),
       vscode.window.onDidChangeVisibleTextEditors((eds) => this.shown(eds)),
       vscode.window.onDidChangeTextEditorVisibleRanges((e) => {
         const st = this.states.get(e.textEditor);
@@ -67,12 +62,19 @@ export class FollowScroll implements vscode.Disposable {
     }
   }
 
-  private changed(doc: vscode.TextDocument, firstChanged: number): void {
+  private changed(
+    doc: vscode.TextDocument,
+    changes: readonly vscode.TextDocumentContentChangeEvent[],
+  ): void {
     if (!this.ours(doc)) return;
     for (const ed of vscode.window.visibleTextEditors) {
       const st = this.states.get(ed);
-      if (ed.document !== doc || !st?.edited(ed.selection.active.line, firstChanged)) continue;
-      toEnd(ed, st);
+      if (ed.document !== doc || !st) continue;
+      const cursor = ed.selection.active;
+      const displaced = changes.some(
+        (c) => c.range.start.isEqual(cursor) && c.range.start.line < (st.endLine ?? 0),
+      );
+      if (st.edited(cursor.line, displaced)) toEnd(ed, st);
     }
   }
 

@@ -46,16 +46,16 @@ export class FollowState {
   }
 
   /**
-   * The log changed while followed, its first changed line `firstChanged`, and the cursor is now
-   * on `cursorLine`: whether the follow goes on. A cursor off the end is the user's doing (their
-   * selection event may come later), unless the edit itself moved it: VS Code applies a content
-   * provider's new text as the smallest edit it finds, but when finding that takes over a second
-   * (a busy window) as one edit that replaces the whole document, which leaves the cursor at its
-   * start. An edit that began above the line the follow left the cursor on is that case.
+   * The log changed while followed, and the cursor is now on `cursorLine`: whether the follow goes
+   * on. A cursor off the end is someone's doing (their selection event may come later), unless
+   * the edit itself put it there (`displaced`: the cursor sits where an edit that began above the
+   * follow's line starts). VS Code applies a content provider's new text as the smallest edit it
+   * finds, but when finding that takes over a second (a busy window) as one edit replacing the
+   * whole document, which leaves the cursor at the document's start.
    */
-  edited(cursorLine: number, firstChanged: number): boolean {
+  edited(cursorLine: number, displaced: boolean): boolean {
     const end = this.endLine;
-    if (this.following && end !== undefined && cursorLine < end - 1 && firstChanged >= end)
+    if (this.following && end !== undefined && cursorLine < end - 1 && !displaced)
       this.following = false;
     return this.following;
   }

@@ -129,7 +129,9 @@ export async function followLogSteps(api: Api, root: string): Promise<void> {
         );
         assert.equal(ed.visibleRanges[0]?.start.line, top, 'still where the user scrolled');
         assert.ok(visibleEnd(ed) < doc.lineCount - 1, 'the end is out of view');
-        assert.equal(ed.selection.active.line, 10);
+        // (Not "still on line 10": a busy VS Code may apply new text as one whole-document edit,
+        // which moves any cursor to the start; only the follow must not take it to the end.)
+        assert.ok(ed.selection.active.line < doc.lineCount - 2, 'the cursor not taken to the end');
         await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
       } finally {
         await api.session.client.sendRequest('wick/kill', { id: appId }).catch(() => undefined);

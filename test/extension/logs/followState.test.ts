@@ -48,15 +48,15 @@ test("the follow's own move to the end, heard after the user scrolled up, does n
   assert.equal(f.following, true);
 });
 
-test('a cursor off the end stops it, unless the edit moved it there (a whole-document replace)', () => {
+test('a cursor off the end stops it, unless the edit put it there (a whole-document replace)', () => {
   const f = new FollowState();
   f.endLine = 400;
   // Lines appended below the cursor, the cursor where the follow left it.
-  assert.equal(f.edited(400, 400), true);
+  assert.equal(f.edited(400, false), true);
   // A busy window: VS Code replaced the whole document, and the cursor went to its start.
-  assert.equal(f.edited(0, 0), true, 'the edit, not the user, moved the cursor');
-  // Lines appended, and the cursor up at line 10: the user clicked there.
-  assert.equal(f.edited(10, 400), false);
+  assert.equal(f.edited(0, true), true, 'the edit, not the user, moved the cursor');
+  // Lines appended, and the cursor up at line 10: someone put it there.
+  assert.equal(f.edited(10, false), false);
   assert.equal(f.following, false);
-  assert.equal(f.edited(400, 0), false, 'stopped stays stopped until the user comes back');
+  assert.equal(f.edited(400, true), false, 'stopped stays stopped until the user comes back');
 });
