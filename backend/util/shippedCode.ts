@@ -1,3 +1,5 @@
+import nodeModule from 'node:module';
+
 /**
  * The shape of an application's code tree (backend/submit/bundle.ts makes it; the driver and the
  * executors run it): one ES module per module of the application, under a root that also holds
@@ -37,6 +39,20 @@ export function registeredBinding(url: string): BindingLookup | undefined {
   ];
   const found = registry && Object.hasOwn(registry, url) ? registry[url] : undefined;
   return typeof found === 'function' ? (found as BindingLookup) : undefined;
+}
+
+/**
+ * Where a host of the tree (the CLI that runs a driver, an executor's task threads) offers Node's
+ * `module` to the tree's require banner (submit/compileModules.ts), for a Node without
+ * process.getBuiltinModule (before 20.16).
+ */
+export const MODULE_API_KEY = 'wick.module';
+
+/** Offers Node's `module` at Symbol.for(MODULE_API_KEY), where the tree looks for it. */
+export function offerModuleApi(): void {
+  const key = Symbol.for(MODULE_API_KEY);
+  if (key in globalThis) return;
+  Object.defineProperty(globalThis, key, { value: nodeModule });
 }
 
 /**

@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import vm from 'node:vm';
 import type { Aggregator, FunctionSpec, TaskDescription } from '../../protocol/task.js';
-import { BINDING_EXPORT, RETURN_PREFIX, registeredBinding } from '../../util/shippedCode.js';
+import {
+  BINDING_EXPORT,
+  offerModuleApi,
+  RETURN_PREFIX,
+  registeredBinding,
+} from '../../util/shippedCode.js';
 
 /** Where an executor's tasks run: what their functions' modules and files resolve against. */
 export interface TaskPlace {
@@ -39,7 +44,11 @@ export class FunctionCompiler {
   private readonly requires = new Map<string, NodeRequire>();
   private readonly loaded = new Map<string, unknown>();
 
-  constructor(readonly place: TaskPlace) {}
+  constructor(readonly place: TaskPlace) {
+    // For the require banner of the tree's modules this thread imports, on a Node that lacks
+    // process.getBuiltinModule.
+    offerModuleApi();
+  }
 
   /**
    * Imports what the task's functions use of the code tree, so that compile() need not wait
