@@ -19,8 +19,8 @@ export const BINDING_REGISTRY = 'wick.bindings';
  * The footer that registers a module's lookup. A direct eval sees the module's own scope; the
  * lookup is a plain function, not an arrow, and takes its name from `arguments`, which no binding
  * of a strict module can be called: a parameter would hide the user's name of the same spelling.
- * The registry is made by the first module that needs it (a task thread imports the tree before
- * Wick asks it anything; a driver runs it with no executor in sight).
+ * The first module to run makes the registry, so that a module imported before any of Wick's task
+ * code ran in that thread (a driver's own, say) is found too.
  */
 export const BINDING_FOOTER = `(globalThis[Symbol.for(${JSON.stringify(BINDING_REGISTRY)})] ??= {})[import.meta.url] = function () { return eval(arguments[0]); };`;
 
@@ -56,8 +56,8 @@ export function offerModuleApi(): void {
 }
 
 /**
- * Beside the entry module: its imports alone, with its binding lookup (BINDING_FOOTER), so that an executor can have
- * what the entry imported without running the entry (which is the driver's program).
+ * Beside the entry module: its imports alone, with its binding lookup (BINDING_FOOTER), so that
+ * an executor can have what the entry imported without running the entry (the driver's program).
  */
 export const ENTRY_SCOPE_SUFFIX = '.wick-scope.mjs';
 
