@@ -52,7 +52,7 @@ export const FunctionSpec = Type.Object(
         KEY_PATTERN,
         ShippedPath,
         1000,
-        "Free names of the source and the module of the application's code tree to ask each of (its __wickBinding export)",
+        "Free names of the source and the module of the application's code tree to ask each of (its binding lookup)",
       ),
     ),
     defs: Type.Optional(

@@ -76,8 +76,8 @@ export function firstUserFrame(text: string, not: NotUserCode): SourceLocation |
 }
 
 /**
- * The stack text a user reads: each run of frames in Wick's own code (its bundle's minified
- * names mean nothing to a user) becomes one line saying how many there were; the user's frames,
+ * The stack text a user reads: each run of frames in Wick's own code (its workings, which say
+ * nothing about the user's code) becomes one line saying how many there were; the user's frames,
  * Node's (readable names) and every line that is not a frame stay as they are.
  */
 export function collapseWickFrames(text: string, not: NotUserCode): string {

@@ -39,8 +39,11 @@ export interface BundledApp {
   code: AppCode;
 }
 
-/** Changes whenever the options below change what a tree holds, so older cached ones miss. */
-const BUNDLE_FORMAT = 'esm-tree-3';
+/**
+ * Changes whenever the options below change what a tree holds, so older cached ones miss (4: the
+ * modules register their binding lookup instead of exporting it, util/shippedCode.ts).
+ */
+const BUNDLE_FORMAT = 'esm-tree-4';
 
 /**
  * Where bundles are made: `<temp>/wick-submit-<pid>-…`, the pid of the submit that owns it. A

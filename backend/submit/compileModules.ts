@@ -1,7 +1,12 @@
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type * as esbuild from 'esbuild';
-import { BINDING_FOOTER, CJS_BINDING_FOOTER, WICK_SHIM } from '../util/shippedCode.js';
+import {
+  BINDING_FOOTER,
+  CJS_BINDING_FOOTER,
+  MODULE_API_KEY,
+  WICK_SHIM,
+} from '../util/shippedCode.js';
 import type { ModuleGraph } from './moduleGraph.js';
 
 /** Marks the resolution the plugin asks for itself, so that it does not answer it again. */
@@ -118,9 +123,12 @@ export async function compileModules(
   }
 }
 
-/** A CommonJS `require` for an ES module of the tree, relative to the module. */
-export const REQUIRE_BANNER =
-  "import { createRequire as __wickCreateRequire } from 'node:module'; const require = __wickCreateRequire(import.meta.url);";
+/**
+ * A CommonJS `require` for an ES module of the tree, relative to the module, declaring no other
+ * name (an import of createRequire would show in the debugger's Module scope, issue 29): Node's
+ * `module` from process.getBuiltinModule (Node 20.16 and later), else as the host offers it.
+ */
+export const REQUIRE_BANNER = `const require = (globalThis.process.getBuiltinModule?.('node:module') ?? globalThis[Symbol.for(${JSON.stringify(MODULE_API_KEY)})]).createRequire(import.meta.url);`;
 
 /** A compiled module that names `require` (a call, `require.resolve`, esbuild's __require). */
 const NAMES_REQUIRE = /\brequire\b/;

@@ -6,6 +6,7 @@ import { APP_CODE_ENV, APP_DIR_ENV, APP_NAME_ENV, SUBMIT_CONF_ENV } from '../pro
 import { parseStackFrames } from '../shared/stackFrames.js';
 import { importModule } from '../util/importModule.js';
 import { distFile } from '../util/paths.js';
+import { offerModuleApi } from '../util/shippedCode.js';
 
 export interface AppRun {
   bundle: string;
@@ -43,6 +44,8 @@ export async function runAppHere(run: AppRun): Promise<void> {
   // name the user's .ts file and line, not the compiled copy in a temp folder. Wick's own
   // bundle, loaded before this, keeps its frames as they are (and its 4 MB map unread).
   process.setSourceMapsEnabled(true);
+  // For the require banner of the tree's modules, on a Node that lacks process.getBuiltinModule.
+  offerModuleApi();
   const uncaught = (err: unknown) => void failed(err).then(() => process.exit(1));
   process.on('uncaughtException', uncaught);
   process.on('unhandledRejection', uncaught);

@@ -56,7 +56,7 @@ export function formatFailure(err: unknown): string {
       .join('\n');
     text = frames ? `${head}\n${frames}` : head;
   }
-  // Wick's own frames are its bundle's minified names: one line says how many, unless asked.
+  // Wick's own frames are its workings, not the user's code: one line says how many, unless asked.
   return process.env.WICK_DEBUG ? text : collapseWickFrames(text, wickCode());
 }
 

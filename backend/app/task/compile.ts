@@ -1,9 +1,15 @@
+import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import vm from 'node:vm';
 import type { Aggregator, FunctionSpec, TaskDescription } from '../../protocol/task.js';
-import { BINDING_EXPORT, RETURN_PREFIX } from '../../util/shippedCode.js';
+import {
+  BINDING_EXPORT,
+  offerModuleApi,
+  RETURN_PREFIX,
+  registeredBinding,
+} from '../../util/shippedCode.js';
 
 /** Where an executor's tasks run: what their functions' modules and files resolve against. */
 export interface TaskPlace {
@@ -38,7 +44,11 @@ export class FunctionCompiler {
   private readonly requires = new Map<string, NodeRequire>();
   private readonly loaded = new Map<string, unknown>();
 
-  constructor(readonly place: TaskPlace) {}
+  constructor(readonly place: TaskPlace) {
+    // For the require banner of the tree's modules this thread imports, on a Node that lacks
+    // process.getBuiltinModule.
+    offerModuleApi();
+  }
 
   /**
    * Imports what the task's functions use of the code tree, so that compile() need not wait
@@ -50,13 +60,18 @@ export class FunctionCompiler {
       for (const [name, module] of Object.entries(spec.bindings)) {
         const key = `${module}\0${name}`;
         if (this.loaded.has(key)) continue;
-        const ns = (await import(this.moduleUrl(module))) as Record<string, unknown>;
-        // A CommonJS module's lookup is on what it exports (CJS_BINDING_FOOTER).
+        const url = this.moduleUrl(module);
+        const ns = (await import(url)) as Record<string, unknown>;
+        // An ES module registered its lookup under its URL, which Node gives as the real path's;
+        // a CommonJS module's is on what it exports (CJS_BINDING_FOOTER).
         const binding =
-          ns[BINDING_EXPORT] ??
+          registeredBinding(url) ??
+          registeredBinding(pathToFileURL(realpathSync(fileURLToPath(url))).href) ??
           (ns.default as Record<string, unknown> | undefined)?.[BINDING_EXPORT];
         if (typeof binding !== 'function') {
-          throw new Error(`${module} of the application's code has no ${BINDING_EXPORT}`);
+          throw new Error(
+            `${module} of the application's code registered no binding lookup (was it compiled by wick submit?)`,
+          );
         }
         this.loaded.set(key, (binding as (n: string) => unknown)(name));
       }
