@@ -12,11 +12,30 @@ import type { Session } from '../session.js';
 import type { Node } from '../tree/nodes/node.js';
 import type { DashboardPanel } from './dashboardPanel.js';
 
+/** The past run a dashboard route shows (`#/app/ID…` of one of `runs`), if it shows one. */
+export function pastRunOfRoute(
+  hash: string | undefined,
+  runs: readonly { appId: string }[],
+): string | undefined {
+  const id = /^#\/app\/([^/?]+)/.exec(hash ?? '')?.[1];
+  if (id === undefined) return undefined;
+  let appId: string;
+  try {
+    appId = decodeURIComponent(id);
+  } catch {
+    return undefined;
+  }
+  return runs.some((r) => r.appId === appId) ? appId : undefined;
+}
+
 /** The dashboard route that shows a tree item (`#/app/ID`); undefined for items with no page. */
 export function dashboardRoute(n: Node | undefined): string | undefined {
   switch (n?.kind) {
     case 'app':
       return `#/app/${encodeURIComponent(n.app.id)}`;
+    // A run of an earlier local cluster: its pages from its event log (webview pastRunView.tsx).
+    case 'run':
+      return `#/app/${encodeURIComponent(n.run.appId)}`;
     case 'executor':
       return `#/app/${encodeURIComponent(n.exec.appId)}`;
     case 'worker':
@@ -54,7 +73,9 @@ export function registerDashboardCommands(d: {
     cmd('wick.openInDashboard', (node?: Node) => {
       const hash = dashboardRoute(node);
       if (!hash)
-        throw new Error('Select an application, executor, worker or driver to open its page');
+        throw new Error(
+          'Select an application, a past run, an executor, a worker or a driver to open its page',
+        );
       return d.openDashboard(hash);
     }),
     cmd('wick.openWebUi', (node?: Node) => openWebUi(d.session, d.host, node)),

@@ -15,6 +15,7 @@ import { historyView, useHistoryApps } from './historyView.js';
 import { JobPage } from './JobPage.js';
 import { LogViewer, logTitle } from './LogViewer.js';
 import { AppsSections, DriversSections, Overview, WorkersSection } from './Overview.js';
+import { pastRunOf, pastRunView } from './pastRunView.js';
 import { StagePage } from './StagePage.js';
 import { WorkerPage } from './WorkerPage.js';
 
@@ -151,6 +152,9 @@ function view(
     }
     return notFound(route);
   }
+  // A run of an earlier local cluster: from its event log, with or without a master.
+  const past = pastRunOf(route, state);
+  if (past) return pastRunView(route, past);
   const m = state.master;
   if (!m)
     return {
