@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import {
+  type LoggedFailedTask,
   type PastRun,
   RequestAppStatusApiOf,
   RequestPastRunFailedTask,
@@ -141,9 +142,10 @@ export async function pastRunPanelSteps(
       await drive({ action: 'shot', name: 'past-run-1-app' });
 
       // Its job page: what the log says of the job, as the agent reads it from the log.
-      const asked = await api.client.sendRequest(RequestAppStatusApiOf, {
+      // By the method's name: this bundle's RequestType is not the extension's vscode-jsonrpc's.
+      const asked = (await api.client.sendRequest(RequestAppStatusApiOf.method, {
         path: `/applications/${id}/jobs/0`,
-      });
+      })) as { status: number; body: string };
       assert.equal(asked.status, 200, asked.body);
       const job = JSON.parse(asked.body) as {
         status: string;
@@ -194,9 +196,9 @@ export async function pastRunPanelSteps(
       const file = join(root, ...FAIL_TASK);
       const line = lineOf(file, 'THROWS HERE');
       // What the command reads: the log's failed task (its master is gone).
-      const { task, reason } = await api.client.sendRequest(RequestPastRunFailedTask, {
+      const { task, reason } = (await api.client.sendRequest(RequestPastRunFailedTask.method, {
         appId: id,
-      });
+      })) as { task?: LoggedFailedTask; reason?: string };
       assert.ok(task, reason);
       assert.equal(task.partitionId, 2);
       assert.ok(task.error.includes(`${file}:${line}:`), task.error);
