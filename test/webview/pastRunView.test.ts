@@ -10,7 +10,7 @@ import { Value } from '@sinclair/typebox/value';
 import { type ComponentChildren, h } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import { type DashboardContext, DashboardCtx } from '../../webview/components/context.js';
-import { pastRunOf, pastRunView } from '../../webview/components/pastRunView.js';
+import { PastRunsSection, pastRunOf, pastRunView } from '../../webview/components/pastRunView.js';
 import { DashboardStore, type StoreState } from '../../webview/data/store.js';
 import { VsCodeDataSource } from '../../webview/data/VsCodeDataSource.js';
 import { type ExtensionToPanel, PanelToExtension } from '../../webview/protocol.js';
@@ -64,6 +64,11 @@ test("a past run's pages say where they come from and name the run", () => {
     pastRunView(parseRoute(`#/app/${RUN.appId}/job/3`), RUN).title,
     'Job 3 of Fail Task',
   );
+  const listed = render(h(PastRunsSection, { runs: [RUN] }));
+  assert.match(listed, /Earlier Sessions/);
+  assert.match(listed, new RegExp(`href="#/app/${RUN.appId}"`));
+  assert.match(listed, /Fail Task.*FAILED/);
+  assert.equal(render(h(PastRunsSection, { runs: [] })), '');
   assert.equal(
     pastRunView(parseRoute(`#/app/${RUN.appId}/stage/1/0`), RUN).title,
     'Stage 1 (attempt 0) of Fail Task',

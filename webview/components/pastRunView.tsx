@@ -6,6 +6,7 @@ import type { PastRunBrief } from '../protocol.js';
 import { href, type Route } from '../router.js';
 import type { ApplicationInfo } from '../status/sparkJson.js';
 import { useApi } from '../status/useApi.js';
+import { Section, StateBadge, Table } from './common.js';
 import { HistoryAppPage } from './HistoryAppPage.js';
 import { JobPage } from './JobPage.js';
 import { StagePage } from './StagePage.js';
@@ -65,5 +66,33 @@ function PastRunAppPage({ run }: { run: PastRunBrief }) {
       </p>
       <HistoryAppPage appId={run.appId} app={app.data} back={href({ name: 'apps' })} />
     </>
+  );
+}
+
+/**
+ * The Applications page's last section in VS Code: the runs of earlier local clusters, each a
+ * link to its pages (from its event log), as the Applications view lists them under Completed.
+ */
+export function PastRunsSection({ runs }: { runs: readonly PastRunBrief[] }) {
+  if (runs.length === 0) return null;
+  return (
+    <Section id="past-runs" title="Earlier Sessions" count={runs.length}>
+      <Table
+        caption="Runs of earlier local clusters, read from their event logs"
+        headers={['Application ID', 'Name', 'State']}
+        empty=""
+        rows={runs.map((r) => (
+          <tr key={r.appId}>
+            <td>
+              <a href={href({ name: 'app', id: r.appId })}>{r.appId}</a>
+            </td>
+            <td>{r.name}</td>
+            <td>
+              <StateBadge state={r.state} />
+            </td>
+          </tr>
+        ))}
+      />
+    </Section>
   );
 }
