@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -17,6 +17,7 @@ import {
   StreamMessageReader,
   StreamMessageWriter,
 } from 'vscode-jsonrpc/node';
+import { PastRunPages } from '../../backend/agent/pastRunPages.js';
 import {
   Connect,
   Disconnect,
@@ -29,6 +30,12 @@ import {
   StateChanged,
   SubmitApplication,
 } from '../../backend/agent/protocol.js';
+import { RunStore } from '../../backend/agent/runStore.js';
+import { loggedRunPages } from '../../backend/cli/commands/loggedRunPages.js';
+import { WickConf } from '../../backend/conf/WickConf.js';
+import { HistoryProvider } from '../../backend/history/HistoryProvider.js';
+import type { AppSummary } from '../../backend/protocol/state.js';
+import { appEvents } from '../history/appEvents.js';
 
 const failTask = join(process.cwd(), 'test', 'fixtures', 'apps', 'failTask.ts');
 const throwsAt =
@@ -192,4 +199,73 @@ test("a past run's /api/v1, log and failed task come from its event log, with no
   await next.conn.sendRequest('shutdown');
   await next.conn.sendNotification('exit');
   assert.equal(await next.exited, 0);
+});
+
+test("only an earlier cluster's runs are answered from their logs; the running cluster's are its master's", async (t) => {
+  const d = mkdtempSync(join(tmpdir(), 'wick-past-pages-'));
+  t.after(() => rmSync(d, { recursive: true, force: true }));
+  const logs = join(d, 'event-logs');
+  mkdirSync(logs);
+  const past = 'app-20261207090000-0000';
+  const live = 'app-20261207100000-0000';
+  const cut = 'app-20261207090500-0001';
+  const lines = (id: string) => appEvents(id).map((e) => `${JSON.stringify(e)}\n`);
+  writeFileSync(join(logs, past), lines(past).join(''));
+  writeFileSync(join(logs, live), lines(live).join(''));
+  // A log cut inside job 1 (its failed task logged, not its end), the last line half written.
+  const cutLines = lines(cut);
+  const failedAt = cutLines.findIndex((l) => l.includes('"FAILED"'));
+  writeFileSync(join(logs, cut), `${cutLines.slice(0, failedAt + 1).join('')}{"event":"Wick`);
+  const runs = new RunStore(join(d, 'runs'), process.pid);
+  const summary = (id: string, state: string) =>
+    ({ id, name: id, state, startTime: 1, user: 'me' }) as unknown as AppSummary;
+  runs.observe([summary(past, 'FAILED'), summary(cut, 'KILLED')], runs.newClusterDir(1_000));
+  const current = runs.newClusterDir(2_000);
+  runs.observe([summary(live, 'RUNNING')], current);
+  const pages = new PastRunPages(
+    runs,
+    () => current,
+    new HistoryProvider({ logDir: logs }),
+    loggedRunPages(new WickConf()),
+  );
+
+  assert.equal(pages.pastRunOfPath(`/applications/${past}/jobs`), past);
+  assert.equal(pages.pastRunOfPath(`/applications/${past}`), past);
+  assert.equal(pages.pastRunOfPath(`/applications/${live}/jobs`), undefined);
+  assert.equal(pages.pastRunOfPath('/applications'), undefined);
+  assert.equal(pages.pastRunOfPath(`/applications/${past}x/jobs`), undefined);
+
+  const jobs = await pages.api(past, `/applications/${past}/jobs`);
+  assert.equal(jobs.status, 200);
+  assert.deepEqual(
+    (JSON.parse(jobs.body) as { jobId: number; status: string }[]).map((j) => [j.jobId, j.status]),
+    [
+      [1, 'FAILED'],
+      [0, 'SUCCEEDED'],
+    ],
+  );
+  const failed = await pages.failedTask(past);
+  assert.deepEqual(failed.task, {
+    jobId: 1,
+    stageId: 2,
+    stageAttemptId: 0,
+    partitionId: 0,
+    taskId: 3,
+    executorId: '0',
+    failures: 1,
+    error: 'Error: boom',
+    jobError: 'Job aborted: Error: boom',
+  });
+  assert.equal((await pages.log(past)).log?.logName, past);
+
+  // The cut log: its failed task was logged, its job's end was not; said, with where it broke.
+  const fromCut = await pages.failedTask(cut);
+  assert.equal(fromCut.task, undefined);
+  assert.match(
+    fromCut.reason ?? '',
+    new RegExp(`No job of ${cut} failed because of a task.*read up to line ${failedAt + 2}`),
+  );
+  // The running cluster's run, and one nobody ran here: not the agent's to read.
+  for (const id of [live, 'app-20260101000000-0000'])
+    assert.match((await pages.log(id)).reason ?? '', /not a run of an earlier local cluster/);
 });
