@@ -32,6 +32,7 @@ import { loginLink, MASTER_UI, workerUi } from '../shared/uiLogin.js';
 import { checkApplication, compileError } from './checkApp.js';
 import type { DriverOutputSink } from './driverOutput.js';
 import { LogForwarder } from './LogForwarder.js';
+import { pastExecutorLog, readPastLog } from './pastRunLogs.js';
 import { type LoggedPagesFactory, PastRunPages } from './pastRunPages.js';
 import { pastRuns } from './pastRuns.js';
 import type {
@@ -479,7 +480,16 @@ export class Agent {
     return route.ref;
   }
 
+  /** A past run's executor log (the panel's log page), from the work dir the agent kept. */
+  private pastLog(source: LogSource, stream: unknown): string | undefined {
+    if ('driverId' in source || !this.runs || !this.pastPages?.isPastRun(source.appId))
+      return undefined;
+    return pastExecutorLog(this.runs, source.appId, source.execId, stream);
+  }
+
   async logRange(p: LogRangeParams): Promise<LogRange> {
+    const past = p?.source && this.pastLog(p.source, p.stream);
+    if (past) return readPastLog(past, describeLogSource(p.source), p.offset, p.length);
     const r = await (await this.logEndpoint(p.source)).ask(
       RequestLogRange({
         ...logFields(p.source, p.stream),
@@ -491,6 +501,19 @@ export class Agent {
   }
 
   async followLog(p: FollowLogParams): Promise<{ totalSize: number }> {
+    const past = p?.source && this.pastLog(p.source, p.stream);
+    if (past) {
+      // Its run ended with its cluster: the log is whole; the follow ends once answered.
+      const { totalSize } = await readPastLog(past, describeLogSource(p.source), undefined, 0);
+      setImmediate(() =>
+        this.sink.logFollowEnded(
+          p.followId,
+          totalSize,
+          'the run ended in an earlier session: its log is complete',
+        ),
+      );
+      return { totalSize };
+    }
     await this.rpc();
     const forwarder = this.forwarder as LogForwarder;
     return forwarder.forward(await this.logEndpoint(p.source), p);

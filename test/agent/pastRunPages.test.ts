@@ -21,10 +21,13 @@ import { PastRunPages } from '../../backend/agent/pastRunPages.js';
 import {
   Connect,
   Disconnect,
+  FollowLog,
+  LogFollowEnded,
   type MasterState,
   type PastRun,
   PastRunsChanged,
   RequestAppStatusApiOf,
+  RequestLogRange,
   RequestPastRunFailedTask,
   RequestPastRunLog,
   StateChanged,
@@ -179,6 +182,51 @@ test("a past run's /api/v1, log and failed task come from its event log, with no
   assert.ok(
     task.error.includes(`${failTask}:${throwsAt}:`),
     `the stack names ${failTask}:${throwsAt}: ${task.error}`,
+  );
+
+  // Its executor's log page, from the work dir the agent kept: read by range, whole, not followed.
+  const stderr = await next.conn.sendRequest(RequestLogRange, {
+    source: { appId, execId: 0 },
+    stream: 'stderr',
+    length: 1 << 20,
+  });
+  assert.ok(stderr.totalSize > 0);
+  assert.match(Buffer.from(stderr.data, 'base64').toString(), /^Wick Executor Command: /);
+  const head = await next.conn.sendRequest(RequestLogRange, {
+    source: { appId, execId: 0 },
+    stream: 'stderr',
+    offset: 0,
+    length: 4,
+  });
+  assert.deepEqual([Buffer.from(head.data, 'base64').toString(), head.offset], ['Wick', 0]);
+  const ended = new Promise<{ totalSize: number; reason: string }>((resolve) =>
+    next.conn.onNotification(LogFollowEnded, (p) => {
+      if (p.followId === 'past-1') resolve(p);
+    }),
+  );
+  const follow = await next.conn.sendRequest(FollowLog, {
+    followId: 'past-1',
+    source: { appId, execId: 0 },
+    stream: 'stderr',
+    offset: 0,
+  });
+  assert.equal(follow.totalSize, stderr.totalSize);
+  assert.match((await ended).reason, /earlier session: its log is complete/);
+  await assert.rejects(
+    next.conn.sendRequest(RequestLogRange, {
+      source: { appId, execId: 7 },
+      stream: 'stdout',
+      length: 10,
+    }),
+    /executor .*\/7: logs removed/,
+  );
+  await assert.rejects(
+    next.conn.sendRequest(RequestLogRange, {
+      source: { appId, execId: 0 },
+      stream: 'passwd' as 'stdout',
+      length: 10,
+    }),
+    /Invalid stream "passwd": expected stdout or stderr/,
   );
 
   // Only this folder's past runs: another id is refused as a value, and without a master its
