@@ -59,4 +59,3 @@ export async function readPastLog(
     await file.close();
   }
 }
-

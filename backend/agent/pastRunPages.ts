@@ -54,7 +54,8 @@ export class PastRunPages {
 
   /** `/api/v1` + path for a past run, from its event log; bounded as the master's answer is. */
   async api(appId: string, path: string): Promise<{ status: number; body: string }> {
-    await this.listed(appId);
+    if (!(await this.listed(appId)))
+      return { status: 404, body: JSON.stringify({ error: this.noLog(appId) }) };
     const r = await this.pages.api(path);
     const bytes = Buffer.byteLength(r.body);
     if (bytes > MAX_API_BODY_BYTES)

@@ -267,7 +267,11 @@ test("only an earlier cluster's runs are answered from their logs; the running c
   const runs = new RunStore(join(d, 'runs'), process.pid);
   const summary = (id: string, state: string) =>
     ({ id, name: id, state, startTime: 1, user: 'me' }) as unknown as AppSummary;
-  runs.observe([summary(past, 'FAILED'), summary(cut, 'KILLED')], runs.newClusterDir(1_000));
+  const unlogged = 'app-20261207091000-0002';
+  runs.observe(
+    [summary(past, 'FAILED'), summary(cut, 'KILLED'), summary(unlogged, 'FINISHED')],
+    runs.newClusterDir(1_000),
+  );
   const current = runs.newClusterDir(2_000);
   runs.observe([summary(live, 'RUNNING')], current);
   const pages = new PastRunPages(
@@ -313,6 +317,14 @@ test("only an earlier cluster's runs are answered from their logs; the running c
     fromCut.reason ?? '',
     new RegExp(`No job of ${cut} failed because of a task.*read up to line ${failedAt + 2}`),
   );
+  // A past run that logged nothing: its pages say so, naming the folder looked in.
+  const none = await pages.api(unlogged, `/applications/${unlogged}/jobs`);
+  assert.equal(none.status, 404);
+  assert.match(
+    JSON.parse(none.body).error,
+    new RegExp(`No event log of ${unlogged} is in ${logs}`),
+  );
+  assert.match((await pages.failedTask(unlogged)).reason ?? '', /No event log of/);
   // The running cluster's run, and one nobody ran here: not the agent's to read.
   for (const id of [live, 'app-20260101000000-0000'])
     assert.match((await pages.log(id)).reason ?? '', /not a run of an earlier local cluster/);
