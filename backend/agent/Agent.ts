@@ -271,6 +271,10 @@ export class Agent {
           () => this.clusterDir,
           this.history,
           this.loggedPages,
+          (appId) => {
+            const s = this.session?.state;
+            return !!s && [...s.activeApps, ...s.completedApps].some((a) => a.id === appId);
+          },
         );
     } catch (err) {
       this.sink.log(`Runs will not be kept across windows: ${(err as Error).message}`);

@@ -35,13 +35,15 @@ export class PastRunPages {
     private readonly currentClusterDir: () => string | undefined,
     private readonly provider: HistoryProvider,
     factory: LoggedPagesFactory,
+    /** Whether the master connected now lists `appId`: then it is the master's, as the panel says. */
+    private readonly masterHas: (appId: string) => boolean = () => false,
   ) {
     this.pages = factory(provider);
   }
 
-  /** Whether `appId` is a run of an earlier local cluster of this folder. */
+  /** Whether `appId` is a run of an earlier local cluster of this folder (and no live master's). */
   isPastRun(appId: string): boolean {
-    if (!APP_ID.test(appId)) return false;
+    if (!APP_ID.test(appId) || this.masterHas(appId)) return false;
     const current = this.currentClusterDir();
     return this.runs.all().some((r) => r.appId === appId && r.clusterDir !== current);
   }

@@ -274,11 +274,13 @@ test("only an earlier cluster's runs are answered from their logs; the running c
   );
   const current = runs.newClusterDir(2_000);
   runs.observe([summary(live, 'RUNNING')], current);
+  let masterLists = '';
   const pages = new PastRunPages(
     runs,
     () => current,
     new HistoryProvider({ logDir: logs }),
     loggedRunPages(new WickConf()),
+    (id) => id === masterLists,
   );
 
   assert.equal(pages.pastRunOfPath(`/applications/${past}/jobs`), past);
@@ -286,6 +288,10 @@ test("only an earlier cluster's runs are answered from their logs; the running c
   assert.equal(pages.pastRunOfPath(`/applications/${live}/jobs`), undefined);
   assert.equal(pages.pastRunOfPath('/applications'), undefined);
   assert.equal(pages.pastRunOfPath(`/applications/${past}x/jobs`), undefined);
+  // An id the master connected now lists is its own, as the panel shows it.
+  masterLists = past;
+  assert.equal(pages.pastRunOfPath(`/applications/${past}/jobs`), undefined);
+  masterLists = '';
 
   const jobs = await pages.api(past, `/applications/${past}/jobs`);
   assert.equal(jobs.status, 200);
