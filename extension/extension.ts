@@ -1,10 +1,12 @@
 import * as vscode from 'vscode';
 import { State } from 'vscode-languageclient/node';
+import { RequestPastRunFailedTask } from '../backend/agent/protocol.js';
 import { createAgentClient } from './agent/agentClient.js';
 import { registerCommands } from './commands.js';
 import { registerDashboardCommands } from './dashboard/dashboardCommands.js';
 import { DashboardPanel, LogRelay } from './dashboard/dashboardPanel.js';
-import { registerDebugFailedTask } from './debug/debugFailedTask.js';
+import { pastRunOfRoute } from './dashboard/dashboardRoute.js';
+import { registerDebugFailedTask, userFiles } from './debug/debugFailedTask.js';
 import { registerDebug } from './debug/debugJob.js';
 import { windowHost } from './host.js';
 import { FollowScroll } from './logs/followScroll.js';
@@ -83,7 +85,8 @@ export async function activate(context: vscode.ExtensionContext) {
     outputs,
   });
   const openDashboard = (hash?: string) => {
-    if (s.connection.kind !== 'connected')
+    // A past run's pages are read from its event log: no master needed.
+    if (s.connection.kind !== 'connected' && !pastRunOfRoute(hash, s.pastRuns))
       throw new Error('Not connected to a master: start the local cluster or connect first');
     return DashboardPanel.show(panelDeps, hash);
   };
@@ -133,7 +136,10 @@ export async function activate(context: vscode.ExtensionContext) {
       shippedTypes: vscode.Uri.joinPath(context.extensionUri, 'dist', 'types').fsPath,
     }),
     ...registerRunButton(),
-    ...registerDebugFailedTask(outputs),
+    ...registerDebugFailedTask(outputs, {
+      failedTask: (appId) => client.sendRequest(RequestPastRunFailedTask, { appId }),
+      accept: userFiles(context.extensionPath),
+    }),
     ...registerDebug({
       session,
       wick: context.asAbsolutePath('dist/wick.cjs'),

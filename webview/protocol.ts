@@ -73,6 +73,17 @@ export interface HistoryAppInfo {
   failure?: string;
 }
 
+/**
+ * A run of an earlier local cluster of the editor's folder (before a reload or a restart), as the
+ * panel is told of it: its pages are read from its event log, by the agent, whatever master the
+ * window is connected to now (backend/agent/pastRunPages.ts).
+ */
+export interface PastRunBrief {
+  appId: string;
+  name: string;
+  state: string;
+}
+
 export const LogSource = Type.Object(
   {
     appId: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_ID_LENGTH })),
@@ -175,6 +186,15 @@ export const PanelToExtension = Type.Union([
     },
     { additionalProperties: false },
   ),
+  /** Ask a past run's event log (its name, size, how it ended): its application page's facts. */
+  Type.Object(
+    {
+      type: Type.Literal('requestHistoryApp'),
+      requestId: RequestId,
+      appId: Type.String({ minLength: 1, maxLength: MAX_ID_LENGTH }),
+    },
+    { additionalProperties: false },
+  ),
   /** Ask one worker's own state (its runners, finished ones included). */
   Type.Object(
     {
@@ -203,5 +223,9 @@ export type ExtensionToPanel =
   | { type: 'workerState'; requestId: number; state?: WorkerState; error?: string }
   /** /api/v1's answer as text (JSON), or why there is none. */
   | { type: 'apiResult'; requestId: number; body?: string; error?: string }
+  /** A past run's event log, or why there is none. */
+  | { type: 'historyApp'; requestId: number; info?: HistoryAppInfo; error?: string }
+  /** The runs of earlier local clusters (on `ready`, and when they change): read from their logs. */
+  | { type: 'pastRuns'; runs: PastRunBrief[] }
   /** Show this route (`#/app/ID`): the extension opens a page in the panel. */
   | { type: 'navigate'; hash: string };

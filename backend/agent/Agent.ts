@@ -32,16 +32,20 @@ import { loginLink, MASTER_UI, workerUi } from '../shared/uiLogin.js';
 import { checkApplication, compileError } from './checkApp.js';
 import type { DriverOutputSink } from './driverOutput.js';
 import { LogForwarder } from './LogForwarder.js';
+import { pastExecutorLog, readPastLog } from './pastRunLogs.js';
+import { type LoggedPagesFactory, PastRunPages } from './pastRunPages.js';
 import { pastRuns } from './pastRuns.js';
 import type {
   Connection,
   ConnectParams,
   FollowLogParams,
+  LoggedFailedTask,
   LogRange,
   LogRangeParams,
   LogSource,
   MasterState,
   PastRun,
+  PastRunLog,
   SubmitParams,
   UiTarget,
   WorkerState,
@@ -61,6 +65,9 @@ export interface AgentSink extends DriverOutputSink {
   pastRunsChanged?(runs: PastRun[]): void;
 }
 
+const NO_PAST_RUNS =
+  'This agent keeps no runs of earlier local clusters (the extension gives it a runs folder when it starts the local cluster)';
+
 export class Agent {
   private env: RpcEnv | undefined;
   private session: MasterSession | undefined;
@@ -79,10 +86,16 @@ export class Agent {
   /** The running local cluster's work dir, when it is kept (under runsDir). */
   private clusterDir: string | undefined;
   private history: HistoryProvider | undefined;
+  /** The past runs' pages and failed tasks, from their event logs (with the runs kept). */
+  private pastPages: PastRunPages | undefined;
   /** Driver output goes to the extension, and (runs kept) into the run's file. */
   private readonly output: DriverOutputSink;
 
-  constructor(private readonly sink: AgentSink) {
+  constructor(
+    private readonly sink: AgentSink,
+    /** How a past run's pages are read from its log (the CLI hands in the history server's). */
+    private readonly loggedPages?: LoggedPagesFactory,
+  ) {
     this.output = {
       driverOutput: (id, stream, data) => {
         this.runs?.appendOutput(id, data);
@@ -252,6 +265,17 @@ export class Agent {
     try {
       this.runs = new RunStore(dir, process.pid, (m) => this.sink.log(m));
       this.history = HistoryProvider.fromConf(new WickConf(), { warn: (m) => this.sink.log(m) });
+      if (this.loggedPages)
+        this.pastPages = new PastRunPages(
+          this.runs,
+          () => this.clusterDir,
+          this.history,
+          this.loggedPages,
+          (appId) => {
+            const s = this.session?.state;
+            return !!s && [...s.activeApps, ...s.completedApps].some((a) => a.id === appId);
+          },
+        );
     } catch (err) {
       this.sink.log(`Runs will not be kept across windows: ${(err as Error).message}`);
     }
@@ -368,13 +392,28 @@ export class Agent {
    * message's own schema, so a bad one is told before it goes out.
    */
   async appStatusApi(path: string): Promise<{ status: number; body: string }> {
-    const master = this.requireSession().master;
     if (typeof path !== 'string' || !Value.Check(RequestAppStatusApi.schema.properties.path, path))
       throw new Error(
         `Invalid /api/v1 path ${JSON.stringify(String(path).slice(0, 200))}: expected /applications/… (up to ${MAX_API_PATH_LENGTH} characters)`,
       );
+    // A run of an earlier local cluster: from its event log, connected or not.
+    const past = this.pastPages?.pastRunOfPath(path);
+    if (past && this.pastPages) return this.pastPages.api(past, path);
+    const master = this.requireSession().master;
     const r = await master.ask(RequestAppStatusApi({ path }), { timeout: 30_000 });
     return { status: r.status, body: r.body };
+  }
+
+  /** A past run's event log, for its page in the panel (pastRunPages.ts). */
+  pastRunLog(appId: string): Promise<{ log?: PastRunLog; reason?: string }> {
+    return this.pastPages ? this.pastPages.log(appId) : Promise.resolve({ reason: NO_PAST_RUNS });
+  }
+
+  /** A past run's failed task, from its event log: Debug Failed Task's (pastRunPages.ts). */
+  pastRunFailedTask(appId: string): Promise<{ task?: LoggedFailedTask; reason?: string }> {
+    return this.pastPages
+      ? this.pastPages.failedTask(appId)
+      : Promise.resolve({ reason: NO_PAST_RUNS });
   }
 
   async kill(id: string): Promise<{ success: boolean; message: string }> {
@@ -445,7 +484,16 @@ export class Agent {
     return route.ref;
   }
 
+  /** A past run's executor log (the panel's log page), from the work dir the agent kept. */
+  private pastLog(source: LogSource, stream: unknown): string | undefined {
+    if ('driverId' in source || !this.runs || !this.pastPages?.isPastRun(source.appId))
+      return undefined;
+    return pastExecutorLog(this.runs, source.appId, source.execId, stream);
+  }
+
   async logRange(p: LogRangeParams): Promise<LogRange> {
+    const past = p?.source && this.pastLog(p.source, p.stream);
+    if (past) return readPastLog(past, describeLogSource(p.source), p.offset, p.length);
     const r = await (await this.logEndpoint(p.source)).ask(
       RequestLogRange({
         ...logFields(p.source, p.stream),
@@ -457,6 +505,19 @@ export class Agent {
   }
 
   async followLog(p: FollowLogParams): Promise<{ totalSize: number }> {
+    const past = p?.source && this.pastLog(p.source, p.stream);
+    if (past) {
+      // Its run ended with its cluster: the log is whole; the follow ends once answered.
+      const { totalSize } = await readPastLog(past, describeLogSource(p.source), undefined, 0);
+      setImmediate(() =>
+        this.sink.logFollowEnded(
+          p.followId,
+          totalSize,
+          'the run ended in an earlier session: its log is complete',
+        ),
+      );
+      return { totalSize };
+    }
     await this.rpc();
     const forwarder = this.forwarder as LogForwarder;
     return forwarder.forward(await this.logEndpoint(p.source), p);

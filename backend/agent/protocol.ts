@@ -201,6 +201,57 @@ export const RequestPastRuns = new RequestType<Record<string, never>, { runs: Pa
   'wick/pastRuns',
 );
 
+/**
+ * A past run's event log, as its dashboard page names it (the history server's
+ * `/api/history/applications/{app}`, webview/protocol.ts HistoryAppInfo, field for field).
+ */
+export interface PastRunLog {
+  appId: string;
+  logName: string;
+  fileSize: number;
+  cut: boolean;
+  compressed: boolean;
+  rolled: boolean;
+  /** From its ApplicationEnd: why it failed (the driver's message, with the user's stack). */
+  failure?: string;
+}
+/**
+ * A past run's event log (the dashboard panel's page of a run the master no longer has), or why
+ * there is none. Only a run of this folder's earlier local clusters is answered: the agent reads
+ * no other application's log for the editor.
+ */
+export const RequestPastRunLog = new RequestType<
+  { appId: string },
+  { log?: PastRunLog; reason?: string },
+  void
+>('wick/pastRunLog');
+
+/** The task whose failures failed a run's job, from the run's event log (failedTaskFromLog.ts). */
+export interface LoggedFailedTask {
+  jobId: number;
+  stageId: number;
+  stageAttemptId: number;
+  /** The partition it computed (its TaskEnd's index): where Debug Failed Task stops. */
+  partitionId: number;
+  taskId: number;
+  executorId: string;
+  /** How many times that partition failed in the job (wick.task.maxFailures, when it aborted it). */
+  failures: number;
+  /** Its last error, with the user's stack (source-mapped on the executor). */
+  error: string;
+  /** The job's failure, as its JobEnd says. */
+  jobError?: string;
+}
+/**
+ * Debug Failed Task for a past run: its failed task from its event log, or why there is none
+ * (no log, or no job failed because of a task). A run of this folder's earlier local clusters only.
+ */
+export const RequestPastRunFailedTask = new RequestType<
+  { appId: string },
+  { task?: LoggedFailedTask; reason?: string },
+  void
+>('wick/pastRunFailedTask');
+
 // Agent → Extension (notifications)
 
 /** The past runs changed (read once a local cluster starts; a reload's runs marked as ended). */

@@ -11,32 +11,9 @@ import { reportingCommand } from '../reportingCommand.js';
 import type { Session } from '../session.js';
 import type { Node } from '../tree/nodes/node.js';
 import type { DashboardPanel } from './dashboardPanel.js';
+import { dashboardRoute } from './dashboardRoute.js';
 
-/** The dashboard route that shows a tree item (`#/app/ID`); undefined for items with no page. */
-export function dashboardRoute(n: Node | undefined): string | undefined {
-  switch (n?.kind) {
-    case 'app':
-      return `#/app/${encodeURIComponent(n.app.id)}`;
-    case 'executor':
-      return `#/app/${encodeURIComponent(n.exec.appId)}`;
-    case 'worker':
-      return `#/worker/${encodeURIComponent(n.worker.id)}`;
-    case 'driver':
-      return n.driver.workerId
-        ? `#/log?driverId=${encodeURIComponent(n.driver.id)}&logType=stdout`
-        : '#/drivers';
-    case 'master':
-      return '#/';
-    case 'group':
-      return n.group === 'drivers' ? '#/drivers' : '#/apps';
-    case 'log':
-      return 'driverId' in n.owner
-        ? `#/log?driverId=${encodeURIComponent(n.owner.driverId)}&logType=${n.stream}`
-        : `#/log?appId=${encodeURIComponent(n.owner.appId)}&executorId=${n.owner.execId}&logType=${n.stream}`;
-    default:
-      return undefined;
-  }
-}
+export { dashboardRoute, pastRunOfRoute } from './dashboardRoute.js';
 
 export interface OpenedUi {
   url: string;
@@ -54,7 +31,9 @@ export function registerDashboardCommands(d: {
     cmd('wick.openInDashboard', (node?: Node) => {
       const hash = dashboardRoute(node);
       if (!hash)
-        throw new Error('Select an application, executor, worker or driver to open its page');
+        throw new Error(
+          'Select an application, a past run, an executor, a worker or a driver to open its page',
+        );
       return d.openDashboard(hash);
     }),
     cmd('wick.openWebUi', (node?: Node) => openWebUi(d.session, d.host, node)),

@@ -16,6 +16,7 @@ import {
   type MasterState,
   RequestAppStatusApiOf,
   RequestLogRange,
+  RequestPastRunLog,
   RequestWorkerStateOf,
   StopFollowLog,
 } from '../../backend/agent/protocol.js';
@@ -160,6 +161,7 @@ export class DashboardPanel implements vscode.Disposable {
       w.onDidReceiveMessage((m) => void this.receive(m)),
       panel.onDidDispose(() => this.dispose()),
       session.onDidChange(() => this.sendState()),
+      session.onDidChangePastRuns(() => this.sendPastRuns()),
     );
   }
 
@@ -201,6 +203,14 @@ export class DashboardPanel implements vscode.Disposable {
     });
   }
 
+  /** The runs of earlier local clusters, whose pages the agent reads from their event logs. */
+  private sendPastRuns(): void {
+    this.post({
+      type: 'pastRuns',
+      runs: this.session.pastRuns.map((r) => ({ appId: r.appId, name: r.name, state: r.state })),
+    });
+  }
+
   private async receive(raw: unknown): Promise<void> {
     if (!Value.Check(PanelToExtension, raw)) return;
     const m = raw as PanelToExtension;
@@ -212,6 +222,8 @@ export class DashboardPanel implements vscode.Disposable {
       case 'ready':
         if (this.pendingHash) this.post({ type: 'navigate', hash: this.pendingHash });
         this.pendingHash = undefined;
+        // The past runs first: a past run's page needs no master (its event log is the agent's).
+        this.sendPastRuns();
         return this.sendState();
       case 'route':
         this.route = m.hash;
@@ -285,6 +297,18 @@ export class DashboardPanel implements vscode.Disposable {
         } catch (err) {
           return this.post({
             type: 'apiResult',
+            requestId: m.requestId,
+            error: (err as Error).message,
+          });
+        }
+      case 'requestHistoryApp':
+        try {
+          const r = await client.sendRequest(RequestPastRunLog, { appId: m.appId });
+          if (!r.log) throw new Error(r.reason ?? `No event log of ${m.appId}`);
+          return this.post({ type: 'historyApp', requestId: m.requestId, info: r.log });
+        } catch (err) {
+          return this.post({
+            type: 'historyApp',
             requestId: m.requestId,
             error: (err as Error).message,
           });

@@ -12,12 +12,15 @@
  * `parallelize(data, n)` or `reduceByKey(f, n)` do); a default number follows the executors'
  * cores (wick.default.parallelism), which local[N] may not match.
  */
-import { basename } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, join, sep } from 'node:path';
 import * as vscode from 'vscode';
+import type { LoggedFailedTask, PastRun } from '../../backend/agent/protocol.js';
 import type { DriverOutputs } from '../output/driverOutputs.js';
 import { failureOf } from '../output/outcome.js';
 import type { SourceLocation } from '../output/parseOutput.js';
 import { DEBUG_TYPE, debugMaster } from './debugJob.js';
+import { pastFailedTaskRun } from './pastFailedTask.js';
 
 export const DEBUG_FAILED_TASK = 'Debug Failed Task';
 
@@ -55,10 +58,49 @@ function runOf(arg: unknown, outputs: DriverOutputs): FailedTaskRun | undefined 
   return { program, location: failure.location, task: failure.task };
 }
 
-export function registerDebugFailedTask(outputs: DriverOutputs): vscode.Disposable[] {
+/** What a past run's Debug Failed Task asks the agent: its failed task, from its event log. */
+export interface PastRunTasks {
+  failedTask(appId: string): Promise<{ task?: LoggedFailedTask; reason?: string }>;
+  /** Whether a stack frame's file is the user's (in the workspace, not Wick's own). */
+  accept(file: string): boolean;
+}
+
+/** A file of the user's: there, not Wick's own build, in a workspace folder (as RunReports says). */
+export function userFiles(wickRoot: string): (file: string) => boolean {
+  const dist = join(wickRoot, 'dist') + sep;
+  return (file) =>
+    !file.startsWith(dist) &&
+    existsSync(file) &&
+    vscode.workspace.getWorkspaceFolder(vscode.Uri.file(file)) !== undefined;
+}
+
+/**
+ * A run of an earlier local cluster (its tree row): what the live command reads from the master
+ * comes from the run's event log (pastFailedTask.ts); a value with why when it cannot.
+ */
+async function pastRunOf(
+  arg: unknown,
+  past: PastRunTasks,
+): Promise<FailedTaskRun | { reason: string } | undefined> {
+  const n = arg as { kind?: string; run?: PastRun } | undefined;
+  if (n?.kind !== 'run' || !n.run) return undefined;
+  const { task, reason } = await past.failedTask(n.run.appId);
+  if (!task) return { reason: reason ?? `No failed task of ${n.run.appId} in its event log` };
+  return pastFailedTaskRun(n.run, task, (f) => past.accept(f));
+}
+
+export function registerDebugFailedTask(
+  outputs: DriverOutputs,
+  past: PastRunTasks,
+): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand('wick.debugFailedTask', async (arg?: unknown) => {
-      const run = runOf(arg, outputs);
+      const fromLog = await pastRunOf(arg, past).catch((err: Error) => ({ reason: err.message }));
+      if (fromLog && 'reason' in fromLog) {
+        void vscode.window.showErrorMessage(`Wick: Debug Failed Task: ${fromLog.reason}`);
+        return false;
+      }
+      const run = fromLog ?? runOf(arg, outputs);
       if (!run) {
         void vscode.window.showErrorMessage(
           "Wick: Debug Failed Task needs a failed application whose failure names a task and a line of your code (a job's task that kept throwing)",

@@ -15,6 +15,7 @@ import { historyView, useHistoryApps } from './historyView.js';
 import { JobPage } from './JobPage.js';
 import { LogViewer, logTitle } from './LogViewer.js';
 import { AppsSections, DriversSections, Overview, WorkersSection } from './Overview.js';
+import { PastRunsSection, pastRunOf, pastRunView } from './pastRunView.js';
 import { StagePage } from './StagePage.js';
 import { WorkerPage } from './WorkerPage.js';
 
@@ -151,6 +152,9 @@ function view(
     }
     return notFound(route);
   }
+  // A run of an earlier local cluster: from its event log, with or without a master.
+  const past = pastRunOf(route, state);
+  if (past) return pastRunView(route, past);
   const m = state.master;
   if (!m)
     return {
@@ -166,7 +170,18 @@ function view(
     case 'workers':
       return { title: 'Workers', body: <WorkersSection state={m} /> };
     case 'apps':
-      return { title: 'Applications', body: <AppsSections state={m} /> };
+      return {
+        title: 'Applications',
+        body: (
+          <>
+            <AppsSections state={m} />
+            {/* Earlier local clusters' runs (VS Code), less any the master lists. */}
+            <PastRunsSection
+              runs={state.pastRuns.filter((r) => pastRunOf({ name: 'app', id: r.appId }, state))}
+            />
+          </>
+        ),
+      };
     case 'drivers':
       return { title: 'Drivers', body: <DriversSections state={m} /> };
     case 'app': {

@@ -19,9 +19,12 @@ import { useDashboard } from './context.js';
 export function HistoryAppPage({
   appId,
   app,
+  back,
 }: {
   appId: string;
   app: ApplicationInfo | undefined;
+  /** Where "Back to the applications" goes (a history server's listing by default). */
+  back?: string;
 }) {
   const log = useHistoryApp(appId);
   const at = app?.attempts[0];
@@ -59,10 +62,13 @@ export function HistoryAppPage({
     <>
       <p class="crumbs">
         <a
-          href={href({
-            name: 'overview',
-            ...(at && !at.completed ? { showIncomplete: true } : {}),
-          })}
+          href={
+            back ??
+            href({
+              name: 'overview',
+              ...(at && !at.completed ? { showIncomplete: true } : {}),
+            })
+          }
         >
           Back to the applications
         </a>

@@ -7,6 +7,7 @@ import type {
   LogRange,
   LogSource,
   MasterStateChange,
+  PastRunBrief,
   WorkerState,
 } from '../protocol.js';
 
@@ -32,7 +33,7 @@ export interface DataSource {
   workerState(workerId: string | undefined): Promise<WorkerState>;
   /** A history server's folder and what in it cannot be listed (HistoryDataSource only). */
   historyInfo?(): Promise<HistoryInfo>;
-  /** One logged application's log and how it ended (HistoryDataSource only). */
+  /** One logged application's log and how it ended (a history server's; a past run's in VS Code). */
   historyApp?(appId: string): Promise<HistoryAppInfo>;
 }
 
@@ -43,6 +44,8 @@ export interface FeedListener {
   /** Worker mode: the worker's state changed (or the page just connected). */
   workerChanged?(): void;
   connection(connected: boolean, message?: string): void;
+  /** VS Code: the runs of earlier local clusters, whose pages come from their event logs. */
+  pastRuns?(runs: PastRunBrief[]): void;
 }
 
 export interface FollowSink {

@@ -1,5 +1,6 @@
 import type {
   ExtensionToPanel,
+  HistoryAppInfo,
   KillResult,
   KillTarget,
   LogRange,
@@ -107,6 +108,18 @@ export class VsCodeDataSource implements DataSource {
     );
   }
 
+  /** A past run's event log (the agent reads it: backend/agent/pastRunPages.ts). */
+  historyApp(appId: string): Promise<HistoryAppInfo> {
+    return this.request(
+      (requestId) => ({ type: 'requestHistoryApp', requestId, appId }),
+      (m) => {
+        if (m.type !== 'historyApp') return undefined;
+        if (!m.info) throw new Error(m.error ?? 'No event log of the run');
+        return m.info;
+      },
+    );
+  }
+
   private request<T>(
     build: (requestId: number) => PanelToExtension,
     read: (m: ExtensionToPanel) => T | undefined,
@@ -138,6 +151,9 @@ export class VsCodeDataSource implements DataSource {
       case 'connection':
         this.feed?.connection(m.connected, m.message);
         return;
+      case 'pastRuns':
+        if (Array.isArray(m.runs)) this.feed?.pastRuns?.(m.runs);
+        return;
       case 'logChunk':
         this.follows.get(m.followId)?.chunk(m.offset, decodeBase64(m.data));
         return;
@@ -150,6 +166,7 @@ export class VsCodeDataSource implements DataSource {
       case 'logRange':
       case 'killResult':
       case 'apiResult':
+      case 'historyApp':
       case 'workerState': {
         const settle = this.pending.get(m.requestId);
         this.pending.delete(m.requestId);

@@ -5,9 +5,13 @@ import type {
   DashboardSnapshot,
   MasterState,
   MasterStateChange,
+  PastRunBrief,
   UtilizationSample,
 } from '../protocol.js';
 import type { DataSource } from './DataSource.js';
+
+/** As many as the agent keeps (backend/agent/runStore.ts MAX_RUNS). */
+const MAX_PAST_RUNS = 100;
 
 export interface StoreState {
   master: MasterState | undefined;
@@ -17,6 +21,8 @@ export interface StoreState {
   connectionMessage: string | undefined;
   /** Bumped whenever a worker-mode page should re-read its worker's state. */
   workerVersion: number;
+  /** VS Code: the runs of earlier local clusters (their pages read from their event logs). */
+  pastRuns: PastRunBrief[];
 }
 
 /**
@@ -31,6 +37,7 @@ export class DashboardStore {
     connected: false,
     connectionMessage: undefined,
     workerVersion: 0,
+    pastRuns: [],
   };
   private readonly history = new UtilizationHistory();
   private readonly listeners = new Set<() => void>();
@@ -48,6 +55,7 @@ export class DashboardStore {
       change: (e) => this.change(e),
       workerChanged: () => this.set({ workerVersion: this.current.workerVersion + 1 }),
       connection: (connected, message) => this.set({ connected, connectionMessage: message }),
+      pastRuns: (runs) => this.set({ pastRuns: runs.slice(0, MAX_PAST_RUNS) }),
     });
   }
 

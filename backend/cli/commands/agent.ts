@@ -14,6 +14,8 @@ import {
   PastRunsChanged,
   RequestAppStatusApiOf,
   RequestLogRange,
+  RequestPastRunFailedTask,
+  RequestPastRunLog,
   RequestPastRuns,
   RequestStatus,
   RequestUiLink,
@@ -23,8 +25,10 @@ import {
   SubmitApplication,
   SubmitProgress,
 } from '../../agent/protocol.js';
+import { WickConf } from '../../conf/WickConf.js';
 import { removeDeadOwnerDirs } from '../../util/deadOwnerDirs.js';
 import { version } from '../../util/version.js';
+import { loggedRunPages } from './loggedRunPages.js';
 
 /**
  * `wick agent`: the backend of the VS Code extension, spoken to over stdio by
@@ -39,26 +43,29 @@ export function registerAgent(program: Command): void {
     .option('--stdio', 'talk over stdin/stdout (the default; vscode-languageclient passes it)')
     .action(async () => {
       const connection = createConnection(ProposedFeatures.all, process.stdin, process.stdout);
-      const agent = new Agent({
-        stateChanged: (conn, state) =>
-          void connection.sendNotification(StateChanged, {
-            connection: conn,
-            state,
-            at: Date.now(),
-          }),
-        logChunk: (followId, offset, data) =>
-          void connection.sendNotification(LogChunk, { followId, offset, data }),
-        logFollowEnded: (followId, totalSize, reason) =>
-          void connection.sendNotification(LogFollowEnded, { followId, totalSize, reason }),
-        driverOutput: (outputId, stream, data) =>
-          void connection.sendNotification(DriverOutput, { outputId, stream, data }),
-        driverExited: (outputId, exitCode, reason) =>
-          void connection.sendNotification(DriverExited, { outputId, exitCode, reason }),
-        log: (line) => connection.console.log(line),
-        submitProgress: (outputId, message) =>
-          void connection.sendNotification(SubmitProgress, { outputId, message }),
-        pastRunsChanged: (runs) => void connection.sendNotification(PastRunsChanged, { runs }),
-      });
+      const agent = new Agent(
+        {
+          stateChanged: (conn, state) =>
+            void connection.sendNotification(StateChanged, {
+              connection: conn,
+              state,
+              at: Date.now(),
+            }),
+          logChunk: (followId, offset, data) =>
+            void connection.sendNotification(LogChunk, { followId, offset, data }),
+          logFollowEnded: (followId, totalSize, reason) =>
+            void connection.sendNotification(LogFollowEnded, { followId, totalSize, reason }),
+          driverOutput: (outputId, stream, data) =>
+            void connection.sendNotification(DriverOutput, { outputId, stream, data }),
+          driverExited: (outputId, exitCode, reason) =>
+            void connection.sendNotification(DriverExited, { outputId, exitCode, reason }),
+          log: (line) => connection.console.log(line),
+          submitProgress: (outputId, message) =>
+            void connection.sendNotification(SubmitProgress, { outputId, message }),
+          pastRunsChanged: (runs) => void connection.sendNotification(PastRunsChanged, { runs }),
+        },
+        loggedRunPages(new WickConf()),
+      );
       let exiting = false;
       const exit = (code: number) => {
         if (exiting) return;
@@ -83,6 +90,8 @@ export function registerAgent(program: Command): void {
       connection.onRequest(CheckApplication, (p) => agent.check(p));
       connection.onRequest(Kill, (p) => agent.kill(p.id));
       connection.onRequest(RequestPastRuns, async () => ({ runs: await agent.pastRuns() }));
+      connection.onRequest(RequestPastRunLog, (p) => agent.pastRunLog(p?.appId));
+      connection.onRequest(RequestPastRunFailedTask, (p) => agent.pastRunFailedTask(p?.appId));
       connection.onRequest(RequestUiLink, (p) => agent.uiLink(p));
       connection.onRequest(RequestWorkerStateOf, (p) => agent.workerState(p.workerId));
       connection.onRequest(RequestAppStatusApiOf, (p) => agent.appStatusApi(p.path));

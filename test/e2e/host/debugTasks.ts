@@ -18,7 +18,7 @@ type Frame = { id: number; line: number; source?: { path?: string } };
 type Variable = { name: string; value: string };
 
 /** The debuggee's output events (what the Debug Console shows). */
-function debuggeeOutput(): { text: string[]; dispose: () => void } {
+export function debuggeeOutput(): { text: string[]; dispose: () => void } {
   const text: string[] = [];
   const reg = vscode.debug.registerDebugAdapterTrackerFactory('*', {
     createDebugAdapterTracker: () => ({
@@ -31,7 +31,7 @@ function debuggeeOutput(): { text: string[]; dispose: () => void } {
 }
 
 /** 1-based line of the fixture's line holding `marker`. */
-function lineOf(file: string, marker: string): number {
+export function lineOf(file: string, marker: string): number {
   const i = readFileSync(file, 'utf8')
     .split('\n')
     .findIndex((l) => l.includes(marker));
@@ -45,7 +45,7 @@ function lineOf(file: string, marker: string): number {
  * hands it to `check`; then removes the breakpoints, lets every stop go on, and waits for the
  * session's end.
  */
-async function stopAt(
+export async function stopAt(
   file: string,
   line: number,
   start: () => Thenable<unknown>,
@@ -136,7 +136,7 @@ async function stopAt(
 }
 
 /** The frame's local variables (its first scope), by name. */
-async function localsOf(
+export async function localsOf(
   top: Frame,
   req: (c: string, a: object) => Promise<unknown>,
 ): Promise<Map<string, string>> {

@@ -28,6 +28,7 @@ import {
   workFile,
 } from './helpers.js';
 import { multiKillSteps } from './multiKill.js';
+import { failingRunBeforeClusterEnds, pastRunPanelSteps } from './pastRunPanel.js';
 import { projectSteps } from './project.js';
 import { showLogsSteps } from './showLogs.js';
 import { submitLessSteps } from './submitLess.js';
@@ -255,7 +256,9 @@ export async function run(): Promise<void> {
     panel.dispose();
   });
 
-  // A run running when the agent (and so its local cluster) ends, as a window reload ends them.
+  // A run whose job failed, then a run running when the agent (and so its local cluster) ends,
+  // as a window reload ends them.
+  const failedRun = await failingRunBeforeClusterEnds(api, root);
   const endedRun = await runningWhenClusterEnds(api, root);
   const notice = new Answering(api.host, 'showWarningMessage', () => undefined);
   await step('after an agent crash the client restarts it and the tree recovers', async () => {
@@ -282,6 +285,8 @@ export async function run(): Promise<void> {
   });
   await runsKeptSteps(api, endedRun, notice);
   notice.restore();
+  // Last: it stops the local cluster, to read a past run's pages with no master at all.
+  await pastRunPanelSteps(api, root, failedRun);
 
   await within(
     20_000,
