@@ -185,6 +185,14 @@ async function hostTests(cs) {
  * { action: 'popup', heading, name } for a tab the workbench opened, or { action: 'shot', name });
  * this answers <id>.res.json.
  */
+/**
+ * The dashboard's frame: the shown webview's (a hidden one, a panel opened earlier and not
+ * disposed, keeps its iframe in the page).
+ */
+function dashboardFrame(page) {
+  return page.frameLocator('iframe.webview.ready:visible').frameLocator('#active-frame');
+}
+
 function drivePage(page, dir) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -196,15 +204,15 @@ function drivePage(page, dir) {
     try {
       const req = JSON.parse(readFileSync(join(dir, file), 'utf8'));
       if (req.action === 'click') {
-        const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+        const frame = dashboardFrame(page);
         await frame.locator(req.selector).first().click({ timeout: 30_000 });
         res = { ok: true };
       } else if (req.action === 'wait') {
-        const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+        const frame = dashboardFrame(page);
         await frame.locator(req.selector).first().waitFor({ timeout: 30_000 });
         res = { ok: true };
       } else if (req.action === 'count') {
-        const frame = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+        const frame = dashboardFrame(page);
         res = { ok: true, count: await frame.locator(req.selector).count() };
       } else if (req.action === 'popup') {
         // A tab the workbench opened (vscode.env.openExternal in a browser VS Code): the newest
