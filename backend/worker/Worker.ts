@@ -38,6 +38,7 @@ import { ExecutorPrestarter } from './process/prestart.js';
 import { Runners } from './Runners.js';
 import { CustomResources } from './resources/CustomResources.js';
 import { StateChanges } from './StateChanges.js';
+import { warmSandboxCompileCache } from './sandbox/compileCacheWarmup.js';
 import type { Sandbox } from './sandbox/Sandbox.js';
 import { WorkerResources } from './WorkerResources.js';
 import { WorkDirCleaner } from './workDirCleanup.js';
@@ -108,6 +109,10 @@ export class Worker extends RpcEndpoint implements RunnerHost {
   /** A Wick executor process started ahead (wick.worker.executor.prestart), or none. */
   readonly prestart: ExecutorPrestarter | undefined;
   private prestartTimer: TimerHandle | undefined;
+  /** `[node, wick.cjs]`: what executors of Wick applications run. */
+  private readonly wickCommand: readonly [string, string];
+  /** Stops the filling of the sandbox's code cache, while it runs (compileCacheWarmup.ts). */
+  private stopCacheWarmup: (() => Promise<void>) | undefined;
   private readonly stateChanges = new StateChanges();
 
   /** Its configured masters, host:port: the only ones a MasterChanged may name. */
@@ -177,11 +182,12 @@ export class Worker extends RpcEndpoint implements RunnerHost {
     // confined to that application's dirs (a confining worker spawns each executor fresh: a Node
     // start-up, ~60-170 ms, per executor); and a standby writes its output straight to files,
     // which nothing could roll.
+    this.wickCommand = [process.execPath, options.wickCli ?? distFile('wick.cjs')];
     this.prestart =
       this.conf.get(WorkerConf.executorPrestart) && !this.sandbox && !this.logRolling
         ? new ExecutorPrestarter(
             this.workDir,
-            [process.execPath, options.wickCli ?? distFile('wick.cjs')],
+            this.wickCommand,
             this.killTimeoutMs,
             this.resources.cores,
             this.conf.get(AppConf.executorMemory),
@@ -268,6 +274,13 @@ export class Worker extends RpcEndpoint implements RunnerHost {
     );
     this.masterConnection.register();
     this.prestart?.fill();
+    if (this.sandbox?.compileCache !== undefined) {
+      this.stopCacheWarmup = warmSandboxCompileCache(
+        this.sandbox,
+        this.wickCommand,
+        this.killTimeoutMs,
+      );
+    }
   }
 
   override async onStop(): Promise<void> {
@@ -275,7 +288,7 @@ export class Worker extends RpcEndpoint implements RunnerHost {
     this.workDirCleaner.stop();
     this.prestartTimer?.cancel();
     this.logFollows.stopAll();
-    await Promise.all([this.runners.killAll(), this.prestart?.stop()]);
+    await Promise.all([this.runners.killAll(), this.prestart?.stop(), this.stopCacheWarmup?.()]);
     await this.appDirectories.removeAll();
   }
 

@@ -26,6 +26,8 @@ export interface Sandbox {
   wrap(argv: readonly string[], own: { cwd: string; readWrite: readonly string[] }): string[];
   /** For the logs and the docs: the bwrap that runs. */
   readonly description: string;
+  /** The worker's code cache, shown read-only to what runs confined (compileCacheWarmup.ts). */
+  readonly compileCache?: string;
 }
 
 /** The worker's own places: what no confined process may see even where the install shows it. */
@@ -38,6 +40,8 @@ export interface WorkerPrivate {
   secretFiles: readonly string[];
   /** The operator's extra read-only paths (wick.executor.sandbox.readOnlyPaths). */
   extraReadOnly: readonly string[];
+  /** A folder of the worker's for the CLI bundle's code cache, which it alone writes; none: off. */
+  compileCache?: string;
 }
 
 export interface SandboxChoice {
@@ -132,6 +136,7 @@ export function sandboxView(priv: WorkerPrivate): SandboxView {
       .filter((h) => !readOnly.some((t) => isWithin(t, h))),
     hiddenFiles: priv.secretFiles.filter((f) => existsSync(f)).map(real),
     home: os.homedir(),
+    ...(priv.compileCache === undefined ? {} : { compileCache: resolve(priv.compileCache) }),
   };
 }
 
@@ -139,6 +144,7 @@ function bwrapSandbox(bwrap: string, priv: WorkerPrivate): Sandbox {
   const view = sandboxView(priv);
   return {
     description: `${bwrap} (read-only: /usr, system dirs, ${view.readOnly.join(', ')})`,
+    ...(view.compileCache === undefined ? {} : { compileCache: view.compileCache }),
     wrap: (argv, own) => [bwrap, ...bwrapArgs(view, own, argv)],
   };
 }

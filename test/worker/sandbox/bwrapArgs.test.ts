@@ -53,6 +53,23 @@ test('a home inside a shown tree is covered after it', () => {
   assert.ok(at(a, '--tmpfs', '/opt/wick/home') > at(a, '--ro-bind', '/opt/wick', '/opt/wick'));
 });
 
+test("the worker's code cache: read-only, after the covers (it lies in the work dir), named in the environment", () => {
+  const cache = '/opt/wick/work/.compile-cache';
+  const a = bwrapArgs(
+    { ...view, compileCache: cache },
+    { cwd: '/opt/wick/work/app-1/0', readWrite: [] },
+    ['node'],
+  );
+  const bind = at(a, '--ro-bind-try', cache, cache);
+  assert.ok(bind > at(a, '--tmpfs', '/opt/wick/work'), a.join(' '));
+  assert.ok(bind < at(a, '--bind', '/opt/wick/work/app-1/0', '/opt/wick/work/app-1/0'));
+  assert.equal(at(a, '--bind', cache, cache), -1, 'never writable');
+  assert.ok(at(a, '--setenv', 'WICK_COMPILE_CACHE', cache) >= 0);
+  // Without one, nothing of it.
+  const none = bwrapArgs(view, { cwd: '/w/0', readWrite: [] }, ['x']);
+  assert.ok(!none.includes('--setenv') && !none.some((x) => x.includes('compile-cache')));
+});
+
 test('isWithin: the tree itself and what is under it, not a sibling with the same prefix', () => {
   assert.ok(isWithin('/opt/wick', '/opt/wick'));
   assert.ok(isWithin('/opt/wick/a', '/opt/wick'));
