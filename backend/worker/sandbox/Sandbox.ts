@@ -23,7 +23,11 @@ import { bwrapArgs, isWithin, type SandboxView, SYSTEM_TOP_DIRS } from './bwrapA
  */
 export interface Sandbox {
   /** `argv` as it runs confined to `cwd` and `readWrite` (its own dirs). */
-  wrap(argv: readonly string[], own: { cwd: string; readWrite: readonly string[] }): string[];
+  wrap(
+    argv: readonly string[],
+    own: { cwd: string; readWrite: readonly string[] },
+    options?: { compileCacheWritable?: boolean },
+  ): string[];
   /** For the logs and the docs: the bwrap that runs. */
   readonly description: string;
   /** The worker's code cache, shown read-only to what runs confined (compileCacheWarmup.ts). */
@@ -145,7 +149,7 @@ function bwrapSandbox(bwrap: string, priv: WorkerPrivate): Sandbox {
   return {
     description: `${bwrap} (read-only: /usr, system dirs, ${view.readOnly.join(', ')})`,
     ...(view.compileCache === undefined ? {} : { compileCache: view.compileCache }),
-    wrap: (argv, own) => [bwrap, ...bwrapArgs(view, own, argv)],
+    wrap: (argv, own, options) => [bwrap, ...bwrapArgs(view, own, argv, options)],
   };
 }
 

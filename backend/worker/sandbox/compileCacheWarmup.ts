@@ -43,10 +43,11 @@ export function warmSandboxCompileCache(
   try {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const argv = sandbox.wrap([command[0], command[1], 'executor-standby', '--threads', '1'], {
-      cwd: dir,
-      readWrite: [dir],
-    });
+    const argv = sandbox.wrap(
+      [command[0], command[1], 'executor-standby', '--threads', '1'],
+      { cwd: dir, readWrite: [] },
+      { compileCacheWritable: true },
+    );
     const marker = newMarker();
     const child = spawnMarked(argv[0] as string, argv.slice(1), {
       cwd: dir,
