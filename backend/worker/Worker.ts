@@ -178,19 +178,19 @@ export class Worker extends RpcEndpoint implements RunnerHost {
       post,
       stopped,
     });
-    // A standby is started before anyone knows whose executor it becomes, so it cannot be
-    // confined to that application's dirs (a confining worker spawns each executor fresh: a Node
-    // start-up, ~60-170 ms, per executor); and a standby writes its output straight to files,
-    // which nothing could roll.
+    // A standby writes its output straight to files, which nothing could roll. In a confining
+    // worker it runs confined from its start, with dirs of its own that become its executor's and
+    // its application's (prestart.ts): it serves an application's first executor here.
     this.wickCommand = [process.execPath, options.wickCli ?? distFile('wick.cjs')];
     this.prestart =
-      this.conf.get(WorkerConf.executorPrestart) && !this.sandbox && !this.logRolling
+      this.conf.get(WorkerConf.executorPrestart) && !this.logRolling
         ? new ExecutorPrestarter(
             this.workDir,
             this.wickCommand,
             this.killTimeoutMs,
             this.resources.cores,
             this.conf.get(AppConf.executorMemory),
+            this.sandbox ? { sandbox: this.sandbox, localDirRoots: options.localDirs } : undefined,
           )
         : undefined;
 
@@ -273,13 +273,16 @@ export class Worker extends RpcEndpoint implements RunnerHost {
       `Starting Wick worker ${this.rpcEnv.address} with ${this.cores} cores, ${this.memory} MiB RAM; work dir ${this.workDir}`,
     );
     this.masterConnection.register();
-    this.prestart?.fill();
     if (this.sandbox?.compileCache !== undefined) {
+      // A confined standby starts once the cache it loads from is there.
       this.stopCacheWarmup = warmSandboxCompileCache(
         this.sandbox,
         this.wickCommand,
         this.killTimeoutMs,
+        () => this.prestart?.fill(),
       );
+    } else {
+      this.prestart?.fill();
     }
   }
 
