@@ -167,7 +167,7 @@ const WAYS: Way[] = [
 const defaultSecretFile = () =>
   join(process.env.XDG_CONFIG_HOME ?? join(os.homedir(), '.config'), 'wick', 'cluster-secret');
 
-for (const way of WAYS) {
+for (const [wayIndex, way] of WAYS.entries()) {
   describe(`worker given the secret by ${way.name}`, () => {
     for (const mode of ['bwrap', 'none'] as const) {
       test(`wick.executor.sandbox=${mode}`, { timeout: 120_000 }, async () => {
@@ -177,7 +177,13 @@ for (const way of WAYS) {
         const cluster = await startSharedCluster({
           workers: 1,
           cores: 2,
-          conf: { ...conf, 'wick.executor.sandbox': mode },
+          conf: {
+            ...conf,
+            'wick.executor.sandbox': mode,
+            // The first way without the standby executor, so that a freshly confined executor
+            // is snooped too; the others' executors are their worker's standby (prestart.ts).
+            ...(wayIndex === 0 ? { 'wick.worker.executor.prestart': 'false' } : {}),
+          },
           env,
           watchConf: given ? { 'wick.authenticate.secret': given } : undefined,
         });
