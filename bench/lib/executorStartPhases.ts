@@ -4,7 +4,9 @@
  * `wick submit examples/pi.ts 2` run after run, and for the first executor of each: the worker's
  * spawn, bwrap until Node starts, Node's boot, the bundle's load and compile, the command until it
  * connects to its driver, and until it registered; with its CPU times. An executor that was the
- * worker's standby has no spawn on its path (its start happened before). Medians; not a benchmark
+ * worker's standby has no spawn on its path: its start happened before, and its stamps up to
+ * "connecting" include its wait for the launch (only "added → driver saw it registered" is on
+ * the path). Medians; not a benchmark
  * of its own (no goal), a tool to find where start-up time goes.
  *
  *   node --import tsx bench/lib/executorStartPhases.ts [runs] [key=value conf for the daemons...]
