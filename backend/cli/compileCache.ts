@@ -1,5 +1,6 @@
 import { isAscii } from 'node:buffer';
 import {
+  linkSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -85,14 +86,7 @@ export function runBundle(
       // No cache yet: this run makes it.
     }
   }
-  // On the source's first line, so that line numbers in stack traces stay those of the file.
-  const script = new Script(
-    `(function (exports, require, module, __filename, __dirname, __wickImport) {${source}\n})`,
-    {
-      filename: file,
-      cachedData,
-    },
-  );
+  const script = new Script(wrapBundle(source), { filename: file, cachedData });
   const hit = cachedData !== undefined && script.cachedDataRejected === false;
   if (cacheFile && !hit) {
     process.once('exit', () =>
@@ -114,6 +108,12 @@ export function runBundle(
   return { exports: module.exports, cache: cacheFile ? (hit ? 'hit' : 'miss') : 'off' };
 }
 
+/** The bundle's source as runBundle compiles it: a cache is made for, and checked against, this. */
+export function wrapBundle(source: string): string {
+  // On the source's first line, so that line numbers in stack traces stay those of the file.
+  return `(function (exports, require, module, __filename, __dirname, __wickImport) {${source}\n})`;
+}
+
 /**
  * `<command>-<V8 tag>-<install>-<build>-<size>-<mtime>.v8cache`: each Node (by V8's tag) and each
  * Wick install (by its bundle's path) keeps its own, so that two of them in turn do not evict each
@@ -126,6 +126,26 @@ function cacheFileName(file: string, o: CompileCacheOptions, tag: number): strin
 
 function cacheFilePrefix(file: string, key: string, tag: number): string {
   return `${key}-${tag}-${fnv1a(file).toString(36)}-`;
+}
+
+/**
+ * Makes the cache files of command `from` in `dir` serve command `to` as well (hard links; one of
+ * `to` already there is kept): they hold the compiled bundle, whichever command made them.
+ * Returns how many it linked.
+ */
+export function shareCacheFiles(dir: string, from: string, to: string): number {
+  let linked = 0;
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith(`${from}-`) || !name.endsWith('.v8cache')) continue;
+    const alias = `${to}-${name.slice(from.length + 1)}`;
+    try {
+      linkSync(join(dir, name), join(dir, alias));
+      linked++;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+  return linked;
 }
 
 /** A short hash of a path, for a file name (node:crypto alone takes milliseconds to load). */

@@ -14,6 +14,8 @@ const log = getLogger('Worker');
 export class AppDirectories {
   private readonly dirs = new Map<string, string[]>();
   private readonly finished = new Set<string>();
+  /** Applications whose dirs are being made: a second launch meanwhile waits for the same. */
+  private readonly making = new Map<string, Promise<string[]>>();
 
   constructor(
     /** The roots (wick.local.dir) under which each application gets a dir. */
@@ -22,19 +24,31 @@ export class AppDirectories {
     private readonly hasExecutors: (appId: string) => boolean,
   ) {}
 
-  /** The local dirs of an application, made the first time it is asked for. */
-  async dirsFor(appId: string): Promise<string[]> {
-    let dirs = this.dirs.get(appId);
-    if (!dirs) {
-      dirs = await Promise.all(
+  /**
+   * The local dirs of an application, made the first time it is asked for: `adopt`'s, when it
+   * gives some (a confined standby's, one per root, already named as here: prestart.ts), else
+   * fresh ones. Two launches of one application at once get the same dirs.
+   */
+  async dirsFor(appId: string, adopt?: () => string[] | undefined): Promise<string[]> {
+    const dirs = this.dirs.get(appId);
+    if (dirs) return dirs;
+    let making = this.making.get(appId);
+    if (!making) {
+      const adopted = adopt?.();
+      if (adopted && adopted.length === this.roots.length) {
+        this.dirs.set(appId, adopted);
+        return adopted;
+      }
+      making = Promise.all(
         this.roots.map(async (root) => {
           await mkdir(root, { recursive: true });
           return mkdtemp(join(root, `wick-executor-${appId}-`));
         }),
-      );
-      this.dirs.set(appId, dirs);
+      ).finally(() => this.making.delete(appId));
+      this.making.set(appId, making);
+      this.dirs.set(appId, await making);
     }
-    return dirs;
+    return making;
   }
 
   /** The dirs made for an application and not deleted yet. */

@@ -135,11 +135,14 @@ export class ExecutorRunner {
         header: `Wick Executor Command: ${formatCommand(argv)}`,
         ...(this.host.logRolling ? { rolling: this.host.logRolling } : {}),
       };
-      const confined = this.host.confine?.(argv, { cwd: this.dir, readWrite: this.appLocalDirs });
       // A standby writes its output straight to files: with rolling on, each executor is fresh.
-      this.process = confined
-        ? launch({ ...spec, argv: confined, sandboxed: true })
-        : (!spec.rolling && this.host.takeStandby?.(spec)) || launch(spec);
+      // In a confining worker the standby is confined already (prestart.ts).
+      const standby = !spec.rolling ? this.host.takeStandby?.(spec) : undefined;
+      const confined = standby
+        ? undefined
+        : this.host.confine?.(argv, { cwd: this.dir, readWrite: this.appLocalDirs });
+      this.process =
+        standby ?? (confined ? launch({ ...spec, argv: confined, sandboxed: true }) : launch(spec));
     } catch (err) {
       this.finish(
         'FAILED',

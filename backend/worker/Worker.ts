@@ -38,6 +38,7 @@ import { ExecutorPrestarter } from './process/prestart.js';
 import { Runners } from './Runners.js';
 import { CustomResources } from './resources/CustomResources.js';
 import { StateChanges } from './StateChanges.js';
+import { warmSandboxCompileCache } from './sandbox/compileCacheWarmup.js';
 import type { Sandbox } from './sandbox/Sandbox.js';
 import { WorkerResources } from './WorkerResources.js';
 import { WorkDirCleaner } from './workDirCleanup.js';
@@ -108,6 +109,10 @@ export class Worker extends RpcEndpoint implements RunnerHost {
   /** A Wick executor process started ahead (wick.worker.executor.prestart), or none. */
   readonly prestart: ExecutorPrestarter | undefined;
   private prestartTimer: TimerHandle | undefined;
+  /** `[node, wick.cjs]`: what executors of Wick applications run. */
+  private readonly wickCommand: readonly [string, string];
+  /** Stops the filling of the sandbox's code cache, while it runs (compileCacheWarmup.ts). */
+  private stopCacheWarmup: (() => Promise<void>) | undefined;
   private readonly stateChanges = new StateChanges();
 
   /** Its configured masters, host:port: the only ones a MasterChanged may name. */
@@ -173,18 +178,19 @@ export class Worker extends RpcEndpoint implements RunnerHost {
       post,
       stopped,
     });
-    // A standby is started before anyone knows whose executor it becomes, so it cannot be
-    // confined to that application's dirs (a confining worker spawns each executor fresh: a Node
-    // start-up, ~60-170 ms, per executor); and a standby writes its output straight to files,
-    // which nothing could roll.
+    // A standby writes its output straight to files, which nothing could roll. In a confining
+    // worker it runs confined from its start, with dirs of its own that become its executor's and
+    // its application's (prestart.ts): it serves an application's first executor here.
+    this.wickCommand = [process.execPath, options.wickCli ?? distFile('wick.cjs')];
     this.prestart =
-      this.conf.get(WorkerConf.executorPrestart) && !this.sandbox && !this.logRolling
+      this.conf.get(WorkerConf.executorPrestart) && !this.logRolling
         ? new ExecutorPrestarter(
             this.workDir,
-            [process.execPath, options.wickCli ?? distFile('wick.cjs')],
+            this.wickCommand,
             this.killTimeoutMs,
             this.resources.cores,
             this.conf.get(AppConf.executorMemory),
+            this.sandbox ? { sandbox: this.sandbox, localDirRoots: options.localDirs } : undefined,
           )
         : undefined;
 
@@ -267,7 +273,17 @@ export class Worker extends RpcEndpoint implements RunnerHost {
       `Starting Wick worker ${this.rpcEnv.address} with ${this.cores} cores, ${this.memory} MiB RAM; work dir ${this.workDir}`,
     );
     this.masterConnection.register();
-    this.prestart?.fill();
+    if (this.sandbox?.compileCache !== undefined) {
+      // A confined standby starts once the cache it loads from is there.
+      this.stopCacheWarmup = warmSandboxCompileCache(
+        this.sandbox,
+        this.wickCommand,
+        this.killTimeoutMs,
+        () => this.prestart?.fill(),
+      );
+    } else {
+      this.prestart?.fill();
+    }
   }
 
   override async onStop(): Promise<void> {
@@ -275,7 +291,7 @@ export class Worker extends RpcEndpoint implements RunnerHost {
     this.workDirCleaner.stop();
     this.prestartTimer?.cancel();
     this.logFollows.stopAll();
-    await Promise.all([this.runners.killAll(), this.prestart?.stop()]);
+    await Promise.all([this.runners.killAll(), this.prestart?.stop(), this.stopCacheWarmup?.()]);
     await this.appDirectories.removeAll();
   }
 

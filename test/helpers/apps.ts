@@ -147,11 +147,20 @@ export async function startSharedCluster(
       (s) => s.workers.filter((w) => w.state === 'ALIVE').length === workers.length,
     );
     const daemonPids = new Set(daemons.map((d) => d.pid));
-    // A worker's standby executor process (wick.worker.executor.prestart) is the worker's own.
-    const others = () =>
-      markedProcesses(mark).filter(
-        (p) => !daemonPids.has(p.pid) && !/ executor-standby( |$)/.test(p.cmdline),
+    // A worker's standby executor process (wick.worker.executor.prestart) is the worker's own
+    // while it waits. A confined one's bwrap keeps the standby's command line after its launch
+    // (only Node's title changes): it is the worker's own only while a process of its sandbox
+    // (its marker) still waits.
+    const others = () => {
+      const all = markedProcesses(mark).filter((p) => !daemonPids.has(p.pid));
+      const standby = (p: { cmdline: string }) => / executor-standby( |$)/.test(p.cmdline);
+      const waiting = new Set(
+        all
+          .filter((p) => standby(p) && !/^\S*bwrap /.test(p.cmdline))
+          .map((p) => processMarker(p.pid)),
       );
+      return all.filter((p) => !(standby(p) && waiting.has(processMarker(p.pid))));
+    };
     return {
       url: master.url,
       mark,
@@ -237,4 +246,16 @@ export function executorsRegistered(wc: unknown, n: number): Promise<true> {
   return eventually(AbortSignal.timeout(60_000), () =>
     driver.executors.size >= n ? true : undefined,
   );
+}
+
+/** The marker a worker gave the process's launch (WICK_PROCESS_MARKER), if it can be read. */
+export function processMarker(pid: number): string | undefined {
+  try {
+    const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    return env
+      .find((e) => e.startsWith('WICK_PROCESS_MARKER='))
+      ?.slice('WICK_PROCESS_MARKER='.length);
+  } catch {
+    return undefined;
+  }
 }

@@ -13,11 +13,19 @@
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { AppDir, startSharedCluster } from '../helpers/apps.js';
+import { AppDir, processMarker, startSharedCluster } from '../helpers/apps.js';
 import { isAlive, runWick, startWick } from '../helpers/cli.js';
 import { GatedApp } from '../helpers/gatedApp.js';
 import { confArgs } from '../helpers/hostile.js';
@@ -36,6 +44,13 @@ interface Seen {
   read: number;
   processes: number;
   workDirEntries: string[];
+  /** The inodes of what it sees in `<work dir>/.prestart`. */
+  prestart: number[];
+  /** Its working dir's inode and device. */
+  cwdIno: number;
+  cwdDev: number;
+  /** The device of its application's first local dir (tasks only). */
+  localDev?: number;
 }
 
 /**
@@ -85,7 +100,19 @@ const SNOOP = `function snoop(a) {
   for (const p of a.paths) walk(p, 0);
   let workDirEntries = [];
   try { workDirEntries = fs.readdirSync(a.workDir); } catch {}
-  return { found, read, processes: procs.length, workDirEntries };
+  // An executor that was a worker's standby sees its dir where it was when it started.
+  let prestart = [];
+  try {
+    prestart = fs.readdirSync(path.join(a.workDir, '.prestart'))
+      .map((n) => fs.statSync(path.join(a.workDir, '.prestart', n)).ino);
+  } catch {}
+  // Its application's local dir, where its code and shuffle files go: a dir of the host's (the
+  // test keeps it on the work dir's filesystem), not a path made up in the sandbox's own tmpfs.
+  let localDev;
+  const local = (process.env.WICK_EXECUTOR_DIRS || '').split(':')[0];
+  try { if (local) localDev = fs.statSync(local).dev; } catch {}
+  const cwd = fs.statSync('.');
+  return { found, read, processes: procs.length, workDirEntries, prestart, cwdIno: cwd.ino, cwdDev: cwd.dev, localDev };
 }`;
 
 const SOURCE = `
@@ -140,7 +167,7 @@ const WAYS: Way[] = [
 const defaultSecretFile = () =>
   join(process.env.XDG_CONFIG_HOME ?? join(os.homedir(), '.config'), 'wick', 'cluster-secret');
 
-for (const way of WAYS) {
+for (const [wayIndex, way] of WAYS.entries()) {
   describe(`worker given the secret by ${way.name}`, () => {
     for (const mode of ['bwrap', 'none'] as const) {
       test(`wick.executor.sandbox=${mode}`, { timeout: 120_000 }, async () => {
@@ -150,7 +177,13 @@ for (const way of WAYS) {
         const cluster = await startSharedCluster({
           workers: 1,
           cores: 2,
-          conf: { ...conf, 'wick.executor.sandbox': mode },
+          conf: {
+            ...conf,
+            'wick.executor.sandbox': mode,
+            // The first way without the standby executor, so that a freshly confined executor
+            // is snooped too; the others' executors are their worker's standby (prestart.ts).
+            ...(wayIndex === 0 ? { 'wick.worker.executor.prestart': 'false' } : {}),
+          },
           env,
           watchConf: given ? { 'wick.authenticate.secret': given } : undefined,
         });
@@ -208,12 +241,26 @@ for (const way of WAYS) {
             }
             // Each sees of the work dir its own dir only (and, for a task, the root of its
             // application's local dirs, which the test's workers keep in the work dir: `local`).
+            // An executor that was the worker's standby (wick.worker.executor.prestart) sees it
+            // where it was when it started, `.prestart/<its own>`: the same dir, by inode.
             assert.deepEqual(seen.driver.workDirEntries, [driverDir]);
-            for (const t of seen.tasks)
-              assert.deepEqual(
-                t.workDirEntries.filter((e) => e !== 'local'),
-                [appDir],
+            const execDirs = readdirSync(join(cluster.workDir, appDir));
+            const execInodes = execDirs.map((e) => statSync(join(cluster.workDir, appDir, e)).ino);
+            for (const t of seen.tasks) {
+              const shown = t.workDirEntries.filter((e) => e !== 'local');
+              if (shown[0] === '.prestart') {
+                assert.deepEqual(shown, ['.prestart']);
+                assert.equal(t.prestart.length, 1, JSON.stringify(t));
+                assert.equal(t.prestart[0], t.cwdIno);
+              } else {
+                assert.deepEqual(shown, [appDir]);
+              }
+              assert.ok(
+                execInodes.includes(t.cwdIno),
+                `its cwd is its executor's dir: ${execDirs}`,
               );
+              assert.equal(t.localDev, t.cwdDev, 'its local dir is on the host');
+            }
           } else {
             // The negative control: open, every process finds it (a file or another process).
             for (const s of all) assert.notDeepEqual(s.found, [], JSON.stringify(s));
@@ -255,8 +302,16 @@ test('killing a confined application kills every process in its sandboxes: none 
       'its tasks running',
       () => (cluster.executorOutput(app.id).match(/Running task/g) ?? []).length === 2,
     );
-    // The executor runs under bwrap: bwrap, its PID namespace's init, and Node inside.
-    const confined = cluster.others().filter((p) => / executor .*--app-id /.test(p.cmdline));
+    // The executor runs under bwrap: bwrap, its PID namespace's init, and Node inside — all of
+    // one launch's marker (a standby's bwrap keeps the standby's command line: prestart.ts).
+    const others = cluster.others();
+    const markers = new Set(
+      others
+        .filter((p) => / executor .*--app-id /.test(p.cmdline))
+        .map((p) => processMarker(p.pid)),
+    );
+    markers.delete(undefined);
+    const confined = others.filter((p) => markers.has(processMarker(p.pid)));
     assert.ok(
       confined.some((p) => /^\S*bwrap /.test(p.cmdline)) &&
         confined.some((p) => !/bwrap/.test(p.cmdline.split(' ')[0] ?? '')),

@@ -125,7 +125,10 @@ async function launchExecutor(w: Worker, m: MessageOf<typeof LaunchExecutor>): P
   }
   let dirs: string[];
   try {
-    dirs = await w.appDirectories.dirsFor(m.appId);
+    // A confined standby's dirs become the application's, if this is its first executor here.
+    dirs = await w.appDirectories.dirsFor(m.appId, () =>
+      w.prestart?.handOverLocalDirs(m.appId, m.appDesc.command),
+    );
   } catch (err) {
     w.customResources.release(fullId, resources);
     log.error(`Failed to create local dirs for ${m.appId}`, err);
@@ -154,6 +157,8 @@ async function launchExecutor(w: Worker, m: MessageOf<typeof LaunchExecutor>): P
   w.runners.addExecutor(runner);
   w.resources.reserve(m.cores, m.memory);
   await runner.start();
+  // A standby handed this application's dirs and not taken by its launch serves nobody else.
+  w.prestart?.dropHandedOver(m.appId);
 }
 
 /** A runner changed state: tell the master, and free what a finished one held. */

@@ -23,9 +23,15 @@ import { bwrapArgs, isWithin, type SandboxView, SYSTEM_TOP_DIRS } from './bwrapA
  */
 export interface Sandbox {
   /** `argv` as it runs confined to `cwd` and `readWrite` (its own dirs). */
-  wrap(argv: readonly string[], own: { cwd: string; readWrite: readonly string[] }): string[];
+  wrap(
+    argv: readonly string[],
+    own: { cwd: string; readWrite: readonly string[] },
+    options?: { compileCacheWritable?: boolean },
+  ): string[];
   /** For the logs and the docs: the bwrap that runs. */
   readonly description: string;
+  /** The worker's code cache, shown read-only to what runs confined (compileCacheWarmup.ts). */
+  readonly compileCache?: string;
 }
 
 /** The worker's own places: what no confined process may see even where the install shows it. */
@@ -38,6 +44,8 @@ export interface WorkerPrivate {
   secretFiles: readonly string[];
   /** The operator's extra read-only paths (wick.executor.sandbox.readOnlyPaths). */
   extraReadOnly: readonly string[];
+  /** A folder of the worker's for the CLI bundle's code cache, which it alone writes; none: off. */
+  compileCache?: string;
 }
 
 export interface SandboxChoice {
@@ -132,6 +140,7 @@ export function sandboxView(priv: WorkerPrivate): SandboxView {
       .filter((h) => !readOnly.some((t) => isWithin(t, h))),
     hiddenFiles: priv.secretFiles.filter((f) => existsSync(f)).map(real),
     home: os.homedir(),
+    ...(priv.compileCache === undefined ? {} : { compileCache: resolve(priv.compileCache) }),
   };
 }
 
@@ -139,7 +148,8 @@ function bwrapSandbox(bwrap: string, priv: WorkerPrivate): Sandbox {
   const view = sandboxView(priv);
   return {
     description: `${bwrap} (read-only: /usr, system dirs, ${view.readOnly.join(', ')})`,
-    wrap: (argv, own) => [bwrap, ...bwrapArgs(view, own, argv)],
+    ...(view.compileCache === undefined ? {} : { compileCache: view.compileCache }),
+    wrap: (argv, own, options) => [bwrap, ...bwrapArgs(view, own, argv, options)],
   };
 }
 

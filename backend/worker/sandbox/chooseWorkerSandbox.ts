@@ -1,4 +1,5 @@
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { compileCacheDir } from '../../cli/compileCache.js';
 import { SandboxConf } from '../../conf/sandbox.js';
 import type { WickConf } from '../../conf/WickConf.js';
 import { defaultSecretFile } from '../../rpc/clusterSecret.js';
@@ -7,6 +8,9 @@ import { getLogger } from '../../util/log.js';
 import { chooseSandbox, parseReadOnlyPaths, type Sandbox } from './Sandbox.js';
 
 const log = getLogger('Worker');
+
+/** In the work dir; a dot-name, so the work dir's cleanup leaves it (workDirCleanup.ts). */
+export const SANDBOX_COMPILE_CACHE_DIR = '.compile-cache';
 
 /**
  * The worker's sandbox, from its settings; a worker that runs applications open says so loudly
@@ -24,6 +28,12 @@ export function chooseWorkerSandbox(
     secretDirs: [dirname(defaultSecretFile())],
     secretFiles: secretFile ? [resolve(secretFile)] : [],
     extraReadOnly: parseReadOnlyPaths(conf.get(SandboxConf.readOnlyPaths)),
+    // The worker's own, not the user's (~/.cache/wick/compile), which any process of the user may
+    // write, an executor of another worker that runs applications open included. None when the
+    // worker was told to run without a cache (WICK_COMPILE_CACHE=off).
+    ...(compileCacheDir() === undefined
+      ? {}
+      : { compileCache: join(resolve(workDir), SANDBOX_COMPILE_CACHE_DIR) }),
   });
   if (choice.warning) {
     const bar = '!'.repeat(78);

@@ -53,6 +53,32 @@ test('a home inside a shown tree is covered after it', () => {
   assert.ok(at(a, '--tmpfs', '/opt/wick/home') > at(a, '--ro-bind', '/opt/wick', '/opt/wick'));
 });
 
+test("the worker's code cache: read-only, out of the work dir, named in the environment", () => {
+  const cache = '/opt/wick/work/.compile-cache';
+  const inside = '/run/wick/compile-cache';
+  const a = bwrapArgs(
+    { ...view, compileCache: cache },
+    { cwd: '/opt/wick/work/app-1/0', readWrite: [] },
+    ['node'],
+  );
+  assert.ok(at(a, '--ro-bind-try', cache, inside) >= 0, a.join(' '));
+  assert.equal(at(a, '--bind', cache, inside), -1, 'not writable');
+  // Not at its own path, where it would show in the work dir beside the process's own dir.
+  assert.ok(!a.some((x, i) => x === cache && a[i + 1] === cache));
+  assert.ok(at(a, '--setenv', 'WICK_COMPILE_CACHE', inside) >= 0);
+  // Writable only for the worker's run that fills it.
+  const filling = bwrapArgs(
+    { ...view, compileCache: cache },
+    { cwd: cache, readWrite: [] },
+    ['x'],
+    { compileCacheWritable: true },
+  );
+  assert.ok(at(filling, '--bind', cache, inside) >= 0);
+  // Without one, nothing of it.
+  const none = bwrapArgs(view, { cwd: '/w/0', readWrite: [] }, ['x']);
+  assert.ok(!none.includes('--setenv') && !none.some((x) => x.includes('compile-cache')));
+});
+
 test('isWithin: the tree itself and what is under it, not a sibling with the same prefix', () => {
   assert.ok(isWithin('/opt/wick', '/opt/wick'));
   assert.ok(isWithin('/opt/wick/a', '/opt/wick'));
