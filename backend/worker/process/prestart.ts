@@ -4,6 +4,7 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -108,7 +109,12 @@ export class ExecutorPrestarter {
      * handOverLocalDirs).
      */
     private readonly confined?: ConfinedPrestart,
-  ) {}
+  ) {
+    sweepLeftovers(join(workDir, '.prestart'), /^(\d+)-/);
+    for (const root of confined?.localDirRoots ?? []) {
+      sweepLeftovers(root, new RegExp(`^${STANDBY_LOCAL_DIR.replace('.', '\\.')}(\\d+)-`));
+    }
+  }
 
   /** The standby's pid, if there is one. */
   get standbyPid(): number | undefined {
@@ -274,7 +280,7 @@ export class ExecutorPrestarter {
         for (const root of this.confined.localDirRoots) {
           mkdirSync(root, { recursive: true });
           // Absolute: bwrap binds it.
-          localDirs.push(resolve(mkdtempSync(join(root, STANDBY_LOCAL_DIR))));
+          localDirs.push(resolve(mkdtempSync(join(root, `${STANDBY_LOCAL_DIR}${marker}.`))));
         }
       } catch (e) {
         for (const d of [dir, ...localDirs]) rmSync(d, { recursive: true, force: true });
@@ -410,4 +416,43 @@ function closeFds(s: Standby): void {
   }
   s.out = -1;
   s.err = -1;
+}
+
+/**
+ * Removes what standbys of workers no longer running left in `dir` (a worker killed outright
+ * cannot clean up): the entries whose name, by `owner`, starts with a pid that is not alive. Each
+ * name carries its worker's pid (newMarker), so that workers sharing a work dir or a local dir
+ * root (several instances on one host) never take each other's.
+ */
+function sweepLeftovers(dir: string, owner: RegExp): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(owner.exec(name)?.[1]);
+    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || alive(pid)) continue;
+    try {
+      rmSync(join(dir, name), { recursive: true, force: true });
+      log.info(
+        `Removed ${join(dir, name)}, left by a standby executor of a worker that is gone (pid ${pid})`,
+      );
+    } catch (err) {
+      log.warn(
+        `Cannot remove ${join(dir, name)}, left by a worker that is gone: ${(err as Error).message}`,
+      );
+    }
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: alive, another user's.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

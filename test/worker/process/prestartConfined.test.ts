@@ -7,6 +7,7 @@
  * namespace. A standby handed to one application serves no other launch.
  */
 import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -196,4 +197,47 @@ test('the launch a confined standby reads names the paths it sees', () => {
       K: 'v',
     },
   });
+});
+
+test("what standbys of a worker that is gone left is removed at start; a live worker's is not", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'wick-prestart-leftovers-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const localRoot = join(dir, 'local');
+  // A worker killed outright (its pid now free), and another one alive that shares both dirs.
+  const gone = spawnSync(process.execPath, ['-e', '0']).pid as number;
+  const live = spawn('sleep', ['600'], { stdio: 'ignore' });
+  t.after(() => live.kill('SIGKILL'));
+  const plant = (path: string) => {
+    mkdirSync(path, { recursive: true });
+    writeFileSync(join(path, 'stdout'), '');
+  };
+  plant(join(dir, '.prestart', `${gone}-abc-1`));
+  plant(join(dir, '.prestart', `${live.pid}-abc-1`));
+  plant(join(localRoot, `wick-executor-standby.${gone}-abc-1.Xy12Zq`));
+  plant(join(localRoot, `wick-executor-standby.${live.pid}-abc-1.Pq34Rs`));
+  plant(join(localRoot, 'app-20260101000000-0001-x')); // an application's, never a standby's
+  const { sandbox } = chooseSandbox('bwrap', {
+    workDir: dir,
+    localDirRoots: [localRoot],
+    secretDirs: [],
+    secretFiles: [],
+    extraReadOnly: [],
+  });
+  assert.ok(sandbox);
+  const prestart = new ExecutorPrestarter(dir, [process.execPath, CLI], 2000, 1, undefined, {
+    sandbox,
+    localDirRoots: [localRoot],
+  });
+  t.after(() => prestart.stop());
+  assert.deepEqual(readdirSync(join(dir, '.prestart')), [`${live.pid}-abc-1`]);
+  assert.deepEqual(readdirSync(localRoot).sort(), [
+    'app-20260101000000-0001-x',
+    `wick-executor-standby.${live.pid}-abc-1.Pq34Rs`,
+  ]);
+  // Its own standby's dirs carry its pid, for the next worker to judge.
+  prestart.fill();
+  const own = readdirSync(localRoot).filter((d) =>
+    d.startsWith(`wick-executor-standby.${process.pid}-`),
+  );
+  assert.equal(own.length, 1, readdirSync(localRoot).join(', '));
 });
