@@ -133,6 +133,10 @@ export class Session implements vscode.Disposable {
         workers: c.get<number>('localCluster.workers', 2),
         cores: c.get<number>('localCluster.cores', 2),
         memory: c.get<string>('localCluster.memory', '2g'),
+        // The project's own files, readable by its jobs on the local cluster (localClusterConf.ts).
+        readOnlyPaths: (vscode.workspace.workspaceFolders ?? [])
+          .filter((f) => f.uri.scheme === 'file')
+          .map((f) => f.uri.fsPath),
       },
       reverseProxy: c.get<boolean>('ui.reverseProxy', false),
       ...(this.runsDir ? { runsDir: this.runsDir } : {}),

@@ -32,6 +32,7 @@ import { loginLink, MASTER_UI, workerUi } from '../shared/uiLogin.js';
 import { checkApplication, compileError } from './checkApp.js';
 import type { DriverOutputSink } from './driverOutput.js';
 import { LogForwarder } from './LogForwarder.js';
+import { localClusterConf } from './localClusterConf.js';
 import { pastExecutorLog, readPastLog } from './pastRunLogs.js';
 import { type LoggedPagesFactory, PastRunPages } from './pastRunPages.js';
 import { pastRuns } from './pastRuns.js';
@@ -164,6 +165,9 @@ export class Agent {
             target: 'local',
             message: `Starting a local cluster (${l.workers} workers × ${l.cores} cores, ${l.memory})…`,
           });
+          const shown = localClusterConf(l.readOnlyPaths);
+          for (const s of shown.skipped)
+            this.sink.log(`Not shown to the local cluster's applications: ${s}`);
           this.cluster = await startLocalCluster(
             {
               workers: l.workers,
@@ -177,7 +181,7 @@ export class Agent {
                 : this.tempDir(
                     join(tmpdir(), `wick-vscode-${process.pid}-${randomBytes(3).toString('hex')}`),
                   ),
-              conf: [],
+              conf: shown.conf,
             },
             (line) => this.sink.log(line),
           );

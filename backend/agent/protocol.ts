@@ -30,6 +30,11 @@ export interface LocalClusterSettings {
   workers: number;
   cores: number;
   memory: string;
+  /**
+   * Folders the local cluster's confined executors and drivers may read (the window's workspace
+   * folders): absolute paths, at most MAX_READ_ONLY_PATHS. See localClusterConf.ts.
+   */
+  readOnlyPaths?: string[];
 }
 
 // Extension → Agent (requests)
