@@ -4,8 +4,7 @@
  * words with the counts a plain count of the same file gives.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DriverOutputs, DriverRun } from '../../../extension/output/driverOutputs.js';
 import { Answering, type Api, step, submit, within } from './helpers.js';
@@ -28,7 +27,10 @@ function exited(api: OutputApi, id: string): Promise<DriverRun> {
 export async function wordCountSteps(base: Api, root: string): Promise<void> {
   const api = base as OutputApi;
   await step('WordCount submitted from VS Code prints the top words of a plain count', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'wick-e2e-wordcount-'));
+    // In the workspace (the repository here): the local cluster shows its jobs the workspace's
+    // folders, and no other of the user's, /tmp included, when it runs them confined.
+    mkdirSync(join(root, 'test-output'), { recursive: true });
+    const dir = mkdtempSync(join(root, 'test-output', 'wick-e2e-wordcount-'));
     const info = new Answering(api.host, 'showInformationMessage', () => undefined);
     try {
       // Word i appears 30 − i times (i < 25), spread over lines, so the top 20 are known.
