@@ -23,7 +23,7 @@ const watchMarkers = {
 };
 
 // The CLI bundle's loader reads it as Latin-1 when it is all ASCII, ten times faster than as UTF-8
-// (backend/cli/compileCache.ts). esbuild escapes every non-ASCII character of code; only comments
+// (backend/util/compileCache.ts). esbuild escapes every non-ASCII character of code; only comments
 // keep theirs, so this replaces those, one '?' per UTF-16 unit so that source map columns hold.
 const asciiOnly = {
   name: 'ascii-only',
@@ -67,7 +67,7 @@ const builds = [
   {
     ...common,
     // One CommonJS bundle for every command, which dist/wick.cjs runs with a V8 code cache
-    // (backend/cli/compileCache.ts): ES modules would be faster to load only in chunks, and Node 20
+    // (backend/util/compileCache.ts): ES modules would be faster to load only in chunks, and Node 20
     // caches compiled code for neither. Each command's modules are imported lazily in main.ts, so a
     // command runs only its own (esbuild wraps them to start on first import).
     entryPoints: ['backend/cli/main.ts'],
@@ -84,7 +84,7 @@ const builds = [
   {
     ...common,
     entryPoints: ['backend/cli/entry.cts'],
-    // Names the CLI bundle's code caches (backend/cli/compileCache.ts).
+    // Names the CLI bundle's code caches (backend/util/compileCache.ts).
     define: {
       WICK_BUILD_ID: JSON.stringify(`${Date.now().toString(36)}.${process.pid.toString(36)}`),
     },

@@ -2,8 +2,8 @@
 // extension's agent). It runs the CLI bundle, dist/cli/main.cjs, through the compile cache.
 import { join } from 'node:path';
 import { setTaskThreadV8Flags } from '../app/executor/taskThreadFlags.js';
+import { compileCacheDir, compileCacheKey, runBundle } from '../util/compileCache.js';
 import { ALL_COMMAND_NAMES, COMMAND_NAMES } from './commandNames.js';
-import { compileCacheDir, compileCacheKey, runBundle } from './compileCache.js';
 
 /** Set by scripts/build.mjs, the same in every bundle of one build. */
 declare const WICK_BUILD_ID: string;

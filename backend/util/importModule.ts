@@ -1,4 +1,4 @@
-/** The loader's import(), when Wick runs from its CLI bundle (backend/cli/compileCache.ts). */
+/** The loader's import(), when Wick runs from its CLI bundle (backend/util/compileCache.ts). */
 declare const __wickImport: ((specifier: string) => Promise<unknown>) | undefined;
 
 /**

@@ -19,7 +19,7 @@ import v8 from 'node:v8';
  * 16 MiB than at 4.
  *
  * dist/wick.cjs sets them too, before it compiles the CLI bundle, when it runs an executor: V8
- * refuses a code cache made under other flags (backend/cli/compileCache.ts), so an executor that
+ * refuses a code cache made under other flags (backend/util/compileCache.ts), so an executor that
  * changed them after start-up could never use one.
  */
 export const TASK_THREAD_V8_FLAGS = ['--no-parallel-scavenge'];

@@ -67,7 +67,7 @@ export const ETC_VISIBLE = [
   'timezone',
 ] as const;
 
-/** Where dist/wick.cjs looks for its code cache (backend/cli/compileCache.ts). */
+/** Where dist/wick.cjs looks for its code cache (backend/util/compileCache.ts). */
 export const COMPILE_CACHE_ENV = 'WICK_COMPILE_CACHE';
 /** Where a confined process finds the worker's code cache. */
 export const SANDBOXED_COMPILE_CACHE = '/run/wick/compile-cache';

@@ -1,9 +1,9 @@
 import { dirname, join, resolve } from 'node:path';
-import { compileCacheDir } from '../../cli/compileCache.js';
 import { SandboxConf } from '../../conf/sandbox.js';
 import type { WickConf } from '../../conf/WickConf.js';
 import { defaultSecretFile } from '../../rpc/clusterSecret.js';
 import { RpcConf } from '../../rpc/index.js';
+import { compileCacheDir } from '../../util/compileCache.js';
 import { getLogger } from '../../util/log.js';
 import { chooseSandbox, parseReadOnlyPaths, type Sandbox } from './Sandbox.js';
 

@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { shareCacheFiles } from '../../cli/compileCache.js';
+import { shareCacheFiles } from '../../util/compileCache.js';
 import { getLogger } from '../../util/log.js';
 import { killProcessTree } from '../process/kill.js';
 import { newMarker, spawnMarked } from '../process/launch.js';

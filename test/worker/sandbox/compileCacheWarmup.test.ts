@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, type TestContext, test } from 'node:test';
 import { TASK_THREAD_V8_FLAGS } from '../../../backend/app/executor/taskThreadFlags.js';
-import { wrapBundle } from '../../../backend/cli/compileCache.js';
+import { wrapBundle } from '../../../backend/util/compileCache.js';
 import { distFile } from '../../../backend/util/paths.js';
 import { warmSandboxCompileCache } from '../../../backend/worker/sandbox/compileCacheWarmup.js';
 import { chooseSandbox, type Sandbox } from '../../../backend/worker/sandbox/Sandbox.js';

@@ -1,5 +1,5 @@
 /**
- * The compile cache that dist/wick.cjs runs the CLI bundle with (backend/cli/compileCache.ts): real
+ * The compile cache that dist/wick.cjs runs the CLI bundle with (backend/util/compileCache.ts): real
  * Node processes, since a cache is written when its process exits.
  */
 import assert from 'node:assert/strict';
@@ -21,9 +21,9 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ALL_COMMAND_NAMES } from '../../backend/cli/commandNames.js';
-import { compileCacheDir, compileCacheKey } from '../../backend/cli/compileCache.js';
+import { compileCacheDir, compileCacheKey } from '../../backend/util/compileCache.js';
 
-const loader = fileURLToPath(new URL('../../backend/cli/compileCache.ts', import.meta.url));
+const loader = fileURLToPath(new URL('../../backend/util/compileCache.ts', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'wick-compile-cache-test-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 
