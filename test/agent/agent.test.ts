@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -166,9 +166,12 @@ test('a SIGKILLed agent leaves no process: its local cluster and its client-mode
   timeout: 90_000,
 }, async () => {
   const mark = `agent-kill-${process.pid}-${Date.now()}`;
+  // A temp folder of its own: an agent that other test files start meanwhile clears what dead
+  // agents left in theirs, and took this one's before it could be looked at (ci-c).
+  const tmp = mkdtempSync(join(tmpdir(), 'wick-test-agent-tmp-'));
   const child = spawn(process.execPath, [join('dist', 'wick.cjs'), 'agent', '--stdio'], {
     stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, WICK_TEST_MARK: mark },
+    env: { ...process.env, WICK_TEST_MARK: mark, TMPDIR: tmp },
   });
   try {
     const conn = createMessageConnection(
@@ -205,9 +208,9 @@ test('a SIGKILLed agent leaves no process: its local cluster and its client-mode
     // What it could not remove (its cluster's work dir; drivers' output is not written to disk)
     // goes when the next agent starts.
     const leftDirs = () =>
-      readdirSync(tmpdir()).filter((n) => new RegExp(`^wick-(vscode|agent)-${child.pid}-`).test(n));
+      readdirSync(tmp).filter((n) => new RegExp(`^wick-(vscode|agent)-${child.pid}-`).test(n));
     assert.equal(leftDirs().length, 1, `left by the killed agent: ${leftDirs()}`);
-    await withAgent(async () => {
+    await withAgent({ TMPDIR: tmp }, async () => {
       for (let i = 0; leftDirs().length > 0; i++) {
         if (i > 500) assert.fail(`still there: ${leftDirs()}`);
         await new Promise((r) => setTimeout(r, 20));
@@ -216,6 +219,7 @@ test('a SIGKILLed agent leaves no process: its local cluster and its client-mode
   } finally {
     child.kill('SIGKILL');
     await killMarked(mark);
+    rmSync(tmp, { recursive: true, force: true });
   }
 });
 
@@ -258,9 +262,10 @@ test('an exit that comes before shutdown has finished (the language server libra
 });
 
 /** Runs `fn` while a `wick agent` runs (initialized), then stops it as the client does. */
-async function withAgent(fn: () => Promise<void>): Promise<void> {
+async function withAgent(env: NodeJS.ProcessEnv, fn: () => Promise<void>): Promise<void> {
   const child = spawn(process.execPath, [join('dist', 'wick.cjs'), 'agent', '--stdio'], {
     stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
   });
   const conn = createMessageConnection(
     new StreamMessageReader(child.stdout),
