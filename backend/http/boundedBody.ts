@@ -10,7 +10,7 @@ import type { IncomingMessage } from 'node:http';
 export const LINGER_BYTES = 16 * 1024 * 1024;
 const LINGER_MS = 5_000;
 
-export type BoundedBody = { ok: true; body: Buffer } | { ok: false; received: number };
+export type BoundedBody = { ok: true; body: Buffer } | { ok: false };
 
 /**
  * A request's body, read straight from Node's stream, at most `maxBytes` of it: a body announced
@@ -20,7 +20,7 @@ export type BoundedBody = { ok: true; body: Buffer } | { ok: false; received: nu
 export function readBoundedBody(incoming: IncomingMessage, maxBytes: number): Promise<BoundedBody> {
   const announced = Number(incoming.headers['content-length']);
   if (Number.isFinite(announced) && announced > maxBytes + LINGER_BYTES) {
-    return Promise.resolve({ ok: false, received: 0 });
+    return Promise.resolve({ ok: false });
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -33,7 +33,7 @@ export function readBoundedBody(incoming: IncomingMessage, maxBytes: number): Pr
       if (result instanceof Error) reject(result);
       else resolve(result);
     };
-    const refuse = () => settle({ ok: false, received: size });
+    const refuse = () => settle({ ok: false });
     const linger = () => {
       over = true;
       chunks.length = 0;
