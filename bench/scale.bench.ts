@@ -196,12 +196,18 @@ async function registerWaitingApps(address: string): Promise<Client[]> {
         },
         driver: { address: c.from, name: 'AppClient' },
       } as { type: string });
+      // The bound's timer is cleared once the app is in: a pending one kept the benchmark's
+      // process alive for a minute after its work was done.
+      let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         registered,
-        sleep(60_000).then(() => {
-          throw new Error(`application ${i} was not registered within 60 s`);
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`application ${i} was not registered within 60 s`)),
+            60_000,
+          );
         }),
-      ]);
+      ]).finally(() => clearTimeout(timer));
     }
   };
   await Promise.all(Array.from({ length: 32 }, lane));

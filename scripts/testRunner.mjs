@@ -29,9 +29,15 @@ function fileTimeoutMs(text) {
 async function runFile(file) {
   const events = [];
   const timeout = fileTimeoutMs(readFileSync(file, 'utf8'));
+  const started = performance.now();
   for await (const event of run({ files: [file], timeout })) events.push(event);
+  wallMs.set(file, performance.now() - started);
   return events;
 }
+
+/** Each file's wall time, from its process's start to its end (its tests' own times leave out its start). */
+const wallMs = new Map();
+const SLOWEST_SHOWN = 15;
 
 /** The events of every file, in the order the files end, then one summary for the whole run. */
 async function* allEvents(files) {
@@ -65,11 +71,21 @@ async function* allEvents(files) {
     }
   }
   totals.duration_ms = performance.now() - started;
-  for (const [name, value] of Object.entries(totals)) {
-    yield { type: 'test:diagnostic', data: { nesting: 0, message: `${name} ${value}` } };
-  }
+  // Where the run's time went, for whoever trims it: the slowest files, and every file's sum.
+  const slowest = [...wallMs].sort((a, b) => b[1] - a[1]).slice(0, SLOWEST_SHOWN);
+  const sum = [...wallMs.values()].reduce((a, b) => a + b, 0);
+  yield diagnostic(
+    `files ${wallMs.size}, ${(sum / 1000).toFixed(0)} s of file time in all; the slowest:`,
+  );
+  for (const [file, ms] of slowest)
+    yield diagnostic(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${file}`);
+  for (const [name, value] of Object.entries(totals)) yield diagnostic(`${name} ${value}`);
   // A run that ran no test passed nothing.
   process.exitCode = totals.fail + totals.cancelled > 0 || totals.tests === 0 ? 1 : 0;
+}
+
+function diagnostic(message) {
+  return { type: 'test:diagnostic', data: { nesting: 0, message } };
 }
 
 const files = process.argv.slice(2);
