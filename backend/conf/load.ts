@@ -100,7 +100,7 @@ export function resolveConf(sources: ConfSources): ResolvedConf {
   if (onCommandLine) {
     // A command line is world-readable (ps, /proc/<pid>/cmdline); a file of one's own is not.
     log.warn(
-      `WARNING: --conf ${onCommandLine.slice(0, onCommandLine.indexOf('='))}=… puts the cluster secret on this process's command line, which every user of this machine can read (ps, /proc/<pid>/cmdline). Put it in a file readable by you only and pass --conf wick.authenticate.secret.file=PATH instead, or save it with \`wick join --save\` in the default file, which every Wick process of this user finds.`,
+      `WARNING: --conf ${onCommandLine.slice(0, onCommandLine.indexOf('='))}=… puts the cluster secret on this process's command line, which every user of this machine can read (ps, /proc/<pid>/cmdline) until Wick masks it there as it starts, and which a shell's history keeps. Put it in a file readable by you only and pass --conf wick.authenticate.secret.file=PATH instead, or save it with \`wick join --save\` in the default file, which every Wick process of this user finds.`,
     );
   }
   layer(

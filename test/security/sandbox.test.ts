@@ -12,6 +12,7 @@
  * The snoop is given the secret's SHA-256, never the secret: it hashes every token it reads.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import {
   existsSync,
@@ -187,9 +188,15 @@ for (const [wayIndex, way] of WAYS.entries()) {
           env,
           watchConf: given ? { 'wick.authenticate.secret': given } : undefined,
         });
+        let decoy: ReturnType<typeof spawn> | undefined;
         try {
           const secret = given ?? readFileSync(defaultSecretFile(), 'utf8').trim();
           const hash = createHash('sha256').update(secret).digest('hex');
+          // Open, a process that is not Wick's holds the secret in its environment, unmasked.
+          decoy =
+            mode === 'none' && env.WICK_AUTH_SECRET
+              ? spawn('sleep', ['120'], { env: { WICK_AUTH_SECRET: secret }, stdio: 'ignore' })
+              : undefined;
           // The secret files first: the walk of a large $HOME stops at a budget.
           const paths = [
             ...(conf['wick.authenticate.secret.file']
@@ -261,6 +268,13 @@ for (const [wayIndex, way] of WAYS.entries()) {
               );
               assert.equal(t.localDev, t.cwdDev, 'its local dir is on the host');
             }
+          } else if (decoy) {
+            // Open, with the secret given in the daemons' environments: they masked it there
+            // (backend/cli/startupSecrets.ts), as did the submit, so every process finds it in
+            // the decoy's environment and nowhere else — which shows the snoop does find it.
+            for (const s of all) {
+              assert.deepEqual(s.found, [`/proc/${decoy.pid}/environ`], JSON.stringify(s));
+            }
           } else {
             // The negative control: open, every process finds it (a file or another process).
             for (const s of all) assert.notDeepEqual(s.found, [], JSON.stringify(s));
@@ -270,6 +284,7 @@ for (const [wayIndex, way] of WAYS.entries()) {
             );
           }
         } finally {
+          decoy?.kill();
           await cluster.stop();
         }
       });
