@@ -41,9 +41,10 @@ export interface BundledApp {
 
 /**
  * Changes whenever the options below change what a tree holds, so older cached ones miss (4: the
- * modules register their binding lookup instead of exporting it, util/shippedCode.ts).
+ * modules register their binding lookup instead of exporting it, util/shippedCode.ts; 5: no
+ * esbuild __require helper, compileModules.ts).
  */
-const BUNDLE_FORMAT = 'esm-tree-4';
+const BUNDLE_FORMAT = 'esm-tree-5';
 
 /**
  * Where bundles are made: `<temp>/wick-submit-<pid>-…`, the pid of the submit that owns it. A

@@ -93,10 +93,17 @@ export async function compileModules(
       ...first,
       outputFiles: first.outputFiles.filter((o) => !wanted.has(o.path)),
     });
-    if (requiring.length > 0)
-      await writeOutput(
-        await build({ ...common, entryPoints: requiring, banner: { js: REQUIRE_BANNER } }),
-      );
+    if (requiring.length > 0) {
+      const second = await build({
+        ...common,
+        entryPoints: requiring,
+        banner: { js: REQUIRE_BANNER },
+      });
+      await writeOutput({
+        ...second,
+        outputFiles: second.outputFiles.map((f) => ({ ...f, text: withoutRequireHelper(f.text) })),
+      });
+    }
   }
   if (cjs.length > 0) {
     await writeOutput(
@@ -129,6 +136,24 @@ export async function compileModules(
  * `module` from process.getBuiltinModule (Node 20.16 and later), else as the host offers it.
  */
 export const REQUIRE_BANNER = `const require = (globalThis.process.getBuiltinModule?.('node:module') ?? globalThis[Symbol.for(${JSON.stringify(MODULE_API_KEY)})]).createRequire(import.meta.url);`;
+
+/**
+ * esbuild's helper for a `require` call in an ES module, `var __require = …;`, at the top of each
+ * module that has one: a name of its own in the debugger's Module scope (issue 29), and nothing
+ * the banner's `require` does not do. Blanked out, with its newlines kept, and each use
+ * (`__require(…)`, `__require.resolve(…)`) made `  require` — every later position the same, so
+ * the module's source map stays right. esbuild names a user's own `__require` otherwise
+ * (`__require2`); a string of the user's spelling `__require` would change too.
+ */
+const REQUIRE_HELPER = /^var __require = [\s\S]*?\n\}\);\n/m;
+
+export function withoutRequireHelper(text: string): string {
+  const helper = REQUIRE_HELPER.exec(text);
+  if (!helper) return text;
+  const blank = helper[0].replace(/[^\n]/g, ' ');
+  const body = text.slice(helper.index + helper[0].length);
+  return `${text.slice(0, helper.index)}${blank}${body.replace(/\b__require\b/g, '  require')}`;
+}
 
 /** A compiled module that names `require` (a call, `require.resolve`, esbuild's __require). */
 const NAMES_REQUIRE = /\brequire\b/;

@@ -71,14 +71,14 @@ test('only a module that names require gets one; every module keeps its binding 
   // Stopped in the user's module, a debugger lists the user's names and nothing of Wick's.
   const names = await moduleScopeAt(() => main.pause());
   assert.deepEqual(names.sort(), ['answer', 'name', 'pause', 'separator', 'sep', 'twice'].sort());
-  // The module that names require has it, and of Wick's no helper beside it. (esbuild's own
-  // helper for a require call in an ES module, __require, is still there.)
+  // The module that names require has it, and no helper beside it: neither Wick's nor esbuild's
+  // (__require, blanked out with its positions kept).
   assert.deepEqual((await moduleScopeAt(() => requiringModule.pause())).sort(), [
-    '__require',
     'pause',
     'require',
     'sep',
   ]);
+  assert.doesNotMatch(requiring, /__require/);
 });
 
 test("on a Node without process.getBuiltinModule, a module's require comes from the host's offer", async () => {
@@ -114,4 +114,30 @@ test("on a Node without process.getBuiltinModule, a module's require comes from 
     run(false),
     /Cannot read properties of undefined \(reading 'createRequire'\)/,
   );
+});
+
+test("esbuild's __require helper is blanked out in place: an error's stack still names the user's line", async () => {
+  const src = join(root, 'thrower');
+  const out = join(root, 'thrower-out');
+  await mkdir(src, { recursive: true });
+  // Line 4 throws, after a require and a require.resolve that esbuild routes through __require.
+  await writeFile(
+    join(src, 'main.ts'),
+    "declare const require: { (id: string): { sep: string }; resolve(id: string): string };\nexport const sep: string = require('node:path').sep;\nexport const where: string = require.resolve('node:os');\nexport function boom(): never { throw new Error('from line 4'); }\n",
+  );
+  const graph = await findModuleGraph(esbuild.build, join(src, 'main.ts'));
+  await compileModules(esbuild.build, graph, out);
+  const file = outputPath(graph, out, join(src, 'main.ts'));
+  const text = await readFile(file, 'utf8');
+  assert.doesNotMatch(text, /__require/);
+  assert.match(text, / {2}require\.resolve\("node:os"\)/);
+  // With source maps on, as a driver runs (--enable-source-maps), the frame is the user's line.
+  const { stdout } = await execFileAsync(process.execPath, [
+    '--enable-source-maps',
+    '--input-type=module',
+    '--eval',
+    `const m = await import(${JSON.stringify(pathToFileURL(file).href)});
+     try { m.boom(); } catch (e) { console.log(m.sep, m.where, e.stack.split('\\n')[1]); }`,
+  ]);
+  assert.match(stdout, /^\/ node:os .*main\.ts:4:\d+\)?$/m, stdout);
 });
