@@ -1,5 +1,10 @@
+import { RpcConf } from '../conf/rpc.js';
 import type { WickConf } from '../conf/WickConf.js';
-import { ensureClusterSecret, resolveClusterAuth } from '../rpc/clusterSecret.js';
+import {
+  ensureClusterSecret,
+  moveSecretIntoConf,
+  resolveClusterAuth,
+} from '../rpc/clusterSecret.js';
 import { readSecretStdin } from './secretStdin.js';
 
 /**
@@ -25,5 +30,28 @@ export function ensureSecretBeforeMaster(conf: WickConf, handedOn: string | unde
     process.stdout.write(
       `generated the cluster secret in ${found.source} (readable by this user only); \`wick join\` prints the line that joins a worker\n`,
     );
+  }
+}
+
+/**
+ * A master's or worker's WICK_AUTH_SECRET goes into its configuration, where a secret handed on
+ * fd 3 goes, and out of its environment (process.env): the daemon never keeps it there after
+ * start (issue 28), nor does anything it starts inherit it. Taken only where it is the secret the
+ * daemon would use (clusterSecret.ts: a setting or a secret file comes first), and deleted either
+ * way. What /proc/<pid>/environ showed of it is masked already (startupSecrets.ts).
+ */
+export function takeSecretFromEnvironment(
+  conf: WickConf,
+  env: NodeJS.ProcessEnv = process.env,
+): void {
+  const value = env.WICK_AUTH_SECRET;
+  if (value === undefined) return;
+  delete env.WICK_AUTH_SECRET;
+  if (
+    value !== '' &&
+    !conf.get(RpcConf.authenticateSecret) &&
+    !conf.get(RpcConf.authenticateSecretFile)
+  ) {
+    moveSecretIntoConf(conf, value, 'WICK_AUTH_SECRET');
   }
 }

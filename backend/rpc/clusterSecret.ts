@@ -35,6 +35,18 @@ export function defaultSecretFile(env: NodeJS.ProcessEnv = process.env): string 
   return join(config, 'wick', 'cluster-secret');
 }
 
+/** Where a secret put into a conf by moveSecretIntoConf came from, for the messages that name it. */
+const movedFrom = new WeakMap<WickConf, string>();
+
+/**
+ * Puts a secret found elsewhere (a daemon's WICK_AUTH_SECRET) into `conf`, where it is looked for
+ * first, remembering where it came from: messages keep naming that.
+ */
+export function moveSecretIntoConf(conf: WickConf, value: string, from: string): void {
+  conf.set(RpcConf.authenticateSecret.key, value);
+  movedFrom.set(conf, from);
+}
+
 export function resolveClusterAuth(
   conf: WickConf,
   env: NodeJS.ProcessEnv = process.env,
@@ -43,7 +55,7 @@ export function resolveClusterAuth(
     return { mode: 'open' };
   }
   const inConf = conf.get(RpcConf.authenticateSecret);
-  if (inConf) return secret(inConf, `${RpcConf.authenticateSecret.key}`);
+  if (inConf) return secret(inConf, movedFrom.get(conf) ?? RpcConf.authenticateSecret.key);
   const file = conf.get(RpcConf.authenticateSecretFile);
   if (file) {
     const text = readSecretFile(file);

@@ -78,6 +78,8 @@ test('the secret in a daemon’s environment or command line is masked there, an
     master.stderr(),
     /WICK_AUTH_SECRET was given in this master's environment\. The master masked it in \/proc\/\d+\/environ/,
   );
+  // The master took it out of its environment into its settings, and still names where from.
+  assert.match(master.stderr(), /Peers must prove the cluster secret \(from WICK_AUTH_SECRET\)/);
   assert.match(worker.stderr(), /puts the cluster secret on this process's command line/);
   master.child.kill('SIGTERM');
   worker.child.kill('SIGTERM');

@@ -9,6 +9,7 @@ import { parseMasterUrls } from '../../rpc/masterUrls.js';
 import { getLogger } from '../../util/log.js';
 import { decommissionOnSigpwr } from '../../worker/decommissionSignal.js';
 import { startWorker } from '../../worker/startWorker.js';
+import { takeSecretFromEnvironment } from '../daemonSecret.js';
 import { addConfOptions, exitWithParent, onSignals } from '../options.js';
 import { warnAboutExposedSecret } from '../secretExposure.js';
 import { applySecretFd } from '../secretFromFd.js';
@@ -55,6 +56,7 @@ export function registerDaemons(program: Command): void {
       });
       await applySecretFd(conf, flags.secretFd);
       warnAboutExposedSecret('master');
+      takeSecretFromEnvironment(conf);
       const logDir = masterEventLogDir(conf);
       const running = await startMaster(conf, {
         webUi: (master, host, port, retries, c, security) =>
@@ -117,6 +119,7 @@ export function registerDaemons(program: Command): void {
         });
         await applySecretFd(conf, flags.secretFd);
         warnAboutExposedSecret('worker');
+        takeSecretFromEnvironment(conf);
         let running: Awaited<ReturnType<typeof startWorker>> | undefined;
         const stop = async () => {
           await running?.stop();
