@@ -13,7 +13,8 @@ import { spec } from 'node:test/reporters';
 
 // WICK_TEST_FILE_TIMEOUT_MS: for the runner's own test, which cannot wait five minutes.
 const DEFAULT_FILE_TIMEOUT_MS = Number(process.env.WICK_TEST_FILE_TIMEOUT_MS) || 300_000;
-const CONCURRENCY = 2;
+// WICK_TEST_CONCURRENCY: files at a time (default 2, for a 2-core machine).
+const CONCURRENCY = Number(process.env.WICK_TEST_CONCURRENCY) || 2;
 const SUMMARY = /^(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) ([\d.]+)$/;
 
 /** The longest timeout a file's tests ask for (`timeout: 900_000`), or the default if longer. */
