@@ -45,15 +45,11 @@ async function piped(args: string[]) {
   return { code, stdout: child.stdout(), stderr: child.stderr() };
 }
 
-const PI = ['submit', '--master', 'local', 'examples/pi.ts', '3000'];
-
-test('on a terminal: the bar while the stage runs, cleared, and the answer on a line of its own', {
-  skip: hasScript ? undefined : 'needs util-linux script',
-  timeout: 180_000,
-}, async () => {
-  assertBuilt();
-  const { code, screen } = await onTerminal(PI);
-  assert.equal(code, 0, screen);
+/**
+ * The bars a terminal got: each the terminal's width, tasks done only going up; and the answer's
+ * line, whose last part (after the bar's clearing: \r, blanks, \r) is whole. That line.
+ */
+function assertBarsThenAnswer(screen: string): string {
   const bars = [...screen.matchAll(/\r(\[Stage 0:[= >]*\((\d+) \+ (\d+)\) \/ 3000\])\r/g)];
   assert.ok(bars.length > 0, `no progress bar drawn:\n${screen.slice(-2000)}`);
   for (const b of bars) assert.equal(b[1]?.length, 79, `a bar of the terminal's width: ${b[1]}`);
@@ -63,9 +59,21 @@ test('on a terminal: the bar while the stage runs, cleared, and the answer on a 
     [...done].sort((a, b) => a - b),
     'tasks done only go up',
   );
-  // The answer's line: after the bar's clearing (\r, blanks, \r), whole.
   const line = screen.split('\n').find((l) => l.includes('Pi is roughly')) ?? '';
   assert.match(line.split('\r').filter(Boolean).at(-1) ?? '', /^Pi is roughly 3\.1\d*$/, line);
+  return line;
+}
+
+const PI = ['submit', '--master', 'local', 'examples/pi.ts', '3000'];
+
+test('on a terminal: the bar while the stage runs, cleared, and the answer on a line of its own', {
+  skip: hasScript ? undefined : 'needs util-linux script',
+  timeout: 180_000,
+}, async () => {
+  assertBuilt();
+  const { code, screen } = await onTerminal(PI);
+  assert.equal(code, 0, screen);
+  const line = assertBarsThenAnswer(screen);
   assert.match(line, /(^|\] ?\r\r {79}\r)Pi is roughly/, 'the bar cleared before it');
 });
 
@@ -106,17 +114,7 @@ test("cluster mode on a terminal: the bar from the master, cleared, the driver's
   assertBuilt();
   const { code, screen } = await onTerminal(PI_CLUSTER);
   assert.equal(code, 0, screen);
-  const bars = [...screen.matchAll(/\r(\[Stage 0:[= >]*\((\d+) \+ (\d+)\) \/ 3000\])\r/g)];
-  assert.ok(bars.length > 0, `no progress bar drawn:\n${screen.slice(-2000)}`);
-  for (const b of bars) assert.equal(b[1]?.length, 79, `a bar of the terminal's width: ${b[1]}`);
-  const done = bars.map((b) => Number(b[2]));
-  assert.deepEqual(
-    done,
-    [...done].sort((a, b) => a - b),
-    'tasks done only go up',
-  );
-  const line = screen.split('\n').find((l) => l.includes('Pi is roughly')) ?? '';
-  assert.match(line.split('\r').filter(Boolean).at(-1) ?? '', /^Pi is roughly 3\.1\d*$/, line);
+  assertBarsThenAnswer(screen);
   // Cleared before the driver's end is told: no bar after the last of the driver's lines.
   const end = screen.lastIndexOf('ended FINISHED');
   assert.ok(end > 0, screen.slice(-2000));
