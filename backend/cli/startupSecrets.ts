@@ -54,7 +54,10 @@ export function maskStartupSecrets(
     ...(fromEnv ? (['environment'] as const) : []),
     ...(fromArgs.length > 0 ? (['command line'] as const) : []),
   ];
-  if (given.length === 0) return (found = { given });
+  if (given.length === 0) {
+    found = { given };
+    return found;
+  }
   const secrets = [...new Set([...(fromEnv ? [fromEnv] : []), ...fromArgs])].map((s) =>
     Buffer.from(s),
   );
