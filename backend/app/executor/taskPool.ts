@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { SHARE_ENV } from 'node:worker_threads';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import { taskThreadHeapMB } from '../../shared/outOfMemory.js';
 import { distFile } from '../../util/paths.js';
 import type {
@@ -20,6 +21,21 @@ export type TaskPool = Piscina<TaskRequest | TaskBatchRequest, TaskOutcome | num
 
 let pools = 0;
 
+let piscina: typeof import('piscina') | undefined;
+
+/**
+ * piscina, loaded when the first pool starts rather than when this module is: a `wick submit` to
+ * a cluster imports the executor's code (local mode runs it) but never starts a pool, and loading
+ * piscina (and the worker_threads it needs) took 20-25 ms of its CPU. In the CLI bundle `require`
+ * is the bundle's own; from sources (ES modules) there is none.
+ */
+function loadPiscina(): typeof import('piscina') {
+  piscina ??= (typeof require === 'function' ? require : createRequire(import.meta.url))(
+    'piscina',
+  ) as typeof import('piscina');
+  return piscina;
+}
+
 /**
  * One thread per core, started now (piscina), that run tasks (dist/task-worker.cjs). Given the
  * executor's memory, each thread's heap gets its share (shared/outOfMemory.ts): a task that fills
@@ -30,7 +46,7 @@ let pools = 0;
 export function newTaskPool(cores: number, memoryMB?: number): TaskPool {
   setTaskThreadV8Flags();
   const addsChannel = `wick-task-adds-${process.pid}-${++pools}`;
-  const pool = new Piscina<TaskRequest | TaskBatchRequest, TaskOutcome | number>({
+  const pool = new (loadPiscina().Piscina)<TaskRequest | TaskBatchRequest, TaskOutcome | number>({
     filename: distFile('task-worker.cjs'),
     minThreads: cores,
     maxThreads: cores,
