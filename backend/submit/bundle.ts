@@ -39,6 +39,30 @@ export interface BundledApp {
   code: AppCode;
 }
 
+let esbuildStarted = false;
+
+/**
+ * esbuild, its service started: a child process that takes this process's environment as it
+ * starts, where a `wick submit` given WICK_AUTH_SECRET keeps the secret (for the daemons of
+ * `--master local`; backend/cli/startupSecrets.ts masks only what /proc shows of this process).
+ * The service has no use for it, and any process of the user could read it in the service's
+ * /proc/<pid>/environ for as long as the submit runs: it is started without it (the spawn is
+ * synchronous, inside `initialize`).
+ */
+async function loadEsbuild(): Promise<typeof esbuild> {
+  const api = await importModule<typeof esbuild>('esbuild');
+  if (esbuildStarted) return api;
+  esbuildStarted = true;
+  const secret = process.env.WICK_AUTH_SECRET;
+  delete process.env.WICK_AUTH_SECRET;
+  try {
+    await api.initialize({});
+  } finally {
+    if (secret !== undefined) process.env.WICK_AUTH_SECRET = secret;
+  }
+  return api;
+}
+
 /**
  * Changes whenever the options below change what a tree holds, so older cached ones miss (4: the
  * modules register their binding lookup instead of exporting it, util/shippedCode.ts; 5: no
@@ -105,7 +129,7 @@ async function bundleInto(
   if (await cache?.restore(key, dir)) return await treeOf(dir, source, lib);
   const startedAt = Date.now();
   // Loaded only on a cache miss: esbuild's start-up is most of a fresh bundle's cost.
-  const { build } = await importModule<typeof esbuild>('esbuild');
+  const { build } = await loadEsbuild();
   let graph: ModuleGraph;
   try {
     graph = await findModuleGraph(build, source);

@@ -3,11 +3,13 @@
  * submit` given the cluster secret in WICK_AUTH_SECRET, or on its command line with --conf
  * wick.authenticate.secret=, runs the application in a child started without it. The
  * application looks for the secret (by its SHA-256, never the secret itself) in its own
- * /proc/self/environ and /proc/self/cmdline and finds it in neither; it finds it in its parent's
- * (the submit that was given it, which waits for the child), the negative control that shows the
- * snoop can find it.
+ * /proc/self/environ and /proc/self/cmdline and finds it in neither, nor in its parent's (the
+ * submit that was given it, which waits for the child, and masked it there as every Wick process
+ * does: backend/cli/startupSecrets.ts). It does find it in a decoy's environment, a process that
+ * is not Wick's started with the secret: the negative control that shows the snoop can find it.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { after, test } from 'node:test';
 import { AppDir } from '../helpers/apps.js';
@@ -26,6 +28,7 @@ const SNOOP = apps.write(
 import { readFileSync } from 'node:fs';
 import { WickContext } from 'wick';
 const hash = process.argv[2];
+const decoy = process.argv[3];
 const has = (path) => {
   let text = '';
   try { text = readFileSync(path, 'latin1'); } catch { return 'unreadable'; }
@@ -39,6 +42,7 @@ console.log('SNOOP ' + JSON.stringify({
   selfCmdline: has('/proc/self/cmdline'),
   parentEnviron: has('/proc/' + process.ppid + '/environ'),
   parentCmdline: has('/proc/' + process.ppid + '/cmdline'),
+  decoyEnviron: has('/proc/' + decoy + '/environ'),
 }));
 await wc.stop();
 `,
@@ -56,8 +60,10 @@ test('a client-mode driver given the secret by env or --conf finds it in neither
   const { master } = await startLogCluster(t);
   const secret = clusterSecret();
   const hash = createHash('sha256').update(secret).digest('hex');
+  const decoy = spawn('sleep', ['240'], { env: { WICK_AUTH_SECRET: secret }, stdio: 'ignore' });
+  t.after(() => decoy.kill());
 
-  const byEnv = await runWick(['submit', '--master', master.url, SNOOP, hash], {
+  const byEnv = await runWick(['submit', '--master', master.url, SNOOP, hash, String(decoy.pid)], {
     env: { WICK_AUTH_SECRET: secret },
   });
   assert.equal(byEnv.code, 0, byEnv.stderr);
@@ -65,8 +71,9 @@ test('a client-mode driver given the secret by env or --conf finds it in neither
     n: 2,
     selfEnviron: false,
     selfCmdline: false,
-    parentEnviron: true,
+    parentEnviron: false,
     parentCmdline: false,
+    decoyEnviron: true,
   });
 
   const byConf = await runWick([
@@ -77,6 +84,7 @@ test('a client-mode driver given the secret by env or --conf finds it in neither
     `wick.authenticate.secret=${secret}`,
     SNOOP,
     hash,
+    String(decoy.pid),
   ]);
   assert.equal(byConf.code, 0, byConf.stderr);
   assert.deepEqual(seen(byConf.stdout), {
@@ -84,6 +92,7 @@ test('a client-mode driver given the secret by env or --conf finds it in neither
     selfEnviron: false,
     selfCmdline: false,
     parentEnviron: false,
-    parentCmdline: true,
+    parentCmdline: false,
+    decoyEnviron: true,
   });
 });

@@ -42,6 +42,8 @@ after(() => {
 /** What one snooping process reports. */
 interface Seen {
   found: string[];
+  /** The command line of each process it was found in. */
+  whose: string[];
   read: number;
   processes: number;
   workDirEntries: string[];
@@ -63,12 +65,16 @@ const SNOOP = `function snoop(a) {
   const path = require('node:path');
   const crypto = require('node:crypto');
   const found = [];
+  const whose = [];
   let read = 0;
   const check = (where, text) => {
     read++;
     for (const tok of text.split(/[\\s=\\0"',:;]+/)) {
       if (tok.length >= 16 && crypto.createHash('sha256').update(tok).digest('hex') === a.hash) {
         found.push(where);
+        // Whose it was, for the message of a failure.
+        const pid = where.startsWith('/proc/') ? where.split('/')[2] : undefined;
+        if (pid) whose.push(pid + ': ' + (readText('/proc/' + pid + '/cmdline') || '').split('\\0').join(' ').slice(0, 160));
         return;
       }
     }
@@ -113,7 +119,7 @@ const SNOOP = `function snoop(a) {
   const local = (process.env.WICK_EXECUTOR_DIRS || '').split(':')[0];
   try { if (local) localDev = fs.statSync(local).dev; } catch {}
   const cwd = fs.statSync('.');
-  return { found, read, processes: procs.length, workDirEntries, prestart, cwdIno: cwd.ino, cwdDev: cwd.dev, localDev };
+  return { found, whose, read, processes: procs.length, workDirEntries, prestart, cwdIno: cwd.ino, cwdDev: cwd.dev, localDev };
 }`;
 
 const SOURCE = `
