@@ -136,6 +136,38 @@ export async function stopAt(
 }
 
 /** The frame's local variables (its first scope), by name. */
+/**
+ * Debug Failed Task, as `start` runs it, stops at `file:line` in the failing partition (2) on
+ * its failing element (x = 50), at the breakpoint the run set itself in `file`.
+ */
+export async function stopsAtFailingElement(
+  file: string,
+  line: number,
+  start: () => Thenable<unknown>,
+  output: string[],
+): Promise<void> {
+  await stopAt(
+    file,
+    line,
+    start,
+    async (_st, top, req) => {
+      const locals = await localsOf(top, req);
+      assert.equal(locals.get('x'), '50', `the failing element: ${[...locals]}`);
+      const ctx = (await req('evaluate', {
+        expression: 'wickTaskContext.partitionId',
+        frameId: top.id,
+        context: 'repl',
+      })) as { result: string };
+      assert.equal(ctx.result, '2');
+    },
+    () =>
+      vscode.debug.breakpoints.filter(
+        (b) => b instanceof vscode.SourceBreakpoint && b.location.uri.fsPath === file,
+      ),
+    output,
+  );
+}
+
 export async function localsOf(
   top: Frame,
   req: (c: string, a: object) => Promise<unknown>,
@@ -239,25 +271,11 @@ export async function debugTaskSteps(api: Api, root: string): Promise<void> {
       assert.equal(item(found.node, s.model()).contextValue, 'wick.app.failed');
       const out = debuggeeOutput();
       try {
-        await stopAt(
+        await stopsAtFailingElement(
           file,
           line,
           // As the tree item's context menu runs it.
           () => vscode.commands.executeCommand('wick.debugFailedTask', found.node),
-          async (_st, top, req) => {
-            const locals = await localsOf(top, req);
-            assert.equal(locals.get('x'), '50', `the failing element: ${[...locals]}`);
-            const ctx = (await req('evaluate', {
-              expression: 'wickTaskContext.partitionId',
-              frameId: top.id,
-              context: 'repl',
-            })) as { result: string };
-            assert.equal(ctx.result, '2');
-          },
-          () =>
-            vscode.debug.breakpoints.filter(
-              (b) => b instanceof vscode.SourceBreakpoint && b.location.uri.fsPath === file,
-            ),
           out.text,
         );
         // Its breakpoint was the run's own: gone with the session.
