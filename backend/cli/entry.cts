@@ -4,10 +4,13 @@ import { join } from 'node:path';
 import { setTaskThreadV8Flags } from '../app/executor/taskThreadFlags.js';
 import { compileCacheDir, compileCacheKey, runBundle } from '../util/compileCache.js';
 import { ALL_COMMAND_NAMES, COMMAND_NAMES } from './commandNames.js';
+import { maskStartupSecrets } from './startupSecrets.js';
 
 /** Set by scripts/build.mjs, the same in every bundle of one build. */
 declare const WICK_BUILD_ID: string;
 
+// First, before the CLI bundle's load (most of a command's start) gives anyone longer to read it.
+maskStartupSecrets();
 const bundle = join(__dirname, 'cli', 'main.cjs');
 const key = compileCacheKey(process.argv, ALL_COMMAND_NAMES);
 // Before compiling: V8's flags are part of what a code cache must match (see taskThreadFlags.ts).

@@ -3,7 +3,6 @@ import { Command } from 'commander';
 import { version } from '../util/version.js';
 import { COMMAND_NAMES as N } from './commandNames.js';
 import { describeCliError } from './errors.js';
-import { maskStartupSecrets } from './startupSecrets.js';
 
 type Register = (program: Command) => void;
 
@@ -60,8 +59,6 @@ export async function buildProgram(only?: string): Promise<Command> {
   return program;
 }
 
-// First, before a slow start-up gives anyone longer to read it.
-maskStartupSecrets();
 buildProgram(process.argv[2])
   .then((program) => program.parseAsync(process.argv))
   .catch((err: unknown) => {

@@ -36,11 +36,22 @@ function masked(entry: Buffer, secrets: readonly Buffer[]): Buffer | undefined {
   return out;
 }
 
-let found: StartupSecrets = { given: [] };
+/**
+ * What maskStartupSecrets found and did, kept on the global object: dist/wick.cjs masks before it
+ * loads the CLI bundle (entry.cts), and the commands in that bundle, with their own copy of this
+ * module, read it for their warnings.
+ */
+const FOUND = Symbol.for('wick.startupSecrets');
+type WithFound = { [FOUND]?: StartupSecrets };
+
+function record(found: StartupSecrets): StartupSecrets {
+  (globalThis as WithFound)[FOUND] = found;
+  return found;
+}
 
 /** What maskStartupSecrets found and did, for the warnings of the commands that follow. */
 export function startupSecrets(): StartupSecrets {
-  return found;
+  return (globalThis as WithFound)[FOUND] ?? { given: [] };
 }
 
 /** Masks the secret in this process's start-up environment and command line (see above). */
@@ -54,10 +65,7 @@ export function maskStartupSecrets(
     ...(fromEnv ? (['environment'] as const) : []),
     ...(fromArgs.length > 0 ? (['command line'] as const) : []),
   ];
-  if (given.length === 0) {
-    found = { given };
-    return found;
-  }
+  if (given.length === 0) return record({ given });
   const secrets = [...new Set([...(fromEnv ? [fromEnv] : []), ...fromArgs])].map((s) =>
     Buffer.from(s),
   );
@@ -78,9 +86,8 @@ export function maskStartupSecrets(
     });
     // process.argv is Node's copy, and the start-up block only what `ps` shows.
     rewriteStartupBlock('cmdline', (entry) => masked(entry, secrets));
-    found = { given };
+    return record({ given });
   } catch (err) {
-    found = { given, unmasked: (err as Error).message };
+    return record({ given, unmasked: (err as Error).message });
   }
-  return found;
 }
