@@ -28,6 +28,11 @@ export const RpcErrorCode = {
    * proved) or its identity (e.g. a worker's message on another connection than that worker's).
    */
   NotPermitted: -32030,
+  /**
+   * The sender passed a bound of messages in a span of time; the same message may be sent again,
+   * unchanged, once data.retryAfterMs has passed. Nothing of it was applied.
+   */
+  RateLimited: -32031,
   /** Local only: no reply came within the ask's timeout. */
   AskTimeout: -32010,
   /** Local only: the connection closed before the reply came. */

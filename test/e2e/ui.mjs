@@ -228,8 +228,10 @@ async function flow(page, url, step) {
   });
   // The Applications view after the reload: the runs of the cluster before it, as they ended.
   await step('12-runs-kept-after-reload', async () => {
-    if (!(await apps.isVisible()))
-      await page.locator('.part.activitybar [aria-label^="Wick"]').first().click();
+    // The view's own focus command, not the activity bar icon: the icon toggles, and the sidebar
+    // the reload restored may still be drawing the Wick views, so a click could close it.
+    await runCommand(page, 'Wick: Focus on Applications View');
+    await page.keyboard.press('Enter');
     await expand(apps.getByRole('treeitem', { name: /^Completed [1-9]/ }));
     await apps
       .getByRole('treeitem', { name: /^Wick Pi \(app-\S+\) State: FINISHED .*earlier session/ })

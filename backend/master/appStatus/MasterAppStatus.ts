@@ -71,9 +71,11 @@ export class MasterAppStatus implements AppStatusSource {
     const size = events.length + coalesced.length;
     if (k && now - k.windowStart < 1000) {
       if (k.windowEvents + size > MAX_REPORTED_EVENTS_PER_SECOND) {
+        // Unlike the other bounds, this one passes: the driver sends the same report again.
         throw refused(
           app.id,
           `more than ${MAX_REPORTED_EVENTS_PER_SECOND} events in a second (MAX_REPORTED_EVENTS_PER_SECOND): ${k.windowEvents} taken, ${size} more sent`,
+          1000 - (now - k.windowStart),
         );
       }
     }
@@ -160,9 +162,9 @@ export class MasterAppStatus implements AppStatusSource {
   }
 }
 
-function refused(appId: string, bound: string): RpcError {
-  return new RpcError(
-    RpcErrorCode.InvalidParams,
-    `ReportListenerEvents of ${appId} refused: ${bound}; nothing of it was applied`,
-  );
+function refused(appId: string, bound: string, retryAfterMs?: number): RpcError {
+  const message = `ReportListenerEvents of ${appId} refused: ${bound}; nothing of it was applied`;
+  return retryAfterMs === undefined
+    ? new RpcError(RpcErrorCode.InvalidParams, message)
+    : new RpcError(RpcErrorCode.RateLimited, message, { retryAfterMs });
 }

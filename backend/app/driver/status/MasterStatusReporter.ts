@@ -9,9 +9,13 @@
  * end both, so that the master's task rows are whole); the other tasks' starts and ends are
  * coalesced per stage attempt and executor into counts and sums (statusReport.ts), which keep the
  * master's numbers exact. A report holds at most MAX_REPORT_EVENTS events, and no more than half
- * of what the master takes a second is sent in a second. Past MAX_PENDING events waiting (a master
- * that does not answer), further events other than tasks are dropped, and that is logged once.
+ * of what the master takes a second is sent in a second. A report the master refuses for its rate
+ * (RateLimited: another sender for this application, or a master that counts its second from
+ * elsewhere) is kept and sent again once the master says; one refused for any other bound is
+ * gone. Past MAX_PENDING events waiting (a master that does not answer), further events other
+ * than tasks are dropped, and that is logged once.
  */
+import { RpcError, RpcErrorCode } from '../../../protocol/errors.js';
 import type { WickListenerEvent, WickListenerTaskEnd } from '../../../protocol/listener.js';
 import {
   MAX_REPORT_COALESCED,
@@ -28,6 +32,8 @@ const log = getLogger('MasterStatusReporter');
 /** Events waiting to be sent, at most. */
 export const MAX_PENDING = 50_000;
 const SENT_PER_SECOND = MAX_REPORTED_EVENTS_PER_SECOND / 2;
+/** The longest a RateLimited answer holds the next report back, whatever it says. */
+const MAX_RETRY_AFTER_MS = 5000;
 
 export type SendReport = (
   events: WickListenerEvent[],
@@ -48,6 +54,8 @@ export class MasterStatusReporter {
   private detailedThisWindow = 0;
   private sentThisWindow = 0;
   private windowStart: number;
+  /** No report goes before this (a RateLimited answer's retryAfterMs). */
+  private notBefore = 0;
   private inFlight: Promise<void> | undefined;
   private dropped = 0;
   private refusals = 0;
@@ -84,6 +92,7 @@ export class MasterStatusReporter {
       this.sentThisWindow = 0;
     }
     if (this.pending.length === 0 && this.coalesced.size === 0) return Promise.resolve();
+    if (now < this.notBefore) return Promise.resolve();
     const room = Math.min(MAX_REPORT_EVENTS, SENT_PER_SECOND - this.sentThisWindow);
     if (room <= 0) return Promise.resolve();
     const events = this.pending.length <= room ? this.pending : this.pending.slice(0, room);
@@ -99,6 +108,10 @@ export class MasterStatusReporter {
     this.sentThisWindow += events.length + coalesced.length;
     this.inFlight = this.send(events, coalesced)
       .catch((err: Error) => {
+        if (err instanceof RpcError && err.code === RpcErrorCode.RateLimited) {
+          this.sendAgain(events, coalesced, err.data);
+          return;
+        }
         // Refused (a bound) or lost (the master changed): these events are gone; the next go on.
         if (this.refusals++ === 0)
           log.warn(`The master did not take a status report: ${err.message}`);
@@ -135,6 +148,25 @@ export class MasterStatusReporter {
     await Promise.race([drain(), deadline]);
     over = true;
     clearTimeout(timer);
+  }
+
+  /** Puts a report the master will take later back in front of what waits, counts merged. */
+  private sendAgain(
+    events: WickListenerEvent[],
+    coalesced: TaskEndsCoalesced[],
+    data: unknown,
+  ): void {
+    this.pending = events.concat(this.pending);
+    for (const c of coalesced) {
+      const key = `${c.stageId}/${c.stageAttemptId}/${c.executorId}`;
+      const newer = this.coalesced.get(key);
+      this.coalesced.delete(key);
+      this.coalesced.set(key, newer ? sumOf(c, newer) : { ...c });
+    }
+    const asked = (data as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
+    const wait =
+      typeof asked === 'number' && asked >= 0 ? Math.min(asked, MAX_RETRY_AFTER_MS) : 1000;
+    this.notBefore = this.now() + wait;
   }
 
   private onEvent(e: WickListenerEvent): void {
@@ -214,3 +246,26 @@ export class MasterStatusReporter {
     return c;
   }
 }
+
+/** Two entries of one stage attempt and executor as one: `later`'s error is the last. */
+function sumOf(earlier: TaskEndsCoalesced, later: TaskEndsCoalesced): TaskEndsCoalesced {
+  const sum = { ...later };
+  for (const k of SUMMED) sum[k] = earlier[k] + later[k];
+  if (sum.lastError === undefined && earlier.lastError !== undefined)
+    sum.lastError = earlier.lastError;
+  return sum;
+}
+
+const SUMMED = [
+  'started',
+  'finished',
+  'failed',
+  'killed',
+  'executorRunTimeMs',
+  'shuffleReadBytes',
+  'shuffleReadRecords',
+  'shuffleWriteBytes',
+  'shuffleWriteRecords',
+  'memoryBytesSpilled',
+  'diskBytesSpilled',
+] as const satisfies readonly (keyof TaskEndsCoalesced)[];
