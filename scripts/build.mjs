@@ -81,6 +81,19 @@ const builds = [
     external: ['piscina', 'esbuild'],
     plugins: [asciiOnly],
   },
+  // The commands on the way from a submit to its first task, each alone in a bundle of its own
+  // (backend/cli/commandNames.ts, OWN_BUNDLES): built as the CLI bundle is.
+  ...['submit', 'executor', 'driver-wrapper'].map((name) => ({
+    ...common,
+    entryPoints: [`backend/cli/bundles/${name.replace(/-(\w)/g, (_, c) => c.toUpperCase())}.ts`],
+    outfile: `dist/cli/${name}.cjs`,
+    ...shownToUsers,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    external: ['piscina', 'esbuild'],
+    plugins: [asciiOnly],
+  })),
   {
     ...common,
     entryPoints: ['backend/cli/entry.cts'],
@@ -167,13 +180,15 @@ if (at > 0) {
 // --only a,b builds only the bundles of those names (`cli/main.cjs` is `main`), for a test that
 // needs a production build of a few of them.
 const cliBundle = builds[0].outfile;
+const cliDir = cliBundle.replace(/main\.cjs$/, '');
 const only = process.argv.indexOf('--only');
 if (only > 0) {
   const names = new Set(process.argv[only + 1].split(','));
-  const picked = builds.filter((b) =>
-    names.has(b.outfile.replace(/^.*\//, '').replace(/\..*$/, '')),
-  );
-  if (picked.length !== names.size) {
+  // `main` is the CLI: its bundle and the commands' own, which dist/wick.cjs runs in its place.
+  const nameOf = (b) =>
+    b.outfile.startsWith(cliDir) ? 'main' : b.outfile.replace(/^.*\//, '').replace(/\..*$/, '');
+  const picked = builds.filter((b) => names.has(nameOf(b)));
+  if (new Set(picked.map(nameOf)).size !== names.size) {
     throw new Error(
       `--only ${process.argv[only + 1]}: expected names among ${builds.map((b) => b.outfile)}`,
     );
@@ -190,8 +205,7 @@ if (watch) {
   await Promise.all([...contexts.map((c) => c.watch()), writeLibraryFacade(cliBundle)]);
 } else {
   // Earlier builds left ES module chunks in dist/cli/.
-  if (builds.some((b) => b.outfile === cliBundle))
-    rmSync(cliBundle.replace(/main\.cjs$/, ''), { recursive: true, force: true });
+  if (builds.some((b) => b.outfile === cliBundle)) rmSync(cliDir, { recursive: true, force: true });
   await Promise.all([...builds.map((b) => esbuild.build(b)), writeLibraryFacade(cliBundle)]);
 }
 

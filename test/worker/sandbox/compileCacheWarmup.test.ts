@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, type TestContext, test } from 'node:test';
 import { TASK_THREAD_V8_FLAGS } from '../../../backend/app/executor/taskThreadFlags.js';
+import { cliBundleOf } from '../../../backend/cli/commandNames.js';
 import { wrapBundle } from '../../../backend/util/compileCache.js';
 import { distFile } from '../../../backend/util/paths.js';
 import { warmSandboxCompileCache } from '../../../backend/worker/sandbox/compileCacheWarmup.js';
@@ -81,7 +82,7 @@ test('filled by the worker, shown read-only, accepted by V8 for the bundle', {
 
   // Confined: the cache is where WICK_COMPILE_CACHE says, readable, V8 takes it for the bundle
   // (the executors' flags set first, as dist/wick.cjs does), and it cannot be written.
-  const bundle = distFile('cli/main.cjs');
+  const bundle = distFile(`cli/${cliBundleOf('executor')}`);
   const [head, tail] = wrapBundle('\0').split('\0');
   const probe = `
     const fs = require('node:fs'), vm = require('node:vm'), v8 = require('node:v8');
