@@ -93,6 +93,17 @@ export function findBwrap(pathEnv = process.env.PATH ?? ''): string | undefined 
   return undefined;
 }
 
+/** /etc/localtime's link when it leads into /usr, which every sandbox shows (bwrapArgs.ts). */
+function localtimeLink(): string | undefined {
+  try {
+    const link = readlinkSync('/etc/localtime');
+    return isWithin(realpathSync('/etc/localtime'), '/usr') ? link : undefined;
+  } catch {
+    // Not a link, or none: bound as it is, if there.
+    return undefined;
+  }
+}
+
 /** The view of this machine: which top-level dirs exist and how, where Node and Wick are. */
 export function sandboxView(priv: WorkerPrivate): SandboxView {
   const systemDirs: { path: string; symlinkTo?: string }[] = [];
@@ -133,6 +144,7 @@ export function sandboxView(priv: WorkerPrivate): SandboxView {
   };
   return {
     systemDirs,
+    localtimeLink: localtimeLink(),
     readOnly,
     hidden: [priv.workDir, ...priv.localDirRoots, ...priv.secretDirs]
       .map(real)

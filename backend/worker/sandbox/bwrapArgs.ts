@@ -24,6 +24,12 @@
 export interface SandboxView {
   /** The top-level entries of / that lead into /usr: symlinks are copied, dirs bound. */
   readonly systemDirs: readonly { path: string; symlinkTo?: string }[];
+  /**
+   * Where the host's /etc/localtime links, when it links into /usr: the link is made again, not
+   * the file bound. ICU names the time zone by that link; given a plain file it compared it with
+   * every file in /usr/share/zoneinfo, 20 ms at each confined process's first log line.
+   */
+  readonly localtimeLink?: string;
   /** Trees shown read-only at the same path: Node's install, Wick's, the operator's extras. */
   readonly readOnly: readonly string[];
   /** The worker's own places, covered wherever a read-only tree shows them. */
@@ -93,7 +99,11 @@ export function bwrapArgs(
     if (d.symlinkTo !== undefined) a.push('--symlink', d.symlinkTo, d.path);
     else a.push('--ro-bind', d.path, d.path);
   }
-  for (const e of ETC_VISIBLE) a.push('--ro-bind-try', `/etc/${e}`, `/etc/${e}`);
+  for (const e of ETC_VISIBLE) {
+    if (e === 'localtime' && view.localtimeLink !== undefined)
+      a.push('--symlink', view.localtimeLink, '/etc/localtime');
+    else a.push('--ro-bind-try', `/etc/${e}`, `/etc/${e}`);
+  }
   a.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
   const home = view.home && view.home !== '/' ? view.home : undefined;
   // A home inside a read-only tree is covered after that tree is mounted; any other comes first,

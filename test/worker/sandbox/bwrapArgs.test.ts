@@ -85,3 +85,16 @@ test('isWithin: the tree itself and what is under it, not a sibling with the sam
   assert.ok(!isWithin('/opt/wicked', '/opt/wick'));
   assert.ok(isWithin('/anything', '/'));
 });
+
+test("/etc/localtime: the host's link made again when it has one into /usr, else the file bound", () => {
+  const linked = bwrapArgs(
+    { ...view, localtimeLink: '/usr/share/zoneinfo/Europe/Paris' },
+    { cwd: '/w/0', readWrite: [] },
+    ['x'],
+  );
+  assert.ok(at(linked, '--symlink', '/usr/share/zoneinfo/Europe/Paris', '/etc/localtime') >= 0);
+  assert.equal(at(linked, '--ro-bind-try', '/etc/localtime', '/etc/localtime'), -1);
+  const plain = bwrapArgs(view, { cwd: '/w/0', readWrite: [] }, ['x']);
+  assert.ok(at(plain, '--ro-bind-try', '/etc/localtime', '/etc/localtime') >= 0);
+  assert.equal(plain.indexOf('/etc/localtime'), plain.lastIndexOf('/etc/localtime') - 1);
+});
