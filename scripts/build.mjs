@@ -63,36 +63,35 @@ const common = {
  */
 const shownToUsers = { minify: false };
 
+/** A CLI bundle: CommonJS for Node 20, run by dist/wick.cjs with a V8 code cache. */
+const cli = {
+  ...common,
+  ...shownToUsers,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  // piscina starts its threads from its own files, and esbuild (for `wick submit`) runs its own
+  // binary: neither can be bundled.
+  external: ['piscina', 'esbuild'],
+  plugins: [asciiOnly],
+};
+
 const builds = [
   {
-    ...common,
+    ...cli,
     // One CommonJS bundle for every command, which dist/wick.cjs runs with a V8 code cache
     // (backend/util/compileCache.ts): ES modules would be faster to load only in chunks, and Node 20
     // caches compiled code for neither. Each command's modules are imported lazily in main.ts, so a
     // command runs only its own (esbuild wraps them to start on first import).
     entryPoints: ['backend/cli/main.ts'],
     outfile: 'dist/cli/main.cjs',
-    ...shownToUsers,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    // piscina starts its threads from its own files, and esbuild (for `wick submit`) runs its own
-    // binary: neither can be bundled.
-    external: ['piscina', 'esbuild'],
-    plugins: [asciiOnly],
   },
   // The commands on the way from a submit to its first task, each alone in a bundle of its own
-  // (backend/cli/commandNames.ts, OWN_BUNDLES): built as the CLI bundle is.
+  // (backend/cli/commandNames.ts, OWN_BUNDLES), which a process of theirs reads instead.
   ...['submit', 'executor', 'driver-wrapper'].map((name) => ({
-    ...common,
+    ...cli,
     entryPoints: [`backend/cli/bundles/${name.replace(/-(\w)/g, (_, c) => c.toUpperCase())}.ts`],
     outfile: `dist/cli/${name}.cjs`,
-    ...shownToUsers,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    external: ['piscina', 'esbuild'],
-    plugins: [asciiOnly],
   })),
   {
     ...common,

@@ -5,23 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { lstatSync, mkdtempSync, readlinkSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { lstatSync, readlinkSync } from 'node:fs';
 import { test } from 'node:test';
-import { chooseSandbox } from '../../../backend/worker/sandbox/Sandbox.js';
+import { bwrapSandbox } from '../../helpers/sandbox.js';
 
 test("a confined process sees /etc/localtime as the worker does, and the worker's time zone", (t) => {
-  const workDir = mkdtempSync(join(tmpdir(), 'wick-sandbox-view-'));
-  t.after(() => rmSync(workDir, { recursive: true, force: true }));
-  const { sandbox } = chooseSandbox('bwrap', {
-    workDir,
-    localDirRoots: [],
-    secretDirs: [],
-    secretFiles: [],
-    extraReadOnly: [],
-  });
-  assert.ok(sandbox);
+  const { sandbox, workDir } = bwrapSandbox(t, 'sandbox-view');
   const probe = `const fs = require('node:fs');
     console.log(JSON.stringify({
       link: fs.lstatSync('/etc/localtime').isSymbolicLink() ? fs.readlinkSync('/etc/localtime') : null,

@@ -6,8 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, type TestContext, test } from 'node:test';
 import { TASK_THREAD_V8_FLAGS } from '../../../backend/app/executor/taskThreadFlags.js';
@@ -15,26 +14,18 @@ import { cliBundleOf } from '../../../backend/cli/commandNames.js';
 import { wrapBundle } from '../../../backend/util/compileCache.js';
 import { distFile } from '../../../backend/util/paths.js';
 import { warmSandboxCompileCache } from '../../../backend/worker/sandbox/compileCacheWarmup.js';
-import { chooseSandbox, type Sandbox } from '../../../backend/worker/sandbox/Sandbox.js';
+import type { Sandbox } from '../../../backend/worker/sandbox/Sandbox.js';
 import { assertBuilt } from '../../helpers/cli.js';
+import { bwrapSandbox } from '../../helpers/sandbox.js';
 import { CLI } from '../../helpers/standby.js';
 
 before(assertBuilt);
 
 function confinedWorker(t: TestContext): { sandbox: Sandbox; workDir: string; cache: string } {
-  const workDir = mkdtempSync(join(tmpdir(), 'wick-cache-warmup-'));
-  t.after(() => rmSync(workDir, { recursive: true, force: true }));
-  const cache = join(workDir, '.compile-cache');
-  const { sandbox } = chooseSandbox('bwrap', {
-    workDir,
-    localDirRoots: [],
-    secretDirs: [],
-    secretFiles: [],
-    extraReadOnly: [],
-    compileCache: cache,
+  const { sandbox, workDir } = bwrapSandbox(t, 'cache-warmup', {
+    compileCache: (dir) => join(dir, '.compile-cache'),
   });
-  assert.ok(sandbox);
-  return { sandbox, workDir, cache };
+  return { sandbox, workDir, cache: join(workDir, '.compile-cache') };
 }
 
 function warm(sandbox: Sandbox): Promise<boolean> {
@@ -121,15 +112,8 @@ test('filled by the worker, shown read-only, accepted by V8 for the bundle', {
   assert.deepEqual(snapshot(cache), before);
 });
 
-test('no folder, no cache: nothing is bound, nothing runs', async () => {
-  const { sandbox } = chooseSandbox('bwrap', {
-    workDir: '/nonexistent-work',
-    localDirRoots: [],
-    secretDirs: [],
-    secretFiles: [],
-    extraReadOnly: [],
-  });
-  assert.ok(sandbox);
+test('no folder, no cache: nothing is bound, nothing runs', async (t) => {
+  const { sandbox } = bwrapSandbox(t, 'no-cache');
   assert.equal(sandbox.compileCache, undefined);
   assert.ok(!sandbox.wrap(['x'], { cwd: '/w', readWrite: [] }).includes('--setenv'));
   assert.equal(await warm(sandbox), false);
