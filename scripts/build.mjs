@@ -176,7 +176,7 @@ if (at > 0) {
   }
 }
 
-// --only a,b builds only the bundles of those names (`cli/main.cjs` is `main`), for a test that
+// --only a,b builds only the bundles of those names (`main` is all of dist/cli/), for a test that
 // needs a production build of a few of them.
 const cliBundle = builds[0].outfile;
 const cliDir = cliBundle.replace(/main\.cjs$/, '');

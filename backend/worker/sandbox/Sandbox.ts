@@ -93,11 +93,16 @@ export function findBwrap(pathEnv = process.env.PATH ?? ''): string | undefined 
   return undefined;
 }
 
-/** /etc/localtime's link when it leads into /usr, which every sandbox shows (bwrapArgs.ts). */
+/**
+ * /etc/localtime's link when it leads into /usr and stays there, which every sandbox shows as it
+ * is (bwrapArgs.ts): the same link then resolves inside the sandbox as it does here.
+ */
 function localtimeLink(): string | undefined {
   try {
     const link = readlinkSync('/etc/localtime');
-    return isWithin(realpathSync('/etc/localtime'), '/usr') ? link : undefined;
+    const inUsr =
+      isWithin(resolve('/etc', link), '/usr') && isWithin(realpathSync('/etc/localtime'), '/usr');
+    return inUsr ? link : undefined;
   } catch {
     // Not a link, or none: bound as it is, if there.
     return undefined;
