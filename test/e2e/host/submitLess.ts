@@ -14,6 +14,14 @@ type Result = { appId?: string; success: boolean; message: string } | undefined;
 
 export async function submitLessSteps(api: Api, root: string): Promise<void> {
   const s = api.session;
+  // The command answers once the driver names its app, which the cluster's state pushed to this
+  // window may not hold yet.
+  const shown = (appId: string) =>
+    within(
+      30_000,
+      until(s, (m) => apps(m.state).find((a) => a.id === appId)),
+      `${appId} in the cluster's state`,
+    );
   const finished = (appId: string) =>
     within(
       90_000,
@@ -52,7 +60,7 @@ export async function submitLessSteps(api: Api, root: string): Promise<void> {
           'Run on Wick (fresh file)',
         )) as Result;
         assert.ok(f?.success && f.appId, `ran: ${JSON.stringify(f)}`);
-        const app = apps(s.state).find((a) => a.id === f.appId);
+        const app = await shown(f.appId);
         assert.equal(
           app?.memoryPerExecutorMB,
           600,
@@ -67,7 +75,7 @@ export async function submitLessSteps(api: Api, root: string): Promise<void> {
         )) as Result;
         assert.ok(again?.success && again.appId, `again: ${JSON.stringify(again)}`);
         assert.notEqual(again.appId, f.appId);
-        const twin = apps(s.state).find((a) => a.id === again.appId);
+        const twin = await shown(again.appId);
         assert.equal(twin?.name, app?.name);
         assert.equal(twin?.memoryPerExecutorMB, 600);
         await finished(again.appId);
