@@ -15,7 +15,7 @@ import { type ConnectionStats, Connections, type ConnectionsHost } from './Conne
 import { type Credential, clusterKeyRing, type KeyRing } from './credentials.js';
 import { Dispatcher } from './Dispatcher.js';
 import { InboundRouter } from './InboundRouter.js';
-import { BoundOutbox, type Outbox } from './Outbox.js';
+import { BoundOutbox, type Outbox, type OutboxItem } from './Outbox.js';
 import { RemoteAsk } from './RemoteAsk.js';
 import {
   CLIENT_PREFIX,
@@ -91,6 +91,25 @@ export function clusterRpcAuth(secret: string | undefined): RpcAuth {
 }
 
 /**
+ * A one-way message waiting in an outbox. Every send makes one, so it is one object rather than
+ * two closures (each of which a keepNames build also names, a call of its own per send).
+ */
+class Notification implements OutboxItem {
+  constructor(
+    private readonly params: { to: string; from: string; message: WireMessage },
+    private readonly ref: RpcEndpointRef,
+  ) {}
+
+  run(conn: Session): void {
+    conn.notify(this.params.message.type, this.params);
+  }
+
+  fail(err: Error): void {
+    log.warn(`Failed to send ${this.params.message.type} to ${this.ref}`, err);
+  }
+}
+
+/**
  * Wick's RpcEnv (Spark's NettyRpcEnv): one TCP server, many named endpoints, and one connection
  * per peer used in both directions. docs/protocol.md describes what goes over the wire.
  */
@@ -113,6 +132,8 @@ export class RpcEnv implements ConnectionsHost {
   private readonly dispatcher: Dispatcher;
   private readonly router: InboundRouter;
   private readonly connections: Connections;
+  /** One outbox per connection that refs are bound to, made on its first send, not on each. */
+  private readonly boundOutboxes = new WeakMap<PeerConnection, BoundOutbox>();
   private readonly pendingLocalAsks = new Set<(err: Error) => void>();
   private tcpServer: net.Server | undefined;
   private stopping = false;
@@ -332,11 +353,7 @@ export class RpcEnv implements ConnectionsHost {
       this.dispatcher.postOneWay(ref.name, message, { senderAddress: this.address });
       return;
     }
-    const params = { to: ref.name, from: this.address, message };
-    this.outboxOf(ref).send({
-      run: (conn) => conn.notify(message.type, params),
-      fail: (err) => log.warn(`Failed to send ${message.type} to ${ref}`, err),
-    });
+    this.outboxOf(ref).send(new Notification({ to: ref.name, from: this.address, message }, ref));
   }
 
   flush(ref: RpcEndpointRef): void {
@@ -345,7 +362,13 @@ export class RpcEnv implements ConnectionsHost {
 
   /** Where a ref's messages go: its connection's, or its address's outbox. */
   private outboxOf(ref: RpcEndpointRef): Pick<Outbox, 'send' | 'connection'> {
-    return ref.via ? new BoundOutbox(ref.via as Session) : this.connections.outbox(ref.address);
+    if (!ref.via) return this.connections.outbox(ref.address);
+    let bound = this.boundOutboxes.get(ref.via);
+    if (!bound) {
+      bound = new BoundOutbox(ref.via as Session);
+      this.boundOutboxes.set(ref.via, bound);
+    }
+    return bound;
   }
 
   private sessionOf(ref: RpcEndpointRef): Session | undefined {

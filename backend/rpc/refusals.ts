@@ -58,24 +58,29 @@ export function mayPlay(
   from: readonly Role[],
   to: readonly Role[] = [],
 ): boolean {
-  const plays = (...roles: Role[]) => from.some((r) => r === 'any' || roles.includes(r));
   switch (principal.kind) {
     case 'open':
     case 'cluster':
       return true;
     case 'submission':
-      return plays('driver');
+      return sentBy(from, 'driver');
     case 'token':
       // A user's: a client's messages alone; which application it may touch is the master's
       // check (master/tokens/TokenAccess.ts).
-      return plays('client');
+      return sentBy(from, 'client');
     case 'app':
       return (
-        plays('executor') ||
-        (plays('driver') && to.includes('executor')) ||
-        (plays('master') && to.includes('driver'))
+        sentBy(from, 'executor') ||
+        (sentBy(from, 'driver') && to.includes('executor')) ||
+        (sentBy(from, 'master') && to.includes('driver'))
       );
   }
+}
+
+/** Whether a message sent by `from` may come from `role`. No closure: it runs for every message. */
+function sentBy(from: readonly Role[], role: Role): boolean {
+  for (const r of from) if (r === 'any' || r === role) return true;
+  return false;
 }
 
 /** Whether a connection holds the cluster's own key (or nobody is asked for one). */

@@ -43,5 +43,9 @@ export function executorProfileEnv(dir: string | undefined): NodeJS.ProcessEnv {
     NODE_OPTIONS: `--require ${fileURLToPath(new URL('cpuProfilePreload.cjs', import.meta.url))}`,
     WICK_BENCH_PROFILE_DIR: dir,
     WICK_BENCH_PROFILE_MATCH: 'executor',
+    // A confined executor sees no dir outside its own to write its profile in (and the write
+    // fails at exit, silently): profiled runs run their executors unconfined, which changes
+    // nothing on the task path.
+    WICK_EXECUTOR_SANDBOX: 'none',
   };
 }
