@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Bundles the backend CLI, the VS Code extension and (when present) the webview with esbuild.
 // Usage: node scripts/build.mjs [--watch] [--production] [--outdir DIR] [--only NAME,…]
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as esbuild from 'esbuild';
@@ -38,6 +39,27 @@ const asciiOnly = {
   },
 };
 
+// The protocol's validators compiled ahead of time (backend/protocol/aotChecks.ts): TypeBox's code
+// for every schema, generated from the sources being bundled, in place of that empty module, so
+// that no Wick process compiles a validator at start (the first compile costs tens of ms). Not in
+// watch mode, where a schema edited later would keep its old check: there they compile at run time.
+const aotChecks = watch
+  ? undefined
+  : execFileSync(process.execPath, ['--import', 'tsx', 'scripts/gen-aot-checks.ts'], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+const aotChecksPlugin = {
+  name: 'aot-checks',
+  setup(build) {
+    if (aotChecks === undefined) return;
+    build.onLoad({ filter: /[\\/]backend[\\/]protocol[\\/]aotChecks\.ts$/ }, () => ({
+      contents: aotChecks,
+      loader: 'js',
+    }));
+  },
+};
+
 const common = {
   bundle: true,
   sourcemap: production ? false : 'linked',
@@ -46,6 +68,7 @@ const common = {
   keepNames: true,
   logLevel: 'info',
   legalComments: 'none',
+  plugins: [aotChecksPlugin],
 };
 
 /**
@@ -73,7 +96,7 @@ const cli = {
   // piscina starts its threads from its own files, and esbuild (for `wick submit`) runs its own
   // binary: neither can be bundled.
   external: ['piscina', 'esbuild'],
-  plugins: [asciiOnly],
+  plugins: [...common.plugins, asciiOnly],
 };
 
 const builds = [

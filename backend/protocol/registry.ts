@@ -1,6 +1,7 @@
 import { type Static, type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
-import { type TypeCheck, TypeCompiler, ValueErrorType } from '@sinclair/typebox/compiler';
+import { type TypeCheck, ValueErrorType } from '@sinclair/typebox/compiler';
 import { base64Fields, checkBase64Fields } from './base64.js';
+import { compiledCheck } from './compiledCheck.js';
 
 /**
  * Every message that crosses a process boundary is declared here through `defineMessage`: its
@@ -146,7 +147,7 @@ export function defineMessage<
   Object.defineProperties(def, {
     check: {
       get: () => {
-        check ??= TypeCompiler.Compile(schema);
+        check ??= compiledCheck(type, schema);
         return check;
       },
       enumerable: true,

@@ -1,5 +1,5 @@
-import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { JSONRPCID, JSONRPCRequest, JSONRPCResponse } from 'json-rpc-2.0';
+import { compiledCheck } from '../protocol/compiledCheck.js';
 import { RpcError, RpcErrorCode } from '../protocol/errors.js';
 import { previewJSON } from '../protocol/registry.js';
 import { HelloResult } from '../protocol/rpc.js';
@@ -17,7 +17,7 @@ import {
 import { responseError } from './responses.js';
 
 const log = getLogger('Connection');
-const checkHelloResult = TypeCompiler.Compile(HelloResult);
+const checkHelloResult = compiledCheck('rpc.HelloResult', HelloResult);
 
 /**
  * The dialling side of the handshake (docs/protocol.md, "The handshake"): sends `wick.hello`, and

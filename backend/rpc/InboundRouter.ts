@@ -1,5 +1,5 @@
-import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { JSONRPCRequest, JSONRPCResponse } from 'json-rpc-2.0';
+import { compiledCheck } from '../protocol/compiledCheck.js';
 import { RpcErrorCode } from '../protocol/errors.js';
 import {
   type AnyMessageDef,
@@ -17,7 +17,7 @@ import { logRefusal, mayPlay, refuse } from './refusals.js';
 import { errorResponse } from './responses.js';
 import type { Session } from './Session.js';
 
-const checkEnvelope = TypeCompiler.Compile(Envelope);
+const checkEnvelope = compiledCheck('rpc.Envelope', Envelope);
 
 /**
  * Where every message from a peer goes in: the one place that checks what may be delivered — a

@@ -1,5 +1,5 @@
-import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { JSONRPCID, JSONRPCRequest } from 'json-rpc-2.0';
+import { compiledCheck } from '../protocol/compiledCheck.js';
 import { RpcError, RpcErrorCode } from '../protocol/errors.js';
 import { AuthParams, HelloParams } from '../protocol/rpc.js';
 import { getLogger } from '../util/log.js';
@@ -16,8 +16,8 @@ import {
 import { errorResponse, successResponse } from './responses.js';
 
 const log = getLogger('Connection');
-const checkHelloParams = TypeCompiler.Compile(HelloParams);
-const checkAuthParams = TypeCompiler.Compile(AuthParams);
+const checkHelloParams = compiledCheck('rpc.HelloParams', HelloParams);
+const checkAuthParams = compiledCheck('rpc.AuthParams', AuthParams);
 const OPEN: Principal = { kind: 'open' };
 
 /**

@@ -302,7 +302,14 @@ export class Session implements FrameTarget, PeerConnection {
     try {
       this.write(response);
     } catch (err) {
-      log.warn(`Could not answer ${request.method} from ${this.peer}`, err);
+      // Our own env stopping closed the connection (an executor still asking as its driver ends):
+      // expected, and nothing the user can act on, so not a warning at the end of their run.
+      const ours = err instanceof RpcError && err.code === RpcErrorCode.RpcEnvStopped;
+      (ours ? log.debug : log.warn).call(
+        log,
+        `Could not answer ${request.method} from ${this.peer}`,
+        err,
+      );
     }
   }
 
