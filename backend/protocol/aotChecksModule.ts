@@ -18,10 +18,10 @@ export function aotSchemas(): Map<string, TSchema> {
 }
 
 /**
- * The text of aotChecks.ts as a bundle gets it (CommonJS-compatible ES module source): for each
- * schema, TypeBox's generated check as a factory of the three functions TypeCompiler.Compile
- * passes it. A check that calls the type registry (`kind`) needs TypeBox's compile-time instance
- * table, which is not carried over: it is left out, and compiles at run time.
+ * The text of aotChecks.ts as a bundle gets it: for each schema, TypeBox's generated check as a
+ * factory of the three functions TypeCompiler.Compile passes it. A check that calls the type
+ * registry (`kind`) needs TypeBox's compile-time instance table, which is not carried over: it is
+ * left out, and compiles at run time.
  */
 export function aotChecksModule(schemas: Map<string, TSchema> = aotSchemas()): string {
   const entries: string[] = [];

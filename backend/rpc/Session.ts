@@ -304,12 +304,12 @@ export class Session implements FrameTarget, PeerConnection {
     } catch (err) {
       // Our own env stopping closed the connection (an executor still asking as its driver ends):
       // expected, and nothing the user can act on, so not a warning at the end of their run.
-      const ours = err instanceof RpcError && err.code === RpcErrorCode.RpcEnvStopped;
-      (ours ? log.debug : log.warn).call(
-        log,
-        `Could not answer ${request.method} from ${this.peer}`,
-        err,
-      );
+      const what = `Could not answer ${request.method} from ${this.peer}`;
+      if (err instanceof RpcError && err.code === RpcErrorCode.RpcEnvStopped) {
+        log.debug(`${what}: ${err.message}`);
+      } else {
+        log.warn(what, err);
+      }
     }
   }
 
