@@ -276,3 +276,28 @@ test('an rpc.retire from an older peer reaches no endpoint, and the session carr
   assert.deepEqual(seen, ['A:Later'], `${RETIRE_METHOD} is not served as a message`);
   assert.ok(dialled.isOpen);
 });
+
+test('an answer that cannot go because our own env stopped is not a warning; any other is', async (t) => {
+  const logged = captureLog(t);
+  /** A session whose handler answers once `answer` is called, after the session has closed. */
+  const closedBeforeAnswer = async (why: Error) => {
+    let answer!: () => void;
+    const { session, raw } = withRaw(
+      (req) =>
+        new Promise((resolve) => {
+          answer = () => resolve(successResponse(req.id ?? null, 'late'));
+        }),
+    );
+    raw.send({ jsonrpc: '2.0', id: 7, method: 'CheckExistence', params: {} });
+    await waitFor('the ask to reach its handler', () => answer !== undefined, 5_000);
+    session.close(why);
+    answer();
+    // The answer is attempted in the handler's promise's callback, before the next turn.
+    await new Promise((r) => setImmediate(r));
+  };
+  await closedBeforeAnswer(new RpcError(RpcErrorCode.RpcEnvStopped, 'RpcEnv stopped'));
+  await closedBeforeAnswer(new Error('peer reset'));
+  const warnings = logged.filter((l) => /WARN .*Could not answer CheckExistence/.test(l));
+  assert.equal(warnings.length, 1, logged.join('\n'));
+  assert.match(warnings[0] as string, /peer reset/, logged.join('\n'));
+});
