@@ -164,12 +164,18 @@ async function wickTarget(): Promise<Target> {
     );
   }
   const lastWorker = cluster.workerById(lastId) as WorkerInfo;
+  // A round ends when the last worker's heartbeat lands. Its last heartbeat is set just before
+  // now, not to 0: the master's own timeout check, which may run mid-round, would take 0 for a
+  // worker silent for ages, remove it, and ignore its heartbeats from then on (a round that never
+  // ended).
+  let resetAt = 0;
   return {
     socket,
     reset: () => {
-      lastWorker.lastHeartbeat = 0;
+      resetAt = clock.now() - 1;
+      lastWorker.lastHeartbeat = resetAt;
     },
-    done: () => lastWorker.lastHeartbeat !== 0,
+    done: () => lastWorker.lastHeartbeat > resetAt,
     stop: () => running.stop(),
   };
 }
