@@ -256,7 +256,9 @@ async function main(): Promise<void> {
   const cluster = await startCluster({
     workers: 2,
     cores: 1,
-    conf: [`wick.local.dir=${localDir}`],
+    // The corpus is this machine's "shared file system": confined executors (the default) see
+    // it only where the workers show it to them, read-only, as a user's input dir would be.
+    conf: [`wick.local.dir=${localDir}`, `wick.executor.sandbox.readOnlyPaths=${big},${small}`],
   });
   const { url } = cluster.ready;
   const times = { single: [] as number[], sortUniq: [] as number[], wick: [] as number[] };
