@@ -68,7 +68,6 @@ const common = {
   keepNames: true,
   logLevel: 'info',
   legalComments: 'none',
-  plugins: [aotChecksPlugin],
 };
 
 /**
@@ -96,7 +95,7 @@ const cli = {
   // piscina starts its threads from its own files, and esbuild (for `wick submit`) runs its own
   // binary: neither can be bundled.
   external: ['piscina', 'esbuild'],
-  plugins: [...common.plugins, asciiOnly],
+  plugins: [aotChecksPlugin, asciiOnly],
 };
 
 const builds = [
@@ -143,6 +142,10 @@ const builds = [
     ...common,
     entryPoints: ['backend/app/index.ts'],
     outfile: 'dist/wick-lib.cjs',
+    // A driver checks messages as the CLI's processes do. The other bundles (the extension, the
+    // webview, the task threads) keep the empty module: they would carry the code for nothing,
+    // and compile the rare check they make, as from source.
+    plugins: [aotChecksPlugin],
     ...shownToUsers,
     platform: 'node',
     target: 'node20',
