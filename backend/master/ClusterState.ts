@@ -35,6 +35,8 @@ const log = getLogger('Master');
  */
 export interface ClusterListener {
   worker(worker: WorkerInfo): void;
+  /** Only the worker's last heartbeat changed: a change that may wait a moment to go out. */
+  workerHeartbeat(worker: WorkerInfo): void;
   app(app: ApplicationInfo): void;
   driver(driver: DriverInfo): void;
   workerRemoved(id: string): void;
@@ -159,7 +161,7 @@ export class ClusterState {
   /** A heartbeat from a registered worker: the pages' "Last heartbeat" is live. */
   workerHeartbeat(worker: WorkerInfo, now: number): void {
     worker.lastHeartbeat = now;
-    this.options.listener.worker(worker);
+    this.options.listener.workerHeartbeat(worker);
   }
 
   /**

@@ -39,6 +39,14 @@ export interface StateBroadcasterOptions {
 const SPLIT_CHECK_ENTRIES = 64;
 
 /**
+ * How long a heartbeat's new time may wait to go out. Pushed one by one, the heartbeats of 10,000
+ * workers (667 a second at the default timeout) made the master build, send, and every subscriber
+ * apply, an event per heartbeat: the master's CPU per heartbeat rose from 1.2 to 1.9 times a bare
+ * server's. The pages show the time to the second, so one push a second loses nothing they show.
+ */
+export const HEARTBEAT_PUSH_MS = 1000;
+
+/**
  * Pushes the Master's changes to subscribers (the agent, the web UI) so that nobody polls. Handlers
  * mark what they touch; the marks made while one message is handled go out together as one
  * MasterStateEvent, with whole entries that the subscriber replaces by id (several events, one
@@ -54,6 +62,9 @@ const SPLIT_CHECK_ENTRIES = 64;
 export class StateBroadcaster {
   private readonly subscribers = new Map<string, RpcEndpointRef>();
   private workers = new Map<string, WorkerInfo>();
+  /** Workers whose last heartbeat alone changed since the last push. */
+  private beats = new Map<string, WorkerInfo>();
+  private beatTimer: NodeJS.Timeout | undefined;
   private apps = new Map<string, ApplicationInfo>();
   private drivers = new Map<string, DriverInfo>();
   private removedWorkers = new Set<string>();
@@ -87,8 +98,15 @@ export class StateBroadcaster {
 
   worker(w: WorkerInfo): void {
     this.workers.set(w.id, w);
+    this.beats.delete(w.id);
     this.removedWorkers.delete(w.id);
     this.later();
+  }
+  /** Goes out with the next push, or within HEARTBEAT_PUSH_MS when nothing else changes. */
+  workerHeartbeat(w: WorkerInfo): void {
+    if (this.workers.has(w.id)) return;
+    this.beats.set(w.id, w);
+    this.beatTimer ??= setTimeout(() => this.flush(), HEARTBEAT_PUSH_MS).unref();
   }
   app(a: ApplicationInfo): void {
     this.apps.set(a.id, a);
@@ -102,6 +120,7 @@ export class StateBroadcaster {
   }
   workerRemoved(id: string): void {
     this.workers.delete(id);
+    this.beats.delete(id);
     this.removedWorkers.add(id);
     this.later();
   }
@@ -125,9 +144,13 @@ export class StateBroadcaster {
     this.later();
   }
 
-  /** Sends what is marked now, if anything. */
+  /** Sends what is marked now, if anything: heartbeats too. */
   flush(): void {
     this.scheduled = false;
+    clearTimeout(this.beatTimer);
+    this.beatTimer = undefined;
+    for (const [id, w] of this.beats) this.workers.set(id, w);
+    this.beats.clear();
     const empty =
       this.workers.size + this.apps.size + this.drivers.size === 0 &&
       this.removedWorkers.size + this.removedApps.size + this.removedDrivers.size === 0 &&

@@ -46,6 +46,7 @@ function cluster(retained = 10) {
     retainedDrivers: retained,
     listener: {
       worker: () => {},
+      workerHeartbeat: () => {},
       app: () => {},
       driver: () => {},
       workerRemoved: (id) => forgotten.workers.push(id),

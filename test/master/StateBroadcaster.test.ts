@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { StateBroadcaster } from '../../backend/master/StateBroadcaster.js';
+import { HEARTBEAT_PUSH_MS, StateBroadcaster } from '../../backend/master/StateBroadcaster.js';
 import { WorkerInfo } from '../../backend/master/WorkerInfo.js';
 import { MASTER_STATE_PAGE_BYTES } from '../../backend/protocol/bounds.js';
 import { wickProtocol } from '../../backend/protocol/index.js';
@@ -130,4 +130,67 @@ test('a small change is one event', () => {
   for (let i = 0; i < 10; i++) broadcaster.worker(worker(i));
   broadcaster.flush();
   assert.equal(sent.get('client-a')?.length, 1);
+});
+
+type WorkerEvent = WireMessage & {
+  workers?: { id: string; lastHeartbeat: number }[];
+  removedWorkers?: string[];
+};
+
+test('heartbeats do not push on their own at once: they ride with the next change', async () => {
+  const { broadcaster, sent, ref } = setup(Number.MAX_SAFE_INTEGER);
+  broadcaster.subscribe(ref('client-a'));
+  const beating = Array.from({ length: 100 }, (_, i) => worker(i));
+  for (const w of beating) {
+    w.lastHeartbeat = 1000 + w.port;
+    broadcaster.workerHeartbeat(w);
+  }
+  // A change goes out once its message is handled (a microtask); the heartbeats did not ask for
+  // one: a turn of the event loop later nothing is sent...
+  await new Promise((r) => setImmediate(r));
+  assert.equal(sent.get('client-a'), undefined, 'a heartbeat pushed on its own');
+  // ...until a change does, and carries them, each worker once, with its new time.
+  broadcaster.worker(worker(200));
+  broadcaster.workerHeartbeat(worker(200));
+  await new Promise((r) => setImmediate(r));
+  const events = (sent.get('client-a') ?? []) as WorkerEvent[];
+  assert.equal(events.length, 1);
+  const pushed = events[0]?.workers ?? [];
+  assert.deepEqual(
+    pushed.map((w) => w.id).sort(),
+    [...beating.map((w) => w.id), 'worker-200'].sort(),
+  );
+  for (const w of beating) {
+    assert.equal(pushed.find((p) => p.id === w.id)?.lastHeartbeat, w.lastHeartbeat);
+  }
+});
+
+test("a heartbeat alone goes out within HEARTBEAT_PUSH_MS; a removed worker's does not", async () => {
+  const { broadcaster, sent, ref } = setup(Number.MAX_SAFE_INTEGER);
+  broadcaster.subscribe(ref('client-a'));
+  const w = worker(1);
+  const gone = worker(2);
+  broadcaster.workerHeartbeat(w);
+  broadcaster.workerHeartbeat(gone);
+  broadcaster.workerRemoved(gone.id);
+  // The removal goes out at once, with the one heartbeat still due.
+  await new Promise((r) => setImmediate(r));
+  const first = (sent.get('client-a') ?? []) as WorkerEvent[];
+  assert.deepEqual(
+    first.map((e) => [e.workers?.map((x) => x.id), e.removedWorkers]),
+    [[['worker-1'], ['worker-2']]],
+  );
+  // Then a heartbeat with nothing else to carry it.
+  w.lastHeartbeat = 4242;
+  broadcaster.workerHeartbeat(w);
+  const started = Date.now();
+  while ((sent.get('client-a')?.length ?? 0) < 2) {
+    assert.ok(Date.now() - started < 10 * HEARTBEAT_PUSH_MS, 'the heartbeat never went out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const events = (sent.get('client-a') ?? []) as WorkerEvent[];
+  assert.deepEqual(
+    events.slice(1).map((e) => [e.workers?.map((x) => [x.id, x.lastHeartbeat]), e.removedWorkers]),
+    [[[['worker-1', 4242]], undefined]],
+  );
 });

@@ -42,6 +42,7 @@ class Model {
     retainedDrivers: 4,
     listener: {
       worker: (w) => this.push({ workers: [w.summary()] }),
+      workerHeartbeat: (w) => this.push({ workers: [w.summary()] }),
       app: (a) => this.push({ apps: [a.summary()] }),
       driver: (d) => this.push({ drivers: [d.summary()] }),
       workerRemoved: (id) => this.push({ removedWorkers: [id] }),
