@@ -104,8 +104,55 @@ export class ClusterState {
    */
   private readonly ranks = new WeakMap<object, number>();
   private lastRank = 0;
+  /**
+   * What placement (placement.ts) has to look at again since it last placed all it could: every
+   * worker, after a change that may let an app or a driver fit where it did not; or, when nothing
+   * else changed, only the workers added since, for only they can take anything. Registering
+   * 10,000 workers with applications waiting then no longer walks every worker for each one.
+   */
+  private placeAll = true;
+  private placeAdded: WorkerInfo[] = [];
+  /** The listener, and placement told that it has every worker to look at again. */
+  private readonly changed: ClusterListener;
 
-  constructor(private readonly options: ClusterStateOptions) {}
+  constructor(private readonly options: ClusterStateOptions) {
+    const { listener } = options;
+    const all = <A extends unknown[]>(tell: (...args: A) => void) => {
+      return (...args: A) => {
+        this.placeAll = true;
+        this.placeAdded = [];
+        tell.apply(listener, args);
+      };
+    };
+    this.changed = {
+      worker: all(listener.worker),
+      workerHeartbeat: (w) => listener.workerHeartbeat(w),
+      app: all(listener.app),
+      driver: all(listener.driver),
+      workerRemoved: all(listener.workerRemoved),
+      appRemoved: all(listener.appRemoved),
+      driverRemoved: all(listener.driverRemoved),
+    };
+  }
+
+  // Placement
+
+  /** What placement has to look at again: every worker, or only these new ones. */
+  placementChanges(): { readonly everything: boolean; readonly added: readonly WorkerInfo[] } {
+    return { everything: this.placeAll, added: this.placeAdded };
+  }
+
+  /** Something placement reads changed outside the tables (an application's executor limit). */
+  placementMayChange(): void {
+    this.placeAll = true;
+    this.placeAdded = [];
+  }
+
+  /** Placement has placed all it could: from now on only new changes count. */
+  placementSettled(): void {
+    this.placeAll = false;
+    this.placeAdded = [];
+  }
 
   // Workers
 
@@ -155,7 +202,12 @@ export class ClusterState {
     this.idToWorker.set(worker.id, worker);
     this.addressToWorker.set(address, worker);
     worker.state = state;
-    this.options.listener.worker(worker);
+    if (state === 'ALIVE' && !dead) {
+      if (!this.placeAll) this.placeAdded.push(worker);
+      this.options.listener.worker(worker);
+    } else {
+      this.changed.worker(worker);
+    }
   }
 
   /** A heartbeat from a registered worker: the pages' "Last heartbeat" is live. */
@@ -179,7 +231,7 @@ export class ClusterState {
     }
     worker.state = 'ALIVE';
     worker.lastHeartbeat = now;
-    this.options.listener.worker(worker);
+    this.changed.worker(worker);
   }
 
   /**
@@ -204,7 +256,7 @@ export class ClusterState {
   decommissionWorker(worker: WorkerInfo): void {
     if (worker.state === 'DECOMMISSIONED') return;
     worker.state = 'DECOMMISSIONED';
-    this.options.listener.worker(worker);
+    this.changed.worker(worker);
   }
 
   /**
@@ -224,7 +276,7 @@ export class ClusterState {
       at.add(worker);
       this.deadAt.set(worker.hostPort, at);
     }
-    if (was !== worker.state) this.options.listener.worker(worker);
+    if (was !== worker.state) this.changed.worker(worker);
   }
 
   /** Forgets a DEAD worker (wick.dead.worker.persistence passed, or a new one at its host:port). */
@@ -233,7 +285,7 @@ export class ClusterState {
     this.markWorkerDead(worker);
     this.notDead(worker);
     this.workers.delete(worker.id);
-    this.options.listener.workerRemoved(worker.id);
+    this.changed.workerRemoved(worker.id);
   }
 
   /**
@@ -299,7 +351,7 @@ export class ClusterState {
     this.addressToApp.set(address, app);
     this.waiting.push(app);
     app.state = state;
-    this.options.listener.app(app);
+    this.changed.app(app);
     return true;
   }
 
@@ -316,14 +368,14 @@ export class ClusterState {
       app.driver = over.driver;
     }
     app.state = 'WAITING';
-    this.options.listener.app(app);
+    this.changed.app(app);
   }
 
   /** An active application's state (RUNNING once it has executors). */
   setAppState(app: ApplicationInfo, state: Extract<ApplicationState, 'WAITING' | 'RUNNING'>): void {
     if (app.state === state) return;
     app.state = state;
-    this.options.listener.app(app);
+    this.changed.app(app);
   }
 
   /** Why a WAITING application has no executors yet (placement.ts); undefined: none to say. */
@@ -366,9 +418,9 @@ export class ClusterState {
     app.endTime = end.now;
     if (end.state === 'FAILED' && !app.failure && end.failure) app.failure = end.failure;
     retain(this.completedApps, app, this.options.retainedApplications, (a) =>
-      this.options.listener.appRemoved(a.id),
+      this.changed.appRemoved(a.id),
     );
-    this.options.listener.app(app);
+    this.changed.app(app);
     return true;
   }
 
@@ -398,8 +450,8 @@ export class ClusterState {
         `Executor ${exec.fullId} on ${worker.id} said it holds ${JSON.stringify(refused)}, which the worker does not offer or another executor holds: not counted as its`,
       );
     }
-    this.options.listener.app(app);
-    this.options.listener.worker(worker);
+    this.changed.app(app);
+    this.changed.worker(worker);
     return exec;
   }
 
@@ -415,7 +467,7 @@ export class ClusterState {
   ): void {
     exec.setState(change.state, now, change.message, change.exitStatus);
     if (change.failure !== undefined) app.executorFailed(exec, change.failure, now);
-    this.options.listener.app(app);
+    this.changed.app(app);
   }
 
   /**
@@ -424,10 +476,10 @@ export class ClusterState {
    */
   removeExecutor(app: ApplicationInfo | undefined, exec: ExecutorDesc): void {
     exec.worker.removeExecutor(exec);
-    this.options.listener.worker(exec.worker);
+    this.changed.worker(exec.worker);
     if (app) {
       app.removeExecutor(exec);
-      this.options.listener.app(app);
+      this.changed.app(app);
     }
   }
 
@@ -484,7 +536,7 @@ export class ClusterState {
       this.ranks.set(driver, ++this.lastRank);
     }
     if (waiting && !this.waitingDriverList.includes(driver)) this.waitingDriverList.push(driver);
-    this.options.listener.driver(driver);
+    this.changed.driver(driver);
   }
 
   /** A driver RUNNING on `worker` (launched there, or reported by it to a recovering master). */
@@ -493,14 +545,14 @@ export class ClusterState {
     worker.addDriver(driver);
     driver.worker = worker;
     driver.state = 'RUNNING';
-    this.options.listener.worker(worker);
-    this.options.listener.driver(driver);
+    this.changed.worker(worker);
+    this.changed.driver(driver);
   }
 
   /** An active driver's state as its worker reports it (not a final one: see finishDriver). */
   setDriverState(driver: DriverInfo, state: DriverState): void {
     driver.state = state;
-    this.options.listener.driver(driver);
+    this.changed.driver(driver);
   }
 
   /**
@@ -516,12 +568,12 @@ export class ClusterState {
     driver.exception = exception;
     if (driver.worker) {
       driver.worker.removeDriver(driver);
-      this.options.listener.worker(driver.worker);
+      this.changed.worker(driver.worker);
     }
     retain(this.completedDrivers, driver, this.options.retainedDrivers, (d) =>
-      this.options.listener.driverRemoved(d.id),
+      this.changed.driverRemoved(d.id),
     );
-    this.options.listener.driver(driver);
+    this.changed.driver(driver);
     return true;
   }
 
@@ -610,7 +662,8 @@ export class ClusterState {
 
   /** Forgets everything (a master that stops leading); the id counters go on. */
   clear(): void {
-    const { listener } = this.options;
+    this.placementMayChange();
+    const listener = this.changed;
     for (const id of this.workers.keys()) listener.workerRemoved(id);
     for (const a of [...this.idToApp.values(), ...this.completedApps]) listener.appRemoved(a.id);
     for (const d of [...this.drivers.values(), ...this.completedDrivers]) {

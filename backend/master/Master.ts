@@ -39,6 +39,7 @@ import type { OperationsContext } from './operations/context.js';
 import { removeWorker } from './operations/workers.js';
 import type { PersistenceEngine } from './persistence/PersistenceEngine.js';
 import { BlackHolePersistenceEngine } from './persistence/PersistenceEngine.js';
+import { stopPlacement } from './placement.js';
 import { Recovery } from './recovery.js';
 import { StateBroadcaster } from './StateBroadcaster.js';
 
@@ -300,9 +301,10 @@ export class Master extends RpcEndpoint implements LeaderElectable {
 
   override async onStop(): Promise<void> {
     this.timeoutTimer?.cancel();
+    stopPlacement(this.ops);
     this.recovery.stop();
     await this.leaderAgent?.stop();
-    this.broadcaster.flush();
+    this.broadcaster.stop();
     await this.persistence.close();
   }
 

@@ -73,6 +73,7 @@ export class StateBroadcaster {
   private status: RecoveryState | undefined;
   private masters: MasterEntry[] | undefined;
   private scheduled = false;
+  private stopped = false;
   /** The number of the last change pushed; a snapshot carries it so events can be ordered. */
   seq = 0;
 
@@ -104,7 +105,7 @@ export class StateBroadcaster {
   }
   /** Goes out with the next push, or within HEARTBEAT_PUSH_MS when nothing else changes. */
   workerHeartbeat(w: WorkerInfo): void {
-    if (this.workers.has(w.id)) return;
+    if (this.workers.has(w.id) || this.stopped) return;
     this.beats.set(w.id, w);
     this.beatTimer ??= setTimeout(() => this.flush(), HEARTBEAT_PUSH_MS).unref();
   }
@@ -144,11 +145,21 @@ export class StateBroadcaster {
     this.later();
   }
 
+  /**
+   * Sends what is marked, then nothing more: the master is stopping, and messages it still
+   * handles meanwhile (a heartbeat) must not leave a push due after its RpcEnv has stopped.
+   */
+  stop(): void {
+    this.flush();
+    this.stopped = true;
+  }
+
   /** Sends what is marked now, if anything: heartbeats too. */
   flush(): void {
     this.scheduled = false;
     clearTimeout(this.beatTimer);
     this.beatTimer = undefined;
+    if (this.stopped) return;
     for (const [id, w] of this.beats) this.workers.set(id, w);
     this.beats.clear();
     const empty =
@@ -234,7 +245,7 @@ export class StateBroadcaster {
   }
 
   private later(): void {
-    if (this.scheduled) return;
+    if (this.scheduled || this.stopped) return;
     this.scheduled = true;
     queueMicrotask(() => this.flush());
   }

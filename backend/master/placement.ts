@@ -2,8 +2,10 @@ import { MasterConf } from '../conf/master.js';
 import { ExecutorAdded } from '../protocol/app.js';
 import { MAX_APP_EXECUTORS } from '../protocol/bounds.js';
 import { LaunchDriver, LaunchExecutor } from '../protocol/deploy.js';
+import type { TimerHandle } from '../util/clock.js';
 import { getLogger } from '../util/log.js';
 import type { ApplicationInfo } from './ApplicationInfo.js';
+import type { ClusterState } from './ClusterState.js';
 import type { DriverInfo } from './DriverInfo.js';
 import type { OperationsContext } from './operations/context.js';
 import * as scheduling from './scheduling.js';
@@ -19,7 +21,15 @@ import type { WorkerInfo } from './WorkerInfo.js';
 
 const log = getLogger('Master');
 
-/** Places waiting drivers, then executors for waiting apps; a leader's business only. */
+/**
+ * Places waiting drivers, then executors for waiting apps; a leader's business only.
+ *
+ * Placement places all it can, so once it has run, a waiting app or driver fits no worker until
+ * something changes. When the only change since is workers added (a registration), only they can
+ * take anything, and they are all it looks at: the assignments are those of a walk over every
+ * worker (ClusterState.placementChanges). The waiting reasons, which describe every worker, are
+ * then brought up to date within REASONS_LATER_MS instead of at each registration.
+ */
 export function schedule(m: OperationsContext): void {
   if (m.status !== 'ALIVE') return;
   const { cluster } = m;
@@ -27,8 +37,14 @@ export function schedule(m: OperationsContext): void {
   const waitingDrivers = cluster.waitingDrivers();
   // Nothing waits: nothing to place and no waiting reason to update. Without this, every worker
   // registration walked and sorted all workers: quadratic, 20 s of CPU to register 10,000.
-  if (apps.length === 0 && waitingDrivers.length === 0) return;
-  const alive = [...cluster.registeredWorkers()].filter((w) => w.isAlive);
+  if (apps.length === 0 && waitingDrivers.length === 0) {
+    cluster.placementSettled();
+    return;
+  }
+  const changes = cluster.placementChanges();
+  const workers = changes.everything
+    ? [...cluster.registeredWorkers()].filter((w) => w.isAlive)
+    : changes.added.filter((w) => w.isAlive && cluster.workerById(w.id) === w);
   const result = scheduling.schedule({
     drivers: waitingDrivers.map((d) => ({ id: d.id, mem: d.desc.mem, cores: d.desc.cores })),
     apps: apps.map((a) => ({
@@ -41,7 +57,7 @@ export function schedule(m: OperationsContext): void {
       executorLimit: Math.min(a.executorLimit ?? MAX_APP_EXECUTORS, MAX_APP_EXECUTORS),
       resourceReqsPerExecutor: a.desc.resourceReqsPerExecutor,
     })),
-    workers: alive.map(schedWorker),
+    workers: workers.map(schedWorker),
     spreadOut: m.conf.get(MasterConf.spreadOut),
     random: m.random,
   });
@@ -55,7 +71,38 @@ export function schedule(m: OperationsContext): void {
     const worker = cluster.workerById(a.workerId) as WorkerInfo;
     launchExecutor(m, worker, app, a.cores);
   }
-  updateWaitingReasons(m, apps, alive);
+  cluster.placementSettled();
+  if (changes.everything) {
+    reasonsDue.get(cluster)?.cancel();
+    reasonsDue.delete(cluster);
+    updateWaitingReasons(m, apps, workers);
+  } else if (!reasonsDue.has(cluster)) {
+    reasonsDue.set(
+      cluster,
+      m.clock.setTimeout(() => {
+        reasonsDue.delete(cluster);
+        if (m.status !== 'ALIVE') return;
+        const alive = [...cluster.registeredWorkers()].filter((w) => w.isAlive);
+        updateWaitingReasons(
+          m,
+          cluster.waitingApps().filter((a) => a.coresLeft > 0),
+          alive,
+        );
+      }, REASONS_LATER_MS),
+    );
+  }
+}
+
+/** How long waiting reasons may lag behind workers registering. */
+export const REASONS_LATER_MS = 500;
+
+/** A cluster's waiting reasons due to be brought up to date (see schedule). */
+const reasonsDue = new WeakMap<ClusterState, TimerHandle>();
+
+/** Cancels what placement has left to do later: the master is stopping. */
+export function stopPlacement(m: OperationsContext): void {
+  reasonsDue.get(m.cluster)?.cancel();
+  reasonsDue.delete(m.cluster);
 }
 
 function launchDriver(m: OperationsContext, worker: WorkerInfo, driver: DriverInfo): void {
@@ -100,22 +147,22 @@ function updateWaitingReasons(
   apps: ApplicationInfo[],
   alive: WorkerInfo[],
 ): void {
+  if (!apps.some((app) => app.state === 'WAITING')) return;
   const byId = new Map(alive.map((w) => [w.id, w]));
-  const workers = alive.map(schedWorker);
+  const reasonFor = scheduling.waitingReasons(
+    alive.map(schedWorker),
+    (w) => byId.get(w.id)?.memory ?? 0,
+    (w) => totalResources(byId.get(w.id)),
+  );
   for (const app of apps) {
     if (app.state !== 'WAITING') continue;
-    const reason = scheduling.waitingReason(
-      {
-        id: app.id,
-        coresLeft: app.coresLeft,
-        memoryPerExecutorMB: app.desc.memoryPerExecutorMB,
-        coresPerExecutor: app.desc.coresPerExecutor,
-        resourceReqsPerExecutor: app.desc.resourceReqsPerExecutor,
-      },
-      workers,
-      (w) => byId.get(w.id)?.memory ?? 0,
-      (w) => totalResources(byId.get(w.id)),
-    );
+    const reason = reasonFor({
+      id: app.id,
+      coresLeft: app.coresLeft,
+      memoryPerExecutorMB: app.desc.memoryPerExecutorMB,
+      coresPerExecutor: app.desc.coresPerExecutor,
+      resourceReqsPerExecutor: app.desc.resourceReqsPerExecutor,
+    });
     m.cluster.setWaitingReason(app, reason);
   }
 }

@@ -120,12 +120,28 @@ function placeExecutors(
   spreadOut: boolean,
 ): ExecutorAssignment[] {
   const out: ExecutorAssignment[] = [];
-  const order = freeCoresOrder(workers, apps);
+  // Every executor needs a worker with its memory and cores free. Free memory and cores only drop
+  // while apps are placed, so an app asking for more than the most any worker has now is passed
+  // over without a walk of the workers: 1,000 apps waiting for bigger workers made every worker's
+  // registration walk them all for each app (10,000 workers took minutes to register).
   let totalFree = 0;
-  for (const w of workers) if (w.coresFree > 0) totalFree += w.coresFree;
+  let mostMemory = Number.NEGATIVE_INFINITY;
+  let mostCores = 0;
+  for (const w of workers) {
+    if (w.coresFree <= 0) continue;
+    totalFree += w.coresFree;
+    if (w.memoryFree > mostMemory) mostMemory = w.memoryFree;
+    if (w.coresFree > mostCores) mostCores = w.coresFree;
+  }
+  const mayFit = (app: SchedApp) =>
+    app.coresLeft > 0 &&
+    app.memoryPerExecutorMB <= mostMemory &&
+    (app.coresPerExecutor ?? 1) <= mostCores;
+  if (!apps.some(mayFit)) return out;
+  const order = freeCoresOrder(workers, apps);
   for (const app of apps) {
     if (totalFree === 0) break;
-    if (app.coresLeft <= 0) continue;
+    if (!mayFit(app)) continue;
     const assigned = assignCores(app, order, spreadOut);
     if (assigned.size === 0) continue;
     const per = app.coresPerExecutor;
@@ -408,27 +424,70 @@ export function waitingReason(
   totalMemory: (w: SchedWorker) => number,
   totalResources?: (w: SchedWorker) => Readonly<Record<string, number>> | undefined,
 ): string | undefined {
-  if (app.coresLeft <= 0) return 'it has all the cores it may have (wick.cores.max)';
-  if (workers.length === 0) return 'no worker is alive';
-  const forResources = resourcesWaitingReason(
-    app.resourceReqsPerExecutor,
-    workers,
-    (w) => totalResources?.(w),
-    (w) => w.resourcesFree,
-  );
-  if (forResources !== undefined) return forResources;
-  const minCores = app.coresPerExecutor ?? 1;
-  const mem = app.memoryPerExecutorMB;
-  // A loop, not Math.max(...): spreading 100,000 workers as arguments overflows the stack.
-  let biggest = Number.NEGATIVE_INFINITY;
-  for (const w of workers) biggest = Math.max(biggest, totalMemory(w));
-  if (biggest < mem) {
-    return `each executor asks for ${mem} MiB but the largest worker has ${biggest} MiB (lower wick.executor.memory or add a bigger worker)`;
-  }
-  const withMemory = workers.filter((w) => w.memoryFree >= mem);
-  if (withMemory.length === 0) return `no worker has ${mem} MiB of memory free now`;
-  if (!withMemory.some((w) => w.coresFree >= minCores)) {
-    return `no worker with ${mem} MiB free has ${minCores} core${minCores > 1 ? 's' : ''} free now`;
-  }
-  return undefined;
+  return waitingReasons(workers, totalMemory, totalResources)(app);
+}
+
+/**
+ * waitingReason for many apps over the same workers: what it needs of the workers (the largest
+ * one's memory, the most free memory, the most free cores among those with some memory free) is
+ * found once, not walked again for every app.
+ */
+export function waitingReasons(
+  workers: readonly SchedWorker[],
+  totalMemory: (w: SchedWorker) => number,
+  totalResources?: (w: SchedWorker) => Readonly<Record<string, number>> | undefined,
+): (app: SchedApp) => string | undefined {
+  let biggest: number | undefined;
+  let byMemory: { memoryFree: number[]; mostCores: number[] } | undefined;
+  /** The most free cores of a worker with at least `mem` free (-1: no such worker). */
+  const mostCoresWith = (mem: number): number => {
+    if (!byMemory) {
+      const sorted = [...workers].sort((a, b) => b.memoryFree - a.memoryFree);
+      let most = Number.NEGATIVE_INFINITY;
+      byMemory = {
+        memoryFree: sorted.map((w) => w.memoryFree),
+        mostCores: sorted.map((w) => {
+          most = Math.max(most, w.coresFree);
+          return most;
+        }),
+      };
+    }
+    // The last worker, in order of free memory, that has `mem` free.
+    const { memoryFree, mostCores } = byMemory;
+    let lo = 0;
+    let hi = memoryFree.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((memoryFree[mid] as number) >= mem) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo === 0 ? -1 : (mostCores[lo - 1] as number);
+  };
+  return (app) => {
+    if (app.coresLeft <= 0) return 'it has all the cores it may have (wick.cores.max)';
+    if (workers.length === 0) return 'no worker is alive';
+    const forResources = resourcesWaitingReason(
+      app.resourceReqsPerExecutor,
+      workers,
+      (w) => totalResources?.(w),
+      (w) => w.resourcesFree,
+    );
+    if (forResources !== undefined) return forResources;
+    const minCores = app.coresPerExecutor ?? 1;
+    const mem = app.memoryPerExecutorMB;
+    if (biggest === undefined) {
+      // A loop, not Math.max(...): spreading 100,000 workers as arguments overflows the stack.
+      biggest = Number.NEGATIVE_INFINITY;
+      for (const w of workers) biggest = Math.max(biggest, totalMemory(w));
+    }
+    if (biggest < mem) {
+      return `each executor asks for ${mem} MiB but the largest worker has ${biggest} MiB (lower wick.executor.memory or add a bigger worker)`;
+    }
+    const cores = mostCoresWith(mem);
+    if (cores < 0) return `no worker has ${mem} MiB of memory free now`;
+    if (cores < minCores) {
+      return `no worker with ${mem} MiB free has ${minCores} core${minCores > 1 ? 's' : ''} free now`;
+    }
+    return undefined;
+  };
 }

@@ -193,6 +193,10 @@ const lookups: Record<string, (s: ClusterState, f: Fixture) => unknown> = {
   anyUnknown: (s) => s.anyUnknown(),
   summaries: (s) => s.summaries(),
   page: (s) => s.page(undefined, 2, 1 << 20),
+  // What placement has to look at again: bookkeeping of its own, nothing any summary shows.
+  placementChanges: (s) => s.placementChanges(),
+  placementSettled: (s) => s.placementSettled(),
+  placementMayChange: (s) => s.placementMayChange(),
 };
 
 /** Private helpers, called only by the methods above. */
@@ -233,6 +237,38 @@ for (const [name, change] of Object.entries(changes)) {
     assert.deepEqual(tables(mirror), after, `the subscriber's copy after ${name}`);
   });
 }
+
+/** The changes that cannot let a waiting app or driver fit where it did not. */
+const placementNeutral = new Set(['workerHeartbeat', 'setWaitingReason', 'setAppProgress']);
+
+for (const name of Object.keys(changes)) {
+  test(`ClusterState.${name} tells placement what it has to look at again`, () => {
+    const { state, fixture } = setup();
+    prepare[name]?.(state, fixture);
+    state.placementSettled();
+    changes[name]?.(state, fixture);
+    const { everything, added } = state.placementChanges();
+    if (name === 'addWorker') {
+      // Only the new worker can take anything new: placement looks at it alone.
+      assert.equal(everything, false);
+      assert.deepEqual(
+        added.map((w) => w.id),
+        ['w-new'],
+      );
+    } else if (placementNeutral.has(name)) {
+      assert.deepEqual({ everything, added }, { everything: false, added: [] });
+    } else {
+      assert.equal(everything, true, `${name} may let something fit: every worker counts again`);
+    }
+  });
+}
+
+test('an executor limit raised outside the tables makes placement look at every worker', () => {
+  const { state } = setup();
+  state.placementSettled();
+  state.placementMayChange();
+  assert.equal(state.placementChanges().everything, true);
+});
 
 test('the lookups change nothing the tables show, and push nothing', () => {
   for (const [name, lookup] of Object.entries(lookups)) {

@@ -194,3 +194,19 @@ test("a heartbeat alone goes out within HEARTBEAT_PUSH_MS; a removed worker's do
     [[[['worker-1', 4242]], undefined]],
   );
 });
+
+test('stopped, it sends what was marked, then nothing: no push is left due after the RpcEnv stops', () => {
+  const { broadcaster, sent, ref } = setup(Number.MAX_SAFE_INTEGER);
+  broadcaster.subscribe(ref('client-a'));
+  broadcaster.workerHeartbeat(worker(1));
+  broadcaster.stop();
+  assert.deepEqual(
+    ((sent.get('client-a') ?? []) as WorkerEvent[]).map((e) => e.workers?.map((w) => w.id)),
+    [['worker-1']],
+  );
+  // A heartbeat or a change handled while the master stops marks nothing and arms no timer.
+  broadcaster.workerHeartbeat(worker(2));
+  broadcaster.worker(worker(3));
+  broadcaster.flush();
+  assert.equal(sent.get('client-a')?.length, 1);
+});

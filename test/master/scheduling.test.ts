@@ -711,6 +711,62 @@ test('a worker with the most cores a worker may offer, and an app that wants the
   assert.ok(ms < 5_000, `took ${Math.round(ms)} ms`);
 });
 
+// Placing on new workers alone ------------------------------------------------------------------
+
+/** The input after `r` is carried out: the placed drivers gone, what they took taken. */
+function settle(g: GenInput, r: ScheduleResult): GenInput {
+  const workers = new Map(g.workers.map((w) => [w.id, { ...w }]));
+  const apps = new Map(g.apps.map((a) => [a.id, { ...a }]));
+  const placed = new Set(r.drivers.map((d) => d.driverId));
+  for (const { driverId, workerId } of r.drivers) {
+    const d = g.drivers.find((x) => x.id === driverId) as SchedDriver;
+    const w = workers.get(workerId) as SchedWorker;
+    w.coresFree -= d.cores;
+    w.memoryFree -= d.mem;
+  }
+  for (const e of r.executors) {
+    const w = workers.get(e.workerId) as SchedWorker;
+    w.coresFree -= e.cores;
+    w.memoryFree -= e.memory;
+    const a = apps.get(e.appId) as SchedApp & { coresLeft: number; executorCount?: number };
+    a.coresLeft -= e.cores;
+    a.executorCount = (a.executorCount ?? 0) + 1;
+  }
+  return {
+    ...g,
+    drivers: g.drivers.filter((d) => !placed.has(d.id)),
+    apps: [...apps.values()].filter((a) => a.coresLeft > 0),
+    workers: [...workers.values()],
+  };
+}
+
+test('placement places all it can: run again at once, it places nothing more', () => {
+  fc.assert(
+    fc.property(inputArb, (g) => {
+      const settled = settle(g, run(g, noShuffle));
+      assert.deepEqual(run(settled, noShuffle), { drivers: [], executors: [] });
+    }),
+    { numRuns: 1000 },
+  );
+});
+
+test('once placed, a new worker alone gets what a walk of every worker would give (placement.ts looks at new workers only)', () => {
+  const newWorker = fc.record({
+    coresFree: fc.integer({ min: 0, max: 12 }),
+    memoryFree: memory,
+  });
+  fc.assert(
+    fc.property(inputArb, newWorker, (g, added) => {
+      const settled = settle(g, run(g, noShuffle));
+      const w: SchedWorker = { id: 'new', ...added };
+      const everyWorker = run({ ...settled, workers: [...settled.workers, w] }, noShuffle);
+      const newOnly = run({ ...settled, workers: [w] }, noShuffle);
+      assert.deepEqual(newOnly, everyWorker);
+    }),
+    { numRuns: 2000 },
+  );
+});
+
 // waitingReason -------------------------------------------------------------------------------------
 
 test('waitingReason says why an app has no executor, in words a user can act on', () => {

@@ -90,9 +90,9 @@ async function registerWorker(
 }
 
 // The hot path: one map lookup, one store and a mark, nothing allocated for a registered worker.
-// The mark pushes the worker's new lastHeartbeat to subscribers (one entry per worker per
-// heartbeat, wick.worker.timeout / 4): the dashboards' "Last heartbeat" is live, not the time of
-// the worker's last other change.
+// The mark sends the worker's new lastHeartbeat to subscribers with the next push, or within a
+// second (StateBroadcaster.HEARTBEAT_PUSH_MS): the dashboards' "Last heartbeat" is live, and
+// 10,000 workers' heartbeats make one push a second, not 667.
 function heartbeat(
   m: HandlerContext,
   msg: MessageOf<typeof Heartbeat>,

@@ -192,6 +192,7 @@ export function requestExecutors(
 ): void {
   log.info(`Application ${app.id} requests ${requestedTotal} executors in all`);
   app.executorLimit = requestedTotal;
+  c.cluster.placementMayChange();
   schedule(c);
 }
 
