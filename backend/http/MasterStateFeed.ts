@@ -1,7 +1,7 @@
 import type { MasterStateMirror } from '../client/MasterStateMirror.js';
 import type { MessageOf } from '../protocol/registry.js';
 import type { MasterStateEvent, MasterStateResponse } from '../protocol/state.js';
-import { UtilizationHistory } from '../shared/utilization.js';
+import { RunningTotals, UtilizationHistory } from '../shared/utilization.js';
 
 type State = MessageOf<typeof MasterStateResponse>;
 type Event = MessageOf<typeof MasterStateEvent>;
@@ -19,6 +19,7 @@ export interface StateFeed {
  */
 export class MasterStateFeed {
   readonly history = new UtilizationHistory();
+  private readonly totals = new RunningTotals();
   private readonly feeds = new Set<StateFeed>();
 
   constructor(
@@ -26,7 +27,9 @@ export class MasterStateFeed {
     private readonly now: () => number = Date.now,
   ) {
     mirror.onChange((state, event) => {
-      this.history.record(state, this.now());
+      if (event) this.totals.apply(event);
+      else this.totals.reset(state);
+      this.history.recordTotals(this.totals.totals, this.now());
       for (const f of this.feeds) {
         if (event) f.change(event);
         else f.snapshot(state, this.history);

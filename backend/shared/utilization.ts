@@ -1,5 +1,5 @@
 import type { MessageOf } from '../protocol/registry.js';
-import type { MasterStateResponse } from '../protocol/state.js';
+import type { MasterStateEvent, MasterStateResponse } from '../protocol/state.js';
 
 /**
  * The cluster's totals over ALIVE workers, as Spark's master page and /json count them, and a
@@ -29,6 +29,53 @@ export function clusterTotals(state: Pick<State, 'workers'>): ClusterTotals {
     t.memoryUsed += w.memoryUsed;
   }
   return t;
+}
+
+type Event = MessageOf<typeof MasterStateEvent>;
+type Summary = State['workers'][number];
+
+/**
+ * clusterTotals kept up to date from the pushed changes, each worker's part kept by id: a change
+ * costs its own entries, not a walk of every worker (10,000 workers registering one by one made
+ * that walk quadratic).
+ */
+export class RunningTotals {
+  private readonly parts = new Map<string, Summary>();
+  private t: ClusterTotals = clusterTotals({ workers: [] });
+
+  get totals(): Readonly<ClusterTotals> {
+    return this.t;
+  }
+
+  /** Starts again from a whole state. */
+  reset(state: Pick<State, 'workers'>): void {
+    this.parts.clear();
+    for (const w of state.workers) this.parts.set(w.id, w);
+    this.t = clusterTotals(state);
+  }
+
+  /** Applies a change that was applied to the state (applyEvent). */
+  apply(event: Pick<Event, 'workers' | 'removedWorkers'>): void {
+    for (const w of event.workers ?? []) {
+      this.add(this.parts.get(w.id), -1);
+      this.parts.set(w.id, w);
+      this.add(w, 1);
+    }
+    for (const id of event.removedWorkers ?? []) {
+      this.add(this.parts.get(id), -1);
+      this.parts.delete(id);
+    }
+  }
+
+  private add(w: Summary | undefined, sign: 1 | -1): void {
+    if (w?.state !== 'ALIVE') return;
+    const t = this.t;
+    t.aliveWorkers += sign;
+    t.cores += sign * w.cores;
+    t.coresUsed += sign * w.coresUsed;
+    t.memory += sign * w.memory;
+    t.memoryUsed += sign * w.memoryUsed;
+  }
 }
 
 /** Spark's /json/clusterutilization: totals and percentages (100 when there is nothing). */
@@ -70,7 +117,11 @@ export class UtilizationHistory {
   constructor(private readonly windowMs = UTILIZATION_WINDOW_MS) {}
 
   record(state: Pick<State, 'workers'>, time: number): boolean {
-    const t = clusterTotals(state);
+    return this.recordTotals(clusterTotals(state), time);
+  }
+
+  /** As record, with the totals known (RunningTotals). */
+  recordTotals(t: Readonly<ClusterTotals>, time: number): boolean {
     const last = this.samples[this.samples.length - 1];
     if (
       last &&
