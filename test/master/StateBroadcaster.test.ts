@@ -6,7 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { HEARTBEAT_PUSH_MS, StateBroadcaster } from '../../backend/master/StateBroadcaster.js';
+import {
+  HEARTBEAT_PUSH_MS,
+  HEARTBEATS_PER_PUSH,
+  StateBroadcaster,
+} from '../../backend/master/StateBroadcaster.js';
 import { WorkerInfo } from '../../backend/master/WorkerInfo.js';
 import { MASTER_STATE_PAGE_BYTES } from '../../backend/protocol/bounds.js';
 import { wickProtocol } from '../../backend/protocol/index.js';
@@ -209,4 +213,32 @@ test('stopped, it sends what was marked, then nothing: no push is left due after
   broadcaster.worker(worker(3));
   broadcaster.flush();
   assert.equal(sent.get('client-a')?.length, 1);
+});
+
+test('many heartbeats go HEARTBEATS_PER_PUSH at a time, the rest turns of the event loop later', async () => {
+  const { broadcaster, sent, ref } = setup(Number.MAX_SAFE_INTEGER);
+  broadcaster.subscribe(ref('client-a'));
+  const beating = Array.from({ length: 2 * HEARTBEATS_PER_PUSH + 500 }, (_, i) => worker(i));
+  for (const w of beating) broadcaster.workerHeartbeat(w);
+  broadcaster.worker(worker(-1));
+  const started = Date.now();
+  const pushed = () =>
+    ((sent.get('client-a') ?? []) as WorkerEvent[]).flatMap((e) => e.workers ?? []);
+  while (pushed().length < beating.length + 1) {
+    assert.ok(Date.now() - started < 10_000, `${pushed().length} pushed`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const events = (sent.get('client-a') ?? []) as WorkerEvent[];
+  // The change goes at once with the first heartbeats; no push carries more than its share.
+  assert.equal(events[0]?.workers?.[0]?.id, 'worker--1');
+  assert.deepEqual(
+    events.map((e) => e.workers?.length),
+    [HEARTBEATS_PER_PUSH + 1, HEARTBEATS_PER_PUSH, 500],
+  );
+  assert.deepEqual(
+    pushed()
+      .map((w) => w.id)
+      .sort(),
+    ['worker--1', ...beating.map((w) => w.id)].sort(),
+  );
 });
