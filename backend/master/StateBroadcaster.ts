@@ -1,5 +1,6 @@
 import { MASTER_STATE_PAGE_BYTES } from '../protocol/bounds.js';
 import type { RecoveryState } from '../protocol/common.js';
+import { RpcError, RpcErrorCode } from '../protocol/errors.js';
 import {
   type AppSummary,
   type DriverSummary,
@@ -193,7 +194,13 @@ export class StateBroadcaster {
           try {
             ref.send(message);
           } catch (err) {
-            log.warn(`Could not push state to ${ref}`, err);
+            // The master's own RpcEnv stopping (its last flush): every subscriber's connection
+            // closes with it, which tells them more than a warning here would.
+            if (err instanceof RpcError && err.code === RpcErrorCode.RpcEnvStopped) {
+              log.debug(`Not pushing state to ${ref}: the RpcEnv stopped`);
+            } else {
+              log.warn(`Could not push state to ${ref}`, err);
+            }
           }
         }
       }

@@ -13,9 +13,11 @@ import {
 } from '../../backend/master/StateBroadcaster.js';
 import { WorkerInfo } from '../../backend/master/WorkerInfo.js';
 import { MASTER_STATE_PAGE_BYTES } from '../../backend/protocol/bounds.js';
+import { RpcError, RpcErrorCode } from '../../backend/protocol/errors.js';
 import { wickProtocol } from '../../backend/protocol/index.js';
 import type { WireMessage } from '../../backend/protocol/registry.js';
 import { type RefTransport, RpcEndpointRef } from '../../backend/rpc/RpcEndpointRef.js';
+import { captureLog } from '../helpers/rpcAsserts.js';
 
 function setup(maxBacklog = 1000) {
   const sent = new Map<string, WireMessage[]>();
@@ -241,4 +243,32 @@ test('many heartbeats go HEARTBEATS_PER_PUSH at a time, the rest turns of the ev
       .sort(),
     ['worker--1', ...beating.map((w) => w.id)].sort(),
   );
+});
+
+test("a push that fails because the master's RpcEnv stopped is no warning; any other failure is", (t) => {
+  const lines = captureLog(t);
+  const failing = (err: Error): RefTransport => ({
+    send: () => {
+      throw err;
+    },
+    ask: () => assert.fail('the broadcaster asks nothing'),
+    flush: () => {},
+    protocol: wickProtocol,
+  });
+  const broadcaster = new StateBroadcaster();
+  broadcaster.subscribe(
+    new RpcEndpointRef(
+      'client-stopped',
+      'Mirror',
+      failing(new RpcError(RpcErrorCode.RpcEnvStopped, 'RpcEnv stopped')),
+    ),
+  );
+  broadcaster.worker(worker(1));
+  broadcaster.flush();
+  broadcaster.subscribe(new RpcEndpointRef('client-broken', 'Mirror', failing(new Error('boom'))));
+  broadcaster.worker(worker(2));
+  broadcaster.flush();
+  const warnings = lines.filter((l) => l.includes('WARN'));
+  assert.equal(warnings.length, 1, warnings.join('\n'));
+  assert.match(warnings[0] ?? '', /Could not push state to .*client-broken.*boom/s);
 });
