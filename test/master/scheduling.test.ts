@@ -715,28 +715,19 @@ test('a worker with the most cores a worker may offer, and an app that wants the
 
 /** The input after `r` is carried out: the placed drivers gone, what they took taken. */
 function settle(g: GenInput, r: ScheduleResult): GenInput {
-  const workers = new Map(g.workers.map((w) => [w.id, { ...w }]));
+  const free = freeAfter(g.workers, g.drivers, r);
   const apps = new Map(g.apps.map((a) => [a.id, { ...a }]));
-  const placed = new Set(r.drivers.map((d) => d.driverId));
-  for (const { driverId, workerId } of r.drivers) {
-    const d = g.drivers.find((x) => x.id === driverId) as SchedDriver;
-    const w = workers.get(workerId) as SchedWorker;
-    w.coresFree -= d.cores;
-    w.memoryFree -= d.mem;
-  }
   for (const e of r.executors) {
-    const w = workers.get(e.workerId) as SchedWorker;
-    w.coresFree -= e.cores;
-    w.memoryFree -= e.memory;
     const a = apps.get(e.appId) as SchedApp & { coresLeft: number; executorCount?: number };
     a.coresLeft -= e.cores;
     a.executorCount = (a.executorCount ?? 0) + 1;
   }
+  const placed = new Set(r.drivers.map((d) => d.driverId));
   return {
     ...g,
     drivers: g.drivers.filter((d) => !placed.has(d.id)),
     apps: [...apps.values()].filter((a) => a.coresLeft > 0),
-    workers: [...workers.values()],
+    workers: g.workers.map((w) => ({ ...w, ...free.get(w.id) })),
   };
 }
 

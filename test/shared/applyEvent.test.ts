@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import type { MessageOf } from '../../backend/protocol/registry.js';
 import type { DriverSummary, MasterStateResponse } from '../../backend/protocol/state.js';
 import { applyEvent } from '../../backend/shared/applyEvent.js';
+import { masterState } from '../helpers/masterState.js';
 
 type State = MessageOf<typeof MasterStateResponse>;
 
@@ -19,18 +20,7 @@ const driver = (id: string, state: DriverSummary['state'], more: Partial<DriverS
   }) satisfies DriverSummary;
 
 function state(active: DriverSummary[]): State {
-  return {
-    type: 'MasterStateResponse',
-    seq: 0,
-    url: 'wick://m:7077',
-    webUiUrl: 'http://m:8080',
-    status: 'ALIVE',
-    workers: [],
-    activeApps: [],
-    completedApps: [],
-    activeDrivers: active,
-    completedDrivers: [],
-  } as unknown as State;
+  return masterState({ activeDrivers: active });
 }
 
 const ids = (ds: DriverSummary[]) => ds.map((d) => `${d.id} ${d.state}`);

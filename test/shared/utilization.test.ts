@@ -5,12 +5,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import type { MessageOf } from '../../backend/protocol/registry.js';
-import type { MasterStateResponse, WorkerSummary } from '../../backend/protocol/state.js';
+import type { WorkerSummary } from '../../backend/protocol/state.js';
 import { applyEvent } from '../../backend/shared/applyEvent.js';
 import { clusterTotals, RunningTotals } from '../../backend/shared/utilization.js';
-
-type State = MessageOf<typeof MasterStateResponse>;
+import { masterState } from '../helpers/masterState.js';
 
 const summary = fc.record({
   id: fc.constantFrom('w0', 'w1', 'w2', 'w3', 'w4'),
@@ -25,21 +23,6 @@ const change = fc.record({
   workers: fc.array(summary, { maxLength: 4 }),
   removedWorkers: fc.array(fc.constantFrom('w0', 'w1', 'w2', 'w3', 'w4', 'w9'), { maxLength: 2 }),
 });
-
-function emptyState(workers: WorkerSummary[]): State {
-  return {
-    type: 'MasterStateResponse',
-    seq: 0,
-    url: 'wick://m:7077',
-    webUiUrl: 'http://m:8080',
-    status: 'ALIVE',
-    workers,
-    activeApps: [],
-    completedApps: [],
-    activeDrivers: [],
-    completedDrivers: [],
-  } as unknown as State;
-}
 
 const asWorker = (w: typeof summary extends fc.Arbitrary<infer T> ? T : never) =>
   ({
@@ -60,7 +43,7 @@ test('totals kept from the changes are the totals of the state the changes made'
       (start, changes) => {
         // A snapshot lists each worker once.
         const first = [...new Map(start.map((w) => [w.id, asWorker(w)])).values()];
-        const state = emptyState(first);
+        const state = masterState({ workers: first });
         const totals = new RunningTotals();
         totals.reset(state);
         assert.deepEqual(totals.totals, clusterTotals(state));
