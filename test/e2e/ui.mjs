@@ -269,31 +269,25 @@ async function whatShows(page) {
 
 /** F1, the command typed, and its row in the palette (Enter is the caller's). */
 async function runCommand(page, title) {
-  await page.keyboard.press('F1');
-  await page.keyboard.type(title);
-  await page
+  const option = page
     .locator('.quick-input-list')
     .getByRole('option', { name: new RegExp(literal(title)) })
-    .first()
-    .waitFor();
+    .first();
+  await quickInput(page, 'F1', `>${title}`, option);
 }
 
 /** Quick Open (Ctrl+P) a workspace file by name and wait for its editor tab, then `then`, as one step. */
 async function openFile(page, name, step, stepName, then) {
   await step(stepName, async () => {
-    const named = new RegExp(`^${literal(name)}`);
-    const tab = page.getByRole('tab', { name: named });
-    // Quick Open's Enter can be lost (ci-c: no tab within 60 s, once in dozens of runs): the
-    // list still filtering, or a notification taking the focus. Enter waits for the file's row to
-    // be the focused one, and a file that did not open is asked for once more.
+    const tab = page.getByRole('tab', { name: new RegExp(`^${literal(name)}`) });
+    const row = page
+      .locator('.quick-input-list .monaco-list-row.focused')
+      .filter({ hasText: name })
+      .first();
+    // Enter only once the file's row is the focused one; a file that did not open is asked for
+    // once more (ci-c: no tab within 60 s after an Enter, once in dozens of runs).
     for (let attempt = 1; ; attempt++) {
-      await page.keyboard.press('Control+P');
-      await page.keyboard.type(name);
-      await page
-        .locator('.quick-input-list .monaco-list-row.focused')
-        .filter({ hasText: name })
-        .first()
-        .waitFor();
+      await quickInput(page, 'Control+P', name, row);
       await page.keyboard.press('Enter');
       try {
         await tab.waitFor({ timeout: attempt === 1 ? 20_000 : 60_000 });
@@ -306,6 +300,28 @@ async function openFile(page, name, step, stepName, then) {
     }
     await then();
   });
+}
+
+/**
+ * Opens the quick input with `key` and puts `text` in it whole (fill, not keystrokes: typed at a
+ * widget still opening, keys were lost, and ci-a's palette read ">dow" for "Developer: Reload
+ * Window"), then waits for `shown`; once more if it does not show.
+ */
+async function quickInput(page, key, text, shown) {
+  const box = page.locator('.quick-input-widget .quick-input-box input');
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press(key);
+    await box.waitFor();
+    await box.fill(text);
+    try {
+      await shown.waitFor({ timeout: attempt === 1 ? 20_000 : 60_000 });
+      return;
+    } catch (err) {
+      if (attempt > 1) throw err;
+      console.log(`  the quick input did not show what ${JSON.stringify(text)} asks for; again`);
+      await page.keyboard.press('Escape');
+    }
+  }
 }
 
 /** Wick: Submit Job… from the palette on the active editor's file: four questions, defaults but args. */
