@@ -33,7 +33,7 @@ const log = getLogger('Master');
 export function schedule(m: OperationsContext): void {
   if (m.status !== 'ALIVE') return;
   const { cluster } = m;
-  const apps = cluster.waitingApps().filter((a) => a.coresLeft > 0);
+  const apps = appsWanting(cluster);
   const waitingDrivers = cluster.waitingDrivers();
   // Nothing waits: nothing to place and no waiting reason to update. Without this, every worker
   // registration walked and sorted all workers: quadratic, 20 s of CPU to register 10,000.
@@ -43,7 +43,7 @@ export function schedule(m: OperationsContext): void {
   }
   const changes = cluster.placementChanges();
   const workers = changes.everything
-    ? [...cluster.registeredWorkers()].filter((w) => w.isAlive)
+    ? aliveWorkers(cluster)
     : changes.added.filter((w) => w.isAlive && cluster.workerById(w.id) === w);
   const result = scheduling.schedule({
     drivers: waitingDrivers.map((d) => ({ id: d.id, mem: d.desc.mem, cores: d.desc.cores })),
@@ -81,16 +81,20 @@ export function schedule(m: OperationsContext): void {
       cluster,
       m.clock.setTimeout(() => {
         reasonsDue.delete(cluster);
-        if (m.status !== 'ALIVE') return;
-        const alive = [...cluster.registeredWorkers()].filter((w) => w.isAlive);
-        updateWaitingReasons(
-          m,
-          cluster.waitingApps().filter((a) => a.coresLeft > 0),
-          alive,
-        );
+        if (m.status === 'ALIVE')
+          updateWaitingReasons(m, appsWanting(cluster), aliveWorkers(cluster));
       }, REASONS_LATER_MS),
     );
   }
+}
+
+/** The active apps that may still be granted cores, in FIFO order. */
+function appsWanting(cluster: ClusterState): ApplicationInfo[] {
+  return cluster.waitingApps().filter((a) => a.coresLeft > 0);
+}
+
+function aliveWorkers(cluster: ClusterState): WorkerInfo[] {
+  return [...cluster.registeredWorkers()].filter((w) => w.isAlive);
 }
 
 /** How long waiting reasons may lag behind workers registering. */
