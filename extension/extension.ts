@@ -84,6 +84,7 @@ export async function activate(context: vscode.ExtensionContext) {
     showError: (m) => host.showErrorMessage(m),
     outputs,
   });
+  const follow = new FollowScroll([scheme, mergedScheme], (m) => output.trace(m));
   const openDashboard = (hash?: string) => {
     // A past run's pages are read from its event log: no master needed.
     if (s.connection.kind !== 'connected' && !pastRunOfRoute(hash, s.pastRuns))
@@ -118,7 +119,7 @@ export async function activate(context: vscode.ExtensionContext) {
     ...registerDashboardCommands({ session, openDashboard, host }),
     ...registerClusterStep(session),
     registerEndedRunsNotice(session, context.workspaceState, host),
-    new FollowScroll([scheme, mergedScheme]),
+    follow,
     ...registerTreeGlance({
       session,
       host,
@@ -175,6 +176,7 @@ export async function activate(context: vscode.ExtensionContext) {
     appsTree,
     clusterView,
     appsView,
+    follow,
     activationMs,
   };
 }

@@ -67,9 +67,16 @@ export async function followLogSteps(api: Api, root: string): Promise<void> {
           '',
         ].join('\n'),
       );
+      // What the follow decided, for the failure's message.
+      const decisions: string[] = [];
       const r = await submit({ file, args: [], deployMode: 'client', maxCores: 1 });
       assert.ok(r?.success && r.appId, JSON.stringify(r));
       const appId = r.appId as string;
+      const trace = api.follow.trace;
+      api.follow.trace = (m) => {
+        decisions.push(`${new Date().toISOString().slice(11, 23)} ${m}`);
+        trace(m);
+      };
       try {
         await until(s, (m) =>
           apps(m.state)
@@ -110,7 +117,7 @@ export async function followLogSteps(api: Api, root: string): Promise<void> {
             ed,
             () => visibleEnd(ed) >= last,
             () =>
-              `the visible range's end (${visibleEnd(ed)}) at line ${last}, the end then (the cursor on line ${ed.selection.active.line}, the editor ${vscode.window.visibleTextEditors.includes(ed) ? 'visible' : 'hidden'})`,
+              `the visible range's end (${visibleEnd(ed)}) at line ${last}, the end then (the cursor on line ${ed.selection.active.line}, the editor ${vscode.window.visibleTextEditors.includes(ed) ? 'visible' : 'hidden'}, ${api.follow.follows(ed) ? 'following' : 'not following'}; the follow's decisions: ${decisions.slice(-8).join(' | ') || 'none'})`,
           );
           assert.ok(ed.selection.active.line >= last, 'the cursor at the end');
         }
@@ -137,6 +144,7 @@ export async function followLogSteps(api: Api, root: string): Promise<void> {
         assert.ok(ed.selection.active.line < doc.lineCount - 2, 'the cursor not taken to the end');
         await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
       } finally {
+        api.follow.trace = trace;
         await api.session.client.sendRequest('wick/kill', { id: appId }).catch(() => undefined);
       }
     },

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import type { MasterState } from '../../../backend/agent/protocol.js';
 import type { Host } from '../../../extension/host.js';
+import type { FollowScroll } from '../../../extension/logs/followScroll.js';
 import type { LogDocuments } from '../../../extension/logs/logDocuments.js';
 import type { Session } from '../../../extension/session.js';
 import type { Model, Node } from '../../../extension/tree/model.js';
@@ -20,6 +21,7 @@ export interface Api {
   clusterTree: WickTreeProvider;
   appsTree: WickTreeProvider;
   appsView: vscode.TreeView<Node>;
+  follow: FollowScroll;
   activationMs: number;
 }
 
