@@ -114,39 +114,48 @@ export class TaskScheduler {
   }
 
   /**
-   * Fills the offered cores with pending tasks, jobs in order. A task that failed on an executor
-   * goes elsewhere when another offer can take it. `accept`, when given, limits the offer to the
-   * jobs it accepts (the driver's prefetch offers queue slots only to jobs of short tasks).
+   * Fills the offered cores with pending tasks, jobs in order, round robin over the offers as
+   * Spark's resourceOfferSingleTaskSet does: one task to each offer with a free core, then again,
+   * so that tasks spread over executors rather than filling the first (a prefetch's queue slots
+   * are offers of hundreds: first fit queued a whole job on one executor, and the end of the job
+   * then took half of them back). A task that failed on an executor goes elsewhere when another
+   * offer can take it. `accept`, when given, limits the offer to the jobs it accepts (the
+   * driver's prefetch offers queue slots only to jobs of short tasks).
    */
   resourceOffers(
     offers: Offer[],
     accept?: (jobId: number) => boolean,
   ): { executorId: string; task: TaskDescription }[] {
     const out: { executorId: string; task: TaskDescription }[] = [];
-    // Offers in their given order; each partition takes the first with a free core that it has
-    // not failed on, else the first with a free core. Cores only go down here, so the first
-    // offer with any left only moves forward.
     const ids = offers.map((o) => o.executorId);
-    const free = offers.map((o) => o.freeCores);
-    let first = 0;
+    const free = offers.map((o) => Math.max(0, o.freeCores));
+    const n = free.length;
+    let left = free.reduce((a, b) => a + b, 0);
+    /** The offer whose turn it is. */
+    let next = 0;
     for (const job of this.jobs.values()) {
       if (accept && !accept(job.jobId)) continue;
       while (job.pending.length > job.pendingHead) {
-        while (first < free.length && (free[first] as number) <= 0) first++;
-        if (first === free.length) return out;
+        if (left === 0) return out;
         const partition = job.pending[job.pendingHead] as number;
         const failedOn = job.failedOn[partition] as Set<string>;
-        let pick = first;
-        if (failedOn.size > 0) {
-          for (let k = first; k < free.length; k++) {
-            if ((free[k] as number) > 0 && !failedOn.has(ids[k] as string)) {
-              pick = k;
-              break;
-            }
+        // The next offer with a free core from its turn on; one the task has not failed on if any.
+        let pick = -1;
+        let anyFree = -1;
+        for (let j = 0; j < n; j++) {
+          const k = next + j < n ? next + j : next + j - n;
+          if ((free[k] as number) === 0) continue;
+          if (anyFree < 0) anyFree = k;
+          if (failedOn.size === 0 || !failedOn.has(ids[k] as string)) {
+            pick = k;
+            break;
           }
         }
+        if (pick < 0) pick = anyFree;
         const executorId = ids[pick] as string;
         free[pick] = (free[pick] as number) - 1;
+        left--;
+        next = pick + 1 === n ? 0 : pick + 1;
         job.pendingHead++;
         const task = this.describe(job, partition);
         this.running.set(task.taskId, {

@@ -81,6 +81,31 @@ test('fills the offered cores with tasks in partition order; results come back i
   assert.equal(s.runningCount, 0);
 });
 
+test('tasks go round robin over the offers, as Spark spreads them, not to the first that has room', () => {
+  const s = new TaskScheduler(4);
+  s.submit(job(98));
+  // A prefetch's queue slots: hundreds per executor.
+  const placed = s.resourceOffers(offers({ a: 192, b: 192 }));
+  const count = (id: string) => placed.filter((p) => p.executorId === id).length;
+  assert.deepEqual([count('a'), count('b')], [49, 49]);
+  assert.deepEqual(
+    placed.slice(0, 4).map((p) => [p.executorId, p.task.partition]),
+    [
+      ['a', 0],
+      ['b', 1],
+      ['a', 2],
+      ['b', 3],
+    ],
+  );
+  // An offer that runs out drops out of the turns; the others go on.
+  s.submit(job(6));
+  const more = s.resourceOffers(offers({ a: 1, b: 5, c: 2 }));
+  assert.deepEqual(
+    more.map((p) => p.executorId),
+    ['a', 'b', 'c', 'b', 'c', 'b'],
+  );
+});
+
 test('every task description carries the job, its stage, the partition source and the action', () => {
   const s = new TaskScheduler(4);
   const spec = job(2);
@@ -234,9 +259,9 @@ test('a task taken back before it started runs again first, without counting as 
   const placed = s.resourceOffers(offers({ a: 3, b: 1 }));
   assert.deepEqual(placements(placed), [
     ['a', 0, 0],
-    ['a', 1, 0],
+    ['b', 1, 0],
     ['a', 2, 0],
-    ['b', 3, 0],
+    ['a', 3, 0],
   ]);
   assert.equal(s.hasPending, false);
   let taskId = placed[2]?.task.taskId as number;
