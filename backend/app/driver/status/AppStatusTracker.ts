@@ -55,6 +55,9 @@ export interface StatusTracker {
 export class AppStatusTracker implements StatusTracker {
   private readonly jobs = new Map<number, JobInfo>();
   private readonly stages = new Map<number, StageInfo>();
+  /** Finished entries of each map, counted as they finish: a job's end does not walk them all. */
+  private finishedJobs = 0;
+  private finishedStages = 0;
   private readonly unsubscribe: () => void;
 
   constructor(
@@ -63,6 +66,8 @@ export class AppStatusTracker implements StatusTracker {
   ) {
     const offs = [
       bus.on('WickListenerJobStart', (e) => {
+        const before = this.jobs.get(e.jobId);
+        if (before && jobEnded(before)) this.finishedJobs--;
         this.jobs.set(e.jobId, {
           jobId: e.jobId,
           stageIds: e.stageIds,
@@ -73,13 +78,16 @@ export class AppStatusTracker implements StatusTracker {
       bus.on('WickListenerJobEnd', (e) => {
         const job = this.jobs.get(e.jobId);
         if (!job) return;
+        if (job.status === 'RUNNING') this.finishedJobs++;
         job.status = e.result === 'JobSucceeded' ? 'SUCCEEDED' : 'FAILED';
         job.completionTime = e.time;
         if (e.error !== undefined) job.error = e.error;
-        trim(this.jobs, this.retained.jobs, (j) => j.status !== 'RUNNING');
+        this.finishedJobs = trim(this.jobs, this.finishedJobs, this.retained.jobs, jobEnded);
       }),
       bus.on('WickListenerStageSubmitted', (e) => {
         // A new attempt starts its counts afresh (a rerun runs only missing partitions).
+        const before = this.stages.get(e.stageId);
+        if (before && stageEnded(before)) this.finishedStages--;
         this.stages.delete(e.stageId);
         this.stages.set(e.stageId, {
           stageId: e.stageId,
@@ -96,11 +104,17 @@ export class AppStatusTracker implements StatusTracker {
       bus.on('WickListenerStageCompleted', (e) => {
         const stage = this.current(e.stageId, e.stageAttemptId);
         if (!stage) return;
+        if (stage.status === 'ACTIVE') this.finishedStages++;
         stage.status = e.failureReason === undefined ? 'COMPLETE' : 'FAILED';
         stage.completionTime = e.time;
         stage.numActiveTasks = 0;
         if (e.failureReason !== undefined) stage.failureReason = e.failureReason;
-        trim(this.stages, this.retained.stages, (s) => s.status !== 'ACTIVE');
+        this.finishedStages = trim(
+          this.stages,
+          this.finishedStages,
+          this.retained.stages,
+          stageEnded,
+        );
       }),
       bus.on('WickListenerTaskStart', (e) => {
         const stage = this.current(e.stageId, e.stageAttemptId);
@@ -160,15 +174,26 @@ export class AppStatusTracker implements StatusTracker {
   }
 }
 
-/** Forgets the oldest finished entries past `max` (a Map iterates in insertion order). */
-function trim<T>(m: Map<number, T>, max: number, finished: (v: T) => boolean): void {
-  let over = [...m.values()].filter(finished).length - max;
-  if (over <= 0) return;
+const jobEnded = (j: JobInfo) => j.status !== 'RUNNING';
+const stageEnded = (s: StageInfo) => s.status !== 'ACTIVE';
+
+/**
+ * Forgets the oldest finished entries past `max` (a Map iterates in insertion order), given how
+ * many are finished; returns how many are left.
+ */
+function trim<T>(
+  m: Map<number, T>,
+  finishedCount: number,
+  max: number,
+  finished: (v: T) => boolean,
+): number {
+  let left = finishedCount;
   for (const [k, v] of m) {
-    if (over <= 0) break;
+    if (left <= max) break;
     if (finished(v)) {
       m.delete(k);
-      over--;
+      left--;
     }
   }
+  return left;
 }
