@@ -28,6 +28,9 @@
  * driver's job path (bench/lib/latencyPhases.ts), the median ms of each phase: closure, scheduling,
  * serialize and write, wire and executors, completion.
  *
+ * And how long each write to an executor held the driver, Wick's and the floor's: a write wakes its
+ * executor, which on few CPUs may run before the driver goes on to the other executor's write.
+ *
  * --profile DIR writes CPU profiles into DIR: of this process (the driver) over the timed jobs,
  * and of each executor from start to exit (bench/lib/cpuProfilePreload.cjs). Profiled runs are
  * slower; do not compare their figures.
@@ -259,8 +262,14 @@ async function main(): Promise<void> {
     const probes = new PhaseProbes();
     let phases: Record<Phase, number>;
     let phases100: Record<Phase, number>;
+    let writes: { wick: number[]; raw: number[] };
     try {
       phases = await phaseMedians(probes, phaseJobs, wickJob(SMALL));
+      for (let i = 0; i < phaseJobs; i++) await probes.timeRaw(floorJob(SMALL));
+      writes = {
+        wick: [...probes.writes.wick].sort((a, b) => a - b),
+        raw: [...probes.writes.raw].sort((a, b) => a - b),
+      };
       phases100 = await phaseMedians(probes, Math.ceil(phaseJobs / 5), wickJob(LARGE));
     } finally {
       probes.uninstall();
@@ -285,6 +294,8 @@ async function main(): Promise<void> {
       executorsWakeupsPerJob: round(wickCpu.executorsWakeups, 2),
       ...Object.fromEntries(PHASES.map((p) => [`phase.${p}Us`, round(phases[p] * 1000, 1)])),
       ...Object.fromEntries(PHASES.map((p) => [`phase100.${p}Us`, round(phases100[p] * 1000, 1)])),
+      writeP50Us: round(percentile(writes.wick, 50) * 1000, 1),
+      writeP90Us: round(percentile(writes.wick, 90) * 1000, 1),
       jobs,
       jobs100,
       cpus: os.cpus().length,
@@ -294,6 +305,8 @@ async function main(): Promise<void> {
       rawP50Ms: ms(small.floor, 50),
       rawP90Ms: ms(small.floor, 90),
       rawP99Ms: ms(small.floor, 99),
+      rawWriteP50Us: round(percentile(writes.raw, 50) * 1000, 1),
+      rawWriteP90Us: round(percentile(writes.raw, 90) * 1000, 1),
       raw100P50Ms: ms(large.floor, 50),
       raw100P99Ms: ms(large.floor, 99),
       rawDriverCpuUsPerJob: round(rawCpu.driverUs, 1),
@@ -341,6 +354,19 @@ async function main(): Promise<void> {
           us(PHASES.reduce((a, p) => a + phases100[p], 0)),
         ],
         ['the floor: raw round trip p50', us(baseline.rawP50Ms), us(baseline.raw100P50Ms)],
+      ],
+    );
+    const writeRow = (what: string, w: number[]) => [
+      what,
+      fmt(w.length),
+      ...[50, 90, 99].map((p) => us(percentile(w, p))),
+    ];
+    printTable(
+      `one write to an executor during the ${SMALL}-task jobs above, µs the driver waited in it (a write wakes its executor, which on few CPUs may run first)`,
+      ['', 'writes', 'p50', 'p90', 'p99'],
+      [
+        writeRow("Wick (a ref's flush: its LaunchTask)", writes.wick),
+        writeRow("raw NDJSON (the floor's socket.write)", writes.raw),
       ],
     );
     printTable(

@@ -20,6 +20,8 @@
 import { DriverEndpoint } from '../../backend/app/driver/DriverEndpoint.js';
 import { TaskLauncher } from '../../backend/app/driver/TaskLauncher.js';
 import { WickContext } from '../../backend/app/driver/WickContext.js';
+import { RpcEndpointRef } from '../../backend/rpc/RpcEndpointRef.js';
+import { RawTaskDriver } from './rawTaskDriver.js';
 
 export const PHASES = [
   'closure',
@@ -69,6 +71,14 @@ function wrap(
 export class PhaseProbes {
   private marks: Marks | undefined;
   private readonly undo: (() => void)[];
+  /**
+   * How long each write to an executor held the driver during the jobs timed: Wick's (a ref's
+   * flush: its LaunchTask frames in one syscall) and the floor's (the raw driver's fill). A
+   * write wakes its executor, which on a machine of few CPUs may run before the driver does
+   * again: then the write returns only when the executor has given its CPU back.
+   */
+  readonly writes = { wick: [] as number[], raw: [] as number[] };
+  private timingWrites = false;
 
   constructor() {
     this.undo = [
@@ -91,7 +101,33 @@ export class PhaseProbes {
       wrap(DriverEndpoint.prototype, 'statusUpdate', () => {
         if (this.marks) this.marks.lastStatus = performance.now();
       }),
+      wrap(
+        RpcEndpointRef.prototype,
+        'flush',
+        () => {},
+        (t) => {
+          if (this.marks) this.writes.wick.push(performance.now() - t);
+        },
+      ),
+      wrap(
+        RawTaskDriver.prototype,
+        'fill',
+        () => {},
+        (t) => {
+          if (this.timingWrites) this.writes.raw.push(performance.now() - t);
+        },
+      ),
     ];
+  }
+
+  /** Times the raw driver's writes during `job` (the floor's round trips). */
+  async timeRaw(job: () => Promise<void>): Promise<void> {
+    this.timingWrites = true;
+    try {
+      await job();
+    } finally {
+      this.timingWrites = false;
+    }
   }
 
   /** Times one job: `job` is the action's call; resolves with ms per phase. */
