@@ -31,6 +31,12 @@ import type { Offer } from './scheduler/TaskScheduler.js';
 
 export const PREFETCH_PER_CORE = 192;
 export const PREFETCH_QUEUE_MS = 300;
+/**
+ * The least work a take-back moves: asking tasks back and launching them elsewhere is two round
+ * trips (about a millisecond between processes on a 2-CPU machine, more on a loaded one), in
+ * which the donor would have run that much itself.
+ */
+export const TAKE_BACK_MIN_MS = 2;
 /** A refill's first part, written at once (see firstWriteSize): this much work per core. */
 export const FIRST_WRITE_MS = 10;
 
@@ -93,7 +99,8 @@ export function firstWriteSize(cores: number, taskMs: number): number {
  *
  * `taskMs` is how long the tasks take (the caller passes the shortest of its running jobs', so as
  * to take back too few rather than too many). Returns the donor and how many of its last
- * launched tasks to ask back, or undefined.
+ * launched tasks to ask back, or undefined (also when they are less than TAKE_BACK_MIN_MS of work:
+ * a job of tasks of microseconds is done sooner where its tasks are).
  */
 export function takeBack(
   executors: Iterable<ExecutorProgress>,
@@ -118,5 +125,6 @@ export function takeBack(
   if (idleCores === 0) return undefined;
   if (!donor) return undefined;
   const count = Math.floor((donorQueued * idleCores) / (idleCores + donor.cores));
-  return count < 1 ? undefined : { donorId: donor.id, count };
+  if (count < 1 || count * taskMs < TAKE_BACK_MIN_MS) return undefined;
+  return { donorId: donor.id, count };
 }

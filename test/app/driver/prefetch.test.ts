@@ -12,6 +12,7 @@ import {
   PREFETCH_QUEUE_MS,
   queuePerCore,
   queueSlots,
+  TAKE_BACK_MIN_MS,
   takeBack,
 } from '../../../backend/app/driver/prefetch.js';
 
@@ -74,7 +75,7 @@ test('take-back: the busiest executor gives an idle one its share of what it has
   );
 });
 
-test('no take-back without an idle core, without a donor, for less than a task, or while one is unanswered', () => {
+test('no take-back without an idle core, without a donor, for less than a task or than TAKE_BACK_MIN_MS of work, or while one is unanswered', () => {
   assert.equal(
     takeBack([executor('a', { queued: 9 }), executor('b', { queued: 9 })], 10, 0),
     undefined,
@@ -84,6 +85,16 @@ test('no take-back without an idle core, without a donor, for less than a task, 
     takeBack([executor('idle', { freeCores: 1 }), executor('b', { queued: 1 })], 10, 0),
     undefined,
     'half of one task is none',
+  );
+  // Four tasks of 0.05 ms: less work than the round trips of moving it.
+  assert.equal(
+    takeBack([executor('idle', { freeCores: 1 }), executor('b', { queued: 9 })], 0.05, 0),
+    undefined,
+    `less than TAKE_BACK_MIN_MS (${TAKE_BACK_MIN_MS} ms) of work stays where it is`,
+  );
+  assert.deepEqual(
+    takeBack([executor('idle', { freeCores: 1 }), executor('b', { queued: 9 })], 0.5, 0),
+    { donorId: 'b', count: 4 },
   );
   assert.equal(
     takeBack(
