@@ -53,6 +53,38 @@ export function applyEvent(s: State, e: MessageOf<typeof MasterStateEvent>): voi
 }
 
 /**
+ * A new state object for `e` to be applied to, sharing with `s` all that the event leaves as it
+ * is: applyEvent replaces entries and never changes one, so only the lists it changes are copied
+ * (shallowly, each keeping its index). For a mirror that hands out a new object per change, so
+ * that what compares by identity sees it (the dashboard's store), without a deep copy of 10,000
+ * workers per push. Neither `s` nor what it shares may be changed afterwards; `s` stays as it was.
+ */
+export function copyForEvent(s: State, e: MessageOf<typeof MasterStateEvent>): State {
+  const next = { ...s };
+  if (e.workers?.length || e.removedWorkers?.length) next.workers = copyList(s.workers);
+  if (e.apps?.length || e.removedApps?.length) {
+    next.activeApps = copyList(s.activeApps);
+    next.completedApps = copyList(s.completedApps);
+  }
+  if (e.drivers?.length || e.removedDrivers?.length) {
+    next.activeDrivers = copyList(s.activeDrivers);
+    next.completedDrivers = copyList(s.completedDrivers);
+  }
+  return next;
+}
+
+/**
+ * A copy of a list that takes its index along: the original is never changed again, so the copy
+ * may keep the index up to date alone (find() checks it against the list anyway).
+ */
+function copyList<T extends object>(list: T[]): T[] {
+  const copy = list.slice();
+  const index = indexes.get(list);
+  if (index) indexes.set(copy, index);
+  return copy;
+}
+
+/**
  * Where each id sits in a list, kept beside the list: a cluster of 10,000 workers registering one
  * by one would otherwise cost a scan of the list per event (quadratic in all). The index is
  * rebuilt whenever the list was changed behind its back (its length no longer matches).

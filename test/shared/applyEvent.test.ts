@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import type { MessageOf } from '../../backend/protocol/registry.js';
 import type { DriverSummary, MasterStateResponse } from '../../backend/protocol/state.js';
-import { applyEvent } from '../../backend/shared/applyEvent.js';
+import { applyEvent, copyForEvent } from '../../backend/shared/applyEvent.js';
 import { masterState } from '../helpers/masterState.js';
 
 type State = MessageOf<typeof MasterStateResponse>;
@@ -46,4 +47,56 @@ test('a driver relaunched under a new id moves to the completed ones, RELAUNCHIN
   });
   assert.deepEqual(ids(s.activeDrivers), ['d-2 SUBMITTED', 'd-3 SUBMITTED']);
   assert.deepEqual(ids(s.completedDrivers), ['d-0 RELAUNCHING', 'd-1 RELAUNCHING']);
+});
+
+/** Entries of each list by id, in a few states, and events that add, change and remove them. */
+const entryId = fc.constantFrom('a', 'b', 'c', 'd', 'e');
+const workerOf = (id: string, n: number) => ({ id, host: 'h', port: n, cores: n }) as never;
+const appOf = (id: string, state: string) => ({ id, name: id, state }) as never;
+const driverOf = (id: string, state: string) => ({ id, state }) as never;
+const event = fc.record({
+  workers: fc.array(fc.tuple(entryId, fc.nat(9)), { maxLength: 3 }),
+  removedWorkers: fc.array(entryId, { maxLength: 2 }),
+  apps: fc.array(fc.tuple(entryId, fc.constantFrom('WAITING', 'RUNNING', 'FINISHED', 'KILLED')), {
+    maxLength: 3,
+  }),
+  removedApps: fc.array(entryId, { maxLength: 1 }),
+  drivers: fc.array(fc.tuple(entryId, fc.constantFrom('SUBMITTED', 'RUNNING', 'FINISHED')), {
+    maxLength: 2,
+  }),
+  removedDrivers: fc.array(entryId, { maxLength: 1 }),
+  status: fc.option(fc.constantFrom('ALIVE', 'STANDBY'), { nil: undefined }),
+});
+
+test('copyForEvent then applyEvent gives what a deep copy would, and leaves the state it copied as it was', () => {
+  fc.assert(
+    fc.property(fc.array(event, { maxLength: 25 }), (events) => {
+      let shared = masterState();
+      let deep = masterState();
+      events.forEach((x, i) => {
+        // An event names an entry once, as the broadcaster's do.
+        const once = <T>(list: [string, T][]) => [...new Map(list).entries()];
+        const e = {
+          type: 'MasterStateEvent' as const,
+          seq: i + 1,
+          workers: once(x.workers).map(([id, n]) => workerOf(id, n)),
+          removedWorkers: [...new Set(x.removedWorkers)],
+          apps: once(x.apps).map(([id, s]) => appOf(id, s)),
+          removedApps: x.removedApps,
+          drivers: once(x.drivers).map(([id, s]) => driverOf(id, s)),
+          removedDrivers: x.removedDrivers,
+          ...(x.status ? { status: x.status as 'ALIVE' } : {}),
+        };
+        const before = structuredClone(shared);
+        const next = copyForEvent(shared, e);
+        applyEvent(next, e);
+        assert.deepEqual(shared, before, 'the state copied is as it was');
+        deep = structuredClone(deep);
+        applyEvent(deep, e);
+        assert.deepEqual(next, deep);
+        shared = next;
+      });
+    }),
+    { numRuns: 1000 },
+  );
 });

@@ -1,5 +1,5 @@
-import { applyEvent } from '../../backend/shared/applyEvent.js';
-import { UtilizationHistory } from '../../backend/shared/utilization.js';
+import { applyEvent, copyForEvent } from '../../backend/shared/applyEvent.js';
+import { RunningTotals, UtilizationHistory } from '../../backend/shared/utilization.js';
 import type {
   Capabilities,
   DashboardSnapshot,
@@ -40,6 +40,8 @@ export class DashboardStore {
     pastRuns: [],
   };
   private readonly history = new UtilizationHistory();
+  /** The chart's totals, kept from the changes rather than summed over every worker per push. */
+  private readonly totals = new RunningTotals();
   private readonly listeners = new Set<() => void>();
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -61,7 +63,8 @@ export class DashboardStore {
 
   snapshot(s: DashboardSnapshot): void {
     this.history.replace(s.utilization);
-    this.history.record(s.state, this.now());
+    this.totals.reset(s.state);
+    this.history.recordTotals(this.totals.totals, this.now());
     this.set({
       master: s.state,
       capabilities: s.capabilities,
@@ -74,10 +77,12 @@ export class DashboardStore {
   change(e: MasterStateChange): void {
     const master = this.current.master;
     if (!master || e.seq <= master.seq) return;
-    // A new object each time, so that components comparing by identity see the change.
-    const next = structuredClone(master);
+    // A new object each time, so that components comparing by identity see the change; what the
+    // change leaves alone is shared, not copied (10,000 workers at every push).
+    const next = copyForEvent(master, e);
     applyEvent(next, e);
-    const sampled = this.history.record(next, this.now());
+    this.totals.apply(e);
+    const sampled = this.history.recordTotals(this.totals.totals, this.now());
     this.set({
       master: next,
       ...(sampled ? { utilization: [...this.history.samples] } : {}),
