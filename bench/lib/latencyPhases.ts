@@ -109,15 +109,26 @@ export class PhaseProbes {
           if (this.marks) this.writes.wick.push(performance.now() - t);
         },
       ),
-      wrap(
-        RawTaskDriver.prototype,
-        'fill',
-        () => {},
-        (t) => {
-          if (this.timingWrites) this.writes.raw.push(performance.now() - t);
-        },
-      ),
+      this.timeRawWrites(),
     ];
+  }
+
+  /** Times the raw driver's fills that wrote (one that finds nothing to send writes nothing). */
+  private timeRawWrites(): () => void {
+    type Fill = (p: { socket: { bytesWritten: number } }, inFlight: number) => void;
+    const proto = RawTaskDriver.prototype as unknown as { fill: Fill };
+    const original = proto.fill;
+    const probes = this;
+    proto.fill = function (this: unknown, p, inFlight) {
+      const before = p.socket.bytesWritten;
+      const t = performance.now();
+      original.call(this, p, inFlight);
+      if (probes.timingWrites && p.socket.bytesWritten > before)
+        probes.writes.raw.push(performance.now() - t);
+    };
+    return () => {
+      proto.fill = original;
+    };
   }
 
   /** Times the raw driver's writes during `job` (the floor's round trips). */
