@@ -58,6 +58,17 @@ export class MasterAppStatus implements AppStatusSource {
   constructor(private readonly options: MasterAppStatusOptions) {}
 
   /**
+   * An application registered: it is listed, with no jobs yet, before its driver's first report
+   * (a page or a script that asks for its jobs as soon as it runs gets none, not "unknown app").
+   */
+  registered(app: ApplicationInfo, now: number): void {
+    if (this.kept.has(app.id)) return;
+    const store = new AppStatusStore(this.options.retention);
+    this.kept.set(app.id, { store, app, windowStart: now, windowEvents: 0 });
+    this.forgetEnded();
+  }
+
+  /**
    * Applies a report from `app`'s driver (who sent it is checked by the caller) and gives the
    * application's progress after it; throws InvalidParams naming the bound a report passes.
    */

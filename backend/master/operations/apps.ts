@@ -84,6 +84,7 @@ export async function registerApplication(
 ): Promise<boolean> {
   if (!addApplication(c, app)) return false;
   log.info(`Registered app ${app.desc.name} with ID ${app.id}`);
+  c.appStatus.registered(app, c.clock.now());
   await c.persistence.addApplication({
     id: app.id,
     desc: app.desc,

@@ -113,3 +113,28 @@ test('ended applications are kept up to the bound; one no longer kept is read fr
   assert.equal(old?.job(0)?.status, 'SUCCEEDED');
   assert.equal(await s.store('app-none'), undefined);
 });
+
+test('a registered application is listed, with no jobs, before its first report; the report then fills the same store', async () => {
+  const s = new MasterAppStatus({
+    retention: DEFAULT_RETENTION,
+    retainedApplications: 10,
+    eventLogDir: undefined,
+  });
+  assert.equal(await s.store('app-new'), undefined, 'an application never registered is unknown');
+  const a = app('app-new');
+  s.registered(a, 1000);
+  assert.deepEqual(
+    s.applications().map((x) => [x.id, x.name]),
+    [['app-new', 'name of app-new']],
+  );
+  const store = await s.store('app-new');
+  assert.ok(store, 'known before any report');
+  const job: WickListenerEvent[] = [
+    { event: 'WickListenerJobStart', jobId: 1, stageIds: [], time: 1 },
+    { event: 'WickListenerJobEnd', jobId: 1, result: 'JobSucceeded', time: 2 },
+  ];
+  assert.equal(s.apply(a, job, [], 1100).jobs.succeeded, 1);
+  assert.equal(await s.store('app-new'), store, 'the report went to the store already listed');
+  s.registered(a, 1200);
+  assert.equal(await s.store('app-new'), store, 'registering again keeps what was reported');
+});
