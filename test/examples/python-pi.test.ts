@@ -33,6 +33,7 @@ import {
   startWick,
   type WickProcess,
 } from '../helpers/cli.js';
+import { waitFor } from '../helpers/processes.js';
 
 before(assertBuilt);
 
@@ -268,6 +269,13 @@ function envNamesOf(e: ExecutorFiles): string[] {
 async function stopAndAssertNothingLeft(c: Cluster): Promise<void> {
   c.lc.child.kill('SIGTERM');
   assert.deepEqual(await c.lc.exited, { code: 0, signal: null }, c.lc.stderr());
+  // A confined standby executor ends with its worker (bwrap --die-with-parent): the kernel's kill
+  // may land a moment after the cluster's exit. Bounded: one still there then was left behind.
+  await waitFor(
+    'the run’s processes to be gone',
+    () => markedProcesses(c.mark).length === 0,
+    5_000,
+  ).catch(() => undefined);
   // The pids the Python processes logged are their PID namespace's (see assertPythonExecutorsRan):
   // those left running are found by the run's mark, which they inherit, as every other process.
   assert.deepEqual(

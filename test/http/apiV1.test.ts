@@ -21,6 +21,7 @@ import {
   type SharedCluster,
   startSharedCluster,
 } from '../helpers/apps.js';
+import { waitFor } from '../helpers/processes.js';
 import { uiFetch } from '../helpers/webUi.js';
 
 for (const k of ['WICK_MASTER', 'WICK_SUBMIT_CONF', 'WICK_APP_NAME', 'WICK_APP_DIR'])
@@ -292,9 +293,19 @@ test('after the application ended: the kept store answers, and its event log rep
   const execs: Json[] = await api(`/applications/${appId}/allexecutors`);
   assert.equal(execs.length, 2);
 
-  const found = await findEventLog(logDir, appId);
-  assert.ok(found, `no event log of ${appId} in ${logDir}`);
-  const replayed = await replayEventLog(found.path);
+  assert.ok(await findEventLog(logDir, appId), `no event log of ${appId} in ${logDir}`);
+  // stop() returns before the driver's verdict, and so before the log's ApplicationEnd is
+  // written and the log renamed from ….inprogress (WickContext.close): it is found and read
+  // again until it says the application ended.
+  const replayed = await waitFor(
+    'the event log to end with the application',
+    async () => {
+      const found = await findEventLog(logDir, appId);
+      const r = found && (await replayEventLog(found.path));
+      return r?.completed && r;
+    },
+    30_000,
+  );
   assert.equal(replayed.completed, true);
   assert.equal(replayed.skipped, 0);
   assert.deepEqual(replayed.problems, []);
